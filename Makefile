@@ -1,0 +1,192 @@
+# argus — build, test, install.  `make help` lists the targets.
+#
+# Layout: bpf/*.bpf.c -> build/bpf/*.bpf.o -> build/NAME.skel.h (bpftool)
+#         core/*.c    -> build/libargus.a   (no terminal code; unit tests link it)
+#         tui/*.c     -> ./argus            (main, subcommands, ncurses screens)
+# Quiet by default; V=1 shows the commands.
+
+VERSION     := 0.1.0
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BUILD       ?= build
+ARCH        := $(shell uname -m)
+BPF_ARCH    := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
+VMLINUX_DIR := bpf/vmlinux/$(ARCH)
+
+CC          ?= cc
+CLANG       ?= clang
+BPFTOOL     ?= bpftool
+PKGS        := ncursesw libbpf libcurl libcjson libedit
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN        := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS      ?= -O2 -g
+CFLAGS      += $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP
+CPPFLAGS    += -I$(BUILD) -Icore -Ibpf $(PKG_CFLAGS) -DARGUS_VERSION='"$(VERSION)"' \
+               -DARGUS_DATADIR='"$(PREFIX)/share/argus"'
+LDLIBS      += $(PKG_LIBS) -lelf -lz -lm
+
+# SAN=1 builds everything with AddressSanitizer and UBSan (the tests use it).
+ifeq ($(SAN),1)
+BUILD       := build-san
+CFLAGS      += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS     += -fsanitize=address,undefined
+endif
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRCS    := $(wildcard bpf/*.bpf.c)
+BPF_NAMES   := $(patsubst bpf/%.bpf.c,%,$(BPF_SRCS))
+SKELS       := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_NAMES))
+CORE_SRCS   := $(wildcard core/*.c)
+CORE_OBJS   := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
+TUI_SRCS    := $(wildcard tui/*.c)
+TUI_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(TUI_SRCS))
+LIB         := $(BUILD)/libargus.a
+UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
+UNIT_BINS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+SCEN_SRCS   := $(wildcard tests/scenarios/*.c)
+SCEN_BINS   := $(patsubst tests/scenarios/%.c,$(BUILD)/scenarios/%,$(SCEN_SRCS))
+BENCH_SRCS  := $(wildcard tests/bench/bench_*.c)
+BENCH_BINS  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+
+ifeq ($(SAN),1)
+ARGUS_BIN   := $(BUILD)/argus
+else
+ARGUS_BIN   := argus
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all deps vmlinux check test unit demo bench fuzz install uninstall clean help san scenarios
+
+all: $(ARGUS_BIN) scenarios
+
+help:
+	@echo 'make            build ./argus and the scenario loads'
+	@echo 'make deps       install missing build/test packages with apt-get'
+	@echo 'make check      deps, build, the whole test suite (root runs the live tests)'
+	@echo 'make demo       deps, build, argus over a built-in page-fault demo load'
+	@echo 'make bench      benchmarks (results go to BENCH.md by hand)'
+	@echo 'make fuzz       run each libFuzzer target for FUZZ_SECONDS (default 60)'
+	@echo 'make vmlinux    regenerate bpf/vmlinux/$(ARCH)/vmlinux.h from this kernel'
+	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
+
+# ---- dependencies -----------------------------------------------------------
+DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
+            libncurses-dev libcurl4-openssl-dev libcjson-dev libedit-dev libcmocka-dev \
+            libclang-rt-14-dev tmux python3 jq util-linux procps linux-perf
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all present"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "deps: missing:$$missing; run 'sudo make deps'" >&2; exit 1; fi; \
+	echo "deps: installing$$missing"; \
+	apt-get update -qq >/dev/null 2>&1 || true; \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+	  { echo "deps: apt-get install failed for:$$missing" >&2; exit 1; }
+
+vmlinux:
+	@test -r /sys/kernel/btf/vmlinux || { echo "vmlinux: /sys/kernel/btf/vmlinux missing; this kernel has no BTF (CONFIG_DEBUG_INFO_BTF)" >&2; exit 1; }
+	@mkdir -p $(VMLINUX_DIR)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX_DIR)/vmlinux.h.tmp && mv $(VMLINUX_DIR)/vmlinux.h.tmp $(VMLINUX_DIR)/vmlinux.h
+	@echo "wrote $(VMLINUX_DIR)/vmlinux.h"
+
+# ---- BPF side -----------------------------------------------------------------
+$(BUILD)/bpf/%.tmp.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(VMLINUX_DIR)/vmlinux.h
+	@mkdir -p $(@D)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(VMLINUX_DIR) -Ibpf \
+		-Wall -Wno-unused-function -c $< -o $@
+
+$(BUILD)/bpf/%.bpf.o: $(BUILD)/bpf/%.tmp.o
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+# ---- user side ----------------------------------------------------------------
+$(BUILD)/core/%.o: core/%.c | $(SKELS)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tui/%.o: tui/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -c $< -o $@
+
+$(LIB): $(CORE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(ARGUS_BIN): $(TUI_OBJS) $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(TUI_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(wildcard tests/unit/*.h)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -Itests/unit -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c)) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+$(BUILD)/scenarios/%: tests/scenarios/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -o $@ $< -lpthread
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c)) $(LIB) $(LDFLAGS) $(LDLIBS)
+
+scenarios: $(SCEN_BINS)
+
+-include $(CORE_OBJS:.o=.d) $(TUI_OBJS:.o=.d)
+
+# ---- tests, demo, bench ---------------------------------------------------------
+# check: the README's test command.  Unit tests run under ASan/UBSan; live and
+# screen tests run against ./argus.  tests/run.sh prints PASS/FAIL/SKIPPED per
+# test and the totals, and fails if anything failed.
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory SAN=1 san
+	$(Q)tests/run.sh
+
+san: $(ARGUS_BIN) $(UNIT_BINS)
+
+test: check
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/demo.sh
+
+bench: all $(BENCH_BINS)
+	$(Q)tests/bench/run.sh
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# ---- install ------------------------------------------------------------------
+install: argus
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/argus/prompts $(DESTDIR)$(PREFIX)/share/argus/themes
+	install -m 0755 argus $(DESTDIR)$(PREFIX)/bin/argus
+	install -m 0644 man/argus.1 $(DESTDIR)$(PREFIX)/share/man/man1/argus.1
+	install -m 0644 $(wildcard prompts/*) $(DESTDIR)$(PREFIX)/share/argus/prompts/
+	install -m 0644 themes/*.theme $(DESTDIR)$(PREFIX)/share/argus/themes/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/argus $(DESTDIR)$(PREFIX)/share/man/man1/argus.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/argus
+
+clean:
+	rm -rf build build-san argus

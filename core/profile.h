@@ -1,0 +1,81 @@
+/* profile — aggregated kernel stacks, per measurement window.
+ *
+ * A profile is what a measurement yields, whatever its source: live BPF
+ * sampling (core/probe_profile), a recorded session (core/session), or
+ * folded / perf-script files (core/import).  It knows nothing of subsystems
+ * or trees: core/tree builds the calling-context tree from it.
+ *
+ * Frames are symbol names, root first (outermost caller first, leaf last),
+ * interned in the profile's string pool: two equal names are the same
+ * pointer for as long as the profile lives.
+ *
+ * Windows alternate between conditions (reference, loaded).  Every stack
+ * carries one count per window, so calibration can compare conditions and
+ * check sign consistency pair by pair.
+ */
+#ifndef ARGUS_PROFILE_H
+#define ARGUS_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum cond {
+	COND_REF = 0,   /* reference: load paused, absent, or a saved idle run */
+	COND_LOAD = 1,  /* loaded */
+	COND_N
+};
+
+const char *cond_name(enum cond c); /* "ref" / "load" */
+
+struct profile_window {
+	enum cond cond;
+	double secs;            /* measured length, settle time excluded */
+	double start_s;         /* offset from the start of the measurement */
+	uint64_t lost;          /* samples the source lost in this window */
+};
+
+struct profile_stack {
+	const char **frames;    /* nframes interned names, root first */
+	uint32_t nframes;
+	uint32_t tgid;          /* 0 when unknown (imported files) */
+	const char *comm;       /* interned; "" when unknown */
+	uint64_t *win;          /* counts, one per window (profile->nwin) */
+	uint64_t total;         /* sum over all windows */
+};
+
+struct profile {
+	struct profile_window *wins;
+	unsigned nwin, win_cap;
+	struct profile_stack *stacks;
+	size_t nstacks, stack_cap;
+	/* private: */
+	struct strpool *pool;
+	struct profile_index *index; /* (frames, tgid) -> stack */
+};
+
+/* Returns an empty profile, or NULL with errno set.  Free with profile_free. */
+struct profile *profile_new(void);
+void profile_free(struct profile *p); /* NULL-safe */
+
+/* Interns s in the profile's pool; the result lives as long as the profile. */
+const char *profile_intern(struct profile *p, const char *s);
+
+/* Opens a new window of condition c; returns its index or -errno. */
+int profile_window_begin(struct profile *p, enum cond c, double start_s);
+/* Sets the measured length (seconds) of window w. */
+void profile_window_end(struct profile *p, unsigned w, double secs);
+
+/* Adds count samples of one stack to window w.  frames (root first) need not
+ * be interned: they are copied into the pool.  comm may be NULL.  Returns 0
+ * or -errno. */
+int profile_add(struct profile *p, unsigned w, const char *const *frames,
+		unsigned nframes, uint32_t tgid, const char *comm, uint64_t count);
+
+/* Sum of window lengths and of counts for condition c. */
+double profile_cond_secs(const struct profile *p, enum cond c);
+uint64_t profile_cond_samples(const struct profile *p, enum cond c);
+
+/* Number of windows of condition c. */
+unsigned profile_cond_windows(const struct profile *p, enum cond c);
+
+#endif

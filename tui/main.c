@@ -1,0 +1,60 @@
+/* main — argus's entry: dispatch to a subcommand, or the interactive TUI. */
+#include <string.h>
+
+#include <stdio.h>
+
+#include "cmd.h"
+
+const struct cmd cmd_table[] = {
+	{ "record", cmd_record,
+	  "record --duration S [--freq HZ] [-p PID | -- CMD ARGS] (--json | --folded)",
+	  "sample kernel stacks and print the tree", 1 },
+	{ "diagnose", cmd_diagnose,
+	  "diagnose --batch --json [--load CMD | -- CMD] [--victim CMD] [--background CMD] [--pairs K --window S]",
+	  "reference-calibrated diagnosis, verdict as JSON", 1 },
+	{ "step", cmd_step, "step FILE|- [load options]",
+	  "validate and run one instrumentation step spec", 1 },
+	{ "probes", cmd_probes, "probes [--json]",
+	  "what this kernel supports, kind by kind", 0 },
+	{ "reference", cmd_reference, "reference save [--duration S]",
+	  "record an idle-system reference", 1 },
+	{ "replay", cmd_replay, "replay FILE",
+	  "the TUI over a recorded session (no privileges)", 0 },
+	{ "diff", cmd_diff, "diff REF LOAD [--batch --json]",
+	  "calibrated tree from two folded / perf script files", 0 },
+	{ "export", cmd_export, "export SESSION --format folded|json|markdown",
+	  "export a recorded session", 0 },
+	{ NULL, NULL, NULL, NULL, 0 },
+};
+
+void cmd_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: argus [options] [--load CMD | -- CMD ARGS]   interactive tree (root)\n"
+		"       argus COMMAND [options]\n\ncommands:\n");
+	for (const struct cmd *c = cmd_table; c->name; c++)
+		fprintf(out, "  %-10s %s%s\n", c->name, c->help,
+			c->needs_root ? " (root)" : "");
+	fprintf(out, "\n'argus COMMAND --help' for a command's options; man argus for all.\n"
+		"exit status: 0 ok, 1 error, 2 usage, 3 privileges, 4 kernel, 127 command not run\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		cmd_usage(stdout);
+		return EXIT_OK;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		printf("argus %s\n", ARGUS_VERSION);
+		return EXIT_OK;
+	}
+	if (argc > 1 && argv[1][0] != '-') {
+		for (const struct cmd *c = cmd_table; c->name; c++)
+			if (!strcmp(argv[1], c->name))
+				return c->run(argc - 1, argv + 1);
+		fprintf(stderr, "argus: unknown command '%s'; 'argus --help' lists them\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	return cmd_tui(argc, argv);
+}
