@@ -128,8 +128,9 @@ double calib_poisson_p(uint64_t k1, double t1, uint64_t k2, double t2)
 	thr = lk + log1p(CALIB_REL_ERR);
 	if (k <= mode) {
 		own = binom_tail_log(&b, k, -1, lk);
-		/* first j above the mode no more likely than k */
-		lo = mode + 1;
+		/* first j past k, from the mode on, no more likely than k (the
+		 * mode itself when it ties with k) */
+		lo = fmax(k + 1, mode);
 		hi = n;
 		if (lo <= n && binom_lpmf(&b, n) <= thr) {
 			while (lo < hi) {
@@ -144,9 +145,9 @@ double calib_poisson_p(uint64_t k1, double t1, uint64_t k2, double t2)
 		}
 	} else {
 		own = binom_tail_log(&b, k, +1, lk);
-		/* last j below the mode no more likely than k */
+		/* last j before k, up to the mode, no more likely than k */
 		lo = 0;
-		hi = mode - 1;
+		hi = fmin(k - 1, mode);
 		if (hi >= 0 && binom_lpmf(&b, 0) <= thr) {
 			while (lo < hi) {
 				double mid = ceil((lo + hi) / 2);
