@@ -1,6 +1,7 @@
 /* app — the interactive tree's event loop, key handling and teardown. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include "app.h"
 #include "calib.h"
 #include "fmt.h"
+#include "probe.h"
 #include "theme.h"
 #include "view_keys.h"
 #include "view_log.h"
@@ -524,7 +526,7 @@ static void render(struct app *a)
 {
 	struct fmt_cols cols;
 	struct fmt_row_ctx ctx;
-	char title[256], footer[256];
+	char title[256], footer[320];
 	const char *ft = NULL;
 	enum theme_role frole = THEME_NORMAL;
 
@@ -597,6 +599,12 @@ static void suspend(struct app *a)
 	sigprocmask(SIG_BLOCK, &ts, NULL);
 	reset_prog_mode();
 	handle_resize(a);
+}
+
+static void log_to_ring(void *arg, enum probe_log_level level, const char *msg)
+{
+	(void)level;
+	log_ring_feed(arg, msg, strlen(msg));
 }
 
 /* ---- terminal setup and teardown ------------------------------------------------------- */
@@ -843,6 +851,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		set_cause(cause, "cannot redirect stderr: %s", strerror(-err));
 		goto out;
 	}
+	probe_set_log(log_to_ring, a.log);
 	cbreak();
 	noecho();
 	nonl();
@@ -877,6 +886,8 @@ out:
 		endwin();
 		delscreen(a.term);
 	}
+	if (curses_up)
+		probe_set_log(NULL, NULL);
 	release_stderr(&a);
 	if (src && src->ops->stop)
 		src->ops->stop(src);
