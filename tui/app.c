@@ -786,15 +786,15 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	if (a.o.refresh_s <= 0)
 		a.o.refresh_s = 1.0;
 	a.group = a.o.group;
+	err = theme_load(&a.theme, a.o.theme, cause);
+	if (err)
+		goto out;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		err = -ENOTTY;
 		set_cause(cause, "the interactive tree needs a terminal on stdin and stdout; "
 			  "use 'argus record' for output to a file or pipe");
 		goto out;
 	}
-	err = theme_load(&a.theme, a.o.theme, cause);
-	if (err)
-		goto out;
 	for (unsigned i = 0; i < sizeof(theme_cycle) / sizeof(theme_cycle[0]); i++)
 		if (!strcmp(a.theme.name, theme_cycle[i]))
 			a.theme_idx = (int)i;
@@ -858,7 +858,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	intrflush(stdscr, FALSE);
 	set_escdelay(25);
 	curs_set(0);
-	if (has_colors() && term_depth() != THEME_DEPTH_MONO) {
+	if (has_colors() && !(getenv("NO_COLOR") && *getenv("NO_COLOR"))) {
 		start_color();
 		use_default_colors();
 	}

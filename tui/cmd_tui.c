@@ -23,6 +23,7 @@
 #include "probe_profile.h"
 #include "source_live.h"
 #include "source_static.h"
+#include "theme.h"
 #include "view_keys.h"
 
 enum tui_opt_id {
@@ -472,6 +473,16 @@ int cmd_tui(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	{
+		/* a bad theme is refused before any probe is loaded */
+		struct theme th;
+
+		if (theme_load(&th, to.theme, &cause) < 0) {
+			fprintf(stderr, "argus: %s\n", cause ? cause : "cannot load the theme");
+			free(cause);
+			return EXIT_USAGE;
+		}
+	}
 	if (static_files) {
 		src = static_source(static_files, &cause);
 		if (!src) {

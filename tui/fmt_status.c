@@ -129,10 +129,16 @@ void fmt_status(struct fmt_line *l, const struct source_status *st, int width,
 void fmt_header(struct fmt_line *l, int width, const char *title, const char *summary,
 		const struct glyphs *gl)
 {
+	int sw = summary && *summary ? fmt_width(summary) : 0, tw;
+
 	fmt_line_reset(l);
 	fmt_line_add(l, THEME_HEADER, " ", width);
-	fmt_line_add_trunc(l, THEME_HEADER, title ? title : "argus", width - l->width, gl);
-	if (summary && *summary && l->width + 4 < width) {
+	/* the summary is what matters: the title yields room down to 20 columns */
+	tw = width - 1 - (sw ? sw + 2 : 0);
+	if (tw < 20)
+		tw = 20;
+	fmt_line_add_trunc(l, THEME_HEADER, title ? title : "argus", tw, gl);
+	if (sw && l->width + 4 < width) {
 		fmt_line_add(l, THEME_HEADER, "  ", -1);
 		fmt_line_add_trunc(l, THEME_HEADER, summary, width - l->width, gl);
 	}
