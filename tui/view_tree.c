@@ -266,6 +266,9 @@ static int flatten_node(struct view_tree *v, struct tree_node *n, unsigned depth
 	err = push_row(v, n, depth, last, cont);
 	if (err)
 		return err;
+	/* the walk is bound by cache misses on nodes: start them all at once */
+	for (unsigned i = 0; i < n->nchild; i++)
+		__builtin_prefetch(n->child[i]);
 	for (unsigned i = n->nchild; i-- > 0;)
 		if (passes(v, n->child[i])) {
 			lastvis = (int)i;
@@ -332,6 +335,7 @@ int view_tree_flatten(struct view_tree *v)
 	}
 	v->sel = i;
 	v->top = v->sel >= offset ? v->sel - offset : 0;
+	v->cont_at_flatten = v->ncont;
 	clamp_scroll(v);
 	return 0;
 }
@@ -367,17 +371,87 @@ void view_tree_move(struct view_tree *v, long delta)
 	view_tree_move_to(v, (size_t)r);
 }
 
+/* Collapsing or expanding one row splices its subtree out of or into the
+ * row array: O(subtree), not O(visible tree), so a keypress on a 50k-row
+ * tree stays cheap.  The cont pool only grows here; a full flatten compacts. */
+static void rows_collapse(struct view_tree *v, size_t i)
+{
+	size_t j = i + 1, k;
+
+	while (j < v->nrows && v->rows[j].depth > v->rows[i].depth)
+		j++;
+	k = j - i - 1;
+	memmove(&v->rows[i + 1], &v->rows[j], (v->nrows - j) * sizeof(*v->rows));
+	v->nrows -= k;
+	v->rows[i].expanded = 0;
+	if (v->sel > i && v->sel < j)
+		v->sel = i;
+	else if (v->sel >= j)
+		v->sel -= k;
+	if (v->sel < v->nrows)
+		v->sel_id = v->rows[v->sel].n->id;
+	clamp_scroll(v);
+}
+
+static int rows_expand(struct view_tree *v, size_t i)
+{
+	unsigned char cont[VIEW_MAX_DEPTH];
+	struct view_row *tmp;
+	struct tree_node *n = v->rows[i].n;
+	unsigned depth = v->rows[i].depth;
+	size_t m = v->nrows, k;
+	int lastvis = -1, err = 0;
+
+	if (depth + 1 >= VIEW_MAX_DEPTH)
+		return 0;
+	memcpy(cont, v->cont + v->rows[i].cont_off, depth);
+	cont[depth] = !v->rows[i].last;
+	for (unsigned c = n->nchild; c-- > 0;)
+		if (passes(v, n->child[c])) {
+			lastvis = (int)c;
+			break;
+		}
+	for (int c = 0; c <= lastvis && !err; c++)
+		if (passes(v, n->child[c]))
+			err = flatten_node(v, n->child[c], depth + 1, c == lastvis, cont);
+	k = v->nrows - m;
+	if (err || !k) {
+		v->nrows = m;
+		return err;
+	}
+	tmp = malloc(k * sizeof(*tmp));
+	if (!tmp) {
+		v->nrows = m;
+		return -ENOMEM;
+	}
+	memcpy(tmp, &v->rows[m], k * sizeof(*tmp));
+	memmove(&v->rows[i + 1 + k], &v->rows[i + 1], (m - i - 1) * sizeof(*v->rows));
+	memcpy(&v->rows[i + 1], tmp, k * sizeof(*tmp));
+	free(tmp);
+	v->rows[i].expanded = 1;
+	if (v->sel > i)
+		v->sel += k;
+	clamp_scroll(v);
+	/* splices leave dead prefixes in the pool: compact now and then */
+	if (v->ncont > 3 * v->cont_at_flatten + (1u << 20))
+		return view_tree_flatten(v);
+	return 0;
+}
+
 int view_tree_toggle(struct view_tree *v)
 {
 	struct view_row *r = v->sel < v->nrows ? &v->rows[v->sel] : NULL;
 
 	if (!r || !r->has_kids)
 		return 0;
-	if (r->expanded)
+	if (r->expanded) {
 		idset_del(&v->expanded, r->n->id);
-	else if (idset_add(&v->expanded, r->n->id) < 0)
+		rows_collapse(v, v->sel);
+		return 0;
+	}
+	if (idset_add(&v->expanded, r->n->id) < 0)
 		return -ENOMEM;
-	return view_tree_flatten(v);
+	return rows_expand(v, v->sel);
 }
 
 int view_tree_expand(struct view_tree *v)
@@ -392,7 +466,7 @@ int view_tree_expand(struct view_tree *v)
 	}
 	if (idset_add(&v->expanded, r->n->id) < 0)
 		return -ENOMEM;
-	return view_tree_flatten(v);
+	return rows_expand(v, v->sel);
 }
 
 int view_tree_collapse(struct view_tree *v)
@@ -403,7 +477,8 @@ int view_tree_collapse(struct view_tree *v)
 		return 0;
 	if (r->expanded) {
 		idset_del(&v->expanded, r->n->id);
-		return view_tree_flatten(v);
+		rows_collapse(v, v->sel);
+		return 0;
 	}
 	if (r->n->parent) {
 		uint64_t pid = r->n->parent->id;

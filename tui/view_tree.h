@@ -53,6 +53,7 @@ struct view_tree {
 	size_t nrows, rows_cap;
 	unsigned char *cont;
 	size_t ncont, cont_cap;
+	size_t cont_at_flatten;   /* pool size after the last full flatten */
 	size_t nhidden;           /* nodes below the threshold in the whole tree */
 	int initialized;          /* default expansion done */
 	/* every displayable node in display order (search, ] and [) */

@@ -256,6 +256,66 @@ static void test_state_survives_rebuild(void **state)
 	profile_free(p);
 }
 
+struct row_snap {
+	struct tree_node *n;
+	unsigned depth, last, expanded, has_kids;
+	unsigned char cont[64];
+};
+
+static struct row_snap *snap(struct view_tree *v)
+{
+	struct row_snap *r = calloc(v->nrows, sizeof(*r));
+
+	for (size_t i = 0; i < v->nrows; i++) {
+		r[i].n = v->rows[i].n;
+		r[i].depth = v->rows[i].depth;
+		r[i].last = v->rows[i].last;
+		r[i].expanded = v->rows[i].expanded;
+		r[i].has_kids = v->rows[i].has_kids;
+		/* cont[0] is unused (the root's slot) */
+		for (unsigned d = 1; d < r[i].depth && d < 64; d++)
+			r[i].cont[d] = v->cont[v->rows[i].cont_off + d];
+	}
+	return r;
+}
+
+/* Toggling splices rows; the result must equal a full flatten. */
+static void test_splice_equals_flatten(void **state)
+{
+	struct profile *p = sample_profile();
+	struct tree *t = tree_build(p, NULL);
+	struct view_tree *v = view_tree_new(0);
+	struct row_snap *a, *b;
+	size_t n, i = 0, sel;
+
+	(void)state;
+	tree_sort(t, TREE_SORT_TOTAL);
+	view_tree_set(v, t, 0);
+	view_tree_expand_all(v);
+	for (int round = 0; round < 6; round++) {
+		find_row(v, round % 2 ? "exc_page_fault" : "entry_SYSCALL_64", &i);
+		view_tree_move_to(v, i + (round % 3 == 2));
+		assert_int_equal(view_tree_toggle(v), 0);
+		if (round == 3) {
+			view_tree_move_to(v, v->nrows - 1);
+			assert_int_equal(view_tree_collapse(v), 0);
+		}
+		n = v->nrows;
+		sel = v->sel;
+		a = snap(v);
+		assert_int_equal(view_tree_flatten(v), 0);
+		assert_int_equal(v->nrows, n);
+		assert_int_equal(v->sel, sel);
+		b = snap(v);
+		assert_memory_equal(a, b, n * sizeof(*a));
+		free(a);
+		free(b);
+	}
+	view_tree_free(v);
+	tree_free(t);
+	profile_free(p);
+}
+
 static void test_idset(void **state)
 {
 	struct idset s = { 0 };
@@ -466,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_cols),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_state_survives_rebuild),
+		cmocka_unit_test(test_splice_equals_flatten),
 		cmocka_unit_test(test_idset),
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_numbers),
