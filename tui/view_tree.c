@@ -248,7 +248,8 @@ static int push_row(struct view_tree *v, struct tree_node *n, unsigned depth, in
 	r->depth = (uint16_t)(depth > 0xffff ? 0xffff : depth);
 	r->last = (uint8_t)last;
 	r->cont_off = (uint32_t)v->ncont;
-	memcpy(v->cont + v->ncont, cont, depth);
+	if (depth)
+		memcpy(v->cont + v->ncont, cont, depth);
 	v->ncont += depth;
 	r->has_kids = 0;
 	r->expanded = 0;
