@@ -230,7 +230,9 @@ struct tree_node *tree_node_add(struct tree *t, struct tree_node *parent,
 		errno = EINVAL;
 		return NULL;
 	}
-	iname = tree_name(t->priv->names, name);
+	/* only kernel function names carry compiler suffixes */
+	iname = kind == TREE_FRAME ? tree_name(t->priv->names, name)
+				   : strpool_intern(t->priv->names, name);
 	if (!iname)
 		return NULL;
 	n = tree_get(t, parent, iname, kind);
@@ -248,6 +250,15 @@ struct tree_node *tree_child(const struct tree *t, const struct tree_node *paren
 
 	if (!t || !parent || !name)
 		return NULL;
+	/* the name as given first: process and event names may hold a '.' */
+	l = strlen(name);
+	iname = strpool_find(t->priv->names, name, l);
+	if (iname) {
+		struct tree_node *n = tree_lookup(t->priv, parent, iname,
+						  tree_id_hash(parent->id, strpool_hash(iname, l)));
+		if (n)
+			return n;
+	}
 	l = tree_name_form(name, buf, sizeof(buf), &s);
 	iname = strpool_find(t->priv->names, s, l);
 	if (!iname)

@@ -256,10 +256,13 @@ static void test_by_process_and_filter(void **state)
 	struct profile *p = sample_profile();
 	struct tree_opts o = { .group = TREE_BY_PROCESS };
 	const uint32_t only[] = { 200, 999 };
-	struct tree *t = tree_build(p, &o);
+	struct tree *t;
 	struct tree_node *pr, *n;
 
 	(void)state;
+	/* a process whose name holds a dot */
+	ADD(p, 1, 300, "python3.11", 1, "do_idle");
+	t = tree_build(p, &o);
 	assert_non_null(t);
 	pr = tree_child(t, t->root, "thp [100]");
 	assert_non_null(pr);
@@ -271,6 +274,8 @@ static void test_by_process_and_filter(void **state)
 	assert_int_equal(n->kind, TREE_SUBSYS);
 	assert_non_null(tree_child(t, n, "asm_exc_page_fault"));
 	assert_non_null(tree_child(t, t->root, "cat [200]"));
+	/* a '.' in a process name is no compiler suffix */
+	assert_non_null(tree_child(t, t->root, "python3.11 [300]"));
 	assert_non_null(tree_child(t, t->root, "unknown"));
 	assert_null(tree_child(t, t->root, "mm"));
 	tree_free(t);
