@@ -38,7 +38,7 @@ static const char record_usage[] =
 	"  -F, --freq HZ      samples per second per CPU (default %u)\n"
 	"  -p, --pid PID      only this process and its children (repeatable)\n"
 	"  -- CMD ARGS        run CMD, sampling only it and its children; it is killed\n"
-	"                     when the recording stops\n"
+	"                     when the recording stops; its stdout goes to stderr\n"
 	"  -j, --json         JSON tree {\"name\",\"total\",\"self\",\"children\"}, root \"all\"\n"
 	"                     (the default)\n"
 	"  -f, --folded       folded stacks \"a;b;c N\", root first\n"
@@ -104,6 +104,7 @@ static int record_spawn(char **argv, struct record_child *c)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
+		dup2(STDERR_FILENO, STDOUT_FILENO); /* stdout is the tree's */
 		close(go[1]);
 		close(ep[0]);
 		if (read(go[0], &b, 1) != 1)
