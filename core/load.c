@@ -183,7 +183,7 @@ static long load_read_key(const char *dir, const char *name, const char *key)
 static char *load_cgroup_create(void)
 {
 	const char *mnt = load_cgroup2_mount();
-	char own[PATH_MAX], path[PATH_MAX];
+	char own[PATH_MAX / 2], path[PATH_MAX];
 	char *ret;
 
 	if (!mnt)
@@ -553,6 +553,11 @@ int load_exit_status(struct load *l, int *status)
 pid_t load_pid(const struct load *l)
 {
 	return l ? l->pid : 0;
+}
+
+int load_started(const struct load *l)
+{
+	return l && l->started;
 }
 
 int load_paused(const struct load *l)

@@ -90,6 +90,9 @@ int load_exit_status(struct load *l, int *status);
 /* PID of the load's main process. */
 pid_t load_pid(const struct load *l);
 
+/* 1 once load_start released it (always for attached loads). */
+int load_started(const struct load *l);
+
 /* 1 when the load is paused now. */
 int load_paused(const struct load *l);
 
