@@ -183,7 +183,7 @@ static long load_read_key(const char *dir, const char *name, const char *key)
 static char *load_cgroup_create(void)
 {
 	const char *mnt = load_cgroup2_mount();
-	char own[PATH_MAX / 2], path[PATH_MAX];
+	char own[PATH_MAX / 2], path[PATH_MAX + PATH_MAX / 2 + 64];
 	char *ret;
 
 	if (!mnt)
