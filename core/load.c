@@ -306,8 +306,8 @@ static void load_child(struct load *l, int ready_rd, int err_wr, pid_t parent,
 		if (flags & LOAD_F_QUIET) {
 			dup2(fd, 1);
 			dup2(fd, 2);
-		} else if (flags & LOAD_F_STDOUT_NULL) {
-			dup2(fd, 1);
+		} else if (flags & LOAD_F_STDOUT_STDERR) {
+			dup2(2, 1);
 		}
 		if (fd > 2)
 			close(fd);

@@ -42,7 +42,8 @@ struct load;
 enum load_flags {
 	LOAD_F_NO_CGROUP = 0x1,   /* process group only, even with cgroup v2 */
 	LOAD_F_QUIET = 0x2,       /* the load's stdout and stderr go to /dev/null */
-	LOAD_F_STDOUT_NULL = 0x4, /* its stdout only goes to /dev/null */
+	LOAD_F_STDOUT_STDERR = 0x4, /* its stdout goes to argus's stderr (batch
+	                             * modes keep stdout for their JSON) */
 };
 
 /* Where load messages (pause/resume notes, "kill -CONT" hints) go; NULL
