@@ -90,7 +90,7 @@ static void try_mech(struct caps *c, enum caps_mech m, int is_root)
 		bpf_program__set_autoload(p, p == mech_prog(skel, m));
 	err = caps_bpf__load(skel);
 	if (err) {
-		set_result(r, err, "load refused: %s%s", errname(-err), who);
+		set_result(r, err, "load: %s%s", errname(-err), who);
 		goto out;
 	}
 	p = mech_prog(skel, m);
