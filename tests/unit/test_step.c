@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "caps.h"
 #include "step.h"
 
@@ -522,6 +524,61 @@ static void test_caps_lookup(void **state)
 	caps_free(NULL);
 }
 
+/* prompts/step.schema.json and the parser must agree: same keys, same kinds,
+ * and every example in the schema parses. */
+static void test_schema_matches_parser(void **state)
+{
+	FILE *f = fopen("prompts/step.schema.json", "r");
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+	cJSON *root, *props, *p, *kinds, *ex;
+	unsigned nkinds = 0;
+
+	if (!f)
+		f = fopen("../prompts/step.schema.json", "r");
+	if (!f)
+		skip();
+	do {
+		char *t = realloc(text, cap += 65536);
+		assert_non_null(t);
+		text = t;
+		n = fread(text + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n);
+	fclose(f);
+	text[len] = 0;
+	root = cJSON_Parse(text);
+	assert_non_null(root);
+	props = cJSON_GetObjectItemCaseSensitive(root, "properties");
+	assert_non_null(props);
+	cJSON_ArrayForEach(p, props) {
+		/* each property is a key the parser knows (the error would say "unknown key") */
+		char json[512];
+		struct step *s = NULL;
+		struct step_error e;
+		snprintf(json, sizeof(json), "{\"%s\": 12345}", p->string);
+		step_parse_json(json, strlen(json), &s, &e);
+		step_free(s);
+		if (strstr(e.msg, "unknown key"))
+			fail_msg("schema key '%s' is unknown to the parser", p->string);
+	}
+	kinds = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(props, "kind"), "enum");
+	assert_non_null(kinds);
+	cJSON_ArrayForEach(p, kinds) {
+		assert_int_equal(step_kind_parse(p->valuestring), (int)nkinds);
+		nkinds++;
+	}
+	assert_int_equal(nkinds, STEP_KIND_N);
+	cJSON_ArrayForEach(ex, cJSON_GetObjectItemCaseSensitive(root, "examples")) {
+		char *j = cJSON_PrintUnformatted(ex);
+		struct step *s = parse_ok(j);
+		step_free(s);
+		free(j);
+	}
+	cJSON_Delete(root);
+	free(text);
+}
+
 static void test_edit_distance(void **state)
 {
 	assert_int_equal(step_edit_distance("kitten", "sitting", 10), 3);
@@ -548,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_validate_filter),
 		cmocka_unit_test(test_caps_lookup),
 		cmocka_unit_test(test_edit_distance),
+		cmocka_unit_test(test_schema_matches_parser),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
