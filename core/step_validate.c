@@ -82,7 +82,8 @@ static void format_nearest(const struct nearest *nr, int with_cat, char *buf, si
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (unsigned i = 0; i < nr->n; i++) {
+	/* only those about as near as the nearest: one clear answer beats three guesses */
+	for (unsigned i = 0; i < nr->n && nr->score[i] <= nr->score[0] + 2; i++) {
 		if (with_cat)
 			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s:%s", i ? ", " : "",
 				      nr->cat[i], nr->name[i]);
