@@ -32,12 +32,12 @@ static const char *errname(int e)
 static struct bpf_program *mech_prog(struct caps_bpf *s, enum caps_mech m)
 {
 	switch (m) {
-	case CAPS_PERF_CPU_CLOCK: return s->progs.caps_perf;
-	case CAPS_RAW_TP: return s->progs.caps_raw_tp;
-	case CAPS_TP_BTF: return s->progs.caps_tp_btf;
-	case CAPS_FENTRY: return s->progs.caps_fentry;
-	case CAPS_KPROBE: return s->progs.caps_kprobe;
-	case CAPS_KPROBE_MULTI: return s->progs.caps_kprobe_multi;
+	case CAPS_PERF_CPU_CLOCK: return s->progs.argus_caps_perf;
+	case CAPS_RAW_TP: return s->progs.argus_caps_raw_tp;
+	case CAPS_TP_BTF: return s->progs.argus_caps_tp_btf;
+	case CAPS_FENTRY: return s->progs.argus_caps_fentry;
+	case CAPS_KPROBE: return s->progs.argus_caps_kprobe;
+	case CAPS_KPROBE_MULTI: return s->progs.argus_caps_kprobe_multi;
 	default: return NULL;
 	}
 }

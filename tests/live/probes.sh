@@ -51,7 +51,7 @@ grep -qx vfs_read "$TMP/fn" || fail "vfs_read not listed"
 # nothing left behind
 [ "$(grep -c ' tracefs ' /proc/mounts)" = "$mounts_before" ] || fail "tracefs mount count changed"
 if command -v bpftool >/dev/null; then
-	bpftool prog show | grep -q 'name caps_' && fail "a caps_ program is still loaded"
+	bpftool prog show | grep -q 'name argus_caps' && fail "an argus_caps program is still loaded"
 fi
 
 # as non-root: a clear message, no crash
