@@ -878,7 +878,7 @@ static int al_poll(struct agent *a, struct agent_reply *out)
 	if (rc == 0) {
 		char desc[256], acct[160];
 
-		snprintf(acct, sizeof(acct), "llm: %.1f s, %lu tokens in, %lu out%s",
+		snprintf(acct, sizeof(acct), "llm: %.2f s, %lu tokens in, %lu out%s",
 			 al->st.last_latency_s, al->st.last_tokens_in, al->st.last_tokens_out,
 			 al->state == AL_REPAIR ? " (after one repair turn)" : "");
 		if (al->state == AL_REPAIR && al->first_error) {
