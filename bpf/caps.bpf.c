@@ -26,7 +26,7 @@ static __always_inline void hit(int slot)
 }
 
 SEC("perf_event")
-int caps_perf(struct bpf_perf_event_data *ctx)
+int argus_caps_perf(struct bpf_perf_event_data *ctx)
 {
 	bpf_get_stackid(ctx, &caps_stacks, 0);
 	hit(CAPS_HIT_PERF);
@@ -35,35 +35,35 @@ int caps_perf(struct bpf_perf_event_data *ctx)
 
 /* attached by name (bpf_program__attach_raw_tracepoint): needs no tracefs */
 SEC("raw_tp")
-int caps_raw_tp(struct bpf_raw_tracepoint_args *ctx)
+int argus_caps_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
 	hit(CAPS_HIT_RAW_TP);
 	return 0;
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(caps_tp_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+int BPF_PROG(argus_caps_tp_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	hit(CAPS_HIT_TP_BTF);
 	return 0;
 }
 
 SEC("fentry/vfs_read")
-int BPF_PROG(caps_fentry)
+int BPF_PROG(argus_caps_fentry)
 {
 	hit(CAPS_HIT_FENTRY);
 	return 0;
 }
 
 SEC("kprobe/vfs_read")
-int BPF_KPROBE(caps_kprobe)
+int BPF_KPROBE(argus_caps_kprobe)
 {
 	hit(CAPS_HIT_KPROBE);
 	return 0;
 }
 
 SEC("kprobe.multi/vfs_read")
-int BPF_KPROBE(caps_kprobe_multi)
+int BPF_KPROBE(argus_caps_kprobe_multi)
 {
 	hit(CAPS_HIT_KPROBE_MULTI);
 	return 0;

@@ -297,6 +297,15 @@ size_t caps_list_functions(const struct caps *c, const char *pattern, FILE *out)
 	return n;
 }
 
+size_t caps_count_raw(const struct caps *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->ntps; i++)
+		n += !!(c->tps[i].flags & CAPS_TP_RAW);
+	return n;
+}
+
 /* ---- kinds from mechanisms ------------------------------------------------------ */
 
 static int mech_ok(const struct caps *c, enum caps_mech m)
@@ -312,6 +321,16 @@ void caps_derive_kinds(struct caps *c)
 
 	snprintf(tpwhy, sizeof(tpwhy), "raw_tp: %.90s; tp_btf: %.90s", m[CAPS_RAW_TP].detail,
 		 m[CAPS_TP_BTF].detail);
+
+	/* Not root: the kernel refused the loads for lack of privilege, which
+	 * says nothing about what it supports. */
+	if (!c->is_root && m[CAPS_RAW_TP].probed && m[CAPS_RAW_TP].err == -EPERM &&
+	    m[CAPS_PERF_CPU_CLOCK].err == -EPERM) {
+		for (int k = 0; k < STEP_KIND_N; k++)
+			caps_set_kind(c, k, 0, "could not probe: not root, the kernel refused to load "
+				      "BPF (EPERM); run 'sudo argus probes'");
+		return;
+	}
 
 	if (mech_ok(c, CAPS_PERF_CPU_CLOCK))
 		caps_set_kind(c, STEP_SAMPLE, 1, "perf_event cpu-clock with kernel stacks");
@@ -627,7 +646,7 @@ static void enum_tracefs(struct caps *c, size_t *nev, size_t *nfilter)
 		snprintf(c->tracefs, sizeof(c->tracefs),
 			 "not mounted; read through a private mount of /sys/kernel/tracing");
 		if (cerr && !*nfilter)
-			caps_note(c, "available_filter_functions unreadable (%s %s): functions "
+			caps_note(c, "available_filter_functions unreadable (%s: %s): functions "
 				  "not checked against ftrace's list", what, strerror(cerr));
 	}
 	c->categories_known = *nev > 0;
@@ -715,6 +734,7 @@ char *caps_to_json(const struct caps *c)
 	}
 	x = cJSON_AddObjectToObject(o, "tracepoints");
 	ok &= x && cJSON_AddNumberToObject(x, "count", (double)c->ntps);
+	ok &= x && cJSON_AddNumberToObject(x, "attachable", (double)caps_count_raw(c));
 	ok &= x && cJSON_AddStringToObject(x, "source", c->tp_source);
 	ok &= x && cJSON_AddBoolToObject(x, "categories_known", c->categories_known);
 	x = cJSON_AddObjectToObject(o, "functions");

@@ -132,6 +132,9 @@ const struct caps_tp *caps_find_tracepoint(const struct caps *c, const char *cat
 					   const char *name);
 const struct caps_fn *caps_find_function(const struct caps *c, const char *name);
 
+/* How many tracepoints can be attached as raw tracepoints (CAPS_TP_RAW). */
+size_t caps_count_raw(const struct caps *c);
+
 /* Writes the tracepoints ("category:name") or functions matching the glob
  * pattern (NULL = all; a tracepoint pattern without ':' matches the name) to
  * out, one per line.  Returns how many. */

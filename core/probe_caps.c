@@ -32,12 +32,12 @@ static const char *errname(int e)
 static struct bpf_program *mech_prog(struct caps_bpf *s, enum caps_mech m)
 {
 	switch (m) {
-	case CAPS_PERF_CPU_CLOCK: return s->progs.caps_perf;
-	case CAPS_RAW_TP: return s->progs.caps_raw_tp;
-	case CAPS_TP_BTF: return s->progs.caps_tp_btf;
-	case CAPS_FENTRY: return s->progs.caps_fentry;
-	case CAPS_KPROBE: return s->progs.caps_kprobe;
-	case CAPS_KPROBE_MULTI: return s->progs.caps_kprobe_multi;
+	case CAPS_PERF_CPU_CLOCK: return s->progs.argus_caps_perf;
+	case CAPS_RAW_TP: return s->progs.argus_caps_raw_tp;
+	case CAPS_TP_BTF: return s->progs.argus_caps_tp_btf;
+	case CAPS_FENTRY: return s->progs.argus_caps_fentry;
+	case CAPS_KPROBE: return s->progs.argus_caps_kprobe;
+	case CAPS_KPROBE_MULTI: return s->progs.argus_caps_kprobe_multi;
 	default: return NULL;
 	}
 }
@@ -90,7 +90,7 @@ static void try_mech(struct caps *c, enum caps_mech m, int is_root)
 		bpf_program__set_autoload(p, p == mech_prog(skel, m));
 	err = caps_bpf__load(skel);
 	if (err) {
-		set_result(r, err, "load refused: %s%s", errname(-err), who);
+		set_result(r, err, "load: %s%s", errname(-err), who);
 		goto out;
 	}
 	p = mech_prog(skel, m);

@@ -31,7 +31,8 @@ static void probes_print(const struct caps *c, FILE *out)
 	for (int m = 0; m < CAPS_MECH_N; m++)
 		fprintf(out, "%-20s %-9s %s\n", caps_mech_name(m),
 			!c->mech[m].probed ? "-" : c->mech[m].err ? "no" : "yes", c->mech[m].detail);
-	fprintf(out, "\ntracepoints  %zu from %s\n", c->ntps, c->tp_source);
+	fprintf(out, "\ntracepoints  %zu (%zu attachable by name) from %s\n", c->ntps,
+		caps_count_raw(c), c->tp_source);
 	fprintf(out, "functions    %zu from %s\n", c->nfns, c->fn_source);
 	fprintf(out, "tracefs      %s\n", c->tracefs);
 	fprintf(out, "btf          %s\n", c->btf);
@@ -98,7 +99,7 @@ int cmd_probes(int argc, char **argv)
 	} else {
 		probes_print(c, stdout);
 	}
-	if (!c->is_root)
+	if (!c->is_root && !c->kinds[STEP_TRACEPOINT_STACKS].available)
 		fprintf(stderr, "argus probes: not root, so BPF loading could not be probed and "
 			"every kind reads as unavailable; run 'sudo argus probes' for this kernel's answer\n");
 out:
