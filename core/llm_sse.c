@@ -30,10 +30,10 @@ static int sse_grow(char **buf, size_t *cap, size_t need, size_t max)
 	size_t ncap;
 	char *nb;
 
-	if (need <= *cap)
-		return 0;
 	if (need > max + 1)
 		return -E2BIG;
+	if (need <= *cap)
+		return 0;
 	ncap = *cap ? *cap : 256;
 	while (ncap < need)
 		ncap *= 2;

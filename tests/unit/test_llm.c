@@ -130,6 +130,67 @@ static void test_sse_stop_and_bound(void **state)
 	llm_sse_clear(NULL);
 }
 
+static int count_cb(const char *event, const char *data, size_t len, void *arg)
+{
+	(*(int *)arg)++;
+	assert_true(strlen(event) < 64);
+	assert_true(len <= 100);
+	return 0;
+}
+
+/* Junk from the network: random bytes biased to the syntax, in random
+ * pieces, never crash or overrun (ASan watches), lines stay bounded. */
+static void test_sse_junk(void **state)
+{
+	static const char *const tok[] = {
+		"data: ", "data:", "event: ", "id: 1", ":", "x", "{\"a\":1}", "[DONE]", "\r", "\n",
+		"\r\n", "\n\n", " ", "\377", "retry",
+	};
+	unsigned seed = 12345;
+	char buf[512];
+	int events = 0;
+
+	for (int iter = 0; iter < 3000; iter++) {
+		struct llm_sse p;
+		size_t n, off = 0;
+		int rc = 0;
+
+		llm_sse_init(&p);
+		p.max = 100;
+		seed = seed * 1103515245u + 12345u;
+		n = seed % sizeof(buf);
+		for (size_t i = 0; i < n;) {
+			const char *t;
+			size_t tl;
+
+			seed = seed * 1103515245u + 12345u;
+			t = tok[(seed >> 16) % (sizeof(tok) / sizeof(tok[0]))];
+			tl = strlen(t);
+			if ((seed >> 8) % 16 == 0) { /* now and then a raw byte, NUL included */
+				buf[i++] = (char)(seed >> 24);
+				continue;
+			}
+			if (tl > n - i)
+				tl = n - i;
+			memcpy(buf + i, t, tl);
+			i += tl;
+		}
+		while (off < n && rc == 0) {
+			size_t k;
+
+			seed = seed * 1103515245u + 12345u;
+			k = 1 + (seed >> 16) % 40;
+			if (k > n - off)
+				k = n - off;
+			rc = llm_sse_feed(&p, buf + off, k, count_cb, &events);
+			assert_true(rc == 0 || rc == -E2BIG);
+			off += k;
+		}
+		llm_sse_clear(&p);
+	}
+	assert_true(events > 0);
+}
+
 /* ---- configuration ----------------------------------------------------------- */
 
 static char tmpdir[64];
@@ -510,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_sse_splits),
 		cmocka_unit_test(test_sse_bytewise),
 		cmocka_unit_test(test_sse_stop_and_bound),
+		cmocka_unit_test(test_sse_junk),
 		cmocka_unit_test_setup_teardown(test_config_nothing, setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_config_precedence, setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_config_key_file_mode, setup_tmp, teardown_tmp),
