@@ -10,6 +10,9 @@ need_cmd python3
 BIN="$ROOT/build-san/tests/test_llm_http"
 [ -x "$BIN" ] || skip "build-san/tests/test_llm_http missing; run make SAN=1 san"
 
+# the stub is on loopback: a proxy from the environment must not get in between
+no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
+export no_proxy NO_PROXY
 python3 "$ROOT/tests/llm_stub.py" --port 0 --log "$TMP/stub-requests.log" \
 	--max-seconds 300 >"$TMP/stub.out" 2>"$TMP/stub.err" &
 STUB=$!
