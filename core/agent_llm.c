@@ -46,6 +46,9 @@ struct agent_llm {
 	unsigned nvetoes;
 	char *pending;              /* the last proposal, described */
 	unsigned nsteps;
+	unsigned turns;
+	struct agent_llm_hyp hyp[AGENT_LLM_MAX_HYP];
+	unsigned nhyp;
 	struct agent_llm_stats st;
 	char error[512];
 };
@@ -668,6 +671,93 @@ static int reasoning(struct agent_reply *out, const char *text)
 	return 0;
 }
 
+static void copy_trim(char *dst, size_t len, const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	for (char *p = dst; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+}
+
+/* Updates the ledger from "hypothesis: NAME: STATUS: EVIDENCE" lines. */
+static void ledger_update(struct agent_llm *al, const char *text)
+{
+	static const char *const states[] = { "open", "supported", "refuted" };
+	const char *p = text;
+
+	while (p && *p) {
+		const char *e = strchr(p, '\n'), *s = p, *c1, *c2;
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char name[64], status[16];
+		unsigned i, k;
+
+		p = e ? e + 1 : NULL;
+		while (len && (isspace((unsigned char)*s) || *s == '-' || *s == '*')) {
+			s++;
+			len--;
+		}
+		if (len < 11 || strncasecmp(s, "hypothesis:", 11))
+			continue;
+		s += 11;
+		len -= 11;
+		c1 = memchr(s, ':', len);
+		if (!c1)
+			continue;
+		c2 = memchr(c1 + 1, ':', len - (c1 + 1 - s));
+		copy_trim(name, sizeof(name), s, c1 - s);
+		copy_trim(status, sizeof(status), c1 + 1, (c2 ? c2 : s + len) - (c1 + 1));
+		for (k = 0; k < 3; k++)
+			if (!strcasecmp(status, states[k]))
+				break;
+		if (!name[0] || k == 3)
+			continue;
+		for (i = 0; i < al->nhyp; i++)
+			if (!strcasecmp(al->hyp[i].name, name))
+				break;
+		if (i == al->nhyp) {
+			if (al->nhyp == AGENT_LLM_MAX_HYP)
+				continue;
+			al->nhyp++;
+			memset(&al->hyp[i], 0, sizeof(al->hyp[i]));
+			snprintf(al->hyp[i].name, sizeof(al->hyp[i].name), "%s", name);
+		}
+		snprintf(al->hyp[i].status, sizeof(al->hyp[i].status), "%s", states[k]);
+		if (c2)
+			copy_trim(al->hyp[i].evidence, sizeof(al->hyp[i].evidence), c2 + 1,
+				  s + len - (c2 + 1));
+		al->hyp[i].turn = al->turns;
+	}
+}
+
+static char *ledger_text(const struct agent_llm *al)
+{
+	struct sbuf b = { 0 };
+
+	if (!al->nhyp)
+		sb_addf(&b, "(none yet)\n");
+	for (unsigned i = 0; i < al->nhyp; i++)
+		sb_addf(&b, "hypothesis: %s: %s%s%s (turn %u)\n", al->hyp[i].name, al->hyp[i].status,
+			al->hyp[i].evidence[0] ? ": " : "", al->hyp[i].evidence, al->hyp[i].turn);
+	return sb_take(&b);
+}
+
+unsigned agent_llm_hypotheses(const struct agent *a, const struct agent_llm_hyp **out)
+{
+	const struct agent_llm *al = a->priv;
+
+	*out = al->hyp;
+	return al->nhyp;
+}
+
 /* Turns a reply into out; -EINVAL with err when it is not usable. */
 static int interpret(struct agent_llm *al, const struct llm_result *res, struct agent_reply *out,
 		     char *err, size_t errlen)
@@ -752,8 +842,9 @@ static char *strv_join(char **v, unsigned n, unsigned from, const char *none)
 
 static char *turn_text(struct agent_llm *al, const struct agent_ctx *ctx)
 {
-	char idx[16], max[16], *tree, *hist, *vet, *focus = NULL, *out = NULL;
-	const char *names[] = { "STEP_INDEX", "STEP_MAX", "FOCUS", "TREE", "HISTORY", "VETOES" };
+	char idx[16], max[16], *tree, *hist, *vet, *focus = NULL, *hyp, *out = NULL;
+	const char *names[] = { "STEP_INDEX", "STEP_MAX", "FOCUS", "TREE", "HISTORY", "VETOES",
+				"HYPOTHESES" };
 
 	snprintf(idx, sizeof(idx), "%u", ctx->step_index);
 	snprintf(max, sizeof(max), "%u", ctx->step_max);
@@ -762,15 +853,17 @@ static char *turn_text(struct agent_llm *al, const struct agent_ctx *ctx)
 			 al->nhistory > AL_HISTORY_MAX ? al->nhistory - AL_HISTORY_MAX : 0,
 			 "(none yet)");
 	vet = strv_join(al->vetoes, al->nvetoes, 0, "(none)");
+	hyp = ledger_text(al);
 	if (ctx->focus && ctx->focus->name)
 		focus = xasprintf("The person asked you to look at node '%s'.\n", ctx->focus->name);
 	else
 		focus = strdup("");
-	if (tree && hist && vet && focus) {
-		const char *vals[] = { idx, max, focus, tree, hist, vet };
+	if (tree && hist && vet && focus && hyp) {
+		const char *vals[] = { idx, max, focus, tree, hist, vet, hyp };
 
-		out = agent_llm_template(al->turn_tmpl, names, vals, 6);
+		out = agent_llm_template(al->turn_tmpl, names, vals, 7);
 	}
+	free(hyp);
 	free(tree);
 	free(hist);
 	free(vet);
@@ -835,6 +928,7 @@ static int al_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_re
 	}
 	al->error[0] = '\0';
 	al->ctx = *ctx;
+	al->turns++;
 	free(al->turn_text);
 	free(al->first_reply);
 	free(al->first_error);
@@ -876,6 +970,8 @@ static int al_poll(struct agent *a, struct agent_reply *out)
 	err[0] = '\0';
 	rc = interpret(al, &res, out, err, sizeof(err));
 	if (rc == 0) {
+		if (res.text)
+			ledger_update(al, res.text);
 		char desc[256], acct[160];
 
 		snprintf(acct, sizeof(acct), "llm: %.2f s, %lu tokens in, %lu out%s",

@@ -56,6 +56,21 @@ struct agent_llm_stats {
 	unsigned long last_tokens_in, last_tokens_out;
 };
 
+/* One competing explanation the LLM keeps (the "hypothesis ledger"), from
+ * its reply lines "hypothesis: NAME: open|supported|refuted: EVIDENCE". */
+struct agent_llm_hyp {
+	char name[64];
+	char status[12];              /* "open", "supported" or "refuted" */
+	char evidence[160];           /* what moved it last */
+	unsigned turn;                /* the turn that last changed it (1-based) */
+};
+
+#define AGENT_LLM_MAX_HYP 8
+
+/* The ledger, for the agent pane: *out points into the agent (valid until
+ * the next turn); returns how many. */
+unsigned agent_llm_hypotheses(const struct agent *a, const struct agent_llm_hyp **out);
+
 /* The LLM agent.  cfg is copied (llm_config_load fills it); o may be NULL.
  * Returns NULL with errno set and *cause (caller frees) saying why — a prompt
  * file missing, say.  Free with agent_free. */

@@ -475,15 +475,24 @@ static void test_veto_reaches_prompt(void **state)
 	struct agent_reply r = { 0 }, said = { 0 };
 	struct agent_event ev = { .kind = AGENT_EV_VETOED, .text = "too much overhead on prod" };
 	struct agent_event say = { .kind = AGENT_EV_SAY, .text = "look at the futex path" };
+	const struct agent_llm_hyp *hyp;
 	struct agent *a;
 	char *req;
 
 	NEED_STUB();
 	a = agent_make(LLM_OPENAI);
-	script("[{\"tool_args\":%s},{\"text\":\"```json\\n{\\\"verdict\\\":{\\\"found\\\":false,"
-	       "\\\"path\\\":[]}}\\n```\"}]", good_step);
+	script("[{\"text\":\"hypothesis: THP compaction: open: mm +410/s\\n- hypothesis: page-cache "
+	       "thrash: refuted: no reclaim delta\\nhypothesis: bogus: maybe: x\",\"tool_args\":%s},"
+	       "{\"text\":\"hypothesis: THP compaction: supported: faults x80\\n```json\\n"
+	       "{\\\"verdict\\\":{\\\"found\\\":false,\\\"path\\\":[]}}\\n```\"}]", good_step);
 	assert_int_equal(run_turn(a, &ctx, &r), 0);
 	reply_free(&r);
+	assert_int_equal(agent_llm_hypotheses(a, &hyp), 2); /* "maybe" is no state */
+	assert_string_equal(hyp[0].name, "THP compaction");
+	assert_string_equal(hyp[0].status, "open");
+	assert_string_equal(hyp[1].name, "page-cache thrash");
+	assert_string_equal(hyp[1].status, "refuted");
+	assert_string_equal(hyp[1].evidence, "no reclaim delta");
 	assert_int_equal(a->ops->tell(a, &ev, &said), 0);
 	assert_int_equal(a->ops->tell(a, &say, &said), 0);
 	assert_int_equal(said.kind, AGENT_REPLY_TEXT);
@@ -492,7 +501,12 @@ static void test_veto_reaches_prompt(void **state)
 	assert_int_equal(r.kind, AGENT_REPLY_VERDICT);
 	assert_false(r.verdict.found);
 	reply_free(&r);
+	assert_int_equal(agent_llm_hypotheses(a, &hyp), 2);
+	assert_string_equal(hyp[0].status, "supported");
+	assert_int_equal(hyp[0].turn, 2);
 	req = request_text(1);
+	assert_non_null(strstr(req, "hypothesis: THP compaction: open: mm +410/s (turn 1)"));
+	assert_non_null(strstr(req, "hypothesis: page-cache thrash: refuted: no reclaim delta"));
 	assert_non_null(strstr(req, "you proposed tracepoint_stacks exceptions:page_fault_user 5s -- "
 				    "VETOED by the person: too much overhead on prod"));
 	assert_non_null(strstr(req, "- tracepoint_stacks exceptions:page_fault_user 5s: too much"));
