@@ -2,7 +2,6 @@
  * one process tree, or a command argus launches) and print the tree as JSON
  * or folded stacks.  Headless: no curses; a summary line goes to stderr. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
@@ -11,14 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "load.h"
 #include "probe.h"
 #include "probe_profile.h"
 #include "source_live.h"
@@ -38,7 +36,7 @@ static const char record_usage[] =
 	"  -F, --freq HZ      samples per second per CPU (default %u)\n"
 	"  -p, --pid PID      only this process and its children (repeatable)\n"
 	"  -- CMD ARGS        run CMD, sampling only it and its children; it is killed\n"
-	"                     when the recording stops\n"
+	"                     when the recording stops; its stdout goes to stderr\n"
 	"  -j, --json         JSON tree {\"name\",\"total\",\"self\",\"children\"}, root \"all\"\n"
 	"                     (the default)\n"
 	"  -f, --folded       folded stacks \"a;b;c N\", root first\n"
@@ -50,15 +48,6 @@ static const char record_usage[] =
 	"\n"
 	"Needs root, or CAP_BPF and CAP_PERFMON.  Exit status: 0 ok, 1 error, 2 usage,\n"
 	"3 privileges, 4 kernel cannot do it, 127 CMD could not be run.\n";
-
-/* A command started stopped: it waits on go_fd until released. */
-struct record_child {
-	pid_t pid;
-	int go_fd;      /* write end: a byte releases the child */
-	int err_fd;     /* read end of a CLOEXEC pipe: exec errno, or EOF */
-	int reaped;
-	int status;
-};
 
 static double mono_now(void)
 {
@@ -73,108 +62,6 @@ static void log_stderr(void *arg, enum probe_log_level level, const char *msg)
 	(void)arg;
 	(void)level;
 	fputs(msg, stderr);
-}
-
-/* Forks argv stopped before exec, in its own process group. 0 or -errno. */
-static int record_spawn(char **argv, struct record_child *c)
-{
-	int go[2] = { -1, -1 }, ep[2] = { -1, -1 }, err;
-	pid_t parent = getpid();
-
-	c->pid = -1;
-	c->go_fd = c->err_fd = -1;
-	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
-		err = -errno;
-		goto fail;
-	}
-	c->pid = fork();
-	if (c->pid < 0) {
-		err = -errno;
-		goto fail;
-	}
-	if (c->pid == 0) {
-		sigset_t none;
-		char b;
-		int e;
-
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		close(go[1]);
-		close(ep[0]);
-		if (read(go[0], &b, 1) != 1)
-			_exit(127); /* argus gave up before releasing us */
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(ep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	setpgid(c->pid, c->pid);
-	close(go[0]);
-	close(ep[1]);
-	c->go_fd = go[1];
-	c->err_fd = ep[0];
-	return 0;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (go[i] >= 0)
-			close(go[i]);
-		if (ep[i] >= 0)
-			close(ep[i]);
-	}
-	return err;
-}
-
-/* Lets the child exec; returns 0, or the exec errno as -errno. */
-static int record_release(struct record_child *c)
-{
-	ssize_t n;
-	int e = 0;
-
-	if (write(c->go_fd, "g", 1) != 1)
-		return -errno;
-	close(c->go_fd);
-	c->go_fd = -1;
-	do
-		n = read(c->err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(c->err_fd);
-	c->err_fd = -1;
-	return n == sizeof(e) ? -e : 0;
-}
-
-/* Ends the child's process group (if still there) and reaps the child. */
-static void record_child_end(struct record_child *c)
-{
-	if (c->pid <= 0)
-		return;
-	if (c->go_fd >= 0)
-		close(c->go_fd); /* never released: it exits by itself */
-	if (c->err_fd >= 0)
-		close(c->err_fd);
-	c->go_fd = c->err_fd = -1;
-	if (!c->reaped) {
-		kill(-c->pid, SIGTERM);
-		kill(c->pid, SIGTERM);
-		for (int i = 0; i < 100 && !c->reaped; i++) {
-			if (waitpid(c->pid, &c->status, WNOHANG) == c->pid)
-				c->reaped = 1;
-			else
-				usleep(10000);
-		}
-		if (!c->reaped) {
-			kill(-c->pid, SIGKILL);
-			kill(c->pid, SIGKILL);
-			if (waitpid(c->pid, &c->status, 0) == c->pid)
-				c->reaped = 1;
-		}
-	}
-	kill(-c->pid, SIGKILL); /* stragglers of its group */
 }
 
 /* The tgid of pid (a thread id is accepted), or -errno. */
@@ -239,7 +126,7 @@ static void record_summary(struct source *src, double secs, const char *why)
 		(unsigned long long)st.dropped, (unsigned long long)st.stack_collision,
 		(unsigned long long)st.count_map_full, (unsigned long long)st.stack_error,
 		st.stacks);
-	if (st.bpf_run_cnt && secs > 0)
+	if (st.bpf_run_cnt && secs >= 1)
 		fprintf(stderr, "argus: sampler cost %.3f%% of one CPU (%.2f us per sample)\n",
 			st.bpf_run_ns / (secs * 1e9) * 100, st.bpf_run_ns / 1e3 / st.bpf_run_cnt);
 	if (st.stack_collision > st.kernel / 100)
@@ -265,13 +152,14 @@ int cmd_record(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct probe_profile_opts po = { .follow_forks = 1 };
-	struct record_child child = { .pid = -1, .go_fd = -1, .err_fd = -1 };
+	struct load *load = NULL;
 	uint32_t tgids[RECORD_MAX_PIDS];
 	size_t ntgids = 0;
 	double duration = 0, t0, deadline, secs;
 	int folded = 0, json = 0, c, ret = EXIT_ERROR, sfd = -1, pidfd = -1, err;
 	char **cmdv = NULL, *cause = NULL;
 	const char *why = NULL;
+	char state[64], whybuf[96];
 	struct source *src = NULL;
 	struct tree *t = NULL;
 	sigset_t sigs, oldsigs;
@@ -389,12 +277,15 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (cmdv) {
-		err = record_spawn(cmdv, &child);
-		if (err) {
-			fprintf(stderr, "argus: cannot start '%s': %s\n", cmdv[0], strerror(-err));
+		/* held before exec until the filter holds its PID */
+		load = load_spawn(cmdv, LOAD_F_STDOUT_STDERR, &cause);
+		if (!load) {
+			err = errno;
+			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(err));
+			ret = err == ENOENT || err == EACCES || err == ENOEXEC ? EXIT_NOEXEC : EXIT_ERROR;
 			goto out;
 		}
-		tgids[ntgids++] = (uint32_t)child.pid;
+		tgids[ntgids++] = (uint32_t)load_pid(load);
 	}
 	po.tgids = ntgids ? tgids : NULL;
 	po.ntgids = ntgids;
@@ -405,14 +296,14 @@ int cmd_record(int argc, char **argv)
 		ret = record_exit_for(err);
 		goto out;
 	}
-	if (cmdv) {
-		err = record_release(&child);
+	if (load) {
+		err = load_start(load, &cause);
 		if (err) {
-			fprintf(stderr, "argus: cannot run '%s': %s\n", cmdv[0], strerror(-err));
+			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 			ret = EXIT_NOEXEC;
 			goto out;
 		}
-		watch = child.pid;
+		watch = load_pid(load);
 	} else if (ntgids) {
 		watch = (pid_t)tgids[0];
 	}
@@ -459,6 +350,11 @@ int cmd_record(int argc, char **argv)
 		if ((r > 0 && pidfd >= 0 && (fds[1].revents & POLLIN)) ||
 		    (pidfd < 0 && watch > 0 && kill(watch, 0) && errno == ESRCH)) {
 			why = cmdv ? "the command exited" : "the process exited";
+			if (load && load_alive(load) == 0) {
+				load_state(load, state, sizeof(state));
+				snprintf(whybuf, sizeof(whybuf), "the command ended: %s", state);
+				why = whybuf;
+			}
 			break;
 		}
 		err = src->ops->tick(src, mono_now(), &cause);
@@ -469,9 +365,8 @@ int cmd_record(int argc, char **argv)
 	}
 	src->ops->stop(src); /* last collect, then detach */
 	secs = mono_now() - t0;
-	if (cmdv && !child.reaped && waitpid(child.pid, &child.status, WNOHANG) == child.pid)
-		child.reaped = 1;
-	record_child_end(&child);
+	load_free(load); /* ends the command if it still runs */
+	load = NULL;
 
 	t = tree_build(src->ops->profile(src), NULL);
 	if (!t) {
@@ -491,7 +386,7 @@ int cmd_record(int argc, char **argv)
 out:
 	tree_free(t);
 	source_free(src);
-	record_child_end(&child);
+	load_free(load);
 	if (sfd >= 0)
 		close(sfd);
 	if (pidfd >= 0)
