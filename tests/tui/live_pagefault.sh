@@ -9,15 +9,17 @@ need_cmd bpftool
 PF="$BUILD/scenarios/pagefault"
 [ -x "$PF" ] || skip "no $PF; run make first"
 
-argus_ids() { bpftool prog show 2>/dev/null | sed -n 's/^\([0-9]*\): .* name argus_.*/\1/p' | sort; }
-before=$(argus_ids)
+# the BPF programs a process holds, from its fds (other argus runs may be
+# loading and unloading their own meanwhile)
+prog_ids() { cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u; }
 start 80 24 LANG=C.UTF-8 TERM=xterm-256color -- -- "$PF" --seconds 30
 wait_for "mm"
 wait_for "live"
 screen | grep -q 'dropped [0-9]' || fail "no dropped counter in the status bar"
-echo "$before" > "$TMP/before"
-ours=$(argus_ids | comm -13 "$TMP/before" -)
-[ -n "$ours" ] || fail "no argus BPF program loaded while the tree runs"
+apid=$(pgrep -f -- "$ARGUS -- $PF --seconds 30" | head -n 1)
+[ -n "$apid" ] || fail "cannot find argus's pid"
+ours=$(prog_ids "$apid")
+[ -n "$ours" ] || fail "argus holds no BPF program while the tree runs"
 keys / h a n d l e _ m m _ f a u l t Enter
 wait_for "handle_mm_fault"
 screen | grep -qE '├─▾ mm|└─▾ mm' || fail "mm not expanded on the way to handle_mm_fault"
