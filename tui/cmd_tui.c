@@ -76,7 +76,7 @@ static void tui_usage(FILE *out)
 
 		if (o->hidden)
 			continue;
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->shrt ? "-" : "  ",
+		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->shrt ? "-" : " ",
 			 o->shrt ? o->shrt : ' ', o->shrt ? ", " : "  ", o->lng,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
 		fprintf(out, "  %-24s %s\n", left, o->help);
