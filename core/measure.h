@@ -32,9 +32,9 @@
 #include "source.h"
 
 /* Defaults, chosen with tests/bench/scenarios.sh (see BENCH.md). */
-#define MEASURE_DEFAULT_PAIRS 3
-#define MEASURE_DEFAULT_WINDOW_S 1.0
-#define MEASURE_DEFAULT_SETTLE_S 0.25
+#define MEASURE_DEFAULT_PAIRS 6
+#define MEASURE_DEFAULT_WINDOW_S 0.5
+#define MEASURE_DEFAULT_SETTLE_S 0.1
 #define MEASURE_DEFAULT_FREQ_HZ 999
 /* How often a window's counts are read while it runs (live tree updates). */
 #define MEASURE_COLLECT_S 0.5

@@ -27,7 +27,7 @@ file|filemap_fault|-- $S/file_fault
 cow|do_wp_page|-- $S/cow_fault
 thp|do_huge_pmd_anonymous_page|-- $S/thp_fault
 victim|shmem_fault|--victim $S/victim --load $S/aggressor
-noisy|do_anonymous_page|--background $S/noisy --load $S/pagefault
+noisy|do_anonymous_page|--background "$S/noisy --threads 3" --load $S/pagefault
 EOS
 
 echo "options: ${BENCH_OPTS:-(defaults)}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -40,8 +40,7 @@ while IFS='|' read -r name want args; do
 	r=0
 	while [ $r -lt "$REPEAT" ]; do
 		r=$((r + 1))
-		# shellcheck disable=SC2086
-		"$ARGUS" diagnose --batch --json $BENCH_OPTS $args >"$TMP/out" 2>"$TMP/err"
+		eval "\"\$ARGUS\" diagnose --batch --json $BENCH_OPTS $args" >"$TMP/out" 2>"$TMP/err"
 		rc=$?
 		if [ $rc -ne 0 ]; then
 			printf '%-7s %-27s error (exit %s): %s\n' "$name" "$want" "$rc" \
