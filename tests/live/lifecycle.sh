@@ -64,8 +64,20 @@ for sig in INT TERM; do
 	"$ARGUS" diagnose --batch --json --pairs 20 --window 0.5 --load "$TMP/load.sh" \
 		>"$TMP/out" 2>"$TMP/err" &
 	apid=$!
-	wait_for_line "$TMP/err" "window 3/" || { kill -KILL $apid; fail "SIG$sig: no window 3 in 30 s"; }
-	sleep 0.2
+	wait_for_line "$TMP/err" "window 2/" || { kill -KILL $apid; fail "SIG$sig: no window 2 in 30 s"; }
+	# Both processes of the load exist (they run in loaded windows only) ...
+	i=0
+	while [ "$(load_pids | wc -l)" -lt 2 ]; do
+		i=$((i + 1)); [ $i -gt 300 ] && break
+		sleep 0.1
+	done
+	# ... and a reference window (the load paused) has begun since.
+	seen=$(grep -c "window" "$TMP/err")
+	i=0
+	while [ "$(grep "window" "$TMP/err" | tail -n +$((seen + 1)) | grep -c " ref ")" -eq 0 ]; do
+		i=$((i + 1)); [ $i -gt 300 ] && break
+		sleep 0.1
+	done
 	ids=$(prog_ids $apid)
 	n=$(load_pids | wc -l)
 	[ "$n" -ge 2 ] || { cat "$TMP/err"; fail "SIG$sig: expected the load's processes, found $n"; }
