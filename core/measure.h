@@ -32,9 +32,9 @@
 #include "source.h"
 
 /* Defaults, chosen with tests/bench/scenarios.sh (see BENCH.md). */
-#define MEASURE_DEFAULT_PAIRS 3
-#define MEASURE_DEFAULT_WINDOW_S 1.0
-#define MEASURE_DEFAULT_SETTLE_S 0.25
+#define MEASURE_DEFAULT_PAIRS 6
+#define MEASURE_DEFAULT_WINDOW_S 0.5
+#define MEASURE_DEFAULT_SETTLE_S 0.1
 #define MEASURE_DEFAULT_FREQ_HZ 999
 /* How often a window's counts are read while it runs (live tree updates). */
 #define MEASURE_COLLECT_S 0.5
@@ -67,6 +67,9 @@ struct measure_opts {
 	int reference_only;          /* all windows are references (reference save) */
 	unsigned reference_windows;  /* with reference_only: how many windows */
 	unsigned load_flags;         /* LOAD_F_* for the loads argus starts */
+	double collect_s;            /* read the maps this often within a window
+	                              * (live trees); 0: MEASURE_COLLECT_S, <0:
+	                              * only at window ends (batch) */
 	FILE *log;                   /* progress lines ("window 2/6 load 1.0 s"); NULL none */
 	const struct measure_sampler *sampler; /* NULL: live; copied, closed by measure */
 };
