@@ -165,7 +165,7 @@ static void frames_fini(struct frames *f)
 static int parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
-	if (!n || n > 20)
+	if (!n)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] < '0' || s[i] > '9')
@@ -775,30 +775,31 @@ enum import_format import_detect(const char *buf, size_t len)
 {
 	struct reader r = { .buf = buf, .len = len };
 	struct line l, first = { 0 };
-	int seen = 0;
+	int seen = 0, second_indented = 0;
 
 	while (reader_next(&r, &l)) {
 		if (!l.len || l.s[0] == '#')
 			continue;
-		if (is_blank(l.s[0]))
+		if (!seen && is_blank(l.s[0]))
 			return IMPORT_PERF_SCRIPT;
-		if (seen++) /* the second content line starts at column 0 */
+		if (seen++) {
+			second_indented = is_blank(l.s[0]);
 			break;
+		}
 		first = l;
-		if (r.no > 1000)
-			break;
 	}
 	if (!seen)
 		return IMPORT_UNKNOWN;
 	size_t i = first.len;
 	while (i && !is_blank(first.s[i - 1]))
 		i--;
-	if (i && all_digits(first.s + i, first.len - i))
+	int counted = i && all_digits(first.s + i, first.len - i);
+	if (counted && (memchr(first.s, ';', first.len) || !second_indented))
 		return IMPORT_FOLDED;
 	for (size_t k = 1; k < first.len; k++)
 		if (first.s[k] == ':' && (k + 1 == first.len || is_blank(first.s[k + 1])))
 			return IMPORT_PERF_SCRIPT;
-	return IMPORT_UNKNOWN;
+	return second_indented ? IMPORT_PERF_SCRIPT : IMPORT_UNKNOWN;
 }
 
 int import_buf(const char *name, const char *buf, size_t len, struct profile *p,
@@ -809,11 +810,14 @@ int import_buf(const char *name, const char *buf, size_t len, struct profile *p,
 		.info = info, .cause = cause,
 	};
 	struct reader r = { .buf = buf, .len = len };
+	struct import_info local;
 	char q[80];
 	int err;
 
-	if (info)
-		*info = (struct import_info){ .windows = 1, .secs = 1.0 };
+	if (!info)
+		info = &local;
+	*info = (struct import_info){ .windows = 1, .secs = 1.0 };
+	c.info = info;
 	if (!p || win >= p->nwin)
 		return fail(cause, -EINVAL, "%s: no such profile window %u", c.name, win);
 	c.cond = p->wins[win].cond;
@@ -823,8 +827,7 @@ int import_buf(const char *name, const char *buf, size_t len, struct profile *p,
 			    "%s: binary data (a NUL byte at offset %zu); expected folded stacks or perf script text",
 			    c.name, (size_t)(nul - buf));
 	enum import_format f = import_detect(buf, len);
-	if (info)
-		info->format = f;
+	info->format = f;
 	switch (f) {
 	case IMPORT_FOLDED:
 		err = import_folded(&c, &r);
@@ -853,7 +856,7 @@ int import_buf(const char *name, const char *buf, size_t len, struct profile *p,
 		return err;
 	if (!c.cur_secs_set)
 		profile_window_end(p, c.cur_win, 1.0);
-	if (info && !info->samples && f == IMPORT_PERF_SCRIPT)
+	if (!info->samples && f == IMPORT_PERF_SCRIPT)
 		return fail(cause, -EINVAL,
 			    "%s: no kernel call chains in %llu perf samples; record with 'perf record -g' (and kernel symbols readable)",
 			    c.name, (unsigned long long)info->user_only);
