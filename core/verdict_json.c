@@ -1,5 +1,5 @@
-/* verdict — freeing, notes, and the JSON form shared by diagnose, diff and
- * session files. */
+/* verdict_json — the JSON form of a verdict, shared by diagnose, diff and
+ * session files (declared in verdict.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,41 +10,6 @@
 #include <cjson/cJSON.h>
 
 #include "verdict.h"
-
-void verdict_clear(struct verdict *v)
-{
-	if (!v)
-		return;
-	for (unsigned i = 0; i < v->npath && i < VERDICT_MAX_PATH; i++)
-		free(v->path[i]);
-	free(v->leaf);
-	free(v->summary);
-	for (unsigned i = 0; i < v->nnotes; i++)
-		free(v->notes[i]);
-	free(v->notes);
-	memset(v, 0, sizeof(*v));
-}
-
-int verdict_add_note(struct verdict *v, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL, **n;
-	int len;
-
-	va_start(ap, fmt);
-	len = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		return -ENOMEM;
-	n = realloc(v->notes, (v->nnotes + 1) * sizeof(*n));
-	if (!n) {
-		free(s);
-		return -ENOMEM;
-	}
-	n[v->nnotes++] = s;
-	v->notes = n;
-	return 0;
-}
 
 /* cJSON prints NaN and infinities as null; say so explicitly. */
 static cJSON *num(double d)
