@@ -130,6 +130,21 @@ static inline uint64_t tree_node_sum(const struct tree_node *n)
 	return n->total[COND_REF] + n->total[COND_LOAD];
 }
 
+/* Child of parent named name, created (zero counts, win_total sized to
+ * t->nwin) when absent: how steps attach TREE_EVENT nodes.  The name is
+ * copied (compiler suffixes stripped).  NULL with errno set on failure. */
+struct tree_node *tree_node_add(struct tree *t, struct tree_node *parent,
+				const char *name, enum tree_node_kind kind);
+
+/* Id of the child named name under a node whose id is parent_id (the
+ * name as the tree stores it, suffix stripped); the root's id is
+ * tree_id(0, "all"). */
+uint64_t tree_id(uint64_t parent_id, const char *name);
+
+/* tree_free frees every node's annot list with tree_annot_free when a
+ * module (core/step) defines it; tree.c holds only a weak reference. */
+void tree_annot_free(struct tree_annot *a);
+
 /* Output of `argus record`.  JSON nodes {"name","total","self","children"}
  * with the root named "all" (subsystem and process levels included);
  * folded "a;b;c N" lines: kernel frames only, root first, one line per node

@@ -1,0 +1,257 @@
+/* profile — aggregated kernel stacks per window; stacks found by a hash of
+ * their interned frame pointers and tgid (open addressing). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "strpool.h"
+
+struct profile_slot {
+	uint64_t hash;
+	size_t idx;             /* stack index + 1; 0: empty */
+};
+
+struct profile_index {
+	struct profile_slot *slots;
+	size_t cap;             /* power of two */
+};
+
+const char *cond_name(enum cond c)
+{
+	switch (c) {
+	case COND_REF:
+		return "ref";
+	case COND_LOAD:
+		return "load";
+	default:
+		return "?";
+	}
+}
+
+struct profile *profile_new(void)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		goto fail;
+	p->pool = strpool_new();
+	p->index = calloc(1, sizeof(*p->index));
+	if (!p->pool || !p->index)
+		goto fail;
+	p->index->cap = 1024;
+	p->index->slots = calloc(p->index->cap, sizeof(*p->index->slots));
+	if (!p->index->slots)
+		goto fail;
+	return p;
+fail:
+	profile_free(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		free(p->stacks[i].frames);
+		free(p->stacks[i].win);
+	}
+	free(p->stacks);
+	free(p->wins);
+	if (p->index)
+		free(p->index->slots);
+	free(p->index);
+	strpool_free(p->pool);
+	free(p);
+}
+
+const char *profile_intern(struct profile *p, const char *s)
+{
+	return strpool_intern(p->pool, s ? s : "");
+}
+
+int profile_window_begin(struct profile *p, enum cond c, double start_s)
+{
+	if (!p || (c != COND_REF && c != COND_LOAD))
+		return -EINVAL;
+	if (p->nwin == p->win_cap) {
+		unsigned ncap = p->win_cap ? p->win_cap * 2 : 8;
+		struct profile_window *nw = realloc(p->wins, ncap * sizeof(*nw));
+
+		if (!nw)
+			return -ENOMEM;
+		p->wins = nw;
+		for (size_t i = 0; i < p->nstacks; i++) {
+			struct profile_stack *st = &p->stacks[i];
+			uint64_t *w = realloc(st->win, ncap * sizeof(*w));
+
+			if (!w)
+				return -ENOMEM; /* stacks grown so far keep ncap
+				                 * room; the rest keep win_cap */
+			memset(w + p->win_cap, 0, (ncap - p->win_cap) * sizeof(*w));
+			st->win = w;
+		}
+		p->win_cap = ncap;
+	}
+	memset(&p->wins[p->nwin], 0, sizeof(p->wins[p->nwin]));
+	p->wins[p->nwin].cond = c;
+	p->wins[p->nwin].start_s = start_s;
+	return (int)p->nwin++;
+}
+
+void profile_window_end(struct profile *p, unsigned w, double secs)
+{
+	if (p && w < p->nwin)
+		p->wins[w].secs = secs;
+}
+
+static uint64_t profile_key_hash(const char *const *frames, unsigned n, uint32_t tgid)
+{
+	uint64_t h = 0x243f6a8885a308d3ULL ^ ((uint64_t)tgid << 32) ^ n;
+
+	for (unsigned i = 0; i < n; i++) {
+		h ^= (uint64_t)(uintptr_t)frames[i];
+		h *= 0x9fb21c651e98df25ULL;
+		h ^= h >> 31;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static int profile_index_grow(struct profile *p)
+{
+	struct profile_index *ix = p->index;
+	size_t ncap = ix->cap * 2;
+	struct profile_slot *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (size_t i = 0; i < ix->cap; i++) {
+		size_t j;
+
+		if (!ix->slots[i].idx)
+			continue;
+		for (j = ix->slots[i].hash & (ncap - 1); ns[j].idx; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = ix->slots[i];
+	}
+	free(ix->slots);
+	ix->slots = ns;
+	ix->cap = ncap;
+	return 0;
+}
+
+int profile_add(struct profile *p, unsigned w, const char *const *frames,
+		unsigned nframes, uint32_t tgid, const char *comm, uint64_t count)
+{
+	const char *buf[128];
+	const char **in = buf;
+	struct profile_index *ix;
+	struct profile_stack *st;
+	uint64_t h;
+	size_t mask, i;
+	int err = 0;
+
+	if (!p || w >= p->nwin || (nframes && !frames))
+		return -EINVAL;
+	if (nframes > sizeof(buf) / sizeof(buf[0])) {
+		in = malloc(nframes * sizeof(*in));
+		if (!in)
+			return -ENOMEM;
+	}
+	for (unsigned f = 0; f < nframes; f++) {
+		in[f] = strpool_intern(p->pool, frames[f] ? frames[f] : "");
+		if (!in[f]) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	if ((p->nstacks + 1) * 2 > p->index->cap) {
+		err = profile_index_grow(p);
+		if (err < 0)
+			goto out;
+	}
+	h = profile_key_hash(in, nframes, tgid);
+	ix = p->index;
+	mask = ix->cap - 1;
+	for (i = h & mask; ix->slots[i].idx; i = (i + 1) & mask) {
+		st = &p->stacks[ix->slots[i].idx - 1];
+		if (ix->slots[i].hash == h && st->tgid == tgid && st->nframes == nframes &&
+		    (nframes == 0 || memcmp(st->frames, in, nframes * sizeof(*in)) == 0))
+			goto found;
+	}
+	/* a new stack */
+	if (p->nstacks == p->stack_cap) {
+		size_t ncap = p->stack_cap ? p->stack_cap * 2 : 256;
+		struct profile_stack *ns = realloc(p->stacks, ncap * sizeof(*ns));
+
+		if (!ns) {
+			err = -ENOMEM;
+			goto out;
+		}
+		p->stacks = ns;
+		p->stack_cap = ncap;
+	}
+	st = &p->stacks[p->nstacks];
+	memset(st, 0, sizeof(*st));
+	st->frames = malloc((nframes ? nframes : 1) * sizeof(*st->frames));
+	st->win = calloc(p->win_cap, sizeof(*st->win));
+	st->comm = strpool_intern(p->pool, comm ? comm : "");
+	if (!st->frames || !st->win || !st->comm) {
+		free(st->frames);
+		free(st->win);
+		err = -ENOMEM;
+		goto out;
+	}
+	if (nframes)
+		memcpy(st->frames, in, nframes * sizeof(*in));
+	st->nframes = nframes;
+	st->tgid = tgid;
+	p->nstacks++;
+	ix->slots[i].hash = h;
+	ix->slots[i].idx = p->nstacks;
+found:
+	st->win[w] += count;
+	st->total += count;
+out:
+	if (in != buf)
+		free(in);
+	return err;
+}
+
+double profile_cond_secs(const struct profile *p, enum cond c)
+{
+	double s = 0;
+
+	for (unsigned w = 0; p && w < p->nwin; w++)
+		if (p->wins[w].cond == c)
+			s += p->wins[w].secs;
+	return s;
+}
+
+uint64_t profile_cond_samples(const struct profile *p, enum cond c)
+{
+	uint64_t n = 0;
+
+	if (!p)
+		return 0;
+	for (size_t i = 0; i < p->nstacks; i++)
+		for (unsigned w = 0; w < p->nwin; w++)
+			if (p->wins[w].cond == c)
+				n += p->stacks[i].win[w];
+	return n;
+}
+
+unsigned profile_cond_windows(const struct profile *p, enum cond c)
+{
+	unsigned n = 0;
+
+	for (unsigned w = 0; p && w < p->nwin; w++)
+		if (p->wins[w].cond == c)
+			n++;
+	return n;
+}
