@@ -49,7 +49,9 @@ struct calib_stat {
 	unsigned pairs_agree;     /* pairs whose delta has the sign of delta */
 	int significant;          /* q <= alpha and sign-consistent */
 	int sign;                 /* +1, -1 or 0 (not significant) */
-	double share_of_parent;   /* delta / parent's delta (descent) */
+	double share_of_parent;   /* delta / parent's delta (descent); 0 when
+	                           * the parent's delta is 0, 1 for the root */
+	const char *why;          /* static text: why (not) significant */
 };
 
 struct tree_annot; /* step results attached to a node (core/step) */
