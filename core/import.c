@@ -805,6 +805,12 @@ enum import_format import_detect(const char *buf, size_t len)
 int import_buf(const char *name, const char *buf, size_t len, struct profile *p,
 	       unsigned win, struct import_info *info, char **cause)
 {
+	return import_buf_as(name, buf, len, IMPORT_UNKNOWN, p, win, info, cause);
+}
+
+int import_buf_as(const char *name, const char *buf, size_t len, enum import_format fmt,
+		  struct profile *p, unsigned win, struct import_info *info, char **cause)
+{
 	struct import_ctx c = {
 		.name = name ? name : "-", .p = p, .first_win = win, .cur_win = win,
 		.info = info, .cause = cause,
@@ -826,7 +832,7 @@ int import_buf(const char *name, const char *buf, size_t len, struct profile *p,
 		return fail(cause, -EINVAL,
 			    "%s: binary data (a NUL byte at offset %zu); expected folded stacks or perf script text",
 			    c.name, (size_t)(nul - buf));
-	enum import_format f = import_detect(buf, len);
+	enum import_format f = fmt == IMPORT_UNKNOWN ? import_detect(buf, len) : fmt;
 	info->format = f;
 	switch (f) {
 	case IMPORT_FOLDED:
@@ -860,15 +866,9 @@ int import_buf(const char *name, const char *buf, size_t len, struct profile *p,
 		return fail(cause, -EINVAL,
 			    "%s: no kernel call chains in %llu perf samples; record with 'perf record -g' (and kernel symbols readable)",
 			    c.name, (unsigned long long)info->user_only);
-	if (!c.cur_added && c.cur_win == win) {
-		/* nothing at all: an empty window is almost surely a mistake */
-		uint64_t n = 0;
-		for (size_t i = 0; i < p->nstacks; i++)
-			n += p->stacks[i].win[win];
-		if (!n)
-			return fail(cause, -EINVAL, "%s: no samples in the file (%s with zero counts only)",
-				    c.name, import_format_name(f));
-	}
+	if (!info->samples)
+		return fail(cause, -EINVAL, "%s: no samples in the file (%s with zero counts only)",
+			    c.name, import_format_name(f));
 	return 0;
 }
 

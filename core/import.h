@@ -69,10 +69,16 @@ enum import_format import_detect(const char *buf, size_t len);
  * NUL-terminated) into window win of p, which the caller opened
  * (profile_window_begin).  name is the file name used in messages
  * ("ref.folded:17: ...").  Sets the window's length as described above.
- * info may be NULL.  Returns 0, or -errno with *cause set (caller frees):
+ * info may be NULL.  Returns 0, or -errno with *cause set (caller frees;
+ * the profile may then hold part of the file):
  * -EINVAL for text that is not what it claims, naming the line. */
 int import_buf(const char *name, const char *buf, size_t len, struct profile *p,
 	       unsigned win, struct import_info *info, char **cause);
+
+/* import_buf with the format given (IMPORT_UNKNOWN: detect), for callers
+ * that know better than the content, and for the fuzz targets. */
+int import_buf_as(const char *name, const char *buf, size_t len, enum import_format fmt,
+		  struct profile *p, unsigned win, struct import_info *info, char **cause);
 
 /* The same for a file; messages name path. */
 int import_file_info(const char *path, struct profile *p, unsigned win,
