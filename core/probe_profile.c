@@ -53,6 +53,7 @@ struct probe_profile {
 	uint64_t *bvals;
 	size_t bcap;
 	int no_batch;
+	int stats_fd;                  /* BPF run-time statistics on while held */
 };
 
 static double now_s(void)
@@ -142,6 +143,7 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 		err = -ENOMEM;
 		goto fail;
 	}
+	pp->stats_fd = -1;
 	err = probe_check_privileges(cause);
 	if (err)
 		goto fail;
@@ -239,6 +241,8 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 		set_cause(cause, "no online CPU could be sampled");
 		goto fail;
 	}
+	/* run_time_ns per program, for the overhead we report; optional */
+	pp->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	pp->t_attach = now_s();
 	free(cpus);
 	return pp;
@@ -504,6 +508,17 @@ int probe_profile_stats(struct probe_profile *pp, struct probe_profile_stats *st
 	st->freq_hz = pp->freq;
 	st->stacks = pp->nstacks;
 	st->elapsed_s = now_s() - pp->t_attach;
+	if (pp->stats_fd >= 0) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(pp->skel->progs.argus_profile),
+					    &info, &len)) {
+			st->bpf_run_ns = info.run_time_ns;
+			st->bpf_run_cnt = info.run_cnt;
+		}
+	}
 	expected = st->elapsed_s * pp->freq * (pp->nlinks + pp->cpus_failed);
 	st->lost = expected > (double)sum.samples ? (uint64_t)(expected - sum.samples) : 0;
 out:
@@ -519,6 +534,8 @@ void probe_profile_close(struct probe_profile *pp)
 		bpf_link__destroy(pp->links[i]); /* closes the perf event too */
 	free(pp->links);
 	bpf_link__destroy(pp->fork_link);
+	if (pp->stats_fd >= 0)
+		close(pp->stats_fd);
 	profile_bpf__destroy(pp->skel);
 	for (size_t i = 0; i < pp->stk_cap; i++) {
 		for (uint32_t k = 0; k < pp->stk[i].n; k++)

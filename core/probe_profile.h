@@ -55,6 +55,9 @@ struct probe_profile_stats {
 	unsigned freq_hz;
 	size_t stacks;             /* distinct stack ids seen */
 	double elapsed_s;          /* since attach */
+	uint64_t bpf_run_ns;       /* time spent in the sampling program, all
+	                            * CPUs (0 when run-time stats are off) */
+	uint64_t bpf_run_cnt;      /* its runs while stats were on */
 };
 
 struct probe_profile;

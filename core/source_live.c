@@ -22,6 +22,7 @@ struct source_live {
 	double last_tick;       /* time of the last collect */
 	double elapsed;         /* at the last collect */
 	double rate;
+	double overhead_pct;    /* BPF run time over the last tick, <0 unknown */
 	uint64_t samples;       /* accepted (added to the profile) */
 	struct probe_profile_stats st; /* at the last collect */
 	int stopped;
@@ -47,7 +48,13 @@ static int live_collect(struct source_live *l, double now, char **cause)
 			*cause = NULL;
 		return (int)n;
 	}
-	probe_profile_stats(l->pp, &l->st);
+	{
+		uint64_t prev_ns = l->st.bpf_run_ns;
+
+		probe_profile_stats(l->pp, &l->st);
+		l->overhead_pct = dt > 0 && l->st.bpf_run_ns
+			? (l->st.bpf_run_ns - prev_ns) / (dt * 1e9) * 100 : -1;
+	}
 	l->samples += (uint64_t)n;
 	l->rate = dt > 0 ? n / dt : 0;
 	l->last_tick = now;
@@ -94,7 +101,7 @@ static void live_status(struct source *s, struct source_status *st)
 	st->dropped = l->st.dropped;
 	st->freq_hz = l->st.freq_hz;
 	st->probes = l->pp ? l->st.cpus : 0;
-	st->overhead_pct = -1;
+	st->overhead_pct = l->overhead_pct;
 	st->load_state = NULL;
 }
 
@@ -176,6 +183,7 @@ struct source *source_live_new(const struct probe_profile_opts *o, char **cause)
 		goto fail;
 	}
 	l->t0 = l->last_tick = mono_now();
+	l->overhead_pct = -1;
 	probe_profile_stats(l->pp, &l->st);
 	return &l->src;
 fail:

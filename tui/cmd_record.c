@@ -239,6 +239,9 @@ static void record_summary(struct source *src, double secs, const char *why)
 		(unsigned long long)st.dropped, (unsigned long long)st.stack_collision,
 		(unsigned long long)st.count_map_full, (unsigned long long)st.stack_error,
 		st.stacks);
+	if (st.bpf_run_cnt && secs > 0)
+		fprintf(stderr, "argus: sampler cost %.3f%% of one CPU (%.2f us per sample)\n",
+			st.bpf_run_ns / (secs * 1e9) * 100, st.bpf_run_ns / 1e3 / st.bpf_run_cnt);
 	if (st.stack_collision > st.kernel / 100)
 		fprintf(stderr, "argus: more than 1%% of the stacks collided in the stack map; "
 			"raise --stacks (now %u)\n", PROBE_PROFILE_DEFAULT_STACKS);
@@ -282,6 +285,7 @@ int cmd_record(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
 
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+d:F:p:jfvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
@@ -352,7 +356,9 @@ int cmd_record(int argc, char **argv)
 			ret = EXIT_OK;
 			goto out;
 		default:
-			fprintf(stderr, "argus: 'argus record --help' lists the options\n");
+			fprintf(stderr, "argus: record: %s '%s'; 'argus record --help' lists the options\n",
+				optopt && strchr("dFpSK", optopt) ? "missing value for" : "unknown option",
+				argv[optind - 1]);
 			ret = EXIT_USAGE;
 			goto out;
 		}
