@@ -3,15 +3,19 @@
  * recognised by content) through the same calibration and descent as
  * `argus diagnose`.  Needs no privileges. */
 #include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "app.h"
 #include "cmd.h"
 #include "diagnose.h"
 #include "import.h"
 #include "profile.h"
+#include "source_static.h"
+#include "theme.h"
 
 static double diff_now(void)
 {
@@ -24,17 +28,19 @@ static double diff_now(void)
 static void diff_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: argus diff REF LOAD [--batch [--json]] [--freq HZ] [--theme NAME]\n\n"
+		"usage: argus diff REF LOAD [--batch [--json]] [--freq HZ] [--theme NAME] [--ascii]\n\n"
 		"Compares a reference profile (idle, or the load paused) with a loaded one, both\n"
 		"recorded elsewhere: folded stacks ('a;b;c COUNT', root first) or 'perf script'\n"
 		"text from 'perf record -g', recognised by their content.  Calibrates every\n"
 		"kernel path and descends to the one that explains the difference.\n\n"
+		"Without --batch: the interactive tree (ref/s, load/s, delta, the verdict path).\n\n"
 		"options:\n"
-		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
+		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
 		"--batch", "no terminal interface: print the verdict and the decisions",
 		"--json", "with --batch: one JSON object, as 'argus diagnose --json' prints",
 		"--freq HZ", "the sampling frequency the files were recorded at (CPU-ms/s)",
-		"--theme NAME", "colour theme of the interactive view");
+		"--theme NAME", "color theme of the interactive view (default, light, ...)",
+		"--ascii", "ASCII line drawing even in a UTF-8 locale");
 	fprintf(out,
 		"\nA folded file may start with '# argus-window secs=S cond=ref|load' to give its\n"
 		"length; perf script files give theirs by their time stamps; a file of unknown\n"
@@ -70,7 +76,7 @@ int cmd_diff(int argc, char **argv)
 	struct diagnose_result res = { 0 };
 	struct profile *p = NULL;
 	unsigned freq = 0, nfiles = 0;
-	int batch = 0, json = 0, rc = EXIT_ERROR, err;
+	int batch = 0, json = 0, ascii = 0, rc = EXIT_ERROR, err;
 	double t0 = diff_now(), t_read;
 	char *cause = NULL;
 
@@ -83,6 +89,8 @@ int cmd_diff(int argc, char **argv)
 			batch = 1;
 		} else if (!strcmp(a, "--json")) {
 			json = 1;
+		} else if (!strcmp(a, "--ascii")) {
+			ascii = 1;
 		} else if (!strcmp(a, "--freq") || !strcmp(a, "--theme")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "argus: diff: %s needs a value\n", a);
@@ -144,11 +152,37 @@ int cmd_diff(int argc, char **argv)
 			files[info[0].secs_known ? 0 : 1], info[info[0].secs_known ? 0 : 1].secs);
 
 	if (!batch) {
-		/* The interactive view over a static source comes with tui/app.c
-		 * (tui_run, source_static_new); until then, say so. */
-		(void)theme;
-		fprintf(stderr, "argus: diff: the interactive view is not in this build yet; "
-			"use 'argus diff REF LOAD --batch --json'\n");
+		struct tui_opts to;
+		struct theme th;
+		struct source *src;
+		char title[256];
+
+		/* glyphs and widths follow the locale (UTF-8 or ASCII) */
+		setlocale(LC_ALL, "");
+		/* a bad theme is refused before the terminal is taken */
+		if (theme_load(&th, theme, &cause) < 0) {
+			fprintf(stderr, "argus: diff: %s\n", cause ? cause : "cannot load the theme");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		tui_opts_default(&to);
+		to.theme = theme;
+		to.ascii = ascii;
+		snprintf(title, sizeof(title), "argus diff %s %s", files[0], files[1]);
+		to.title = title;
+		src = source_static_new(p, title);
+		p = NULL; /* the source owns it, also on failure */
+		if (!src) {
+			fprintf(stderr, "argus: diff: %s\n", strerror(errno));
+			goto out;
+		}
+		err = tui_run(src, &to, &cause);
+		source_free(src);
+		if (err) {
+			fprintf(stderr, "argus: diff: %s\n", cause ? cause : strerror(-err));
+			goto out;
+		}
+		rc = EXIT_OK;
 		goto out;
 	}
 
