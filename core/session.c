@@ -515,6 +515,17 @@ int session_write_verdict(struct session *s, const struct verdict *v,
 	return emit(s, o, 1);
 }
 
+char *session_json_quote(const char *str)
+{
+	cJSON *v = cJSON_CreateString(str ? str : "");
+	char *out = v ? cJSON_PrintUnformatted(v) : NULL;
+
+	cJSON_Delete(v);
+	if (!out)
+		errno = ENOMEM;
+	return out;
+}
+
 int session_write_note(struct session *s, const char *text)
 {
 	cJSON *o = event_new(s, SESSION_EV_NOTE);

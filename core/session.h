@@ -146,6 +146,11 @@ int session_write_llm_turn(struct session *s, const struct session_llm_turn *lt)
 int session_write_verdict(struct session *s, const struct verdict *v,
 			  char *const *lines, unsigned nlines);
 
+/* s as a JSON string literal with its quotes ("a\"b"), for callers that
+ * build header options without a JSON library (tui/).  Caller frees; NULL
+ * with errno set. */
+char *session_json_quote(const char *s);
+
 /* A free note (argus's own remarks: load exited, step detached ...). */
 int session_write_note(struct session *s, const char *text);
 

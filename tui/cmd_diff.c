@@ -14,6 +14,7 @@
 #include "diagnose.h"
 #include "import.h"
 #include "profile.h"
+#include "session.h"
 #include "source_static.h"
 #include "theme.h"
 
@@ -28,16 +29,18 @@ static double diff_now(void)
 static void diff_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: argus diff REF LOAD [--batch [--json]] [--freq HZ] [--theme NAME] [--ascii]\n\n"
+		"usage: argus diff REF LOAD [--batch [--json]] [--session FILE] [--freq HZ]\n"
+		"                  [--theme NAME] [--ascii]\n\n"
 		"Compares a reference profile (idle, or the load paused) with a loaded one, both\n"
 		"recorded elsewhere: folded stacks ('a;b;c COUNT', root first) or 'perf script'\n"
 		"text from 'perf record -g', recognised by their content.  Calibrates every\n"
 		"kernel path and descends to the one that explains the difference.\n\n"
 		"Without --batch: the interactive tree (ref/s, load/s, delta, the verdict path).\n\n"
 		"options:\n"
-		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
+		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
 		"--batch", "no terminal interface: print the verdict and the decisions",
 		"--json", "with --batch: one JSON object, as 'argus diagnose --json' prints",
+		"--session FILE", "also record the comparison as a session file (argus replay)",
 		"--freq HZ", "the sampling frequency the files were recorded at (CPU-ms/s)",
 		"--theme NAME", "color theme of the interactive view (default, light, ...)",
 		"--ascii", "ASCII line drawing even in a UTF-8 locale");
@@ -69,9 +72,47 @@ static int diff_import(struct profile *p, const char *path, enum cond c,
 	return 0;
 }
 
+/* Opens the session file and records the two files' windows. */
+static int diff_session(struct session **out, const char *path, const char *const files[2],
+			const struct profile *p)
+{
+	char *q0 = session_json_quote(files[0]), *q1 = session_json_quote(files[1]);
+	char *opts = NULL, *cause = NULL;
+	struct session_header h = { 0 };
+	int err = -ENOMEM;
+
+	if (!q0 || !q1 || asprintf(&opts, "{\"command\":\"diff\",\"ref\":%s,\"load\":%s}", q0, q1) < 0) {
+		opts = NULL;
+		fprintf(stderr, "argus: diff: out of memory\n");
+		goto out;
+	}
+	h.options_json = opts;
+	*out = session_open(path, &h, &cause);
+	if (!*out) {
+		err = -errno;
+		fprintf(stderr, "argus: diff: %s\n", cause ? cause : strerror(errno));
+		goto out;
+	}
+	for (unsigned w = 0; w < p->nwin; w++) {
+		err = session_write_window(*out, p, w, 0);
+		if (err) {
+			fprintf(stderr, "argus: diff: cannot write the session %s: %s\n", path, strerror(-err));
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	free(q0);
+	free(q1);
+	free(opts);
+	free(cause);
+	return err;
+}
+
 int cmd_diff(int argc, char **argv)
 {
-	const char *files[2] = { NULL, NULL }, *theme = NULL;
+	const char *files[2] = { NULL, NULL }, *theme = NULL, *session_file = NULL;
+	struct session *ses = NULL;
 	struct import_info info[2];
 	struct diagnose_result res = { 0 };
 	struct profile *p = NULL;
@@ -91,13 +132,15 @@ int cmd_diff(int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(a, "--ascii")) {
 			ascii = 1;
-		} else if (!strcmp(a, "--freq") || !strcmp(a, "--theme")) {
+		} else if (!strcmp(a, "--freq") || !strcmp(a, "--theme") || !strcmp(a, "--session")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "argus: diff: %s needs a value\n", a);
 				return EXIT_USAGE;
 			}
 			if (!strcmp(a, "--theme")) {
 				theme = argv[++i];
+			} else if (!strcmp(a, "--session")) {
+				session_file = argv[++i];
 			} else {
 				char *end;
 				unsigned long v = strtoul(argv[++i], &end, 10);
@@ -151,6 +194,9 @@ int cmd_diff(int argc, char **argv)
 			info[info[0].secs_known ? 1 : 0].windows == 1 ? "" : "s",
 			files[info[0].secs_known ? 0 : 1], info[info[0].secs_known ? 0 : 1].secs);
 
+	if (session_file && diff_session(&ses, session_file, files, p))
+		goto out;
+
 	if (!batch) {
 		struct tui_opts to;
 		struct theme th;
@@ -191,6 +237,14 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "argus: diff: %s\n", cause ? cause : strerror(-err));
 		goto out;
 	}
+	if (ses) {
+		for (unsigned i = 0; i < res.ndecisions; i++)
+			session_write_transcript(ses, "agent", res.decisions[i]);
+		if (session_write_verdict(ses, &res.verdict, res.decisions, res.ndecisions)) {
+			fprintf(stderr, "argus: diff: cannot write the session %s\n", session_file);
+			goto out;
+		}
+	}
 	if (json) {
 		struct diagnose_run_info ri = {
 			.elapsed_s = diff_now() - t0,
@@ -225,6 +279,10 @@ int cmd_diff(int argc, char **argv)
 	}
 	rc = EXIT_OK;
 out:
+	if (ses && session_close(ses) && rc == EXIT_OK) {
+		fprintf(stderr, "argus: diff: cannot write the session %s\n", session_file);
+		rc = EXIT_ERROR;
+	}
 	free(cause);
 	diagnose_result_clear(&res);
 	profile_free(p);

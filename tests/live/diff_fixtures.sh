@@ -22,6 +22,18 @@ for kind in folded perfscript; do
 	echo "ok: $kind -> $(jq -r '.verdict.path | join(" > ")' "$TMP/$kind.json")"
 done
 
+# --session: the comparison recorded as a session (header, two windows,
+# the descent as transcript lines, the verdict), readable with jq
+"$ARGUS" diff "$D/ref.folded" "$D/load.folded" --batch --json --session "$TMP/s.jsonl" >"$TMP/s.json" ||
+	fail "diff --session exited $?"
+jq -e -s '.[0].type == "header" and .[0].format == "argus-session" and .[0].version == 1
+	and ([.[] | select(.type == "window")] | length) == 2
+	and ([.[] | select(.type == "window")][0].samples) == 4057
+	and ([.[] | select(.type == "transcript")] | length) > 3
+	and ([.[] | select(.type == "verdict")][0].verdict.path | index("do_anonymous_page") != null)' \
+	"$TMP/s.jsonl" >/dev/null || fail "session content: $(cut -c1-200 "$TMP/s.jsonl" | head -n 3)"
+[ "$(stat -c %a "$TMP/s.jsonl")" = 600 ] || fail "session file mode $(stat -c %a "$TMP/s.jsonl"), expected 600"
+
 # mixed formats: a perf script reference against a folded load
 "$ARGUS" diff "$D/ref.perfscript" "$D/load.folded" --batch --json >"$TMP/mixed.json" ||
 	fail "mixed diff exited $?"
