@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "import.h"
 #include "session.h"
 
 static char tmpdir[] = "/tmp/argus-test-session.XXXXXX";
@@ -387,6 +388,65 @@ static void test_default_path(void **state)
 	free(cause);
 }
 
+/* Real fixtures: imported, written as windows, read back: every stack's
+ * count per window, tgid, comm and the window lengths come back the same. */
+static void test_fixture_round_trip(void **state)
+{
+	static const char *const files[] = {
+		"tests/data/ref.perfscript", "tests/data/load.perfscript",
+	};
+	char path[256], *cause = NULL;
+	struct profile *p = profile_new();
+	assert_non_null(p);
+	for (int i = 0; i < 2; i++) {
+		int w = profile_window_begin(p, i ? COND_LOAD : COND_REF, 0);
+		assert_int_equal(w, i);
+		if (import_file(files[i], p, (unsigned)w, &cause))
+			fail_msg("%s", cause);
+	}
+	snprintf(path, sizeof(path), "%s/fixtures.jsonl", tmpdir);
+	struct session *s = session_open(path, NULL, &cause);
+	assert_non_null(s);
+	assert_int_equal(session_write_window(s, p, 0, 0), 0);
+	assert_int_equal(session_write_window(s, p, 1, 0), 0);
+	assert_int_equal(session_close(s), 0);
+
+	struct session_log l;
+	if (session_read(path, &l, &cause))
+		fail_msg("%s", cause);
+	const struct profile *q = session_log_profile(&l, 0);
+	assert_non_null(q);
+	assert_int_equal(q->nwin, 2);
+	assert_int_equal(q->nstacks, p->nstacks);
+	for (unsigned w = 0; w < 2; w++) {
+		assert_true(q->wins[w].secs == p->wins[w].secs);
+		assert_int_equal(profile_cond_samples(q, q->wins[w].cond),
+				 profile_cond_samples(p, p->wins[w].cond));
+	}
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *a = &p->stacks[i];
+		int found = 0;
+		for (size_t k = 0; k < q->nstacks && !found; k++) {
+			const struct profile_stack *b = &q->stacks[k];
+			if (b->tgid != a->tgid || b->nframes != a->nframes)
+				continue;
+			uint32_t f;
+			for (f = 0; f < a->nframes; f++)
+				if (strcmp(a->frames[f], b->frames[f]))
+					break;
+			if (f < a->nframes)
+				continue;
+			found = 1;
+			assert_string_equal(a->comm, b->comm);
+			assert_int_equal(a->win[0], b->win[0]);
+			assert_int_equal(a->win[1], b->win[1]);
+		}
+		assert_true(found);
+	}
+	session_log_clear(&l);
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_cut_everywhere),
 		cmocka_unit_test(test_versions_and_damage),
 		cmocka_unit_test(test_default_path),
+		cmocka_unit_test(test_fixture_round_trip),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
