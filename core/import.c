@@ -493,18 +493,22 @@ static int perf_header(struct import_ctx *c, const struct line *l,
 		}
 	if (colon_i < 0)
 		goto bad;
-	/* the pid: the first "N" or "N/M" token after the comm (it may be the
-	 * first token when perf was told not to print the comm) */
-	for (int pass = 0; pass < 2 && pid_i < 0; pass++)
-		for (int i = pass ? 0 : 1; i < colon_i && pid_i < 0; i++) {
-			const char *slash = memchr(tok[i], '/', tlen[i]);
-			size_t a = slash ? (size_t)(slash - tok[i]) : tlen[i];
-			if (all_digits(tok[i], a) &&
-			    (!slash || all_digits(slash + 1, tlen[i] - a - 1)))
-				pid_i = i;
-			if (pass == 0 && i == 0)
-				break;
+	/* the pid: the last "N" or "N/M" token before the first of perf's own
+	 * fields ("[cpu]", "time:", "event:"); the comm before it may hold
+	 * spaces and even numbers ("Web 2 Content  812/815 [001] ...") */
+	int limit = colon_i;
+	for (int i = 0; i < colon_i; i++)
+		if (tlen[i] > 2 && tok[i][0] == '[' && tok[i][tlen[i] - 1] == ']' &&
+		    all_digits(tok[i] + 1, tlen[i] - 2)) {
+			limit = i;
+			break;
 		}
+	for (int i = limit - 1; i >= 0 && pid_i < 0; i--) {
+		const char *slash = memchr(tok[i], '/', tlen[i]);
+		size_t a = slash ? (size_t)(slash - tok[i]) : tlen[i];
+		if (all_digits(tok[i], a) && (!slash || all_digits(slash + 1, tlen[i] - a - 1)))
+			pid_i = i;
+	}
 	smp->tgid = 0;
 	smp->comm[0] = 0;
 	if (pid_i >= 0) {

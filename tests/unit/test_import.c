@@ -164,7 +164,7 @@ static const char perf_text[] =
 	"\t            10f0 main+0x70 (/tmp/imp/pf)\n"
 	"\t               0 [unknown] ([unknown])\n"
 	"\n"
-	"Web Content  812/815 [001]   405.046213:    1001001 cpu-clock:ppp: \n"
+	"Web 2 Content  812/815 [001]   405.046213:    1001001 cpu-clock:ppp: \n"
 	"\tffffffff821eb0e7 clear_page_erms+0x7 ([kernel.kallsyms])\n"
 	"\tffffffff815ebeb5 do_anonymous_page+0x325 ([kernel.kallsyms])\n"
 	"\tffffffffc0a01234 nft_do_chain+0x44 ([nf_tables])\n"
@@ -195,7 +195,7 @@ static void test_perf_script(void **state)
 	assert_string_equal(s->comm, "pf");
 	s = find(p, path, 812);
 	assert_non_null(s);
-	assert_string_equal(s->comm, "Web Content");
+	assert_string_equal(s->comm, "Web 2 Content");
 	profile_free(p);
 }
 
