@@ -27,4 +27,27 @@ void verdict_clear(struct verdict *v); /* frees owned strings, zeroes */
 int verdict_add_note(struct verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* JSON for verdicts (core/verdict_json.c).  The object is the "verdict" of
+ * `argus diagnose --batch --json` and of `argus diff`, and of the session's
+ * verdict event:
+ *   {"found":1,"subsystem":"mm","path":[...],"leaf":"...","confidence":0.9,
+ *    "summary":"...","evidence":{"rate_ref":..,"rate_load":..,"delta":..,
+ *    "ratio":..|null,"q":..,"pairs":..,"pairs_agree":..,"share_of_root":..},
+ *    "notes":[...]}
+ * ratio is null when the reference rate is 0 (infinite).  A cJSON object is
+ * returned so callers can embed it; caller frees with cJSON_Delete. */
+struct cJSON;
+struct cJSON *verdict_json_new(const struct verdict *v);
+
+/* Reads such an object into v (zeroed first; verdict_clear frees it).
+ * Returns 0, or -EINVAL with *cause set (caller frees) naming the field. */
+int verdict_json_parse(const struct cJSON *o, struct verdict *v, char **cause);
+
+/* Writes one line, the shape `argus diagnose --batch --json` prints:
+ * {"verdict":{...},"decisions":[lines...],"steps":[],"elapsed_s":S}
+ * lines are the agent's explanations (may be NULL when nlines is 0); steps
+ * is steps_json (a JSON array text) or [] when NULL.  Returns 0 or -errno. */
+int verdict_json_report(FILE *out, const struct verdict *v, char *const *lines,
+			unsigned nlines, const char *steps_json, double elapsed_s);
+
 #endif

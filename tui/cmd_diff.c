@@ -1,12 +1,290 @@
-/* cmd_diff — not built yet. */
+/* cmd_diff — `argus diff REF LOAD [--batch [--json]]`: a reference and a
+ * loaded profile recorded elsewhere (folded stacks or perf script text,
+ * recognised by content) through the same calibration and descent as
+ * `argus diagnose`.  Needs no privileges. */
+#include <errno.h>
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include "app.h"
 #include "cmd.h"
+#include "diagnose.h"
+#include "import.h"
+#include "profile.h"
+#include "session.h"
+#include "source_static.h"
+#include "theme.h"
+
+static double diff_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void diff_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: argus diff REF LOAD [--batch [--json]] [--session FILE] [--freq HZ]\n"
+		"                  [--theme NAME] [--ascii]\n\n"
+		"Compares a reference profile (idle, or the load paused) with a loaded one, both\n"
+		"recorded elsewhere: folded stacks ('a;b;c COUNT', root first) or 'perf script'\n"
+		"text from 'perf record -g', recognised by their content.  Calibrates every\n"
+		"kernel path and descends to the one that explains the difference.\n\n"
+		"Without --batch: the interactive tree (ref/s, load/s, delta, the verdict path).\n\n"
+		"options:\n"
+		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
+		"--batch", "no terminal interface: print the verdict and the decisions",
+		"--json", "with --batch: one JSON object, as 'argus diagnose --json' prints",
+		"--session FILE", "also record the comparison as a session file (argus replay)",
+		"--freq HZ", "the sampling frequency the files were recorded at (CPU-ms/s)",
+		"--theme NAME", "color theme of the interactive view (default, light, ...)",
+		"--ascii", "ASCII line drawing even in a UTF-8 locale");
+	fprintf(out,
+		"\nA folded file may start with '# argus-window secs=S cond=ref|load' to give its\n"
+		"length; perf script files give theirs by their time stamps; a file of unknown\n"
+		"length counts as one window of 1 s.  No privileges are needed.\n"
+		"exit status: 0 verdict printed (found or not), 1 error (a file that is not\n"
+		"what it claims is named with its line), 2 usage\n");
+}
+
+/* Reads one file into a new window of condition c; prints why not. */
+static int diff_import(struct profile *p, const char *path, enum cond c,
+		       struct import_info *info)
+{
+	char *cause = NULL;
+	int w = profile_window_begin(p, c, 0);
+
+	if (w < 0) {
+		fprintf(stderr, "argus: diff: %s\n", strerror(-w));
+		return w;
+	}
+	int err = import_file_info(path, p, (unsigned)w, info, &cause);
+	if (err) {
+		fprintf(stderr, "argus: diff: %s\n", cause ? cause : strerror(-err));
+		free(cause);
+		return err;
+	}
+	return 0;
+}
+
+/* Opens the session file and records the two files' windows. */
+static int diff_session(struct session **out, const char *path, const char *const files[2],
+			const struct profile *p)
+{
+	char *q0 = session_json_quote(files[0]), *q1 = session_json_quote(files[1]);
+	char *opts = NULL, *cause = NULL;
+	struct session_header h = { 0 };
+	int err = -ENOMEM;
+
+	if (!q0 || !q1 || asprintf(&opts, "{\"command\":\"diff\",\"ref\":%s,\"load\":%s}", q0, q1) < 0) {
+		opts = NULL;
+		fprintf(stderr, "argus: diff: out of memory\n");
+		goto out;
+	}
+	h.options_json = opts;
+	*out = session_open(path, &h, &cause);
+	if (!*out) {
+		err = -errno;
+		fprintf(stderr, "argus: diff: %s\n", cause ? cause : strerror(errno));
+		goto out;
+	}
+	for (unsigned w = 0; w < p->nwin; w++) {
+		err = session_write_window(*out, p, w, 0);
+		if (err) {
+			fprintf(stderr, "argus: diff: cannot write the session %s: %s\n", path, strerror(-err));
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	free(q0);
+	free(q1);
+	free(opts);
+	free(cause);
+	return err;
+}
 
 int cmd_diff(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "argus: 'diff' is not available in this build yet\n");
-	return EXIT_ERROR;
+	const char *files[2] = { NULL, NULL }, *theme = NULL, *session_file = NULL;
+	struct session *ses = NULL;
+	struct import_info info[2];
+	struct diagnose_result res = { 0 };
+	struct profile *p = NULL;
+	unsigned freq = 0, nfiles = 0;
+	int batch = 0, json = 0, ascii = 0, rc = EXIT_ERROR, err;
+	double t0 = diff_now(), t_read;
+	char *cause = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			diff_usage(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(a, "--batch")) {
+			batch = 1;
+		} else if (!strcmp(a, "--json")) {
+			json = 1;
+		} else if (!strcmp(a, "--ascii")) {
+			ascii = 1;
+		} else if (!strcmp(a, "--freq") || !strcmp(a, "--theme") || !strcmp(a, "--session")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "argus: diff: %s needs a value\n", a);
+				return EXIT_USAGE;
+			}
+			if (!strcmp(a, "--theme")) {
+				theme = argv[++i];
+			} else if (!strcmp(a, "--session")) {
+				session_file = argv[++i];
+			} else {
+				char *end;
+				unsigned long v = strtoul(argv[++i], &end, 10);
+				if (*end || !v || v > 100000) {
+					fprintf(stderr, "argus: diff: --freq takes a frequency in Hz (1..100000), not '%s'\n",
+						argv[i]);
+					return EXIT_USAGE;
+				}
+				freq = (unsigned)v;
+			}
+		} else if (!strcmp(a, "--")) {
+			for (i++; i < argc; i++) {
+				if (nfiles == 2) {
+					fprintf(stderr, "argus: diff: too many files ('%s'); give REF and LOAD\n", argv[i]);
+					return EXIT_USAGE;
+				}
+				files[nfiles++] = argv[i];
+			}
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "argus: diff: unknown option '%s'; 'argus diff --help' lists them\n", a);
+			return EXIT_USAGE;
+		} else {
+			if (nfiles == 2) {
+				fprintf(stderr, "argus: diff: too many files ('%s'); give REF and LOAD\n", a);
+				return EXIT_USAGE;
+			}
+			files[nfiles++] = a;
+		}
+	}
+	if (nfiles != 2) {
+		fprintf(stderr, "argus: diff: needs two files, the reference and the loaded profile\n"
+			"usage: argus diff REF LOAD [--batch [--json]]\n");
+		return EXIT_USAGE;
+	}
+	if (json)
+		batch = 1;
+
+	p = profile_new();
+	if (!p) {
+		fprintf(stderr, "argus: diff: %s\n", strerror(errno));
+		goto out;
+	}
+	if (diff_import(p, files[0], COND_REF, &info[0]) ||
+	    diff_import(p, files[1], COND_LOAD, &info[1]))
+		goto out;
+	t_read = diff_now();
+	if (info[0].secs_known != info[1].secs_known)
+		fprintf(stderr, "argus: diff: %s gives no length, so it counts as %u window%s of 1 s while %s "
+			"lasted %.2f s; rates may be off (add '# argus-window secs=S' to the folded file)\n",
+			files[info[0].secs_known ? 1 : 0], info[info[0].secs_known ? 1 : 0].windows,
+			info[info[0].secs_known ? 1 : 0].windows == 1 ? "" : "s",
+			files[info[0].secs_known ? 0 : 1], info[info[0].secs_known ? 0 : 1].secs);
+
+	if (session_file && diff_session(&ses, session_file, files, p))
+		goto out;
+
+	if (!batch) {
+		struct tui_opts to;
+		struct theme th;
+		struct source *src;
+		char title[256];
+
+		/* glyphs and widths follow the locale (UTF-8 or ASCII) */
+		setlocale(LC_ALL, "");
+		/* a bad theme is refused before the terminal is taken */
+		if (theme_load(&th, theme, &cause) < 0) {
+			fprintf(stderr, "argus: diff: %s\n", cause ? cause : "cannot load the theme");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		tui_opts_default(&to);
+		to.theme = theme;
+		to.ascii = ascii;
+		snprintf(title, sizeof(title), "argus diff %s %s", files[0], files[1]);
+		to.title = title;
+		src = source_static_new(p, title);
+		p = NULL; /* the source owns it, also on failure */
+		if (!src) {
+			fprintf(stderr, "argus: diff: %s\n", strerror(errno));
+			goto out;
+		}
+		err = tui_run(src, &to, &cause);
+		source_free(src);
+		if (err) {
+			fprintf(stderr, "argus: diff: %s\n", cause ? cause : strerror(-err));
+			goto out;
+		}
+		rc = EXIT_OK;
+		goto out;
+	}
+
+	err = diagnose_run(p, NULL, freq, &res, &cause);
+	if (err) {
+		fprintf(stderr, "argus: diff: %s\n", cause ? cause : strerror(-err));
+		goto out;
+	}
+	if (ses) {
+		for (unsigned i = 0; i < res.ndecisions; i++)
+			session_write_transcript(ses, "agent", res.decisions[i]);
+		if (session_write_verdict(ses, &res.verdict, res.decisions, res.ndecisions)) {
+			fprintf(stderr, "argus: diff: cannot write the session %s\n", session_file);
+			goto out;
+		}
+	}
+	if (json) {
+		struct diagnose_run_info ri = {
+			.elapsed_s = diff_now() - t0,
+			.measuring_s = t_read - t0,
+			.pairs = profile_cond_windows(p, COND_REF) < profile_cond_windows(p, COND_LOAD) ?
+				profile_cond_windows(p, COND_REF) : profile_cond_windows(p, COND_LOAD),
+			.freq_hz = freq,
+		};
+		err = diagnose_write_json(&res, p, &ri, stdout);
+		if (err) {
+			fprintf(stderr, "argus: diff: cannot write the JSON: %s\n", strerror(-err));
+			goto out;
+		}
+	} else {
+		const struct verdict *v = &res.verdict;
+		printf("%s: %s\n", v->found ? "verdict" : "no bottleneck found",
+		       v->summary ? v->summary : "");
+		if (v->found) {
+			printf("path:");
+			for (unsigned i = 0; i < v->npath; i++)
+				printf("%s%s", i ? " > " : " ", v->path[i]);
+			printf("\n");
+		}
+		for (unsigned i = 0; i < v->nnotes; i++)
+			printf("note: %s\n", v->notes[i]);
+		for (unsigned i = 0; i < res.ndecisions; i++)
+			printf("  %s\n", res.decisions[i]);
+		if (fflush(stdout)) {
+			fprintf(stderr, "argus: diff: cannot write: %s\n", strerror(errno));
+			goto out;
+		}
+	}
+	rc = EXIT_OK;
+out:
+	if (ses && session_close(ses) && rc == EXIT_OK) {
+		fprintf(stderr, "argus: diff: cannot write the session %s\n", session_file);
+		rc = EXIT_ERROR;
+	}
+	free(cause);
+	diagnose_result_clear(&res);
+	profile_free(p);
+	return rc;
 }

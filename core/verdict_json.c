@@ -1,0 +1,236 @@
+/* verdict_json — the JSON form of a verdict, shared by diagnose, diff and
+ * session files (declared in verdict.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "verdict.h"
+
+/* cJSON prints NaN and infinities as null; say so explicitly. */
+static cJSON *num(double d)
+{
+	return isfinite(d) ? cJSON_CreateNumber(d) : cJSON_CreateNull();
+}
+
+cJSON *verdict_json_new(const struct verdict *v)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *ev;
+	int ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	ok &= cJSON_AddBoolToObject(o, "found", v->found != 0) != NULL;
+	ok &= cJSON_AddStringToObject(o, "subsystem", v->subsystem) != NULL;
+	a = cJSON_AddArrayToObject(o, "path");
+	ok &= a != NULL;
+	for (unsigned i = 0; a && i < v->npath && i < VERDICT_MAX_PATH; i++)
+		ok &= cJSON_AddItemToArray(a, cJSON_CreateString(v->path[i] ? v->path[i] : ""));
+	if (v->leaf)
+		ok &= cJSON_AddStringToObject(o, "leaf", v->leaf) != NULL;
+	else
+		ok &= cJSON_AddNullToObject(o, "leaf") != NULL;
+	ok &= cJSON_AddItemToObject(o, "confidence", num(v->confidence));
+	ok &= cJSON_AddStringToObject(o, "summary", v->summary ? v->summary : "") != NULL;
+	ev = cJSON_AddObjectToObject(o, "evidence");
+	ok &= ev != NULL;
+	if (ev) {
+		ok &= cJSON_AddItemToObject(ev, "rate_ref", num(v->rate_ref));
+		ok &= cJSON_AddItemToObject(ev, "rate_load", num(v->rate_load));
+		ok &= cJSON_AddItemToObject(ev, "delta", num(v->delta));
+		ok &= cJSON_AddItemToObject(ev, "ratio", num(v->ratio));
+		ok &= cJSON_AddItemToObject(ev, "q", num(v->q));
+		ok &= cJSON_AddNumberToObject(ev, "pairs", v->pairs) != NULL;
+		ok &= cJSON_AddNumberToObject(ev, "pairs_agree", v->pairs_agree) != NULL;
+		ok &= cJSON_AddItemToObject(ev, "share_of_root", num(v->share_of_root));
+	}
+	a = cJSON_AddArrayToObject(o, "notes");
+	ok &= a != NULL;
+	for (unsigned i = 0; a && i < v->nnotes; i++)
+		ok &= cJSON_AddItemToArray(a, cJSON_CreateString(v->notes[i] ? v->notes[i] : ""));
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int bad(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (cause) {
+		free(*cause);
+		if (vasprintf(cause, fmt, ap) < 0)
+			*cause = NULL;
+	}
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A number field; null reads as fallback (ratio: infinite), absent as 0. */
+static int get_num(const cJSON *o, const char *k, double fallback, double *out, char **cause)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!x) {
+		*out = 0;
+		return 0;
+	}
+	if (cJSON_IsNull(x)) {
+		*out = fallback;
+		return 0;
+	}
+	if (!cJSON_IsNumber(x))
+		return bad(cause, "verdict: '%s' is not a number", k);
+	*out = x->valuedouble;
+	return 0;
+}
+
+static int get_count(const cJSON *o, const char *k, unsigned *out, char **cause)
+{
+	double d = 0;
+	int err = get_num(o, k, 0, &d, cause);
+	if (err)
+		return err;
+	if (!(d >= 0 && d <= 4294967295.0))
+		return bad(cause, "verdict: '%s' is out of range", k);
+	*out = (unsigned)d;
+	return 0;
+}
+
+static char *dup_str(const cJSON *x)
+{
+	return strdup(x->valuestring);
+}
+
+int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
+{
+	const cJSON *x, *ev, *e;
+	int err = -EINVAL;
+
+	memset(v, 0, sizeof(*v));
+	if (!cJSON_IsObject(o))
+		return bad(cause, "verdict: not a JSON object");
+	x = cJSON_GetObjectItemCaseSensitive(o, "found");
+	if (x && !cJSON_IsBool(x) && !cJSON_IsNumber(x)) {
+		err = bad(cause, "verdict: 'found' is not a boolean");
+		goto fail;
+	}
+	v->found = x ? (cJSON_IsBool(x) ? cJSON_IsTrue(x) : x->valuedouble != 0) : 0;
+	x = cJSON_GetObjectItemCaseSensitive(o, "subsystem");
+	if (x && !cJSON_IsString(x)) {
+		err = bad(cause, "verdict: 'subsystem' is not a string");
+		goto fail;
+	}
+	if (x)
+		snprintf(v->subsystem, sizeof(v->subsystem), "%s", x->valuestring);
+	x = cJSON_GetObjectItemCaseSensitive(o, "path");
+	if (x && !cJSON_IsArray(x)) {
+		err = bad(cause, "verdict: 'path' is not an array");
+		goto fail;
+	}
+	cJSON_ArrayForEach(e, x) {
+		if (!cJSON_IsString(e)) {
+			err = bad(cause, "verdict: path[%u] is not a string", v->npath);
+			goto fail;
+		}
+		if (v->npath >= VERDICT_MAX_PATH) {
+			err = bad(cause, "verdict: path longer than %d frames", VERDICT_MAX_PATH);
+			goto fail;
+		}
+		if (!(v->path[v->npath] = dup_str(e)))
+			goto nomem;
+		v->npath++;
+	}
+	x = cJSON_GetObjectItemCaseSensitive(o, "leaf");
+	if (x && !cJSON_IsString(x) && !cJSON_IsNull(x)) {
+		err = bad(cause, "verdict: 'leaf' is not a string");
+		goto fail;
+	}
+	if (x && cJSON_IsString(x) && !(v->leaf = dup_str(x)))
+		goto nomem;
+	x = cJSON_GetObjectItemCaseSensitive(o, "summary");
+	if (x && !cJSON_IsString(x)) {
+		err = bad(cause, "verdict: 'summary' is not a string");
+		goto fail;
+	}
+	if (x && !(v->summary = dup_str(x)))
+		goto nomem;
+	if ((err = get_num(o, "confidence", NAN, &v->confidence, cause)))
+		goto fail;
+	ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
+	if (ev && !cJSON_IsObject(ev)) {
+		err = bad(cause, "verdict: 'evidence' is not an object");
+		goto fail;
+	}
+	if (ev) {
+		if ((err = get_num(ev, "rate_ref", NAN, &v->rate_ref, cause)) ||
+		    (err = get_num(ev, "rate_load", NAN, &v->rate_load, cause)) ||
+		    (err = get_num(ev, "delta", NAN, &v->delta, cause)) ||
+		    (err = get_num(ev, "ratio", INFINITY, &v->ratio, cause)) ||
+		    (err = get_num(ev, "q", NAN, &v->q, cause)) ||
+		    (err = get_count(ev, "pairs", &v->pairs, cause)) ||
+		    (err = get_count(ev, "pairs_agree", &v->pairs_agree, cause)) ||
+		    (err = get_num(ev, "share_of_root", NAN, &v->share_of_root, cause)))
+			goto fail;
+	}
+	x = cJSON_GetObjectItemCaseSensitive(o, "notes");
+	if (x && !cJSON_IsArray(x)) {
+		err = bad(cause, "verdict: 'notes' is not an array");
+		goto fail;
+	}
+	cJSON_ArrayForEach(e, x) {
+		if (!cJSON_IsString(e)) {
+			err = bad(cause, "verdict: notes[%u] is not a string", v->nnotes);
+			goto fail;
+		}
+		if (verdict_add_note(v, "%s", e->valuestring))
+			goto nomem;
+	}
+	return 0;
+nomem:
+	err = -ENOMEM;
+	bad(cause, "verdict: out of memory");
+fail:
+	verdict_clear(v);
+	return err;
+}
+
+int verdict_json_report(FILE *out, const struct verdict *v, char *const *lines,
+			unsigned nlines, const char *steps_json, double elapsed_s)
+{
+	cJSON *o = cJSON_CreateObject(), *vj = verdict_json_new(v), *a, *steps = NULL;
+	char *text = NULL;
+	int err = -ENOMEM;
+
+	if (!o || !vj)
+		goto out;
+	cJSON_AddItemToObject(o, "verdict", vj);
+	vj = NULL;
+	a = cJSON_AddArrayToObject(o, "decisions");
+	if (!a)
+		goto out;
+	for (unsigned i = 0; i < nlines; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(lines[i] ? lines[i] : ""));
+	steps = steps_json ? cJSON_Parse(steps_json) : cJSON_CreateArray();
+	if (!steps) {
+		err = steps_json ? -EINVAL : -ENOMEM;
+		goto out;
+	}
+	cJSON_AddItemToObject(o, "steps", steps);
+	cJSON_AddItemToObject(o, "elapsed_s", num(elapsed_s));
+	text = cJSON_PrintUnformatted(o);
+	if (!text)
+		goto out;
+	err = fprintf(out, "%s\n", text) < 0 || fflush(out) ? -EIO : 0;
+out:
+	free(text);
+	cJSON_Delete(vj);
+	cJSON_Delete(o);
+	return err;
+}
