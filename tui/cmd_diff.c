@@ -232,7 +232,7 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 
-	err = diagnose_run(p, NULL, freq, &res, &cause);
+	err = diagnose_run(p, NULL, freq, 0, &res, &cause);
 	if (err) {
 		fprintf(stderr, "argus: diff: %s\n", cause ? cause : strerror(-err));
 		goto out;
