@@ -1,0 +1,95 @@
+/* kind — one step kind's probe behind a uniform interface, for the executor.
+ *
+ * The executor (core/step_exec.c) runs a validated step in alternating
+ * reference/loaded windows.  It does not know how a kind measures: it opens
+ * the kind's probe once, and at every window boundary asks it to collect
+ * what accrued since the previous collect into a struct step_data window.
+ * Probes never delete from their maps while BPF runs: they keep user-side
+ * snapshots and report differences.
+ *
+ * Files: core/kind_NAME.c adapts core/probe_NAME.c (the only file that
+ * includes NAME.skel.h) to these ops; core/kind.c holds the table.
+ */
+#ifndef ARGUS_KIND_H
+#define ARGUS_KIND_H
+
+#include <stdint.h>
+
+#include "profile.h"
+#include "step.h"
+
+struct ksym_table;
+
+#define KIND_HIST_BUCKETS 64   /* log2 buckets of nanoseconds: bucket i holds
+                                * values in [2^i, 2^(i+1)) ns; bucket 0 holds 0..1 */
+
+/* What one kind measured in one window, per target (tracepoint, function,
+ * begin/end pair: index into the step's resolved targets; 0 for sample and
+ * offcpu). */
+struct step_target_win {
+	uint64_t events;            /* firings / completed intervals (scaled when
+	                             * sampled 1-in-N: honest estimate) */
+	uint64_t recorded;          /* what was actually recorded */
+	uint64_t total_ns;          /* latency kinds: summed durations */
+	uint64_t hist[KIND_HIST_BUCKETS]; /* latency kinds: log2 histogram */
+};
+
+/* Measurements of one step: stacks go into a profile whose windows mirror
+ * the executor's windows (counts = samples for sample, scaled firings for
+ * tracepoint_stacks, microseconds blocked for offcpu, intervals begun for
+ * tracepoint_latency/function_latency); per-target numbers per window. */
+struct step_data {
+	struct profile *prof;       /* owned; frames root first; a stack's first
+	                             * frame may be a synthetic "[tp] category:name"
+	                             * or "[offcpu]" marker (see the kind) */
+	struct step_target_win *tw; /* ntargets * nwin, row-major by window */
+	unsigned ntargets, nwin, cap_win;
+	const char *unit;           /* "samples", "events", "us blocked", "intervals" */
+	uint64_t lost;              /* events lost (ring buffer full, map full) */
+};
+
+/* Returns an empty step_data for ntargets targets, or NULL with errno set. */
+struct step_data *step_data_new(unsigned ntargets, const char *unit);
+void step_data_free(struct step_data *d); /* NULL-safe */
+/* Opens a window of condition c in both the profile and the target rows;
+ * returns its index or -errno. */
+int step_data_window_begin(struct step_data *d, enum cond c, double start_s);
+void step_data_window_end(struct step_data *d, unsigned w, double secs);
+/* Row of target t in window w. */
+struct step_target_win *step_data_target(struct step_data *d, unsigned w, unsigned t);
+
+/* Percentile (0..100) of a log2 histogram in nanoseconds: the upper edge of
+ * the bucket where the cumulative count crosses it; 0 when empty. */
+double kind_hist_percentile(const uint64_t *hist, double pct);
+
+struct kind_stats {
+	uint64_t events;            /* since open */
+	uint64_t lost;              /* since open */
+	uint64_t run_ns;            /* BPF run time of its programs (bpf_stats) */
+	uint64_t run_cnt;
+	unsigned progs;             /* programs attached */
+};
+
+struct kind_probe;
+
+struct kind_ops {
+	enum step_kind kind;
+	/* Loads and attaches the kind's programs for validated step s (its
+	 * resolved targets and filter).  Returns 0 with *out set, or -errno
+	 * with *cause (caller frees) saying what failed and what to do. */
+	int (*open)(const struct step *s, struct kind_probe **out, char **cause);
+	/* Adds what accrued since the last collect (or open) into window w of
+	 * d.  ks symbolises kernel stacks.  0 or -errno. */
+	int (*collect)(struct kind_probe *kp, struct step_data *d, unsigned w,
+		       const struct ksym_table *ks);
+	/* Drops what accrued since the last collect (settle time). */
+	int (*discard)(struct kind_probe *kp);
+	void (*stats)(struct kind_probe *kp, struct kind_stats *st);
+	/* Detaches and unloads; NULL-safe. */
+	void (*close)(struct kind_probe *kp);
+};
+
+/* The ops of kind k, or NULL when this build has no probe for it. */
+const struct kind_ops *kind_ops_get(enum step_kind k);
+
+#endif
