@@ -135,7 +135,7 @@ $(ARGUS_BIN): $(TUI_OBJS) $(LIB)
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -Itests/unit -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c)) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -Itests/unit -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c)) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
 $(BUILD)/scenarios/%: tests/scenarios/%.c
 	@mkdir -p $(@D)
@@ -145,7 +145,7 @@ $(BUILD)/scenarios/%: tests/scenarios/%.c
 $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c)) $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c)) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 scenarios: $(SCEN_BINS)
 

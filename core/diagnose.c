@@ -85,10 +85,41 @@ static int diag_naive(const struct tree *t, struct diagnose_result *r)
 	return 0;
 }
 
+/* A copy of p without the stacks of process tgid; NULL with errno. */
+static struct profile *diag_without(const struct profile *p, uint32_t tgid)
+{
+	struct profile *q = profile_new();
+
+	if (!q)
+		return NULL;
+	for (unsigned w = 0; w < p->nwin; w++) {
+		if (profile_window_begin(q, p->wins[w].cond, p->wins[w].start_s) < 0)
+			goto fail;
+		profile_window_end(q, w, p->wins[w].secs);
+		q->wins[w].lost = p->wins[w].lost;
+	}
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *s = &p->stacks[i];
+
+		if (s->tgid == tgid)
+			continue;
+		for (unsigned w = 0; w < p->nwin; w++)
+			if (s->win[w] && profile_add(q, w, s->frames, s->nframes, s->tgid, s->comm,
+						     s->win[w]) < 0)
+				goto fail;
+	}
+	return q;
+fail:
+	profile_free(q);
+	errno = ENOMEM;
+	return NULL;
+}
+
 int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
-		 struct diagnose_result *r, char **cause)
+		 uint32_t exclude_tgid, struct diagnose_result *r, char **cause)
 {
 	struct agent_reply reply = { 0 };
+	struct profile *own = NULL;
 	struct calib_opts opts;
 	struct tree *t = NULL;
 	double t0 = diag_now();
@@ -101,6 +132,15 @@ int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned 
 		calib_opts_default(&opts);
 	if (!opts.freq_hz)
 		opts.freq_hz = freq_hz;
+	if (exclude_tgid) {
+		own = diag_without(p, exclude_tgid);
+		if (!own) {
+			err = -errno;
+			diag_cause(cause, "cannot filter the profile: %s", strerror(errno));
+			goto out;
+		}
+		p = own;
+	}
 	t = tree_build(p, NULL);
 	if (!t) {
 		err = -errno;
@@ -127,6 +167,7 @@ int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned 
 out:
 	agent_reply_clear(&reply);
 	tree_free(t);
+	profile_free(own);
 	r->thinking_s = diag_now() - t0;
 	return err;
 }

@@ -8,6 +8,7 @@
 #ifndef ARGUS_DIAGNOSE_H
 #define ARGUS_DIAGNOSE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "calib.h"
@@ -27,9 +28,12 @@ struct diagnose_result {
 };
 
 /* Builds the calibrated tree of p and descends.  co may be NULL (defaults;
- * freq_hz taken from the argument).  Returns 0 or -errno with *cause. */
+ * freq_hz taken from the argument).  Stacks of process exclude_tgid (argus
+ * itself: reading the maps costs more when there is more to read, a delta
+ * the measurement would cause) are left out; 0 keeps all.  Returns 0 or
+ * -errno with *cause. */
 int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
-		 struct diagnose_result *r, char **cause);
+		 uint32_t exclude_tgid, struct diagnose_result *r, char **cause);
 
 /* Frees what r owns and zeroes it. */
 void diagnose_result_clear(struct diagnose_result *r);

@@ -210,13 +210,15 @@ static void load_cgroup_remove(struct load *l)
 	if (!l->cgroup)
 		return;
 	/* An emptied cgroup may still report populated for a moment. */
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < 300; i++) {
 		if (rmdir(l->cgroup) == 0 || errno == ENOENT)
 			break;
 		if (errno != EBUSY)
 			break;
 		load_sleep_ms(10);
 	}
+	if (access(l->cgroup, F_OK) == 0)
+		load_log("load: cannot remove cgroup %s: %s", l->cgroup, strerror(errno));
 	free(l->cgroup);
 	l->cgroup = NULL;
 }

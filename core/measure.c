@@ -285,6 +285,11 @@ static unsigned meas_pairs_done(const struct measure *m)
 	return r < l ? r : l;
 }
 
+static double meas_collect_s(const struct measure *m)
+{
+	return m->o.collect_s > 0 ? m->o.collect_s : MEASURE_COLLECT_S;
+}
+
 static int meas_tick(struct source *s, double now, char **cause)
 {
 	struct measure *m = s->priv;
@@ -357,7 +362,7 @@ static int meas_tick(struct source *s, double now, char **cause)
 		}
 		return 1;
 	}
-	if (now - m->last_collect >= MEASURE_COLLECT_S) {
+	if (m->o.collect_s >= 0 && now - m->last_collect >= meas_collect_s(m)) {
 		int64_t n = meas_collect(m, m->prof, (unsigned)m->win, cause);
 
 		if (n < 0)
@@ -381,8 +386,9 @@ static int meas_timeout_ms(struct source *s, double now)
 	if (!m->started)
 		return 0;
 	next = m->phase_end;
-	if (m->phase != SOURCE_SETTLING && m->last_collect + MEASURE_COLLECT_S < next)
-		next = m->last_collect + MEASURE_COLLECT_S;
+	if (m->phase != SOURCE_SETTLING && m->o.collect_s >= 0 &&
+	    m->last_collect + meas_collect_s(m) < next)
+		next = m->last_collect + meas_collect_s(m);
 	/* A load may end at any time: look at least every 100 ms. */
 	if (m->load && next > now + 0.1)
 		next = now + 0.1;

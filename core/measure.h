@@ -67,6 +67,9 @@ struct measure_opts {
 	int reference_only;          /* all windows are references (reference save) */
 	unsigned reference_windows;  /* with reference_only: how many windows */
 	unsigned load_flags;         /* LOAD_F_* for the loads argus starts */
+	double collect_s;            /* read the maps this often within a window
+	                              * (live trees); 0: MEASURE_COLLECT_S, <0:
+	                              * only at window ends (batch) */
 	FILE *log;                   /* progress lines ("window 2/6 load 1.0 s"); NULL none */
 	const struct measure_sampler *sampler; /* NULL: live; copied, closed by measure */
 };

@@ -118,6 +118,8 @@ int cmd_diagnose(int argc, char **argv)
 	load_set_log(stderr);
 	ol.m.log = stderr;
 	ol.m.load_flags |= LOAD_F_STDOUT_STDERR;
+	ol.m.collect_s = -1; /* read the maps at window ends only: argus's own
+	                      * work then falls in the discarded settle time */
 	src = measure_new(&ol.m, &noexec, &cause);
 	if (!src) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
@@ -156,7 +158,8 @@ int cmd_diagnose(int argc, char **argv)
 		info.load_state = load_state(measure_load(src), lstate, sizeof(lstate));
 	/* End the loads before thinking: the verdict does not need them. */
 	src->ops->stop(src);
-	err = diagnose_run(src->ops->profile(src), NULL, ol.m.freq_hz, &res, &cause);
+	err = diagnose_run(src->ops->profile(src), NULL, ol.m.freq_hz, (uint32_t)getpid(), &res,
+			   &cause);
 	if (err < 0) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		goto out;

@@ -1,12 +1,183 @@
-/* cmd_reference — not built yet. */
+/* cmd_reference — `argus reference save [--duration S] [--window S]
+ * [--freq HZ] [--output FILE]`: records the idle system as a saved reference
+ * (core/reference.h) for loads argus may not pause (-p PID without --pause).
+ * Keyed by host, kernel release and probe set ("sample@999Hz"). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "load.h"
+#include "measure.h"
+#include "probe.h"
+#include "reference.h"
+
+static double ref_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void reference_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: argus reference save [--duration S] [--window S] [--freq HZ] [--output FILE]\n\n"
+		"Samples the idle system (nothing of yours should run) and saves it as the\n"
+		"reference for 'argus -p PID' and 'argus diagnose -p PID' without --pause.\n"
+		"  --duration S   seconds to record (default 10)\n"
+		"  --window S     seconds per window (default %.2g; windows give the pairs)\n"
+		"  --freq HZ      sampling frequency; must match the runs using it (default %u)\n"
+		"  --output FILE  where to write (default $XDG_STATE_HOME/argus/reference-HOST-KERNEL-PROBESET.jsonl,\n"
+		"                 $XDG_STATE_HOME defaulting to ~/.local/state)\n"
+		"A reference older than 24 h, or from another host, kernel or probe set, is refused.\n",
+		MEASURE_DEFAULT_WINDOW_S, MEASURE_DEFAULT_FREQ_HZ);
+}
+
+static int ref_num(const char *opt, const char *val, double min, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = val ? strtod(val, &end) : 0;
+	if (!val || errno || end == val || *end || *out < min) {
+		fprintf(stderr, "argus: reference: %s needs a number >= %g\n", opt, min);
+		return -1;
+	}
+	return 0;
+}
 
 int cmd_reference(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "argus: 'reference' is not available in this build yet\n");
-	return EXIT_ERROR;
+	struct measure_opts mo;
+	struct reference_meta meta;
+	struct source *src = NULL;
+	struct source_status st;
+	const char *output = NULL;
+	char *path = NULL, *cause = NULL, ps[64];
+	double duration = 10, d;
+	int ret = EXIT_ERROR, sfd = -1, err;
+	sigset_t set, old;
+
+	measure_opts_default(&mo);
+	if (argc < 2 || strcmp(argv[1], "save")) {
+		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+			reference_usage(stdout);
+			return EXIT_OK;
+		}
+		reference_usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--duration")) {
+			if (ref_num(a, v, 0.1, &duration) < 0)
+				return EXIT_USAGE;
+			i++;
+		} else if (!strcmp(a, "--window")) {
+			if (ref_num(a, v, 0.05, &mo.window_s) < 0)
+				return EXIT_USAGE;
+			i++;
+		} else if (!strcmp(a, "--freq")) {
+			if (ref_num(a, v, 1, &d) < 0)
+				return EXIT_USAGE;
+			mo.freq_hz = (unsigned)d;
+			i++;
+		} else if (!strcmp(a, "--output") || !strcmp(a, "-o")) {
+			if (!v) {
+				fprintf(stderr, "argus: reference: %s needs FILE\n", a);
+				return EXIT_USAGE;
+			}
+			output = v;
+			i++;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			reference_usage(stdout);
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "argus: reference: unknown option '%s'\n", a);
+			return EXIT_USAGE;
+		}
+	}
+	reference_meta_here(&meta, measure_probe_set(mo.freq_hz, ps, sizeof(ps)), mo.freq_hz);
+	if (!output) {
+		path = reference_default_path(&meta);
+		if (!path) {
+			fprintf(stderr, "argus: reference: neither $XDG_STATE_HOME nor $HOME is set; "
+				"give --output FILE\n");
+			return EXIT_USAGE;
+		}
+		output = path;
+	}
+	if (probe_check_privileges(&cause) < 0) {
+		fprintf(stderr, "argus: %s\n", cause);
+		ret = EXIT_PRIV;
+		goto out;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	mo.reference_only = 1;
+	mo.reference_windows = (unsigned)(duration / mo.window_s + 0.5);
+	if (!mo.reference_windows)
+		mo.reference_windows = 1;
+	mo.collect_s = -1;
+	mo.log = stderr;
+	src = measure_new(&mo, NULL, &cause);
+	if (!src) {
+		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
+		ret = errno == EPERM ? EXIT_PRIV : EXIT_ERROR;
+		goto out;
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+
+		err = src->ops->tick(src, ref_mono(), &cause);
+		if (err < 0) {
+			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
+			goto out;
+		}
+		src->ops->status(src, &st);
+		if (st.phase == SOURCE_DONE)
+			break;
+		if (poll(&pfd, 1, src->ops->timeout_ms(src, ref_mono())) > 0) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				fprintf(stderr, "argus: %s: nothing saved\n", strsignal((int)si.ssi_signo));
+				ret = 128 + (int)si.ssi_signo;
+				goto out;
+			}
+		}
+	}
+	src->ops->stop(src);
+	err = reference_save(src->ops->profile(src), &meta, output, &cause);
+	if (err < 0) {
+		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
+		goto out;
+	}
+	fprintf(stderr, "argus: saved a reference of %u windows (%s, %s, %s) to %s\n",
+		mo.reference_windows, meta.host, meta.kernel, meta.probe_set, output);
+	printf("%s\n", output);
+	ret = EXIT_OK;
+out:
+	source_free(src);
+	load_registry_cleanup();
+	if (sfd >= 0) {
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
+	free(cause);
+	free(path);
+	return ret;
 }

@@ -175,6 +175,7 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 	const char *a = argv[*i], *val = NULL, *eq;
 	const struct opts_load_opt *o = NULL;
 	size_t nlen;
+	char typed[40];
 	double d;
 
 	if (!strcmp(a, "--")) {
@@ -205,6 +206,7 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 	}
 	if (!o)
 		return 0;
+	snprintf(typed, sizeof(typed), "%.*s", (int)nlen, a);
 	if (o->arg) {
 		if (eq && nlen < strlen(a)) {
 			val = eq + 1;
@@ -213,31 +215,31 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 			val = argv[*i + 1];
 			*i += 2;
 		} else {
-			fprintf(err, "argus: %s needs %s\n", o->name, o->arg);
+			fprintf(err, "argus: %s needs %s\n", typed, o->arg);
 			return -1;
 		}
 	} else {
 		if (nlen < strlen(a)) {
-			fprintf(err, "argus: %s takes no value\n", o->name);
+			fprintf(err, "argus: %s takes no value\n", typed);
 			return -1;
 		}
 		*i += 1;
 	}
 	switch (o->id) {
 	case OL_LOAD:
-		if (opts_load_cmd(ol, 0, o->name, val, &ol->m.load_argv, err) < 0)
+		if (opts_load_cmd(ol, 0, typed, val, &ol->m.load_argv, err) < 0)
 			return -1;
 		free(ol->load_cmd);
 		ol->load_cmd = strdup(val);
 		return 1;
 	case OL_VICTIM:
-		return opts_load_cmd(ol, 1, o->name, val, &ol->m.victim_argv, err) < 0 ? -1 : 1;
+		return opts_load_cmd(ol, 1, typed, val, &ol->m.victim_argv, err) < 0 ? -1 : 1;
 	case OL_BACKGROUND:
-		return opts_load_cmd(ol, 2, o->name, val, &ol->m.background_argv, err) < 0 ? -1 : 1;
+		return opts_load_cmd(ol, 2, typed, val, &ol->m.background_argv, err) < 0 ? -1 : 1;
 	case OL_VICTIM_PID:
-		return opts_load_pid(o->name, val, &ol->m.victim_pid, err) < 0 ? -1 : 1;
+		return opts_load_pid(typed, val, &ol->m.victim_pid, err) < 0 ? -1 : 1;
 	case OL_PID:
-		return opts_load_pid(o->name, val, &ol->m.pid, err) < 0 ? -1 : 1;
+		return opts_load_pid(typed, val, &ol->m.pid, err) < 0 ? -1 : 1;
 	case OL_PAUSE:
 		ol->m.pause = 1;
 		return 1;
@@ -245,7 +247,7 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 		ol->m.reference_path = val;
 		return 1;
 	case OL_PAIRS:
-		if (opts_load_num(o->name, val, 1, &d, err) < 0)
+		if (opts_load_num(typed, val, 1, &d, err) < 0)
 			return -1;
 		if (d > 1000 || d != (unsigned)d) {
 			fprintf(err, "argus: --pairs: '%s' is not a whole number from 1 to 1000\n", val);
@@ -254,17 +256,17 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 		ol->m.pairs = (unsigned)d;
 		return 1;
 	case OL_WINDOW:
-		if (opts_load_num(o->name, val, 0.05, &d, err) < 0)
+		if (opts_load_num(typed, val, 0.05, &d, err) < 0)
 			return -1;
 		ol->m.window_s = d;
 		return 1;
 	case OL_SETTLE:
-		if (opts_load_num(o->name, val, 0, &d, err) < 0)
+		if (opts_load_num(typed, val, 0, &d, err) < 0)
 			return -1;
 		ol->m.settle_s = d;
 		return 1;
 	case OL_FREQ:
-		if (opts_load_num(o->name, val, 1, &d, err) < 0)
+		if (opts_load_num(typed, val, 1, &d, err) < 0)
 			return -1;
 		if (d > 100000 || d != (unsigned)d) {
 			fprintf(err, "argus: --freq: '%s' is not a whole number from 1 to 100000\n", val);

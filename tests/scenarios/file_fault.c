@@ -1,8 +1,17 @@
 /* file_fault — file-backed read faults: a file is dropped from the page cache
- * (posix_fadvise DONTNEED), mapped read-only, and one byte per page is read,
- * so every fault goes through filemap_fault and reads the page back in.
+ * (posix_fadvise DONTNEED), mapped read-only, and one byte per page is read
+ * (MADV_RANDOM: no readahead), so every fault goes through filemap_fault and
+ * brings its page back into the page cache.
  *
- *   file_fault [--seconds N] [--mib M] [--file PATH]
+ * By default the file is sparse: ext4 fills a hole's page with zeroes
+ * without any disk I/O, so the whole cost is on the CPU, in the fault path
+ * (filemap_fault > page_cache_sync_ra > read_pages > ext4_mpage_readpages).
+ * With --data the file holds data and every fault waits for the disk: most
+ * of the time is then off-CPU, and the on-CPU cost is dominated by the I/O
+ * completion interrupts (handle_softirqs) and the virtio doorbell.
+ *
+ *   file_fault [--seconds N] [--mib M] [--file PATH] [--data]
+ *              [--advice random|normal|sequential]
  *
  * The file (default /var/tmp/argus-file-fault.PID, on a disk file system:
  * tmpfs would fault through shmem_fault) is created, written and fsync'ed
@@ -22,6 +31,8 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "mib", required_argument, NULL, 'm' },
 		{ "file", required_argument, NULL, 'f' },
+		{ "advice", required_argument, NULL, 'a' },
+		{ "data", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t bytes = 32ul << 20;
@@ -29,7 +40,7 @@ int main(int argc, char **argv)
 	unsigned long long ops = 0;
 	char path[4096] = "";
 	long page = sysconf(_SC_PAGESIZE);
-	int c, fd, own = 0;
+	int c, fd, own = 0, data = 0, advice = MADV_RANDOM; /* one page per fault */
 	char *buf;
 	volatile char sink = 0;
 
@@ -38,8 +49,13 @@ int main(int argc, char **argv)
 		case 's': seconds = atof(optarg); break;
 		case 'm': bytes = (size_t)atol(optarg) << 20; break;
 		case 'f': snprintf(path, sizeof(path), "%s", optarg); break;
+		case 'd': data = 1; break;
+		case 'a':
+			advice = !strcmp(optarg, "random") ? MADV_RANDOM :
+				 !strcmp(optarg, "sequential") ? MADV_SEQUENTIAL : MADV_NORMAL;
+			break;
 		default:
-			fprintf(stderr, "usage: file_fault [--seconds N] [--mib M] [--file PATH]\n");
+			fprintf(stderr, "usage: file_fault [--seconds N] [--mib M] [--file PATH] [--data] [--advice random|normal|sequential]\n");
 			return 2;
 		}
 	}
@@ -56,7 +72,11 @@ int main(int argc, char **argv)
 	if (!buf)
 		return 1;
 	memset(buf, 0x5a, 1 << 20);
-	for (size_t off = 0; off < bytes; off += 1 << 20)
+	if (ftruncate(fd, 0) < 0 || ftruncate(fd, (off_t)bytes) < 0) {
+		fprintf(stderr, "file_fault: cannot size %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	for (size_t off = 0; data && off < bytes; off += 1 << 20)
 		if (pwrite(fd, buf, 1 << 20, (off_t)off) != 1 << 20) {
 			fprintf(stderr, "file_fault: cannot write %s: %s\n", path, strerror(errno));
 			return 1;
@@ -74,8 +94,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "file_fault: mmap: %s\n", strerror(errno));
 			return 1;
 		}
-		/* No readahead help: each fault reads its own page. */
-		madvise(p, bytes, MADV_RANDOM);
+		madvise(p, bytes, advice);
 		for (size_t off = 0; off < bytes && !scen_stop; off += page, ops++)
 			sink += p[off];
 		munmap(p, bytes);

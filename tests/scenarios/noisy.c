@@ -1,14 +1,17 @@
-/* noisy — a busy neighbour for the noisy-neighbour scenario: threads that
- * spin on a cheap system call (getppid: syscall entry/exit only) so that its
- * kernel profile is hot but stays on its own path, or a pipe ping-pong
- * between two threads (--mode pipe: anon_pipe_read/write and wakeups).
- * It runs in both conditions (--background): its cost must cancel.
+/* noisy — a busy neighbour for the noisy-neighbour scenario.  It runs in
+ * both conditions (--background): its cost must cancel.  Modes:
+ *   zero     (default) threads reading /dev/zero 64 KiB at a time: nearly
+ *            all of its time is kernel time on its own path (vfs_read >
+ *            read_iter_zero > clear_user), hotter than the page-fault load
+ *   getppid  threads spinning on getppid (syscall entry/exit only)
+ *   pipe     a ping-pong between two threads (anon_pipe_read/write, wakeups)
  *
- *   noisy [--seconds N] [--threads T] [--mode getppid|pipe]
+ *   noisy [--seconds N] [--threads T] [--mode zero|getppid|pipe]
  *
- * ops = system calls (getppid) or round trips (pipe).
+ * ops = reads (zero), system calls (getppid) or round trips (pipe).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,6 +33,25 @@ static void *spin(void *arg)
 			syscall(SYS_getppid);
 		n += 1000;
 	}
+	atomic_fetch_add(&total, n);
+	return NULL;
+}
+
+static void *zero(void *arg)
+{
+	static __thread char buf[64 << 10];
+	unsigned long long n = 0;
+	int fd = open("/dev/zero", O_RDONLY);
+
+	(void)arg;
+	if (fd < 0)
+		return NULL;
+	while (scen_running(end_time)) {
+		if (read(fd, buf, sizeof(buf)) < 0)
+			break;
+		n++;
+	}
+	close(fd);
 	atomic_fetch_add(&total, n);
 	return NULL;
 }
@@ -72,16 +94,18 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	double seconds = 0, t0;
-	int c, nthreads = 2, pipe_mode = 0;
+	int c, nthreads = 2, mode = 0; /* 0 zero, 1 getppid, 2 pipe */
 	pthread_t th[64];
 
 	while ((c = getopt_long(argc, argv, "s:t:M:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': seconds = atof(optarg); break;
 		case 't': nthreads = atoi(optarg); break;
-		case 'M': pipe_mode = !strcmp(optarg, "pipe"); break;
+		case 'M':
+			mode = !strcmp(optarg, "pipe") ? 2 : !strcmp(optarg, "getppid") ? 1 : 0;
+			break;
 		default:
-			fprintf(stderr, "usage: noisy [--seconds N] [--threads T] [--mode getppid|pipe]\n");
+			fprintf(stderr, "usage: noisy [--seconds N] [--threads T] [--mode zero|getppid|pipe]\n");
 			return 2;
 		}
 	}
@@ -89,7 +113,7 @@ int main(int argc, char **argv)
 		nthreads = 2;
 	end_time = scen_begin(seconds);
 	t0 = scen_now();
-	if (pipe_mode) {
+	if (mode == 2) {
 		if (pipe(ping) < 0 || pipe(pong) < 0)
 			return 1;
 		pthread_create(&th[0], NULL, echo, NULL);
@@ -98,7 +122,7 @@ int main(int argc, char **argv)
 		pthread_join(th[0], NULL);
 	} else {
 		for (int i = 0; i < nthreads; i++)
-			pthread_create(&th[i], NULL, spin, NULL);
+			pthread_create(&th[i], NULL, mode ? spin : zero, NULL);
 		for (int i = 0; i < nthreads; i++)
 			pthread_join(th[i], NULL);
 	}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# Scenario benchmark: `argus diagnose` on each scenario load
+# (tests/scenarios/README) and, on the same data, the naive answer of a
+# reference-less profiler (the hottest kernel path of the loaded windows).
+# Prints per run: expected frame, verdict leaf, correct at depth (the expected
+# frame is on the verdict path), time to diagnosis, and the same for the
+# naive answer; then the totals and the median time to diagnosis.
+#   REPEAT=N        runs per scenario (default 1)
+#   BENCH_OPTS=...  extra diagnose options, e.g. "--pairs 6 --window 0.5"
+#   SCENARIOS=...   names to run (default: all)
+# Needs root (BPF); prints SKIPPED otherwise.
+cd "$(dirname "$0")/../.." || exit 2
+ROOT=$(pwd)
+ARGUS=${ARGUS:-$ROOT/argus}
+S=${BUILD:-$ROOT/build}/scenarios
+REPEAT=${REPEAT:-1}
+[ "$(id -u)" = 0 ] || { echo "SKIPPED: scenarios benchmark needs root"; exit 0; }
+command -v jq >/dev/null || { echo "SKIPPED: scenarios benchmark needs jq"; exit 0; }
+[ -x "$ARGUS" ] && [ -x "$S/pagefault" ] || { echo "SKIPPED: run make first"; exit 0; }
+TMP=$(mktemp -d /tmp/argus-bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+# name|expected frame|diagnose arguments
+cat > "$TMP/list" <<EOS
+anon|do_anonymous_page|-- $S/pagefault
+file|filemap_fault|-- $S/file_fault
+cow|do_wp_page|-- $S/cow_fault
+thp|do_huge_pmd_anonymous_page|-- $S/thp_fault
+victim|shmem_fault|--victim $S/victim --load $S/aggressor
+noisy|do_anonymous_page|--background $S/noisy --load $S/pagefault
+EOS
+
+echo "options: ${BENCH_OPTS:-(defaults)}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-7s %-27s %-27s %-4s %6s   %-27s %-4s\n' scenario expected "verdict leaf" ok "time" \
+	"naive leaf" ok
+: > "$TMP/times"
+n=0 ok=0 nok=0
+while IFS='|' read -r name want args; do
+	case " ${SCENARIOS:-$name} " in *" $name "*) ;; *) continue ;; esac
+	r=0
+	while [ $r -lt "$REPEAT" ]; do
+		r=$((r + 1))
+		# shellcheck disable=SC2086
+		"$ARGUS" diagnose --batch --json $BENCH_OPTS $args >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		if [ $rc -ne 0 ]; then
+			printf '%-7s %-27s error (exit %s): %s\n' "$name" "$want" "$rc" \
+				"$(grep '^argus:' "$TMP/err" | tail -n 1)"
+			n=$((n + 1))
+			continue
+		fi
+		leaf=$(jq -r '.verdict.leaf // "(none)"' "$TMP/out")
+		nleaf=$(jq -r '.naive.leaf // "(none)"' "$TMP/out")
+		t=$(jq -r '.elapsed_s' "$TMP/out")
+		if jq -e --arg w "$want" '.verdict.path | index($w)' "$TMP/out" >/dev/null; then
+			c=yes; ok=$((ok + 1))
+		else
+			c=NO
+		fi
+		if jq -e --arg w "$want" '.naive.path | index($w)' "$TMP/out" >/dev/null; then
+			nc=yes; nok=$((nok + 1))
+		else
+			nc=NO
+		fi
+		n=$((n + 1))
+		echo "$t" >> "$TMP/times"
+		printf '%-7s %-27.27s %-27.27s %-4s %5.1fs   %-27.27s %-4s\n' "$name" "$want" "$leaf" \
+			"$c" "$t" "$nleaf" "$nc"
+		[ -n "${VERBOSE:-}" ] && jq -c '{v: .verdict.path, naive: .naive.path}' "$TMP/out"
+	done
+done < "$TMP/list"
+med=$(sort -n "$TMP/times" | awk '{ a[NR] = $1 } END { if (NR == 0) print "n/a";
+	else if (NR % 2) printf "%.1f", a[(NR + 1) / 2]; else printf "%.1f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+echo "correct at depth: argus $ok/$n, naive $nok/$n; median time to diagnosis ${med} s (target <= 10 s)"

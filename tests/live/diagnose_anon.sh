@@ -1,0 +1,25 @@
+#!/bin/sh
+# `argus diagnose` on the anonymous page-fault scenario names
+# do_anonymous_page on its verdict path, and ends the load it started.
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd jq
+[ -x "$ARGUS" ] || skip "no $ARGUS; run make"
+[ -x "$BUILD/scenarios/pagefault" ] || skip "no scenario loads; run make"
+
+cp "$BUILD/scenarios/pagefault" "$TMP/anonload"
+"$ARGUS" diagnose --batch --json -- "$TMP/anonload" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+cat "$TMP/err"
+[ $rc -eq 0 ] || fail "diagnose exited $rc"
+jq -c '.verdict' "$TMP/out"
+[ "$(jq -r '.verdict.found' "$TMP/out")" = true ] || fail "no bottleneck found"
+[ "$(jq -r '.verdict.subsystem' "$TMP/out")" = mm ] || fail "verdict subsystem is not mm"
+jq -e '.verdict.path | index("do_anonymous_page")' "$TMP/out" >/dev/null ||
+	fail "do_anonymous_page is not on the verdict path"
+[ "$(jq '.windows | length' "$TMP/out")" -eq 6 ] || fail "expected 6 windows"
+jq -e '[.windows[] | select(.cond == "ref")] | length == 3' "$TMP/out" >/dev/null ||
+	fail "expected 3 reference windows"
+pgrep -f "$TMP/anonload" && fail "the load is still running after diagnose"
+echo "ok: $(jq -r '.verdict.summary' "$TMP/out")"
+exit 0
