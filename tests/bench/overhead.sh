@@ -83,27 +83,34 @@ while [ "$round" -le "$ROUNDS" ]; do
 done
 
 echo
+report() { # results file -> the table
 awk -v conds="$conds" '
 	function median(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
-	{ w[$2, $1] = $3; e[$2, $1] = $4; b[$2, $1] = $5; if ($1 > R) R = $1 }
+	{ w[$2, $1] = $3; e[$2, $1] = $4; b[$2, $1] = $5; if ($1 > R) R = $1; has[$2] = 1 }
 	END {
 		nc = split(conds, cs, " ")
-		printf "%-10s %10s %12s %12s %10s %11s\n", "condition", "pages/s", "pages/CPU-s",
-			"vs alone", "slowdown", "bpf %/CPU"
+		printf "%-10s %9s %11s %9s %9s %9s %10s\n", "condition", "pages/s", "pages/CPU-s",
+			"vs alone", "slowdown", "vs perf", "bpf %/CPU"
 		for (i = 1; i <= nc; i++) {
-			c = cs[i]; n = 0; m = 0; nb = 0
+			c = cs[i]; n = 0; m = 0; nb = 0; np = 0
+			p = c; sub(/^argus/, "perf", p)
 			for (r = 1; r <= R; r++) {
 				x[++n] = w[c, r]; y[n] = e[c, r]
 				if (e["alone", r] > 0) q[++m] = e[c, r] / e["alone", r]
 				if (b[c, r] != "-") z[++nb] = b[c, r]
+				if (p != c && has[p] && e[p, r] > 0) v[++np] = e[c, r] / e[p, r]
 			}
 			ratio = median(q, m)
-			printf "%-10s %10.0f %12.0f %12.3f %9.1f%% %11s\n", c, median(x, n), median(y, n),
-				ratio, 100 * (1 - ratio), nb ? sprintf("%.3f", median(z, nb)) : "-"
-			delete x; delete y; delete q; delete z
+			printf "%-10s %9.0f %11.0f %9.3f %8.1f%% %9s %10s\n", c, median(x, n), median(y, n),
+				ratio, 100 * (1 - ratio), np ? sprintf("%.3f", median(v, np)) : "-",
+				nb ? sprintf("%.3f", median(z, nb)) : "-"
+			delete x; delete y; delete q; delete z; delete v
 		}
-		print "(vs alone: median over rounds of pages/CPU-s divided by the same round'"'"'s alone)"
-	}' "$TMP/results"
+		print "vs alone / vs perf: median over rounds of pages/CPU-s divided by the same"
+		print "round'"'"'s alone / perf at the same frequency (above 1: argus costs less)"
+	}' "$1"
+}
+report "$TMP/results"
