@@ -12,9 +12,21 @@ struct profile_slot {
 	size_t idx;             /* stack index + 1; 0: empty */
 };
 
+#define PROFILE_CACHE_MIN 4096u
+#define PROFILE_CACHE_MAX (1u << 20)
+
+/* Caller's frame pointer -> interned copy, checked with strcmp on every hit:
+ * callers that pass the same (or already interned) names skip the hashing. */
+struct profile_cache_ent {
+	const char *src;
+	const char *interned;
+};
+
 struct profile_index {
 	struct profile_slot *slots;
 	size_t cap;             /* power of two */
+	struct profile_cache_ent *cache; /* direct-mapped, grows with the pool */
+	size_t cache_cap;
 };
 
 const char *cond_name(enum cond c)
@@ -60,8 +72,10 @@ void profile_free(struct profile *p)
 	}
 	free(p->stacks);
 	free(p->wins);
-	if (p->index)
+	if (p->index) {
 		free(p->index->slots);
+		free(p->index->cache);
+	}
 	free(p->index);
 	strpool_free(p->pool);
 	free(p);
@@ -163,11 +177,35 @@ int profile_add(struct profile *p, unsigned w, const char *const *frames,
 		if (!in)
 			return -ENOMEM;
 	}
+	if (!p->index->cache || (strpool_count(p->pool) * 2 > p->index->cache_cap &&
+				 p->index->cache_cap < PROFILE_CACHE_MAX)) {
+		size_t ncap = p->index->cache_cap ? p->index->cache_cap * 4 : PROFILE_CACHE_MIN;
+		struct profile_cache_ent *nc = calloc(ncap, sizeof(*nc));
+
+		if (nc) {
+			free(p->index->cache);
+			p->index->cache = nc;
+			p->index->cache_cap = ncap;
+		}
+	}
 	for (unsigned f = 0; f < nframes; f++) {
-		in[f] = strpool_intern(p->pool, frames[f] ? frames[f] : "");
+		const char *s = frames[f] ? frames[f] : "";
+		uintptr_t k = (uintptr_t)s;
+		struct profile_cache_ent *e = p->index->cache ?
+			&p->index->cache[((k >> 3) ^ (k >> 17)) & (p->index->cache_cap - 1)] : NULL;
+
+		if (e && e->src == s && (s == e->interned || strcmp(s, e->interned) == 0)) {
+			in[f] = e->interned;
+			continue;
+		}
+		in[f] = strpool_intern(p->pool, s);
 		if (!in[f]) {
 			err = -ENOMEM;
 			goto out;
+		}
+		if (e) {
+			e->src = s;
+			e->interned = in[f];
 		}
 	}
 	if ((p->nstacks + 1) * 2 > p->index->cap) {

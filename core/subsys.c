@@ -33,6 +33,7 @@ static struct {
 	struct subsys_exact *exact;
 	size_t nexact;
 	const struct subsys_rule **pfx;   /* grouped by bucket */
+	size_t *pfx_len;
 	size_t bucket_start[SUBSYS_NBUCKET + 1];
 	int ok;
 } subsys_index;
@@ -102,7 +103,8 @@ static void subsys_init(void)
 
 	subsys_index.exact = calloc(subsys_nrules, sizeof(*subsys_index.exact));
 	subsys_index.pfx = calloc(subsys_nrules, sizeof(*subsys_index.pfx));
-	if (!subsys_index.exact || !subsys_index.pfx)
+	subsys_index.pfx_len = calloc(subsys_nrules, sizeof(*subsys_index.pfx_len));
+	if (!subsys_index.exact || !subsys_index.pfx || !subsys_index.pfx_len)
 		return;
 	for (size_t i = 0; i < subsys_nrules; i++) {
 		const struct subsys_rule *r = &subsys_rules[i];
@@ -119,6 +121,8 @@ static void subsys_init(void)
 	qsort(subsys_index.exact, ne, sizeof(*subsys_index.exact), subsys_exact_cmp);
 	qsort(subsys_index.pfx, np, sizeof(*subsys_index.pfx), subsys_pfx_cmp);
 	subsys_index.nexact = ne;
+	for (size_t i = 0; i < np; i++)
+		subsys_index.pfx_len[i] = strlen(subsys_index.pfx[i]->name);
 	for (unsigned b = 0, i = 0; b <= SUBSYS_NBUCKET; b++) {
 		while (i < np && subsys_bucket(subsys_index.pfx[i]->name) < b)
 			i++;
@@ -145,7 +149,7 @@ static enum subsys subsys_lookup(const char *name, size_t len)
 	b = subsys_bucket(name);
 	for (size_t i = subsys_index.bucket_start[b]; i < subsys_index.bucket_start[b + 1]; i++) {
 		const struct subsys_rule *r = subsys_index.pfx[i];
-		size_t pl = strlen(r->name);
+		size_t pl = subsys_index.pfx_len[i];
 
 		if (pl <= len && memcmp(r->name, name, pl) == 0)
 			return (enum subsys)r->subsys;

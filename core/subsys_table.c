@@ -21,6 +21,10 @@
  *   process_one_work, smpboot_thread_fn) and library helpers (memcpy,
  *   copy_to_user, iov_iter_*) are deliberately absent: unknown frames are
  *   transparent, so the first known frame below them decides.
+ * - Lock release (_raw_spin_unlock*, ...) is deliberately absent: with
+ *   cpu-clock sampling (no NMI) those are skid leaves where time spent with
+ *   interrupts off is charged, not lock cost; the caller decides.
+ * - bpf(2) is "other": its map allocations are not the mm a user asks about.
  * - IRQ entries mark interrupt context, which wins over everything; only
  *   frames that run solely in interrupt context belong there.
  */
@@ -213,7 +217,11 @@ const struct subsys_rule subsys_rules[] = {
 	P("tcp_", NET), P("__tcp_", NET), P("udp_", NET), P("__udp_", NET),
 	P("udp4_", NET), P("udpv6_", NET), P("ip_", NET), P("__ip_", NET),
 	P("ip6_", NET), P("ipv6_", NET), P("inet_", NET), P("__inet_", NET),
-	P("inet6_", NET), P("__sys_", NET), P("___sys_", NET), P("sock_", NET),
+	P("inet6_", NET), P("__sys_send", NET), P("__sys_recv", NET),
+	P("__sys_connect", NET), P("__sys_accept", NET), P("__sys_bind", NET),
+	X("__sys_listen", NET), P("__sys_socket", NET), X("__sys_setsockopt", NET),
+	X("__sys_getsockopt", NET), X("__sys_shutdown", NET), X("__sys_getsockname", NET),
+	X("__sys_getpeername", NET), P("___sys_", NET), P("sock_", NET),
 	P("__sock_", NET), P("sk_", NET), P("__sk_", NET), P("skb_", NET),
 	P("__skb_", NET), P("kfree_skb", NET), X("__kfree_skb", NET),
 	X("consume_skb", NET), P("alloc_skb", NET), P("__alloc_skb", NET),
@@ -273,12 +281,12 @@ const struct subsys_rule subsys_rules[] = {
 	P("el1h_64_irq", IRQ), P("el0t_64_irq", IRQ),
 
 	/* ---- locking ---- */
-	P("_raw_spin_lock", LOCKING), P("_raw_spin_unlock", LOCKING),
-	P("_raw_spin_trylock", LOCKING), P("_raw_read_", LOCKING),
-	P("_raw_write_", LOCKING), X("queued_spin_lock_slowpath", LOCKING),
+	P("_raw_spin_lock", LOCKING), P("_raw_spin_trylock", LOCKING),
+	P("_raw_read_lock", LOCKING), P("_raw_read_trylock", LOCKING),
+	P("_raw_write_lock", LOCKING), P("_raw_write_trylock", LOCKING),
+	X("queued_spin_lock_slowpath", LOCKING),
 	X("native_queued_spin_lock_slowpath", LOCKING),
-	X("__pv_queued_spin_lock_slowpath", LOCKING),
-	P("__pv_queued_spin_unlock", LOCKING), X("queued_read_lock_slowpath", LOCKING),
+	X("__pv_queued_spin_lock_slowpath", LOCKING), X("queued_read_lock_slowpath", LOCKING),
 	X("queued_write_lock_slowpath", LOCKING), P("mutex_", LOCKING),
 	P("__mutex_", LOCKING), P("rwsem_", LOCKING), P("__rwsem_", LOCKING),
 	P("down_read", LOCKING), P("down_write", LOCKING), X("up_read", LOCKING),
@@ -300,6 +308,9 @@ const struct subsys_rule subsys_rules[] = {
 	P("intel_idle", IDLE), P("mwait_idle", IDLE), X("poll_idle", IDLE),
 	P("tick_nohz_idle_", IDLE), X("schedule_idle", IDLE), P("play_idle", IDLE),
 	X("amd_e400_idle", IDLE), X("cpu_do_idle", IDLE),
+
+	/* ---- other: known, but in no subsystem above ---- */
+	X("__sys_bpf", OTHER), X("__x64_sys_bpf", OTHER),
 
 	/* ---- generic entry (looked past unless nothing else matches) ---- */
 	P("entry_SYSCALL_64", SYSCALL), X("do_syscall_64", SYSCALL),

@@ -1,5 +1,12 @@
-/* tree — the calling-context tree: nodes in chunks, found by a hash of
- * their path (the node id) in one open-addressing table. */
+/* tree — the calling-context tree.
+ *
+ * Nodes (with their per-window totals right behind them) live in a bump
+ * arena and are found by id — a hash of the parent's id and the name — in
+ * one open-addressing table.  tree_build first maps every distinct frame
+ * pointer of the profile to its tree name, name hash and subsystem once,
+ * then merges the stacks in sorted order so that a stack reuses the nodes
+ * of the prefix it shares with the one before and looks up only the rest.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,24 +17,26 @@
 
 #pragma weak tree_annot_free
 
-#define TREE_CHUNK_NODES 4096u
-#define TREE_CHUNK_WINS  (64u * 1024u)
+#define TREE_ARENA_CHUNK (1u << 20)
 
-struct tree_chunk {
-	struct tree_chunk *next;
-	size_t used, cap;       /* in elements */
-	union {
-		struct tree_node nodes[1];
-		uint64_t wins[1];
-	} u;
+struct tree_arena {
+	struct tree_arena *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+struct tree_slot {
+	uint64_t id;
+	struct tree_node *n;    /* NULL: empty */
 };
 
 struct tree_priv {
 	struct strpool *names;
-	struct tree_node **slots; /* by id; NULL: empty */
+	struct tree_slot *slots;  /* by id */
 	size_t cap;               /* power of two */
-	struct tree_chunk *nodes; /* node chunks */
-	struct tree_chunk *wins;  /* win_total chunks */
+	struct tree_arena *arena; /* nodes and their win_total */
+	struct tree_node **all;   /* every node, for tree_free */
+	size_t nall, all_cap;
 };
 
 static uint64_t tree_mix(uint64_t h)
@@ -40,63 +49,54 @@ static uint64_t tree_mix(uint64_t h)
 	return h;
 }
 
-static uint64_t tree_id_len(uint64_t parent_id, const char *name, size_t len)
+/* Id from the parent's id and the hash of the name (strpool_hash). */
+static uint64_t tree_id_hash(uint64_t parent_id, uint64_t name_hash)
 {
-	uint64_t h = strpool_hash(name, len);
-
-	return tree_mix(h ^ (parent_id * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL));
+	return tree_mix(name_hash ^ (parent_id * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL));
 }
 
 uint64_t tree_id(uint64_t parent_id, const char *name)
 {
-	return tree_id_len(parent_id, name, strlen(name));
+	return tree_id_hash(parent_id, strpool_hash(name, strlen(name)));
 }
 
-static struct tree_chunk *tree_chunk_new(size_t elem, size_t cap)
+static void *tree_arena_alloc(struct tree_priv *pv, size_t size)
 {
-	struct tree_chunk *c = calloc(1, offsetof(struct tree_chunk, u) + elem * cap);
+	struct tree_arena *a = pv->arena;
+	void *p;
 
-	if (c)
-		c->cap = cap;
-	return c;
-}
+	size = (size + 15) & ~(size_t)15;
+	if (!a || a->cap - a->used < size) {
+		size_t cap = size > TREE_ARENA_CHUNK ? size : TREE_ARENA_CHUNK;
 
-static uint64_t *tree_wins_alloc(struct tree *t)
-{
-	struct tree_priv *pv = t->priv;
-	size_t n = t->nwin ? t->nwin : 1;
-	uint64_t *w;
-
-	if (!pv->wins || pv->wins->cap - pv->wins->used < n) {
-		size_t cap = n > TREE_CHUNK_WINS ? n : TREE_CHUNK_WINS;
-		struct tree_chunk *c = tree_chunk_new(sizeof(uint64_t), cap);
-
-		if (!c)
+		a = malloc(sizeof(*a) + cap);
+		if (!a)
 			return NULL;
-		c->next = pv->wins;
-		pv->wins = c;
+		a->used = 0;
+		a->cap = cap;
+		a->next = pv->arena;
+		pv->arena = a;
 	}
-	w = &pv->wins->u.wins[pv->wins->used];
-	pv->wins->used += n;
-	return w;
+	p = a->data + a->used;
+	a->used += size;
+	return p;
 }
 
 static int tree_table_grow(struct tree_priv *pv)
 {
 	size_t ncap = pv->cap ? pv->cap * 2 : 4096;
-	struct tree_node **ns = calloc(ncap, sizeof(*ns));
+	struct tree_slot *ns = calloc(ncap, sizeof(*ns));
 
 	if (!ns)
 		return -ENOMEM;
 	for (size_t i = 0; i < pv->cap; i++) {
-		struct tree_node *n = pv->slots[i];
 		size_t j;
 
-		if (!n)
+		if (!pv->slots[i].n)
 			continue;
-		for (j = n->id & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
+		for (j = pv->slots[i].id & (ncap - 1); ns[j].n; j = (j + 1) & (ncap - 1))
 			;
-		ns[j] = n;
+		ns[j] = pv->slots[i];
 	}
 	free(pv->slots);
 	pv->slots = ns;
@@ -104,17 +104,17 @@ static int tree_table_grow(struct tree_priv *pv)
 	return 0;
 }
 
-/* Finds the child of parent whose interned name is name (id precomputed). */
+/* The child of parent whose interned name is name (id precomputed). */
 static struct tree_node *tree_lookup(const struct tree_priv *pv, const struct tree_node *parent,
 				     const char *name, uint64_t id)
 {
 	size_t mask = pv->cap - 1;
 
-	for (size_t i = id & mask; pv->slots[i]; i = (i + 1) & mask) {
-		struct tree_node *n = pv->slots[i];
+	for (size_t i = id & mask; pv->slots[i].n; i = (i + 1) & mask) {
+		const struct tree_slot *sl = &pv->slots[i];
 
-		if (n->id == id && n->parent == parent && n->name == name)
-			return n;
+		if (sl->id == id && sl->n->parent == parent && sl->n->name == name)
+			return sl->n;
 	}
 	return NULL;
 }
@@ -130,6 +130,15 @@ static struct tree_node *tree_node_new(struct tree *t, struct tree_node *parent,
 
 	if ((t->nnodes + 1) * 2 > pv->cap && tree_table_grow(pv) < 0)
 		return NULL;
+	if (pv->nall == pv->all_cap) {
+		size_t ncap = pv->all_cap ? pv->all_cap * 2 : 1024;
+		struct tree_node **na = realloc(pv->all, ncap * sizeof(*na));
+
+		if (!na)
+			return NULL;
+		pv->all = na;
+		pv->all_cap = ncap;
+	}
 	if (parent && parent->nchild == parent->child_cap) {
 		unsigned ncap = parent->child_cap ? parent->child_cap * 2 : 2;
 		struct tree_node **nc = realloc(parent->child, ncap * sizeof(*nc));
@@ -139,19 +148,11 @@ static struct tree_node *tree_node_new(struct tree *t, struct tree_node *parent,
 		parent->child = nc;
 		parent->child_cap = ncap;
 	}
-	if (!pv->nodes || pv->nodes->used == pv->nodes->cap) {
-		struct tree_chunk *c = tree_chunk_new(sizeof(struct tree_node), TREE_CHUNK_NODES);
-
-		if (!c)
-			return NULL;
-		c->next = pv->nodes;
-		pv->nodes = c;
-	}
-	n = &pv->nodes->u.nodes[pv->nodes->used];
-	n->win_total = tree_wins_alloc(t);
-	if (!n->win_total)
+	n = tree_arena_alloc(pv, sizeof(*n) + t->nwin * sizeof(uint64_t));
+	if (!n)
 		return NULL;
-	pv->nodes->used++;
+	memset(n, 0, sizeof(*n) + t->nwin * sizeof(uint64_t));
+	n->win_total = (uint64_t *)(n + 1);
 	n->id = id;
 	n->name = name;
 	n->kind = kind;
@@ -161,42 +162,62 @@ static struct tree_node *tree_node_new(struct tree *t, struct tree_node *parent,
 	if (parent)
 		parent->child[parent->nchild++] = n;
 	mask = pv->cap - 1;
-	for (i = id & mask; pv->slots[i]; i = (i + 1) & mask)
+	for (i = id & mask; pv->slots[i].n; i = (i + 1) & mask)
 		;
-	pv->slots[i] = n;
+	pv->slots[i].id = id;
+	pv->slots[i].n = n;
+	pv->all[pv->nall++] = n;
 	t->nnodes++;
 	return n;
 }
 
-/* Interns the tree's form of a frame name: compiler suffix dropped, a
- * trailing " [module]" kept. */
-static const char *tree_name(struct strpool *sp, const char *name)
+/* The tree's form of a frame name: compiler suffix dropped, a trailing
+ * " [module]" kept.  Writes it into buf (len bytes) unless it is name
+ * itself or a prefix of it; returns its length and sets *out. */
+static size_t tree_name_form(const char *name, char *buf, size_t len, const char **out)
 {
 	size_t base = subsys_base_len(name);
 	const char *mod;
-	char buf[512];
 	size_t ml;
 
+	*out = name;
 	if (name[base] == '\0' || name[base] == ' ' || name[base] == '\t')
-		return strpool_intern(sp, name);
+		return strlen(name);
 	mod = strstr(name + base, " [");
 	if (!mod)
-		return strpool_intern_len(sp, name, base);
+		return base;
 	ml = strlen(mod);
-	if (base + ml >= sizeof(buf))
-		return strpool_intern_len(sp, name, base);
+	if (base + ml >= len)
+		return base;
 	memcpy(buf, name, base);
 	memcpy(buf + base, mod, ml + 1);
-	return strpool_intern(sp, buf);
+	*out = buf;
+	return base + ml;
+}
+
+static const char *tree_name(struct strpool *sp, const char *name)
+{
+	char buf[512];
+	const char *s;
+	size_t l = tree_name_form(name, buf, sizeof(buf), &s);
+
+	return strpool_intern_len(sp, s, l);
+}
+
+static struct tree_node *tree_get_hash(struct tree *t, struct tree_node *parent,
+				       const char *iname, uint64_t name_hash,
+				       enum tree_node_kind kind)
+{
+	uint64_t id = tree_id_hash(parent ? parent->id : 0, name_hash);
+	struct tree_node *n = tree_lookup(t->priv, parent, iname, id);
+
+	return n ? n : tree_node_new(t, parent, iname, id, kind);
 }
 
 static struct tree_node *tree_get(struct tree *t, struct tree_node *parent,
 				  const char *iname, enum tree_node_kind kind)
 {
-	uint64_t id = tree_id(parent ? parent->id : 0, iname);
-	struct tree_node *n = tree_lookup(t->priv, parent, iname, id);
-
-	return n ? n : tree_node_new(t, parent, iname, id, kind);
+	return tree_get_hash(t, parent, iname, strpool_hash(iname, strlen(iname)), kind);
 }
 
 struct tree_node *tree_node_add(struct tree *t, struct tree_node *parent,
@@ -209,7 +230,9 @@ struct tree_node *tree_node_add(struct tree *t, struct tree_node *parent,
 		errno = EINVAL;
 		return NULL;
 	}
-	iname = tree_name(t->priv->names, name);
+	/* only kernel function names carry compiler suffixes */
+	iname = kind == TREE_FRAME ? tree_name(t->priv->names, name)
+				   : strpool_intern(t->priv->names, name);
 	if (!iname)
 		return NULL;
 	n = tree_get(t, parent, iname, kind);
@@ -221,45 +244,222 @@ struct tree_node *tree_node_add(struct tree *t, struct tree_node *parent,
 struct tree_node *tree_child(const struct tree *t, const struct tree_node *parent,
 			     const char *name)
 {
-	size_t base;
-	const char *iname;
 	char buf[512];
+	const char *s, *iname;
+	size_t l;
 
 	if (!t || !parent || !name)
 		return NULL;
-	base = subsys_base_len(name);
-	if (name[base] == '\0' || name[base] == ' ' || name[base] == '\t' ||
-	    !strstr(name + base, " [")) {
-		if (name[base] == '\0' || name[base] == ' ' || name[base] == '\t')
-			iname = strpool_find(t->priv->names, name, strlen(name));
-		else
-			iname = strpool_find(t->priv->names, name, base);
-	} else {
-		const char *mod = strstr(name + base, " [");
-		size_t ml = strlen(mod);
-
-		if (base + ml >= sizeof(buf))
-			return NULL;
-		memcpy(buf, name, base);
-		memcpy(buf + base, mod, ml + 1);
-		iname = strpool_find(t->priv->names, buf, base + ml);
+	/* the name as given first: process and event names may hold a '.' */
+	l = strlen(name);
+	iname = strpool_find(t->priv->names, name, l);
+	if (iname) {
+		struct tree_node *n = tree_lookup(t->priv, parent, iname,
+						  tree_id_hash(parent->id, strpool_hash(iname, l)));
+		if (n)
+			return n;
 	}
+	l = tree_name_form(name, buf, sizeof(buf), &s);
+	iname = strpool_find(t->priv->names, s, l);
 	if (!iname)
 		return NULL;
-	return tree_lookup(t->priv, parent, iname, tree_id(parent->id, iname));
+	return tree_lookup(t->priv, parent, iname, tree_id_hash(parent->id, strpool_hash(iname, l)));
 }
 
 struct tree_node *tree_find_id(const struct tree *t, uint64_t id)
 {
 	const struct tree_priv *pv;
 
-	if (!t || !t->priv->cap)
+	if (!t || !t->priv || !t->priv->cap)
 		return NULL;
 	pv = t->priv;
-	for (size_t i = id & (pv->cap - 1); pv->slots[i]; i = (i + 1) & (pv->cap - 1))
-		if (pv->slots[i]->id == id)
-			return pv->slots[i];
+	for (size_t i = id & (pv->cap - 1); pv->slots[i].n; i = (i + 1) & (pv->cap - 1))
+		if (pv->slots[i].id == id)
+			return pv->slots[i].n;
 	return NULL;
+}
+
+/* ---- tree_build -------------------------------------------------------------- */
+
+/* What tree_build needs of one distinct frame name of the profile. */
+struct tree_frame_info {
+	const char *name;         /* interned in the tree */
+	uint64_t hash;            /* strpool_hash of name */
+	enum subsys subsys;       /* subsys_of_function */
+};
+
+/* Pointer -> index map (open addressing). */
+struct tree_ptrmap {
+	const void **keys;
+	uint32_t *vals;
+	size_t cap, n;
+};
+
+static int tree_ptrmap_init(struct tree_ptrmap *m, size_t want)
+{
+	for (m->cap = 1024; m->cap < want * 2; m->cap *= 2)
+		;
+	m->n = 0;
+	m->keys = calloc(m->cap, sizeof(*m->keys));
+	m->vals = calloc(m->cap, sizeof(*m->vals));
+	return m->keys && m->vals ? 0 : -ENOMEM;
+}
+
+static void tree_ptrmap_fini(struct tree_ptrmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
+static size_t tree_ptr_slot(const struct tree_ptrmap *m, const void *k)
+{
+	size_t mask = m->cap - 1;
+	size_t i = tree_mix((uint64_t)(uintptr_t)k) & mask;
+
+	while (m->keys[i] && m->keys[i] != k)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int tree_ptrmap_grow(struct tree_ptrmap *m)
+{
+	struct tree_ptrmap nm;
+
+	if (tree_ptrmap_init(&nm, m->cap) < 0) {
+		tree_ptrmap_fini(&nm);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (!m->keys[i])
+			continue;
+		j = tree_ptr_slot(&nm, m->keys[i]);
+		nm.keys[j] = m->keys[i];
+		nm.vals[j] = m->vals[i];
+	}
+	nm.n = m->n;
+	tree_ptrmap_fini(m);
+	*m = nm;
+	return 0;
+}
+
+struct tree_builder {
+	const struct profile *p;
+	struct tree *t;
+	const struct tree_opts *opts;
+	struct tree_ptrmap fmap;          /* profile frame pointer -> finfo */
+	struct tree_frame_info *finfo;
+	size_t nfinfo, finfo_cap;
+	struct tree_ptrmap pmap;          /* process name -> first-seen rank */
+	uint32_t *fidx;                   /* frame infos of all kept stacks */
+	size_t *off;                      /* per stack: offset into fidx */
+	uint32_t *order;                  /* kept stacks, then sorted */
+	size_t nkept;
+	struct tree_node **pnode;         /* per stack: process node or NULL */
+	uint32_t *prank;                  /* per stack: process rank */
+	unsigned char *ssub;              /* per stack: subsystem */
+};
+
+static int tree_frame_index(struct tree_builder *b, const char *frame, uint32_t *out)
+{
+	size_t i;
+
+	if ((b->fmap.n + 1) * 2 > b->fmap.cap && tree_ptrmap_grow(&b->fmap) < 0)
+		return -ENOMEM;
+	i = tree_ptr_slot(&b->fmap, frame);
+	if (!b->fmap.keys[i]) {
+		struct tree_frame_info *fi;
+
+		if (b->nfinfo == b->finfo_cap) {
+			size_t ncap = b->finfo_cap ? b->finfo_cap * 2 : 1024;
+			struct tree_frame_info *nf = realloc(b->finfo, ncap * sizeof(*nf));
+
+			if (!nf)
+				return -ENOMEM;
+			b->finfo = nf;
+			b->finfo_cap = ncap;
+		}
+		fi = &b->finfo[b->nfinfo];
+		fi->name = tree_name(b->t->priv->names, frame);
+		if (!fi->name)
+			return -ENOMEM;
+		fi->hash = strpool_hash(fi->name, strlen(fi->name));
+		fi->subsys = subsys_of_function(frame);
+		b->fmap.keys[i] = frame;
+		b->fmap.vals[i] = (uint32_t)b->nfinfo++;
+		b->fmap.n++;
+	}
+	*out = b->fmap.vals[i];
+	return 0;
+}
+
+/* subsys_classify over cached per-frame subsystems (same rules). */
+static enum subsys tree_classify(const struct tree_builder *b, const uint32_t *fx, size_t n)
+{
+	enum subsys first = SUBSYS_N;
+	int entry = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		enum subsys s = b->finfo[fx[i]].subsys;
+
+		if (s == SUBSYS_IRQ)
+			return SUBSYS_IRQ;
+		if (s == SUBSYS_SYSCALL)
+			entry = 1;
+		else if (s != SUBSYS_N && first == SUBSYS_N)
+			first = s;
+	}
+	if (first != SUBSYS_N)
+		return first;
+	return entry ? SUBSYS_SYSCALL : SUBSYS_OTHER;
+}
+
+static int tree_process_node(struct tree_builder *b, const struct profile_stack *st,
+			     struct tree_node **out, uint32_t *rank)
+{
+	char buf[128];
+	const char *pn;
+	size_t i;
+
+	if (st->tgid)
+		snprintf(buf, sizeof(buf), "%s [%" PRIu32 "]",
+			 st->comm && st->comm[0] ? st->comm : "?", st->tgid);
+	else
+		snprintf(buf, sizeof(buf), "%s", st->comm && st->comm[0] ? st->comm : "unknown");
+	pn = strpool_intern(b->t->priv->names, buf);
+	if (!pn || !(*out = tree_get(b->t, b->t->root, pn, TREE_PROCESS)))
+		return -ENOMEM;
+	(*out)->tgid = st->tgid;
+	if ((b->pmap.n + 1) * 2 > b->pmap.cap && tree_ptrmap_grow(&b->pmap) < 0)
+		return -ENOMEM;
+	i = tree_ptr_slot(&b->pmap, pn);
+	if (!b->pmap.keys[i]) {
+		b->pmap.keys[i] = pn;
+		b->pmap.vals[i] = (uint32_t)b->pmap.n++;
+	}
+	*rank = b->pmap.vals[i];
+	return 0;
+}
+
+static int tree_stack_cmp(const void *x, const void *y, void *arg)
+{
+	const struct tree_builder *b = arg;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	const struct profile_stack *si = &b->p->stacks[i], *sj = &b->p->stacks[j];
+	const uint32_t *fi = b->fidx + b->off[i], *fj = b->fidx + b->off[j];
+	uint32_t n = si->nframes < sj->nframes ? si->nframes : sj->nframes;
+
+	if (b->prank[i] != b->prank[j])
+		return b->prank[i] < b->prank[j] ? -1 : 1;
+	if (b->ssub[i] != b->ssub[j])
+		return b->ssub[i] < b->ssub[j] ? -1 : 1;
+	for (uint32_t k = 0; k < n; k++)
+		if (fi[k] != fj[k])
+			return fi[k] < fj[k] ? -1 : 1;
+	if (si->nframes != sj->nframes)
+		return si->nframes < sj->nframes ? -1 : 1;
+	return (i > j) - (i < j);
 }
 
 static int tree_u32_cmp(const void *a, const void *b)
@@ -267,6 +467,148 @@ static int tree_u32_cmp(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+/* Maps frames, picks the stacks to keep, classifies and sorts them. */
+static int tree_build_prepare(struct tree_builder *b)
+{
+	const struct profile *p = b->p;
+	const struct tree_opts *o = b->opts;
+	uint32_t *only = NULL;
+	size_t nonly = 0, nfr = 0;
+	int err = -ENOMEM;
+
+	if (o && o->only_tgids) {
+		nonly = o->nonly;
+		only = malloc((nonly ? nonly : 1) * sizeof(*only));
+		if (!only)
+			goto out;
+		memcpy(only, o->only_tgids, nonly * sizeof(*only));
+		qsort(only, nonly, sizeof(*only), tree_u32_cmp);
+	}
+	for (size_t i = 0; i < p->nstacks; i++)
+		nfr += p->stacks[i].nframes;
+	b->fidx = malloc((nfr ? nfr : 1) * sizeof(*b->fidx));
+	b->off = calloc(p->nstacks + 1, sizeof(*b->off));
+	b->order = malloc((p->nstacks + 1) * sizeof(*b->order));
+	b->pnode = calloc(p->nstacks + 1, sizeof(*b->pnode));
+	b->prank = calloc(p->nstacks + 1, sizeof(*b->prank));
+	b->ssub = calloc(p->nstacks + 1, 1);
+	if (!b->fidx || !b->off || !b->order || !b->pnode || !b->prank || !b->ssub ||
+	    tree_ptrmap_init(&b->fmap, 4096) < 0 || tree_ptrmap_init(&b->pmap, 64) < 0)
+		goto out;
+	nfr = 0;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *st = &p->stacks[i];
+
+		if (!st->total)
+			continue;
+		if (only && !bsearch(&st->tgid, only, nonly, sizeof(*only), tree_u32_cmp))
+			continue;
+		b->off[i] = nfr;
+		for (uint32_t f = 0; f < st->nframes; f++) {
+			err = tree_frame_index(b, st->frames[f], &b->fidx[nfr + f]);
+			if (err)
+				goto out;
+		}
+		nfr += st->nframes;
+		b->ssub[i] = (unsigned char)tree_classify(b, b->fidx + b->off[i], st->nframes);
+		if (o && o->group == TREE_BY_PROCESS) {
+			err = tree_process_node(b, st, &b->pnode[i], &b->prank[i]);
+			if (err)
+				goto out;
+		}
+		b->order[b->nkept++] = (uint32_t)i;
+	}
+	qsort_r(b->order, b->nkept, sizeof(*b->order), tree_stack_cmp, b);
+	err = 0;
+out:
+	free(only);
+	return err;
+}
+
+static void tree_account(struct tree_node *n, const uint64_t *ct, const uint64_t *w,
+			 unsigned nwin)
+{
+	n->total[COND_REF] += ct[COND_REF];
+	n->total[COND_LOAD] += ct[COND_LOAD];
+	for (unsigned i = 0; i < nwin; i++)
+		n->win_total[i] += w[i];
+}
+
+static int tree_build_merge(struct tree_builder *b)
+{
+	const struct profile *p = b->p;
+	struct tree *t = b->t;
+	struct tree_node **path = NULL, *psub = NULL;
+	uint32_t maxf = 0;
+	size_t prev = SIZE_MAX;
+	int err = -ENOMEM;
+
+	for (size_t k = 0; k < b->nkept; k++)
+		if (p->stacks[b->order[k]].nframes > maxf)
+			maxf = p->stacks[b->order[k]].nframes;
+	path = malloc((maxf ? maxf : 1) * sizeof(*path));
+	if (!path)
+		goto out;
+	for (size_t k = 0; k < b->nkept; k++) {
+		size_t si = b->order[k];
+		const struct profile_stack *st = &p->stacks[si];
+		const uint32_t *fx = b->fidx + b->off[si];
+		uint64_t ct[COND_N] = { 0, 0 };
+		struct tree_node *n;
+		uint32_t same = 0;
+		int same_sub;
+
+		for (unsigned w = 0; w < p->nwin; w++)
+			if ((unsigned)p->wins[w].cond < COND_N)
+				ct[p->wins[w].cond] += st->win[w];
+		n = t->root;
+		tree_account(n, ct, st->win, p->nwin);
+		if (b->pnode[si]) {
+			n = b->pnode[si];
+			tree_account(n, ct, st->win, p->nwin);
+		}
+		same_sub = prev != SIZE_MAX && b->pnode[prev] == b->pnode[si] &&
+			   b->ssub[prev] == b->ssub[si];
+		if (same_sub) {
+			const uint32_t *px = b->fidx + b->off[prev];
+			uint32_t lim = p->stacks[prev].nframes < st->nframes ?
+				       p->stacks[prev].nframes : st->nframes;
+
+			n = psub;
+			while (same < lim && px[same] == fx[same])
+				same++;
+		} else {
+			const char *sn = strpool_intern(t->priv->names, subsys_name(b->ssub[si]));
+
+			if (!sn || !(n = tree_get(t, n, sn, TREE_SUBSYS)))
+				goto out;
+			n->subsys = (enum subsys)b->ssub[si];
+			psub = n;
+		}
+		tree_account(n, ct, st->win, p->nwin);
+		for (uint32_t f = 0; f < st->nframes; f++) {
+			if (f < same) {
+				n = path[f];
+			} else {
+				const struct tree_frame_info *fi = &b->finfo[fx[f]];
+
+				n = tree_get_hash(t, n, fi->name, fi->hash, TREE_FRAME);
+				if (!n)
+					goto out;
+				path[f] = n;
+			}
+			tree_account(n, ct, st->win, p->nwin);
+		}
+		n->self[COND_REF] += ct[COND_REF];
+		n->self[COND_LOAD] += ct[COND_LOAD];
+		prev = si;
+	}
+	err = 0;
+out:
+	free(path);
+	return err;
 }
 
 static void tree_presence(struct tree_node *n)
@@ -279,30 +621,12 @@ static void tree_presence(struct tree_node *n)
 		n->presence = TREE_BOTH;
 }
 
-static int tree_presence_cb(struct tree_node *n, void *arg)
-{
-	(void)arg;
-	tree_presence(n);
-	return 0;
-}
-
-/* Adds one stack's counts to n (ct per condition, w per window). */
-static void tree_account(struct tree_node *n, const uint64_t *ct, const uint64_t *w,
-			 unsigned nwin)
-{
-	n->total[COND_REF] += ct[COND_REF];
-	n->total[COND_LOAD] += ct[COND_LOAD];
-	for (unsigned i = 0; i < nwin; i++)
-		n->win_total[i] += w[i];
-}
-
 struct tree *tree_build(const struct profile *p, const struct tree_opts *opts)
 {
+	struct tree_builder b = { .p = p, .opts = opts, .prank = NULL };
 	struct tree *t = NULL;
-	uint32_t *only = NULL;
-	size_t nonly = 0;
-	int err = -ENOMEM;
 	const char *all;
+	int err = -ENOMEM;
 
 	if (!p) {
 		errno = EINVAL;
@@ -310,94 +634,51 @@ struct tree *tree_build(const struct profile *p, const struct tree_opts *opts)
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		goto fail;
+		goto out;
+	b.t = t;
 	t->priv = calloc(1, sizeof(*t->priv));
 	if (!t->priv)
-		goto fail;
+		goto out;
 	t->priv->names = strpool_new();
 	if (!t->priv->names)
-		goto fail;
+		goto out;
 	t->nwin = p->nwin;
 	if (p->nwin) {
 		t->wins = malloc(p->nwin * sizeof(*t->wins));
 		if (!t->wins)
-			goto fail;
+			goto out;
 		memcpy(t->wins, p->wins, p->nwin * sizeof(*t->wins));
 	}
 	if (tree_table_grow(t->priv) < 0)
-		goto fail;
+		goto out;
 	all = strpool_intern(t->priv->names, "all");
 	if (!all)
-		goto fail;
+		goto out;
 	t->root = tree_node_new(t, NULL, all, tree_id(0, all), TREE_ROOT);
 	if (!t->root)
-		goto fail;
-	if (opts && opts->only_tgids) {
-		nonly = opts->nonly;
-		only = malloc((nonly ? nonly : 1) * sizeof(*only));
-		if (!only)
-			goto fail;
-		memcpy(only, opts->only_tgids, nonly * sizeof(*only));
-		qsort(only, nonly, sizeof(*only), tree_u32_cmp);
+		goto out;
+	err = tree_build_prepare(&b);
+	if (!err)
+		err = tree_build_merge(&b);
+	if (!err)
+		for (size_t i = 0; i < t->priv->nall; i++)
+			tree_presence(t->priv->all[i]);
+out:
+	tree_ptrmap_fini(&b.fmap);
+	tree_ptrmap_fini(&b.pmap);
+	free(b.finfo);
+	free(b.fidx);
+	free(b.off);
+	free(b.order);
+	free(b.pnode);
+	free(b.prank);
+	free(b.ssub);
+	if (err) {
+		tree_free(t);
+		errno = -err;
+		return NULL;
 	}
-	for (size_t si = 0; si < p->nstacks; si++) {
-		const struct profile_stack *st = &p->stacks[si];
-		uint64_t ct[COND_N] = { 0, 0 };
-		struct tree_node *n;
-		enum subsys s;
-
-		if (!st->total)
-			continue;
-		if (only && !bsearch(&st->tgid, only, nonly, sizeof(*only), tree_u32_cmp))
-			continue;
-		for (unsigned w = 0; w < p->nwin; w++)
-			if ((unsigned)p->wins[w].cond < COND_N)
-				ct[p->wins[w].cond] += st->win[w];
-		n = t->root;
-		tree_account(n, ct, st->win, p->nwin);
-		if (opts && opts->group == TREE_BY_PROCESS) {
-			char buf[64];
-			const char *pn;
-
-			if (st->tgid)
-				snprintf(buf, sizeof(buf), "%s [%" PRIu32 "]",
-					 st->comm && st->comm[0] ? st->comm : "?", st->tgid);
-			else
-				snprintf(buf, sizeof(buf), "%s",
-					 st->comm && st->comm[0] ? st->comm : "unknown");
-			pn = strpool_intern(t->priv->names, buf);
-			if (!pn || !(n = tree_get(t, n, pn, TREE_PROCESS)))
-				goto fail;
-			n->tgid = st->tgid;
-			tree_account(n, ct, st->win, p->nwin);
-		}
-		s = subsys_classify(st->frames, st->nframes);
-		{
-			const char *sn = strpool_intern(t->priv->names, subsys_name(s));
-
-			if (!sn || !(n = tree_get(t, n, sn, TREE_SUBSYS)))
-				goto fail;
-			n->subsys = s;
-			tree_account(n, ct, st->win, p->nwin);
-		}
-		for (uint32_t f = 0; f < st->nframes; f++) {
-			const char *fn = tree_name(t->priv->names, st->frames[f]);
-
-			if (!fn || !(n = tree_get(t, n, fn, TREE_FRAME)))
-				goto fail;
-			tree_account(n, ct, st->win, p->nwin);
-		}
-		n->self[COND_REF] += ct[COND_REF];
-		n->self[COND_LOAD] += ct[COND_LOAD];
-	}
-	tree_walk(t->root, tree_presence_cb, NULL);
-	free(only);
 	return t;
-fail:
-	free(only);
-	tree_free(t);
-	errno = -err;
-	return NULL;
 }
 
 void tree_free(struct tree *t)
@@ -408,22 +689,17 @@ void tree_free(struct tree *t)
 		return;
 	pv = t->priv;
 	if (pv) {
-		while (pv->nodes) {
-			struct tree_chunk *c = pv->nodes;
-
-			for (size_t i = 0; i < c->used; i++) {
-				free(c->u.nodes[i].child);
-				if (c->u.nodes[i].annot && tree_annot_free)
-					tree_annot_free(c->u.nodes[i].annot);
-			}
-			pv->nodes = c->next;
-			free(c);
+		for (size_t i = 0; i < pv->nall; i++) {
+			free(pv->all[i]->child);
+			if (pv->all[i]->annot && tree_annot_free)
+				tree_annot_free(pv->all[i]->annot);
 		}
-		while (pv->wins) {
-			struct tree_chunk *c = pv->wins;
+		free(pv->all);
+		while (pv->arena) {
+			struct tree_arena *a = pv->arena;
 
-			pv->wins = c->next;
-			free(c);
+			pv->arena = a->next;
+			free(a);
 		}
 		free(pv->slots);
 		strpool_free(pv->names);

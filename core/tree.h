@@ -64,8 +64,9 @@ struct tree_node {
 	uint32_t tgid;            /* TREE_PROCESS nodes only */
 	unsigned depth;           /* root is 0 */
 	struct tree_node *parent;
-	struct tree_node **child; /* nchild children, in insertion order until
-	                           * tree_sort */
+	struct tree_node **child; /* nchild children, in build order until
+	                           * tree_sort: subsystems in enum order,
+	                           * frames by first appearance of the name */
 	unsigned nchild, child_cap;
 	uint64_t total[COND_N];
 	uint64_t self[COND_N];

@@ -1,12 +1,193 @@
-/* cmd_diagnose — not built yet. */
+/* cmd_diagnose — `argus diagnose --batch --json [load options]`: measure
+ * alternating reference/loaded windows, calibrate, descend, print one JSON
+ * object on stdout.  Progress goes to stderr.  Signals arrive through a
+ * signalfd: on SIGINT/SIGTERM/SIGHUP/SIGQUIT the loads are resumed, then the
+ * ones argus started are ended, and argus exits 128+signal. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "diagnose.h"
+#include "load.h"
+#include "measure.h"
+#include "opts_load.h"
+#include "probe.h"
+
+static double diag_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void diagnose_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
+		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
+		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n\n"
+		"Measures k pairs of reference (load paused) and loaded windows, calibrates the\n"
+		"kernel calling-context tree and prints the verdict as one JSON object.\n\n"
+		"options:\n"
+		"  %-22s %s\n  %-22s %s\n", "--batch", "no terminal interface (the only mode of diagnose)",
+		"--json", "the verdict as JSON on stdout (the only format)");
+	opts_load_help(out);
+	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
+		"4 kernel, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
+}
+
+/* Blocks the signals that end argus and returns a signalfd for them. */
+static int diag_signalfd(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
 
 int cmd_diagnose(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "argus: 'diagnose' is not available in this build yet\n");
-	return EXIT_ERROR;
+	struct diagnose_result res = { 0 };
+	struct diagnose_run_info info = { 0 };
+	struct source_status st;
+	struct source *src = NULL;
+	struct opts_load ol;
+	char *cause = NULL;
+	double t0 = diag_mono();
+	int ret = EXIT_ERROR, sfd = -1, noexec = 0, sig = 0, err;
+	sigset_t oldmask;
+	char lstate[48] = "";
+
+	opts_load_init(&ol);
+	for (int i = 1; i < argc;) {
+		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
+
+		if (r < 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		if (r > 0)
+			continue;
+		if (!strcmp(argv[i], "--batch") || !strcmp(argv[i], "--json")) {
+			i++;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			diagnose_usage(stdout);
+			ret = EXIT_OK;
+			goto out;
+		} else {
+			fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus diagnose --help' "
+				"lists them\n", argv[i]);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (opts_load_finish(&ol, 1, stderr) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (probe_check_privileges(&cause) < 0) {
+		fprintf(stderr, "argus: %s\n", cause);
+		ret = EXIT_PRIV;
+		goto out;
+	}
+	if (probe_check_btf(&cause) < 0) {
+		fprintf(stderr, "argus: %s\n", cause);
+		ret = EXIT_KERNEL;
+		goto out;
+	}
+	sfd = diag_signalfd(&oldmask);
+	if (sfd < 0) {
+		fprintf(stderr, "argus: cannot watch signals: %s\n", strerror(-sfd));
+		goto out;
+	}
+	load_set_log(stderr);
+	ol.m.log = stderr;
+	ol.m.load_flags |= LOAD_F_STDOUT_STDERR;
+	src = measure_new(&ol.m, &noexec, &cause);
+	if (!src) {
+		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
+		ret = noexec ? EXIT_NOEXEC : errno == EPERM ? EXIT_PRIV : EXIT_ERROR;
+		goto out;
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		double now = diag_mono();
+		int to;
+
+		err = src->ops->tick(src, now, &cause);
+		if (err < 0) {
+			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
+			ret = measure_noexec(src) ? EXIT_NOEXEC : EXIT_ERROR;
+			goto out;
+		}
+		src->ops->status(src, &st);
+		if (st.phase == SOURCE_DONE)
+			break;
+		to = src->ops->timeout_ms(src, diag_mono());
+		if (poll(&pfd, 1, to) > 0) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				sig = (int)si.ssi_signo;
+				fprintf(stderr, "argus: %s: resuming and ending the loads\n",
+					strsignal(sig));
+				ret = 128 + sig;
+				goto out;
+			}
+		}
+	}
+	info.measuring_s = measure_elapsed(src);
+	if (measure_load(src))
+		info.load_state = load_state(measure_load(src), lstate, sizeof(lstate));
+	/* End the loads before thinking: the verdict does not need them. */
+	src->ops->stop(src);
+	err = diagnose_run(src->ops->profile(src), NULL, ol.m.freq_hz, &res, &cause);
+	if (err < 0) {
+		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
+		goto out;
+	}
+	info.elapsed_s = diag_mono() - t0;
+	info.load_cmd = ol.load_cmd;
+	info.pairs = ol.m.pairs;
+	info.window_s = ol.m.window_s;
+	info.settle_s = ol.m.settle_s;
+	info.freq_hz = ol.m.freq_hz;
+	for (unsigned w = 0; w < src->ops->profile(src)->nwin; w++)
+		if (ol.m.pid && !ol.m.pause && src->ops->profile(src)->wins[w].cond == COND_REF)
+			info.saved_ref_windows++;
+	fprintf(stderr, "argus: verdict in %.1f s: %s\n", info.elapsed_s,
+		res.verdict.summary ? res.verdict.summary :
+		res.verdict.found ? "found" : "no bottleneck found");
+	err = diagnose_write_json(&res, src->ops->profile(src), &info, stdout);
+	if (err < 0) {
+		fprintf(stderr, "argus: cannot write the verdict: %s\n", strerror(-err));
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	diagnose_result_clear(&res);
+	source_free(src);            /* resumes, then ends the loads it owns */
+	load_registry_cleanup();     /* anything else still registered */
+	if (sfd >= 0) {
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	}
+	free(cause);
+	opts_load_free(&ol);
+	return ret;
 }

@@ -48,6 +48,10 @@ static void test_functions(void **state)
 	assert_int_equal(subsys_of_function("finish_task_switch.isra.0"), SUBSYS_SCHED);
 	assert_int_equal(subsys_of_function("__schedule"), SUBSYS_SCHED);
 	assert_int_equal(subsys_of_function("_raw_spin_lock_irqsave"), SUBSYS_LOCKING);
+	/* skid leaves, not lock cost */
+	assert_int_equal(subsys_of_function("_raw_spin_unlock_irqrestore"), SUBSYS_N);
+	assert_int_equal(subsys_of_function("__sys_connect"), SUBSYS_NET);
+	assert_int_equal(subsys_of_function("__sys_bpf"), SUBSYS_OTHER);
 	assert_int_equal(subsys_of_function("__x64_sys_read"), SUBSYS_FS);
 	assert_int_equal(subsys_of_function("__x64_sys_futex"), SUBSYS_LOCKING);
 	assert_int_equal(subsys_of_function("__x64_sys_mmap"), SUBSYS_MM);
@@ -113,6 +117,24 @@ static void test_stacks(void **state)
 	assert_int_equal(CLASSIFY("ret_from_fork_asm", "ret_from_fork", "kthread",
 				  "smpboot_thread_fn", "run_ksoftirqd", "handle_softirqs"),
 			 SUBSYS_IRQ);
+	/* an unlock skid leaf under an unknown kthread is not locking */
+	assert_int_equal(CLASSIFY("ret_from_fork_asm", "ret_from_fork", "kthread",
+				  "rcu_gp_kthread", "rcu_gp_cleanup", "_raw_spin_unlock_irq"),
+			 SUBSYS_OTHER);
+	/* an LRU batch under a fault ending in an unlock skid leaf stays mm */
+	assert_int_equal(CLASSIFY("asm_exc_page_fault", "exc_page_fault", "handle_mm_fault",
+				  "__handle_mm_fault", "do_anonymous_page",
+				  "__folio_batch_add_and_move", "folio_batch_move_lru",
+				  "_raw_spin_unlock_irqrestore"), SUBSYS_MM);
+	/* bpf(2) allocating maps is not mm */
+	assert_int_equal(CLASSIFY("entry_SYSCALL_64_after_hwframe", "do_syscall_64",
+				  "__x64_sys_bpf", "__sys_bpf", "map_create", "stack_map_alloc",
+				  "__vmalloc_node_range_noprof", "alloc_pages_noprof"),
+			 SUBSYS_OTHER);
+	/* this kernel tail-calls __x64_sys_write: ksys_write decides */
+	assert_int_equal(CLASSIFY("entry_SYSCALL_64_after_hwframe", "do_syscall_64",
+				  "ksys_write", "vfs_write", "anon_pipe_write",
+				  "_raw_spin_unlock_irqrestore"), SUBSYS_FS);
 	/* suffixes stripped before matching */
 	assert_int_equal(CLASSIFY("do_wp_page.cold", "wp_page_copy.isra.0"), SUBSYS_MM);
 	assert_int_equal(CLASSIFY("tcp_sendmsg_locked.constprop.0"), SUBSYS_NET);

@@ -256,10 +256,13 @@ static void test_by_process_and_filter(void **state)
 	struct profile *p = sample_profile();
 	struct tree_opts o = { .group = TREE_BY_PROCESS };
 	const uint32_t only[] = { 200, 999 };
-	struct tree *t = tree_build(p, &o);
+	struct tree *t;
 	struct tree_node *pr, *n;
 
 	(void)state;
+	/* a process whose name holds a dot */
+	ADD(p, 1, 300, "python3.11", 1, "do_idle");
+	t = tree_build(p, &o);
 	assert_non_null(t);
 	pr = tree_child(t, t->root, "thp [100]");
 	assert_non_null(pr);
@@ -271,6 +274,8 @@ static void test_by_process_and_filter(void **state)
 	assert_int_equal(n->kind, TREE_SUBSYS);
 	assert_non_null(tree_child(t, n, "asm_exc_page_fault"));
 	assert_non_null(tree_child(t, t->root, "cat [200]"));
+	/* a '.' in a process name is no compiler suffix */
+	assert_non_null(tree_child(t, t->root, "python3.11 [300]"));
 	assert_non_null(tree_child(t, t->root, "unknown"));
 	assert_null(tree_child(t, t->root, "mm"));
 	tree_free(t);
@@ -310,6 +315,106 @@ static void test_empty_and_add(void **state)
 	profile_free(p);
 }
 
+struct inv_arg {
+	unsigned nwin;
+	size_t bad;
+};
+
+/* total == self + children's totals, per condition and per window */
+static int invariant_cb(struct tree_node *n, void *arg)
+{
+	struct inv_arg *a = arg;
+	uint64_t sum[COND_N] = { n->self[0], n->self[1] };
+
+	for (unsigned i = 0; i < n->nchild; i++) {
+		sum[0] += n->child[i]->total[0];
+		sum[1] += n->child[i]->total[1];
+		if (n->child[i]->parent != n || n->child[i]->depth != n->depth + 1)
+			a->bad++;
+	}
+	if (sum[0] != n->total[0] || sum[1] != n->total[1])
+		a->bad++;
+	for (unsigned w = 0; w < a->nwin; w++) {
+		uint64_t ws = 0;
+
+		for (unsigned i = 0; i < n->nchild; i++)
+			ws += n->child[i]->win_total[w];
+		if (n->nchild && ws > n->win_total[w])
+			a->bad++;
+	}
+	return 0;
+}
+
+/* Random stacks with shared prefixes, suffix variants and recursion: the
+ * prefix-reusing merge must agree with the counts. */
+static void test_random_invariants(void **state)
+{
+	static const char *const vocab[] = {
+		"entry_SYSCALL_64", "do_syscall_64", "ksys_read", "vfs_read",
+		"asm_exc_page_fault", "exc_page_fault", "handle_mm_fault",
+		"handle_mm_fault.isra.0", "schedule", "__schedule", "f", "g", "g.cold",
+		"asm_sysvec_apic_timer_interrupt", "do_idle", "_raw_spin_lock",
+	};
+	const unsigned nv = sizeof(vocab) / sizeof(vocab[0]);
+	struct profile *p = profile_new();
+	uint64_t seed = 42, expect[COND_N] = { 0, 0 };
+	struct inv_arg a = { .nwin = 6 };
+	struct tree *t;
+
+	(void)state;
+	for (int w = 0; w < 6; w++)
+		profile_window_begin(p, w % 2 ? COND_LOAD : COND_REF, w);
+	for (int i = 0; i < 3000; i++) {
+		const char *fr[12];
+		unsigned n, w;
+		uint64_t c;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		n = (unsigned)(seed >> 33) % 12;
+		w = (unsigned)(seed >> 40) % 6;
+		c = 1 + (seed >> 50) % 5;
+		for (unsigned k = 0; k < n; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			fr[k] = vocab[(k < 3 ? (seed >> 62) : (seed >> 35)) % nv];
+		}
+		assert_int_equal(profile_add(p, w, fr, n, (seed >> 20) % 3, "c", c), 0);
+		expect[w % 2] += c;
+	}
+	for (int g = 0; g < 2; g++) {
+		struct tree_opts o = { .group = g ? TREE_BY_PROCESS : TREE_BY_SUBSYS };
+
+		t = tree_build(p, &o);
+		assert_non_null(t);
+		assert_int_equal(t->root->total[COND_REF], expect[COND_REF]);
+		assert_int_equal(t->root->total[COND_LOAD], expect[COND_LOAD]);
+		a.bad = 0;
+		tree_walk(t->root, invariant_cb, &a);
+		assert_int_equal(a.bad, 0);
+		/* every stack is found by names along its own path, and its
+		 * leaf holds at least its own self count */
+		for (size_t i = 0; i < p->nstacks; i++) {
+			const struct profile_stack *st = &p->stacks[i];
+			struct tree_node *n = t->root;
+			char pn[64];
+
+			if (g) {
+				snprintf(pn, sizeof(pn), st->tgid ? "c [%u]" : "c", st->tgid);
+				n = tree_child(t, n, pn);
+				assert_non_null(n);
+			}
+			n = tree_child(t, n, subsys_name(subsys_classify(st->frames, st->nframes)));
+			assert_non_null(n);
+			for (uint32_t f = 0; f < st->nframes; f++) {
+				n = tree_child(t, n, st->frames[f]);
+				assert_non_null(n);
+			}
+			assert_true(n->self[0] + n->self[1] >= st->total);
+		}
+		tree_free(t);
+	}
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_by_process_and_filter),
 		cmocka_unit_test(test_empty_and_add),
+		cmocka_unit_test(test_random_invariants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

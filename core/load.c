@@ -1,0 +1,880 @@
+/* load — start, pause, resume and end the loads a measurement compares.
+ * See load.h for what happens on each exit path. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "load.h"
+
+#define LOAD_STOP_GRACE_MS 2000
+#define LOAD_FREEZE_WAIT_MS 1000
+
+struct load {
+	pid_t pid;
+	int owned;          /* started by argus */
+	int started;        /* exec released (owned) */
+	int paused;
+	int reaped;         /* owned main process waited for */
+	int status;         /* its wait status when reaped */
+	int stopped;        /* load_stop done */
+	int ready_fd;       /* write end: one byte lets the child exec */
+	int err_fd;         /* read end: errno of a failed exec, EOF on success */
+	char *cgroup;       /* cgroup directory, or NULL */
+	char *cmd;          /* argv[0], for messages */
+	char *path;         /* resolved executable */
+	char **argv;        /* copy, NULL-terminated */
+	struct load *next;  /* registry */
+};
+
+static struct load *load_registry;
+static FILE *load_log_file;
+static unsigned load_counter;
+static int load_atexit_done;
+
+void load_set_log(FILE *log)
+{
+	load_log_file = log;
+}
+
+__attribute__((format(printf, 1, 2)))
+static void load_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!load_log_file)
+		return;
+	va_start(ap, fmt);
+	vfprintf(load_log_file, fmt, ap);
+	va_end(ap);
+	fputc('\n', load_log_file);
+	fflush(load_log_file);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void load_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!cause)
+		return;
+	free(*cause);
+	*cause = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(cause, fmt, ap) < 0)
+		*cause = NULL;
+	va_end(ap);
+}
+
+static void load_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static double load_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+const char *load_cgroup2_mount(void)
+{
+	static char mount[PATH_MAX];
+	static int done;
+	FILE *f;
+	char dev[256], dir[PATH_MAX], type[64];
+
+	if (done)
+		return mount[0] ? mount : NULL;
+	done = 1;
+	f = fopen("/proc/self/mounts", "re");
+	if (!f)
+		return NULL;
+	while (fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(mount, sizeof(mount), "%s", dir);
+			break;
+		}
+	}
+	fclose(f);
+	return mount[0] ? mount : NULL;
+}
+
+/* Our own cgroup v2 path ("/" or "/user.slice/..."), from /proc/self/cgroup. */
+static int load_own_cgroup(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[PATH_MAX + 32];
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "0::", 3)) {
+			size_t n = strcspn(line + 3, "\n");
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, line + 3, n);
+			buf[n] = 0;
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+static int load_write_file(const char *dir, const char *name, const char *val)
+{
+	char path[PATH_MAX];
+	int fd, err = 0;
+	size_t n = strlen(val);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, n) != (ssize_t)n)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Value of KEY in a "key value" file such as cgroup.events; -errno. */
+static long load_read_key(const char *dir, const char *name, const char *key)
+{
+	char path[PATH_MAX], line[256];
+	size_t klen = strlen(key);
+	long val = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ' ') {
+			val = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+/* Makes <mount><own>/argus-PID-N; NULL when cgroup v2 is absent or refuses. */
+static char *load_cgroup_create(void)
+{
+	const char *mnt = load_cgroup2_mount();
+	char own[PATH_MAX / 2], path[PATH_MAX + PATH_MAX / 2 + 64];
+	char *ret;
+
+	if (!mnt)
+		return NULL;
+	if (load_own_cgroup(own, sizeof(own)) < 0)
+		snprintf(own, sizeof(own), "/");
+	if (!strcmp(own, "/"))
+		own[0] = 0;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		snprintf(path, sizeof(path), "%s%s/argus-%d-%u", mnt,
+			 attempt == 0 ? own : "", (int)getpid(), ++load_counter);
+		if (mkdir(path, 0755) == 0) {
+			ret = strdup(path);
+			if (!ret)
+				rmdir(path);
+			return ret;
+		}
+	}
+	return NULL;
+}
+
+static void load_cgroup_remove(struct load *l)
+{
+	if (!l->cgroup)
+		return;
+	/* An emptied cgroup may still report populated for a moment. */
+	for (int i = 0; i < 100; i++) {
+		if (rmdir(l->cgroup) == 0 || errno == ENOENT)
+			break;
+		if (errno != EBUSY)
+			break;
+		load_sleep_ms(10);
+	}
+	free(l->cgroup);
+	l->cgroup = NULL;
+}
+
+/* The executable argv0 names, as execvp would find it; caller frees. */
+static char *load_resolve(const char *argv0, int *err)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	int saw_eacces = 0;
+
+	if (!*argv0) {
+		*err = ENOENT;
+		return NULL;
+	}
+	if (strchr(argv0, '/')) {
+		if (access(argv0, X_OK) < 0) {
+			*err = errno;
+			return NULL;
+		}
+		return strdup(argv0);
+	}
+	if (!path)
+		path = "/usr/local/bin:/bin:/usr/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		struct stat st;
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(n ? n : 1), n ? path : ".", argv0);
+		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return strdup(buf);
+			saw_eacces = 1;
+		}
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	*err = saw_eacces ? EACCES : ENOENT;
+	return NULL;
+}
+
+static void load_register(struct load *l)
+{
+	if (!load_atexit_done) {
+		atexit(load_registry_cleanup);
+		load_atexit_done = 1;
+	}
+	l->next = load_registry;
+	load_registry = l;
+}
+
+static void load_unregister(struct load *l)
+{
+	for (struct load **p = &load_registry; *p; p = &(*p)->next) {
+		if (*p == l) {
+			*p = l->next;
+			break;
+		}
+	}
+}
+
+/* Child side of load_spawn, between fork and exec: only async-signal-safe
+ * calls. */
+__attribute__((noreturn))
+static void load_child(struct load *l, int ready_rd, int err_wr, pid_t parent,
+		       unsigned flags)
+{
+	sigset_t none;
+	char c;
+	int e, fd;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	/* argus blocks signals for its signalfd and may ignore some: the load
+	 * must start with the defaults. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		if (flags & LOAD_F_QUIET) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		} else if (flags & LOAD_F_STDOUT_STDERR) {
+			dup2(2, 1);
+		}
+		if (fd > 2)
+			close(fd);
+	}
+	/* Hold until the parent has set the sampler filter. */
+	while (read(ready_rd, &c, 1) < 0 && errno == EINTR)
+		;
+	if (c != 'g')
+		_exit(0);
+	execv(l->path, l->argv);
+	e = errno;
+	if (write(err_wr, &e, sizeof(e)) < 0) {
+		/* nothing left to tell */
+	}
+	_exit(127);
+}
+
+static void load_release(struct load *l)
+{
+	if (l->ready_fd >= 0)
+		close(l->ready_fd);
+	if (l->err_fd >= 0)
+		close(l->err_fd);
+	l->ready_fd = l->err_fd = -1;
+	load_cgroup_remove(l);
+	if (l->argv)
+		for (char **a = l->argv; *a; a++)
+			free(*a);
+	free(l->argv);
+	free(l->path);
+	free(l->cmd);
+	free(l);
+}
+
+struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
+{
+	struct load *l = NULL;
+	int ready[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int err = 0, n;
+	pid_t parent = getpid(), pid;
+	char buf[32];
+
+	if (!argv || !argv[0]) {
+		load_cause(cause, "no command to run");
+		err = EINVAL;
+		goto fail;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		err = errno;
+		goto fail;
+	}
+	l->ready_fd = l->err_fd = -1;
+	l->owned = 1;
+	l->cmd = strdup(argv[0]);
+	for (n = 0; argv[n]; n++)
+		;
+	l->argv = calloc(n + 1, sizeof(*l->argv));
+	if (!l->cmd || !l->argv) {
+		err = ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < n; i++) {
+		l->argv[i] = strdup(argv[i]);
+		if (!l->argv[i]) {
+			err = ENOMEM;
+			goto fail;
+		}
+	}
+	l->path = load_resolve(argv[0], &err);
+	if (!l->path) {
+		load_cause(cause, "cannot run '%s': %s", argv[0], strerror(err));
+		goto fail;
+	}
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		err = errno;
+		load_cause(cause, "cannot start '%s': pipe: %s", argv[0], strerror(err));
+		goto fail;
+	}
+	if (!(flags & LOAD_F_NO_CGROUP))
+		l->cgroup = load_cgroup_create();
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		load_cause(cause, "cannot start '%s': fork: %s", argv[0], strerror(err));
+		goto fail;
+	}
+	if (pid == 0) {
+		close(ready[1]);
+		close(errp[0]);
+		load_child(l, ready[0], errp[1], parent, flags);
+	}
+	close(ready[0]);
+	close(errp[1]);
+	l->pid = pid;
+	l->ready_fd = ready[1];
+	l->err_fd = errp[0];
+	setpgid(pid, pid); /* the child does it too: whoever runs first */
+	if (l->cgroup) {
+		snprintf(buf, sizeof(buf), "%d", (int)pid);
+		if (load_write_file(l->cgroup, "cgroup.procs", buf) < 0) {
+			load_log("load: cgroup %s refused PID %d, pausing by process group", l->cgroup,
+				 (int)pid);
+			load_cgroup_remove(l);
+		}
+	}
+	load_register(l);
+	load_log("load: '%s' is PID %d (process group %d%s%s)", l->cmd, (int)pid, (int)pid,
+		 l->cgroup ? ", cgroup " : "", l->cgroup ? l->cgroup : "");
+	return l;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (ready[i] >= 0)
+			close(ready[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	if (l)
+		load_release(l);
+	errno = err ? err : EINVAL;
+	return NULL;
+}
+
+int load_start(struct load *l, char **cause)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (!l || !l->owned || l->started)
+		return 0;
+	l->started = 1;
+	if (write(l->ready_fd, "g", 1) != 1) {
+		e = errno;
+		load_cause(cause, "cannot start '%s': %s", l->cmd, strerror(e));
+		return -e;
+	}
+	close(l->ready_fd);
+	l->ready_fd = -1;
+	do
+		n = read(l->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(l->err_fd);
+	l->err_fd = -1;
+	if (n == (ssize_t)sizeof(e) && e) {
+		load_cause(cause, "cannot run '%s': %s", l->cmd, strerror(e));
+		if (waitpid(l->pid, &l->status, 0) == l->pid)
+			l->reaped = 1;
+		return -e;
+	}
+	return 0;
+}
+
+static int load_proc_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+/* State letter of /proc/PID/stat, 0 when unreadable; ppid and pgrp too. */
+static char load_proc_stat(pid_t pid, pid_t *ppid, pid_t *pgrp)
+{
+	char path[64], buf[512], *p;
+	char state = 0;
+	int pp = 0, pg = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		if (sscanf(p + 1, " %c %d %d", &state, &pp, &pg) < 1)
+			state = 0;
+	fclose(f);
+	if (ppid)
+		*ppid = pp;
+	if (pgrp)
+		*pgrp = pg;
+	return state;
+}
+
+struct load *load_attach_pid(pid_t pid, char **cause)
+{
+	struct load *l;
+	char st;
+
+	if (pid <= 0 || !load_proc_alive(pid) || !(st = load_proc_stat(pid, NULL, NULL)) ||
+	    st == 'Z' || st == 'X') {
+		load_cause(cause, "no process with PID %d", (int)pid);
+		errno = ESRCH;
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->ready_fd = l->err_fd = -1;
+	l->pid = pid;
+	l->started = 1;
+	if (asprintf(&l->cmd, "PID %d", (int)pid) < 0) {
+		free(l);
+		errno = ENOMEM;
+		return NULL;
+	}
+	load_register(l);
+	return l;
+}
+
+static void load_reap(struct load *l)
+{
+	int st;
+
+	if (!l->owned || l->reaped || !l->pid)
+		return;
+	if (waitpid(l->pid, &st, WNOHANG) == l->pid) {
+		l->reaped = 1;
+		l->status = st;
+	}
+}
+
+int load_alive(struct load *l)
+{
+	if (!l || !l->pid)
+		return 0;
+	if (l->owned) {
+		load_reap(l);
+		return !l->reaped;
+	}
+	return load_proc_alive(l->pid) && load_proc_stat(l->pid, NULL, NULL) != 'Z';
+}
+
+int load_exit_status(struct load *l, int *status)
+{
+	if (!l->owned)
+		return -ECHILD;
+	load_reap(l);
+	if (!l->reaped)
+		return -EAGAIN;
+	if (status)
+		*status = l->status;
+	return 0;
+}
+
+pid_t load_pid(const struct load *l)
+{
+	return l ? l->pid : 0;
+}
+
+int load_started(const struct load *l)
+{
+	return l && l->started;
+}
+
+int load_paused(const struct load *l)
+{
+	return l && l->paused;
+}
+
+int load_has_cgroup(const struct load *l)
+{
+	return l && l->cgroup;
+}
+
+const char *load_cgroup_path(const struct load *l)
+{
+	return l ? l->cgroup : NULL;
+}
+
+/* Waits until the main process shows state T (SIGSTOP is asynchronous). */
+static void load_wait_stopped(pid_t pid)
+{
+	for (int i = 0; i < 100; i++) {
+		char s = load_proc_stat(pid, NULL, NULL);
+
+		if (!s || s == 'T' || s == 't' || s == 'Z')
+			return;
+		load_sleep_ms(1);
+	}
+}
+
+int load_pause(struct load *l)
+{
+	int err = 0;
+
+	if (!l || l->paused || !l->started || !load_alive(l))
+		return 0;
+	if (l->cgroup) {
+		double deadline = load_now_ms() + LOAD_FREEZE_WAIT_MS;
+
+		err = load_write_file(l->cgroup, "cgroup.freeze", "1");
+		if (err == 0) {
+			l->paused = 1;
+			while (load_read_key(l->cgroup, "cgroup.events", "frozen") == 0 &&
+			       load_now_ms() < deadline)
+				load_sleep_ms(1);
+			return 0;
+		}
+		/* fall back to signals */
+	}
+	if (kill(l->owned ? -l->pid : l->pid, SIGSTOP) < 0)
+		return -errno;
+	l->paused = 1;
+	load_wait_stopped(l->pid);
+	if (!l->owned)
+		load_log("load: paused PID %d with SIGSTOP; if argus is killed before it "
+			 "resumes it, run: kill -CONT %d", (int)l->pid, (int)l->pid);
+	return 0;
+}
+
+int load_resume(struct load *l)
+{
+	int err = 0;
+
+	if (!l || !l->paused)
+		return 0;
+	if (l->cgroup)
+		err = load_write_file(l->cgroup, "cgroup.freeze", "0");
+	/* SIGCONT as well: covers the signal fallback and any stop that came
+	 * from elsewhere while frozen.  Harmless on a running group. */
+	if (kill(l->owned ? -l->pid : l->pid, SIGCONT) < 0 && errno != ESRCH && !l->cgroup)
+		err = -errno;
+	l->paused = 0;
+	return err;
+}
+
+/* Calls cb for every /proc PID; stops when cb returns non-zero. */
+static int load_proc_each(int (*cb)(pid_t pid, pid_t ppid, pid_t pgrp, void *arg), void *arg)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		pid_t pid, ppid = 0, pgrp = 0;
+		char *end;
+
+		pid = (pid_t)strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		if (!load_proc_stat(pid, &ppid, &pgrp))
+			continue;
+		ret = cb(pid, ppid, pgrp, arg);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	return ret;
+}
+
+struct load_collect {
+	pid_t pgrp;          /* match by process group when non-zero */
+	pid_t *set;          /* or: descendants of set[0] (grows) */
+	size_t nset, cap;
+	uint32_t *out;
+	size_t max, n;
+};
+
+static int load_collect_pgrp(pid_t pid, pid_t ppid, pid_t pgrp, void *arg)
+{
+	struct load_collect *c = arg;
+	char st = load_proc_stat(pid, NULL, NULL);
+
+	(void)ppid;
+	if (pgrp != c->pgrp || st == 'Z')
+		return 0;
+	if (c->n < c->max)
+		c->out[c->n] = (uint32_t)pid;
+	c->n++;
+	return 0;
+}
+
+static int load_collect_desc(pid_t pid, pid_t ppid, pid_t pgrp, void *arg)
+{
+	struct load_collect *c = arg;
+
+	(void)pgrp;
+	for (size_t i = 0; i < c->nset; i++) {
+		if (c->set[i] == pid)
+			return 0;
+	}
+	for (size_t i = 0; i < c->nset; i++) {
+		if (c->set[i] == ppid) {
+			if (c->nset == c->cap) {
+				size_t cap = c->cap * 2;
+				pid_t *s = realloc(c->set, cap * sizeof(*s));
+
+				if (!s)
+					return -ENOMEM;
+				c->set = s;
+				c->cap = cap;
+			}
+			c->set[c->nset++] = pid;
+			return 1; /* rescan: its children may come earlier in /proc */
+		}
+	}
+	return 0;
+}
+
+static int load_tgids_cgroup(struct load *l, uint32_t *out, size_t max)
+{
+	char path[PATH_MAX];
+	size_t n = 0;
+	FILE *f;
+	int pid;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", l->cgroup);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%d", &pid) == 1) {
+		if (n < max)
+			out[n] = (uint32_t)pid;
+		n++;
+	}
+	fclose(f);
+	return (int)n;
+}
+
+int load_tgids(struct load *l, uint32_t *out, size_t max)
+{
+	struct load_collect c = { 0 };
+	int ret;
+
+	if (!l || !l->pid)
+		return 0;
+	if (l->cgroup && l->started)
+		return load_tgids_cgroup(l, out, max);
+	if (l->owned) {
+		load_reap(l);
+		c.pgrp = l->pid;
+		c.out = out;
+		c.max = max;
+		ret = load_proc_each(load_collect_pgrp, &c);
+		return ret < 0 ? ret : (int)c.n;
+	}
+	if (!load_alive(l))
+		return 0;
+	c.cap = 16;
+	c.set = malloc(c.cap * sizeof(*c.set));
+	if (!c.set)
+		return -ENOMEM;
+	c.set[c.nset++] = l->pid;
+	while ((ret = load_proc_each(load_collect_desc, &c)) == 1)
+		;
+	if (ret == 0) {
+		for (size_t i = 0; i < c.nset && i < max; i++)
+			out[i] = (uint32_t)c.set[i];
+		ret = (int)c.nset;
+	}
+	free(c.set);
+	return ret;
+}
+
+/* Members other than the reaped main process still exist. */
+static int load_members_left(struct load *l)
+{
+	uint32_t buf[1];
+
+	if (l->cgroup)
+		return load_read_key(l->cgroup, "cgroup.events", "populated") > 0;
+	load_reap(l);
+	return !l->reaped || load_tgids(l, buf, 1) > 0;
+}
+
+static void load_signal_all(struct load *l, int sig)
+{
+	uint32_t pids[256];
+	int n;
+
+	if (!l->reaped)
+		kill(l->pid, sig);
+	kill(-l->pid, sig);
+	if (l->cgroup) {
+		n = load_tgids_cgroup(l, pids, 256);
+		for (int i = 0; i < n && i < 256; i++)
+			kill((pid_t)pids[i], sig);
+	}
+}
+
+int load_stop(struct load *l)
+{
+	double deadline;
+
+	if (!l || l->stopped)
+		return 0;
+	load_resume(l);
+	if (!l->owned) {
+		l->stopped = 1;
+		return 0;
+	}
+	l->stopped = 1;
+	if (!l->started) {
+		/* Held before exec: closing the pipe makes it exit. */
+		if (l->ready_fd >= 0)
+			close(l->ready_fd);
+		l->ready_fd = -1;
+		kill(l->pid, SIGKILL);
+		if (waitpid(l->pid, &l->status, 0) == l->pid)
+			l->reaped = 1;
+		load_cgroup_remove(l);
+		return 0;
+	}
+	load_reap(l);
+	if (load_members_left(l)) {
+		load_signal_all(l, SIGTERM);
+		deadline = load_now_ms() + LOAD_STOP_GRACE_MS;
+		while (load_now_ms() < deadline) {
+			load_reap(l);
+			if (!load_members_left(l))
+				break;
+			load_sleep_ms(5);
+		}
+		if (load_members_left(l)) {
+			load_log("load: '%s' still running %d ms after SIGTERM, sending SIGKILL",
+				 l->cmd, LOAD_STOP_GRACE_MS);
+			if (l->cgroup)
+				load_write_file(l->cgroup, "cgroup.kill", "1");
+			load_signal_all(l, SIGKILL);
+			if (!l->reaped && waitpid(l->pid, &l->status, 0) == l->pid)
+				l->reaped = 1;
+			deadline = load_now_ms() + 1000;
+			while (load_members_left(l) && load_now_ms() < deadline)
+				load_sleep_ms(5);
+		}
+	}
+	if (!l->reaped && waitpid(l->pid, &l->status, 0) == l->pid)
+		l->reaped = 1;
+	load_cgroup_remove(l);
+	return 0;
+}
+
+void load_free(struct load *l)
+{
+	if (!l)
+		return;
+	load_stop(l);
+	load_unregister(l);
+	load_release(l);
+}
+
+char *load_state(struct load *l, char *buf, size_t len)
+{
+	int st;
+
+	if (!l)
+		snprintf(buf, len, "none");
+	else if (!l->started)
+		snprintf(buf, len, "not started");
+	else if (l->owned && load_exit_status(l, &st) == 0) {
+		if (WIFSIGNALED(st))
+			snprintf(buf, len, "killed (%s)", sigabbrev_np(WTERMSIG(st)) ?
+				 sigabbrev_np(WTERMSIG(st)) : "?");
+		else
+			snprintf(buf, len, "exited (%d)", WEXITSTATUS(st));
+	} else if (!load_alive(l))
+		snprintf(buf, len, "gone");
+	else
+		snprintf(buf, len, "%s", l->paused ? "paused" : "running");
+	return buf;
+}
+
+void load_registry_cleanup(void)
+{
+	/* Resume everything first: a paused load must never outlive argus. */
+	for (struct load *l = load_registry; l; l = l->next)
+		load_resume(l);
+	for (struct load *l = load_registry; l; l = l->next)
+		load_stop(l);
+}

@@ -1,0 +1,721 @@
+/* measure — alternating reference/loaded windows behind the source
+ * interface (see measure.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksym.h"
+#include "load.h"
+#include "measure.h"
+#include "probe_profile.h"
+#include "reference.h"
+
+#define MEASURE_MAX_TGIDS 1024
+
+struct measure {
+	struct source src;
+	struct measure_opts o;
+	struct measure_sampler smp;
+	int smp_open;
+	struct profile *prof;
+	struct profile *scratch;     /* settle samples land here and are dropped */
+	struct load *load;           /* paused in the reference (may be NULL) */
+	struct load *victim;
+	struct load *bg;
+	enum cond *seq;              /* condition of each planned window */
+	unsigned nseq;
+	unsigned done;               /* windows measured */
+	int win;                     /* profile window being measured, or -1 */
+	unsigned saved_ref_windows;  /* windows that came from a saved reference */
+	enum source_phase phase;
+	enum cond cur;               /* condition being applied */
+	int started, stopped;
+	double t0, phase_start, phase_end, last_collect, elapsed, done_at;
+	double rate;
+	uint64_t samples;
+	unsigned fail_after;         /* test hook; 0 = off */
+	int noexec;                  /* the load's command could not be run */
+	double now;                  /* time of the last tick */
+	char load_state[48];
+};
+
+static void meas_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void meas_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!cause)
+		return;
+	free(*cause);
+	*cause = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(cause, fmt, ap) < 0)
+		*cause = NULL;
+	va_end(ap);
+}
+
+static void meas_log(struct measure *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void meas_log(struct measure *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!m->o.log)
+		return;
+	va_start(ap, fmt);
+	fputs("argus: ", m->o.log);
+	vfprintf(m->o.log, fmt, ap);
+	fputc('\n', m->o.log);
+	fflush(m->o.log);
+	va_end(ap);
+}
+
+void measure_opts_default(struct measure_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pairs = MEASURE_DEFAULT_PAIRS;
+	o->window_s = MEASURE_DEFAULT_WINDOW_S;
+	o->settle_s = MEASURE_DEFAULT_SETTLE_S;
+	o->freq_hz = MEASURE_DEFAULT_FREQ_HZ;
+}
+
+char *measure_probe_set(unsigned freq_hz, char *buf, size_t len)
+{
+	snprintf(buf, len, "sample@%uHz", freq_hz ? freq_hz : MEASURE_DEFAULT_FREQ_HZ);
+	return buf;
+}
+
+/* ---- the live sampler behind struct measure_sampler ---------------------- */
+
+struct measure_live {
+	struct probe_profile *pp;
+	struct ksym_table *ks;
+};
+
+static int live_add_tgid(void *ctx, uint32_t tgid)
+{
+	return probe_profile_add_tgid(((struct measure_live *)ctx)->pp, tgid);
+}
+
+static int64_t live_collect(void *ctx, struct profile *p, unsigned win)
+{
+	struct measure_live *l = ctx;
+
+	return probe_profile_collect(l->pp, p, win, l->ks);
+}
+
+static void live_counters(void *ctx, uint64_t *dropped, uint64_t *lost)
+{
+	struct probe_profile_stats st;
+
+	if (probe_profile_stats(((struct measure_live *)ctx)->pp, &st) == 0) {
+		*dropped = st.dropped;
+		*lost = st.lost;
+	}
+}
+
+static void live_close(void *ctx)
+{
+	struct measure_live *l = ctx;
+
+	if (!l)
+		return;
+	probe_profile_close(l->pp);
+	ksym_free(l->ks);
+	free(l);
+}
+
+static int live_open(struct measure *m, const uint32_t *tgids, size_t ntgids, int filter,
+		     char **cause)
+{
+	struct probe_profile_opts po = { 0 };
+	struct measure_live *l = calloc(1, sizeof(*l));
+	int err;
+
+	if (!l)
+		return -ENOMEM;
+	l->ks = ksym_load(NULL);
+	if (!l->ks) {
+		err = -errno;
+		meas_cause(cause, "cannot read /proc/kallsyms: %s", strerror(errno));
+		free(l);
+		return err;
+	}
+	po.freq_hz = m->o.freq_hz;
+	po.tgids = filter ? tgids : NULL;
+	po.ntgids = filter ? ntgids : 0;
+	po.filter = filter;
+	po.follow_forks = filter;
+	l->pp = probe_profile_open(&po, cause);
+	if (!l->pp) {
+		err = -errno;
+		ksym_free(l->ks);
+		free(l);
+		return err ? err : -EIO;
+	}
+	m->smp.ctx = l;
+	m->smp.add_tgid = live_add_tgid;
+	m->smp.collect = live_collect;
+	m->smp.counters = live_counters;
+	m->smp.close = live_close;
+	return 0;
+}
+
+/* ---- window plan and condition switches -------------------------------- */
+
+/* Makes the condition c true for the loads: resume/start or pause. */
+static int meas_apply(struct measure *m, enum cond c, char **cause)
+{
+	int err = 0;
+
+	m->cur = c;
+	if (!m->load)
+		return 0;
+	if (c == COND_LOAD) {
+		if (!load_started(m->load)) {
+			err = load_start(m->load, cause);
+			if (err < 0) {
+				m->noexec = 1;
+				return err;
+			}
+			meas_log(m, "load started (PID %d)", (int)load_pid(m->load));
+		} else {
+			err = load_resume(m->load);
+		}
+	} else {
+		err = load_pause(m->load);
+	}
+	if (err < 0)
+		meas_cause(cause, "cannot %s the load (PID %d): %s",
+			   c == COND_LOAD ? "resume" : "pause", (int)load_pid(m->load),
+			   strerror(-err));
+	return err;
+}
+
+static int64_t meas_collect(struct measure *m, struct profile *p, unsigned win, char **cause)
+{
+	int64_t n = m->smp.collect(m->smp.ctx, p, win);
+
+	if (n < 0)
+		meas_cause(cause, "cannot read the sampler's counts: %s", strerror((int)-n));
+	return n;
+}
+
+/* Drops what was counted since the last collect (the settle time). */
+static int meas_drop(struct measure *m, char **cause)
+{
+	int64_t n;
+
+	profile_free(m->scratch);
+	m->scratch = profile_new();
+	if (!m->scratch)
+		return -ENOMEM;
+	if (profile_window_begin(m->scratch, m->cur, 0) < 0)
+		return -ENOMEM;
+	n = meas_collect(m, m->scratch, 0, cause);
+	return n < 0 ? (int)n : 0;
+}
+
+static void meas_settle(struct measure *m, double now)
+{
+	m->phase = SOURCE_SETTLING;
+	m->phase_start = now;
+	m->phase_end = now + m->o.settle_s;
+}
+
+static int meas_open_window(struct measure *m, double now, char **cause)
+{
+	int w;
+
+	w = profile_window_begin(m->prof, m->seq[m->done], now - m->t0);
+	if (w < 0) {
+		meas_cause(cause, "cannot open a window: %s", strerror(-w));
+		return w;
+	}
+	m->win = w;
+	m->phase = m->seq[m->done] == COND_REF ? SOURCE_REF : SOURCE_LOAD;
+	m->phase_start = now;
+	m->phase_end = now + m->o.window_s;
+	m->last_collect = now;
+	meas_log(m, "window %u/%u %s %.2f s", m->done + 1, m->nseq, cond_name(m->seq[m->done]),
+		 m->o.window_s);
+	return 0;
+}
+
+/* Ends the measurement: the loads run again (never left paused). */
+static void meas_finish(struct measure *m, double now)
+{
+	m->phase = SOURCE_DONE;
+	m->win = -1;
+	m->done_at = now;
+	m->elapsed = now - m->t0;
+	if (m->load)
+		load_resume(m->load);
+	meas_log(m, "measured %u windows in %.1f s", m->done, m->elapsed);
+}
+
+/* Closes the current window at now; 1 when the profile changed. */
+static int meas_close_window(struct measure *m, double now, char **cause)
+{
+	int64_t n = meas_collect(m, m->prof, (unsigned)m->win, cause);
+
+	if (n < 0)
+		return (int)n;
+	m->samples += (uint64_t)n;
+	profile_window_end(m->prof, (unsigned)m->win, now - m->phase_start);
+	m->rate = now > m->last_collect ? n / (now - m->last_collect) : 0;
+	m->last_collect = now;
+	m->win = -1;
+	m->done++;
+	return 1;
+}
+
+/* Complete reference/loaded pairs among the measured windows. */
+static unsigned meas_pairs_done(const struct measure *m)
+{
+	unsigned r = m->saved_ref_windows, l = 0;
+
+	for (unsigned i = 0; i < m->done; i++) {
+		if (m->seq[i] == COND_REF)
+			r++;
+		else
+			l++;
+	}
+	return r < l ? r : l;
+}
+
+static int meas_tick(struct source *s, double now, char **cause)
+{
+	struct measure *m = s->priv;
+	int changed = 0, err;
+
+	m->now = now;
+	if (m->stopped || m->phase == SOURCE_DONE)
+		return 0;
+	if (!m->started) {
+		m->started = 1;
+		m->t0 = now;
+		err = meas_apply(m, m->seq[0], cause);
+		if (err < 0)
+			return err;
+		meas_settle(m, now);
+		meas_log(m, "settling %.2f s", m->o.settle_s);
+		return 0;
+	}
+	/* A load that ended cannot be compared any more. */
+	if (m->load && m->cur == COND_LOAD && !load_alive(m->load)) {
+		char st[48];
+
+		load_state(m->load, st, sizeof(st));
+		if (m->win >= 0) {
+			err = meas_close_window(m, now, cause);
+			if (err < 0)
+				return err;
+			changed = 1;
+		}
+		if (meas_pairs_done(m) == 0) {
+			meas_cause(cause, "the load %s before a reference/loaded pair was measured; "
+				   "give it a longer run", st);
+			return -ECHILD;
+		}
+		meas_log(m, "the load %s: stopping after %u windows", st, m->done);
+		meas_finish(m, now);
+		return changed;
+	}
+	if (m->phase == SOURCE_SETTLING) {
+		if (now < m->phase_end)
+			return 0;
+		err = meas_drop(m, cause);
+		if (err < 0)
+			return err;
+		err = meas_open_window(m, now, cause);
+		return err < 0 ? err : 0;
+	}
+	if (now >= m->phase_end) {
+		err = meas_close_window(m, now, cause);
+		if (err < 0)
+			return err;
+		if (m->fail_after && m->done == m->fail_after) {
+			meas_cause(cause, "test hook ARGUS_TEST_FAIL_AFTER: failing after window %u",
+				   m->done);
+			return -EIO;
+		}
+		if (m->done == m->nseq) {
+			meas_finish(m, now);
+			return 1;
+		}
+		if (m->seq[m->done] != m->cur) {
+			err = meas_apply(m, m->seq[m->done], cause);
+			if (err < 0)
+				return err;
+			meas_settle(m, now);
+		} else {
+			err = meas_open_window(m, now, cause);
+			if (err < 0)
+				return err;
+		}
+		return 1;
+	}
+	if (now - m->last_collect >= MEASURE_COLLECT_S) {
+		int64_t n = meas_collect(m, m->prof, (unsigned)m->win, cause);
+
+		if (n < 0)
+			return (int)n;
+		m->samples += (uint64_t)n;
+		profile_window_end(m->prof, (unsigned)m->win, now - m->phase_start);
+		m->rate = n / (now - m->last_collect);
+		m->last_collect = now;
+		return n > 0;
+	}
+	return 0;
+}
+
+static int meas_timeout_ms(struct source *s, double now)
+{
+	struct measure *m = s->priv;
+	double next;
+
+	if (m->stopped || m->phase == SOURCE_DONE)
+		return -1;
+	if (!m->started)
+		return 0;
+	next = m->phase_end;
+	if (m->phase != SOURCE_SETTLING && m->last_collect + MEASURE_COLLECT_S < next)
+		next = m->last_collect + MEASURE_COLLECT_S;
+	/* A load may end at any time: look at least every 100 ms. */
+	if (m->load && next > now + 0.1)
+		next = now + 0.1;
+	return next <= now ? 0 : (int)((next - now) * 1000) + 1;
+}
+
+static const struct profile *meas_profile(struct source *s)
+{
+	return ((struct measure *)s->priv)->prof;
+}
+
+static void meas_status(struct source *s, struct source_status *st)
+{
+	struct measure *m = s->priv;
+	uint64_t dropped = 0, lost = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->phase = m->started ? m->phase : SOURCE_STARTING;
+	st->window = m->done < m->nseq ? m->done : m->nseq - 1;
+	st->nwindows = m->nseq;
+	st->elapsed_s = m->phase == SOURCE_DONE ? m->elapsed : m->started ? m->now - m->t0 : 0;
+	if (m->started && m->phase != SOURCE_DONE && m->phase_end > m->now)
+		st->phase_left_s = m->phase_end - m->now;
+	st->rate = m->rate;
+	st->samples = m->samples;
+	if (m->smp_open && m->smp.counters)
+		m->smp.counters(m->smp.ctx, &dropped, &lost);
+	st->dropped = dropped;
+	st->freq_hz = m->o.freq_hz;
+	st->probes = m->smp_open ? 1 : 0;
+	st->overhead_pct = -1;
+	if (m->load) {
+		load_state(m->load, m->load_state, sizeof(m->load_state));
+		st->load_state = m->load_state;
+	}
+}
+
+static void meas_stop(struct source *s)
+{
+	struct measure *m = s->priv;
+
+	if (m->stopped)
+		return;
+	m->stopped = 1;
+	/* Resume first: nothing argus paused may stay paused. */
+	if (m->load)
+		load_resume(m->load);
+	if (m->victim)
+		load_resume(m->victim);
+	if (m->smp_open) {
+		m->smp.close(m->smp.ctx);
+		m->smp_open = 0;
+	}
+	load_stop(m->load);
+	load_stop(m->victim);
+	load_stop(m->bg);
+	if (m->phase != SOURCE_DONE && m->started)
+		m->phase = SOURCE_DONE;
+}
+
+static void meas_free(struct source *s)
+{
+	struct measure *m;
+
+	if (!s)
+		return;
+	m = s->priv;
+	meas_stop(s);
+	load_free(m->load);
+	load_free(m->victim);
+	load_free(m->bg);
+	profile_free(m->prof);
+	profile_free(m->scratch);
+	free(m->seq);
+	free(m);
+}
+
+static const struct source_ops measure_ops = {
+	.name = "measure",
+	.pollfds = NULL,
+	.tick = meas_tick,
+	.timeout_ms = meas_timeout_ms,
+	.profile = meas_profile,
+	.status = meas_status,
+	.stop = meas_stop,
+	.free = meas_free,
+};
+
+static unsigned meas_fail_after_env(void)
+{
+	const char *e = getenv("ARGUS_TEST_FAIL_AFTER");
+
+	if (!e || strncmp(e, "window", 6))
+		return 0;
+	if (e[6] == ':')
+		return (unsigned)atoi(e + 7);
+	return 1;
+}
+
+static int meas_plan(struct measure *m, char **cause)
+{
+	const struct measure_opts *o = &m->o;
+	unsigned n;
+
+	if (o->reference_only)
+		n = o->reference_windows ? o->reference_windows : o->pairs;
+	else if (m->saved_ref_windows)
+		n = o->pairs;
+	else
+		n = 2 * o->pairs;
+	m->seq = calloc(n, sizeof(*m->seq));
+	if (!m->seq)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		if (o->reference_only)
+			m->seq[i] = COND_REF;
+		else if (m->saved_ref_windows)
+			m->seq[i] = COND_LOAD;
+		else
+			m->seq[i] = i % 2 ? COND_LOAD : COND_REF;
+	}
+	m->nseq = n;
+	(void)cause;
+	return 0;
+}
+
+static int meas_check(const struct measure_opts *o, char **cause)
+{
+	if (!o->pairs || o->window_s <= 0 || o->settle_s < 0) {
+		meas_cause(cause, "--pairs and --window must be positive and --settle not negative");
+		return -EINVAL;
+	}
+	if (o->load_argv && o->pid) {
+		meas_cause(cause, "--load (or -- CMD) and -p are two loads; give one");
+		return -EINVAL;
+	}
+	if (o->victim_argv && o->victim_pid) {
+		meas_cause(cause, "--victim and --victim-pid both name a victim; give one");
+		return -EINVAL;
+	}
+	if (o->pause && !o->pid) {
+		meas_cause(cause, "--pause goes with -p PID");
+		return -EINVAL;
+	}
+	if (o->reference_only)
+		return 0;
+	if (!o->load_argv && !o->pid) {
+		meas_cause(cause, "nothing to compare: give the load with --load CMD, -- CMD or -p PID");
+		return -EINVAL;
+	}
+	if ((o->victim_argv || o->victim_pid) && o->pid && !o->pause) {
+		meas_cause(cause, "a victim needs a load argus may pause: add --pause, or use --load");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct source *measure_new(const struct measure_opts *o, int *noexec, char **cause)
+{
+	struct measure *m = NULL;
+	uint32_t tgids[MEASURE_MAX_TGIDS];
+	int ntg = 0, err = 0, filter = 0;
+	unsigned lflags;
+
+	if (noexec)
+		*noexec = 0;
+	err = meas_check(o, cause);
+	if (err < 0)
+		goto fail;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	m->o = *o;
+	m->win = -1;
+	m->phase = SOURCE_STARTING;
+	m->fail_after = meas_fail_after_env();
+	m->prof = profile_new();
+	if (!m->prof) {
+		err = -errno;
+		goto fail;
+	}
+	lflags = o->load_flags;
+	/* The saved reference first: a refusal costs nothing to undo. */
+	if (o->pid && !o->pause && !o->reference_only) {
+		struct reference_meta want;
+		char ps[64], *path = NULL;
+
+		reference_meta_here(&want, measure_probe_set(o->freq_hz, ps, sizeof(ps)), o->freq_hz);
+		if (!o->reference_path) {
+			path = reference_default_path(&want);
+			if (!path) {
+				err = -ENOENT;
+				meas_cause(cause, "-p without --pause needs a saved reference, and neither "
+					   "$XDG_STATE_HOME nor $HOME is set; use --reference FILE");
+				goto fail;
+			}
+		}
+		err = reference_load(path ? path : o->reference_path, &want,
+				     o->reference_max_age_s, m->prof, NULL, cause);
+		if (err == -ENOENT && !o->reference_path)
+			meas_cause(cause, "-p %d without --pause needs a reference of the idle "
+				   "system: run 'argus reference save' first (it writes %s), or add "
+				   "--pause to pause PID %d for the reference windows", (int)o->pid,
+				   path, (int)o->pid);
+		free(path);
+		if (err < 0)
+			goto fail;
+		m->saved_ref_windows = m->prof->nwin;
+		meas_log(m, "using a saved reference of %u windows", m->saved_ref_windows);
+	}
+	if (o->load_argv) {
+		m->load = load_spawn(o->load_argv, lflags, cause);
+		if (!m->load) {
+			err = -errno;
+			if (noexec && (errno == ENOENT || errno == EACCES))
+				*noexec = 1;
+			goto fail;
+		}
+	} else if (o->pid) {
+		m->load = load_attach_pid(o->pid, cause);
+		if (!m->load) {
+			err = -errno;
+			goto fail;
+		}
+		if (!o->pause && !o->reference_only) {
+			/* Nothing to pause: loaded windows only. */
+			load_free(m->load);
+			m->load = NULL;
+		}
+	}
+	if (o->victim_argv) {
+		m->victim = load_spawn(o->victim_argv, lflags, cause);
+		if (!m->victim) {
+			err = -errno;
+			if (noexec && (errno == ENOENT || errno == EACCES))
+				*noexec = 1;
+			goto fail;
+		}
+		tgids[ntg++] = (uint32_t)load_pid(m->victim);
+		filter = 1;
+	} else if (o->victim_pid) {
+		m->victim = load_attach_pid(o->victim_pid, cause);
+		if (!m->victim) {
+			err = -errno;
+			goto fail;
+		}
+		ntg = load_tgids(m->victim, tgids, MEASURE_MAX_TGIDS);
+		if (ntg < 0) {
+			err = ntg;
+			goto fail;
+		}
+		if (ntg > MEASURE_MAX_TGIDS)
+			ntg = MEASURE_MAX_TGIDS;
+		filter = 1;
+	}
+	if (o->background_argv) {
+		m->bg = load_spawn(o->background_argv, lflags, cause);
+		if (!m->bg) {
+			err = -errno;
+			if (noexec && (errno == ENOENT || errno == EACCES))
+				*noexec = 1;
+			goto fail;
+		}
+	}
+	err = meas_plan(m, cause);
+	if (err < 0)
+		goto fail;
+	if (o->sampler) {
+		m->smp = *o->sampler;
+		for (int i = 0; i < ntg && filter && m->smp.add_tgid; i++)
+			m->smp.add_tgid(m->smp.ctx, tgids[i]);
+	} else {
+		err = live_open(m, tgids, (size_t)ntg, filter, cause);
+		if (err < 0)
+			goto fail;
+	}
+	m->smp_open = 1;
+	/* The victim and the background run in both conditions: from now on. */
+	if (m->victim) {
+		err = load_start(m->victim, cause);
+		if (err < 0) {
+			if (noexec)
+				*noexec = 1;
+			goto fail;
+		}
+	}
+	if (m->bg) {
+		err = load_start(m->bg, cause);
+		if (err < 0) {
+			if (noexec)
+				*noexec = 1;
+			goto fail;
+		}
+	}
+	m->src.ops = &measure_ops;
+	m->src.priv = m;
+	return &m->src;
+fail:
+	if (m) {
+		m->src.ops = &measure_ops;
+		m->src.priv = m;
+		if (!m->seq)
+			m->nseq = 0;
+		if (o->sampler && !m->smp_open && o->sampler->close)
+			o->sampler->close(o->sampler->ctx);
+		meas_free(&m->src);
+	} else if (o->sampler && o->sampler->close) {
+		o->sampler->close(o->sampler->ctx);
+	}
+	if (cause && !*cause)
+		meas_cause(cause, "cannot start the measurement: %s", strerror(-err));
+	errno = -err;
+	return NULL;
+}
+
+struct load *measure_load(struct source *s)
+{
+	return s ? ((struct measure *)s->priv)->load : NULL;
+}
+
+struct load *measure_victim(struct source *s)
+{
+	return s ? ((struct measure *)s->priv)->victim : NULL;
+}
+
+int measure_noexec(struct source *s)
+{
+	return s ? ((struct measure *)s->priv)->noexec : 0;
+}
+
+double measure_elapsed(struct source *s)
+{
+	return s ? ((struct measure *)s->priv)->elapsed : 0;
+}

@@ -1,0 +1,99 @@
+/* measure — alternating reference/loaded windows as a source (core/source.h).
+ *
+ * k pairs of windows of w seconds, R L R L ...: in a reference window the
+ * load is paused (or not started yet, for the first one), in a loaded window
+ * it runs.  After every switch a settle time is measured into a scratch
+ * profile and dropped, so the transient of pausing/resuming is not counted.
+ * Alternation makes slow drift (the machine's own background) cancel.
+ *
+ * Conditions (see man/argus.1, LOAD OPTIONS):
+ *   load_argv            started by argus, paused in the reference windows
+ *   victim_argv / _pid   sampling is filtered to it; runs in both conditions
+ *   background_argv      runs in both conditions (noise that must cancel)
+ *   pid (+ pause)        an already running load: paused only with pause;
+ *                        otherwise only loaded windows are measured and the
+ *                        reference windows come from a saved reference
+ *                        (core/reference.h)
+ *   reference_only       `argus reference save`: every window is a reference
+ *                        of the idle system
+ * Sampling is system-wide unless there is a victim.
+ *
+ * Test hook: ARGUS_TEST_FAIL_AFTER=window (or window:N) makes tick fail after
+ * the first (N-th) window, as an internal error would (tests/live/lifecycle.sh).
+ */
+#ifndef ARGUS_MEASURE_H
+#define ARGUS_MEASURE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "profile.h"
+#include "source.h"
+
+/* Defaults, chosen with tests/bench/scenarios.sh (see BENCH.md). */
+#define MEASURE_DEFAULT_PAIRS 3
+#define MEASURE_DEFAULT_WINDOW_S 1.0
+#define MEASURE_DEFAULT_SETTLE_S 0.25
+#define MEASURE_DEFAULT_FREQ_HZ 999
+/* How often a window's counts are read while it runs (live tree updates). */
+#define MEASURE_COLLECT_S 0.5
+
+/* What measure collects from: the live sampler by default; tests plug in a
+ * fake.  collect adds the samples counted since the previous collect into
+ * window win of p and returns how many, or -errno. */
+struct measure_sampler {
+	void *ctx;
+	int (*add_tgid)(void *ctx, uint32_t tgid);
+	int64_t (*collect)(void *ctx, struct profile *p, unsigned win);
+	/* Samples lost/dropped so far (may be NULL). */
+	void (*counters)(void *ctx, uint64_t *dropped, uint64_t *lost);
+	void (*close)(void *ctx);
+};
+
+struct measure_opts {
+	unsigned pairs;              /* k */
+	double window_s;             /* w */
+	double settle_s;
+	unsigned freq_hz;
+	char **load_argv;            /* NULL-terminated; not owned */
+	char **victim_argv;
+	pid_t victim_pid;
+	char **background_argv;
+	pid_t pid;                   /* -p */
+	int pause;                   /* --pause (with pid) */
+	const char *reference_path;  /* --reference FILE; NULL: the default path */
+	double reference_max_age_s;  /* 0: 24 h */
+	int reference_only;          /* all windows are references (reference save) */
+	unsigned reference_windows;  /* with reference_only: how many windows */
+	unsigned load_flags;         /* LOAD_F_* for the loads argus starts */
+	FILE *log;                   /* progress lines ("window 2/6 load 1.0 s"); NULL none */
+	const struct measure_sampler *sampler; /* NULL: live; copied, closed by measure */
+};
+
+/* Fills the defaults above (no load). */
+void measure_opts_default(struct measure_opts *o);
+
+/* "sample@999Hz": the probe set a saved reference must match. Returns buf. */
+char *measure_probe_set(unsigned freq_hz, char *buf, size_t len);
+
+/* Starts the loads (held before exec), opens the sampler (NULL o->sampler:
+ * /proc/kallsyms and the live BPF sampler), loads a saved reference when
+ * one is needed.  Nothing is measured before the first tick.  Returns NULL
+ * with errno and *cause set (caller frees); errno ENOEXEC... see cause.
+ * *noexec is set to 1 when a command could not be run (exit 127).  The
+ * source owns the loads: source_free resumes and ends them. */
+struct source *measure_new(const struct measure_opts *o, int *noexec, char **cause);
+
+/* The loads of a measure source (NULL when absent); valid while s lives. */
+struct load *measure_load(struct source *s);
+struct load *measure_victim(struct source *s);
+
+/* 1 when tick failed because the load's command could not be run (exec
+ * failure reported at its first loaded window): the caller exits 127. */
+int measure_noexec(struct source *s);
+
+/* Seconds spent measuring (first tick to DONE). */
+double measure_elapsed(struct source *s);
+
+#endif

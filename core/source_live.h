@@ -1,0 +1,20 @@
+/* source_live — plain live sampling as a source (core/source.h): one
+ * COND_LOAD window that grows, collected once a second. */
+#ifndef ARGUS_SOURCE_LIVE_H
+#define ARGUS_SOURCE_LIVE_H
+
+#include "probe_profile.h"
+#include "source.h"
+
+/* Loads /proc/kallsyms and starts the sampler with options o.  Returns NULL
+ * with errno and *cause set (caller frees). Free with source_free. */
+struct source *source_live_new(const struct probe_profile_opts *o, char **cause);
+
+/* The sampler's counters (for summaries); 0 or -errno. Valid after stop:
+ * the last values read before detaching. */
+int source_live_stats(struct source *s, struct probe_profile_stats *st);
+
+/* Adds a process to the filter of a live source; 0 or -errno. */
+int source_live_add_tgid(struct source *s, uint32_t tgid);
+
+#endif

@@ -1,0 +1,44 @@
+#!/bin/sh
+# tpstacks — the tracepoint_stacks probe on a child that faults in 20000
+# anonymous pages: exceptions:page_fault_user fires once per page and its
+# stack is the fault entry; kmem:mm_page_alloc's hottest stack goes through
+# handle_mm_fault; with 1-in-8 sampling the scaled counts stay within 8 per
+# CPU of the exact firings; nothing stays loaded.
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd cc
+need_cmd pkg-config
+[ -f "$BUILD/libargus.a" ] || skip "no $BUILD/libargus.a; run make"
+PAGES=20000
+
+cc -O1 -g -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/tpstacks_run" \
+	"$ROOT/tests/live/tpstacks_run.c" "$BUILD/libargus.a" \
+	$(pkg-config --libs libbpf libcjson) -lelf -lz -lm || fail "cannot build the driver"
+
+val() { sed -n "s/^$1 //p" "$2"; }
+
+"$TMP/tpstacks_run" 1 $PAGES >"$TMP/all" || fail "driver failed (every firing)"
+cat "$TMP/all"
+fired=$(val tp0.fired "$TMP/all")
+[ "$fired" -ge $PAGES ] || fail "page_fault_user fired $fired times for $PAGES pages"
+[ "$fired" -le $((PAGES + 200)) ] || fail "page_fault_user fired $fired times: the tgid filter leaks"
+[ "$(val tp0.counted "$TMP/all")" = "$fired" ] || fail "every firing should be counted with a stack"
+[ "$(val tp0.lost "$TMP/all")" = 0 ] || fail "counts were lost"
+val tp0.top "$TMP/all" | grep -q 'exc_page_fault$' || fail "page_fault_user stack does not end in exc_page_fault"
+val tp1.top "$TMP/all" | grep -q 'handle_mm_fault' || fail "mm_page_alloc's hottest stack misses handle_mm_fault"
+[ "$(val tp1.fired "$TMP/all")" -ge $PAGES ] || fail "mm_page_alloc fired less than once per page"
+
+"$TMP/tpstacks_run" 8 $PAGES >"$TMP/s8" || fail "driver failed (1 in 8)"
+cat "$TMP/s8"
+ncpus=$(val ncpus "$TMP/s8")
+for tp in tp0 tp1; do
+	f=$(val $tp.fired "$TMP/s8"); r=$(val $tp.recorded "$TMP/s8"); s=$(val $tp.scaled "$TMP/s8")
+	[ $((r * 8)) -le "$f" ] || fail "$tp: recorded $r of $f firings, more than 1 in 8"
+	d=$((f - s)); [ $d -lt 0 ] && d=$((-d))
+	[ $d -le $((8 * ncpus)) ] || fail "$tp: scaled $s is $d away from $f firings (more than 8 per CPU)"
+done
+
+if command -v bpftool >/dev/null; then
+	bpftool prog show | grep -q 'name argus_tps' && fail "an argus_tps program is still loaded"
+fi
+echo "tpstacks: ok"

@@ -1,0 +1,336 @@
+/* opts_load — load and window options in one table (see opts_load.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opts_load.h"
+
+enum opts_load_id {
+	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
+	OL_PAIRS, OL_WINDOW, OL_SETTLE, OL_FREQ,
+};
+
+struct opts_load_opt {
+	enum opts_load_id id;
+	const char *name;        /* long form */
+	const char *alias;       /* short form or NULL */
+	const char *arg;         /* metavar, NULL for flags */
+	const char *help;
+};
+
+static const struct opts_load_opt opts_load_table[] = {
+	{ OL_LOAD, "--load", NULL, "CMD",
+	  "start CMD as the load; paused in the reference windows (also: -- CMD ARGS)" },
+	{ OL_VICTIM, "--victim", NULL, "CMD",
+	  "start CMD as the victim: sampling is filtered to it, it runs in both conditions" },
+	{ OL_VICTIM_PID, "--victim-pid", NULL, "PID",
+	  "a running process as the victim" },
+	{ OL_BACKGROUND, "--background", NULL, "CMD",
+	  "start CMD as a background load that runs in both conditions" },
+	{ OL_PID, "--pid", "-p", "PID",
+	  "a running load; compared with a saved reference unless --pause" },
+	{ OL_PAUSE, "--pause", NULL, NULL,
+	  "with -p: pause PID (SIGSTOP/SIGCONT) for the reference windows" },
+	{ OL_REFERENCE, "--reference", NULL, "FILE",
+	  "saved reference for -p (default: the one 'argus reference save' wrote)" },
+	{ OL_PAIRS, "--pairs", NULL, "K",
+	  "reference/loaded window pairs (default 3)" },
+	{ OL_WINDOW, "--window", NULL, "S",
+	  "seconds per window (default 1.0)" },
+	{ OL_SETTLE, "--settle", NULL, "S",
+	  "seconds discarded after each switch (default 0.25)" },
+	{ OL_FREQ, "--freq", NULL, "HZ",
+	  "sampling frequency (default 999)" },
+};
+
+#define OPTS_LOAD_N (sizeof(opts_load_table) / sizeof(opts_load_table[0]))
+
+void opts_load_init(struct opts_load *ol)
+{
+	memset(ol, 0, sizeof(*ol));
+	measure_opts_default(&ol->m);
+}
+
+void opts_load_argv_free(char **argv)
+{
+	if (!argv)
+		return;
+	for (char **a = argv; *a; a++)
+		free(*a);
+	free(argv);
+}
+
+char **opts_load_split(const char *cmd)
+{
+	static const char shell_chars[] = "|&;<>()$`\\\"'*?[#~={}%!";
+	size_t n = 0, cap = 8;
+	char **argv;
+	const char *p = cmd;
+
+	if (!cmd || !*cmd)
+		return NULL;
+	if (strpbrk(cmd, shell_chars)) {
+		argv = calloc(4, sizeof(*argv));
+		if (!argv)
+			return NULL;
+		argv[0] = strdup("/bin/sh");
+		argv[1] = strdup("-c");
+		argv[2] = strdup(cmd);
+		if (!argv[0] || !argv[1] || !argv[2]) {
+			opts_load_argv_free(argv);
+			return NULL;
+		}
+		return argv;
+	}
+	argv = calloc(cap, sizeof(*argv));
+	if (!argv)
+		return NULL;
+	while (*p) {
+		size_t len;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		for (len = 0; p[len] && !isspace((unsigned char)p[len]); len++)
+			;
+		if (n + 2 > cap) {
+			char **a = realloc(argv, 2 * cap * sizeof(*a));
+
+			if (!a) {
+				opts_load_argv_free(argv);
+				return NULL;
+			}
+			argv = a;
+			cap *= 2;
+		}
+		argv[n] = strndup(p, len);
+		if (!argv[n]) {
+			opts_load_argv_free(argv);
+			return NULL;
+		}
+		argv[++n] = NULL;
+		p += len;
+	}
+	if (!n) {
+		free(argv);
+		return NULL;
+	}
+	return argv;
+}
+
+static int opts_load_num(const char *name, const char *val, double min, double *out, FILE *err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(val, &end);
+	if (errno || end == val || *end || v < min) {
+		fprintf(err, "argus: %s: '%s' is not a number >= %g\n", name, val, min);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int opts_load_pid(const char *name, const char *val, pid_t *out, FILE *err)
+{
+	double v;
+
+	if (opts_load_num(name, val, 1, &v, err) < 0)
+		return -1;
+	if (v != (double)(pid_t)v) {
+		fprintf(err, "argus: %s: '%s' is not a PID\n", name, val);
+		return -1;
+	}
+	*out = (pid_t)v;
+	return 0;
+}
+
+/* Stores the argv of a CMD option; one slot per role. */
+static int opts_load_cmd(struct opts_load *ol, int slot, const char *name, const char *val,
+			 char ***dst, FILE *err)
+{
+	char **argv = opts_load_split(val);
+
+	if (!argv) {
+		fprintf(err, "argus: %s: empty command\n", name);
+		return -1;
+	}
+	if (*dst) {
+		opts_load_argv_free(argv);
+		fprintf(err, "argus: %s given twice\n", name);
+		return -1;
+	}
+	opts_load_argv_free(ol->own[slot]);
+	ol->own[slot] = argv;
+	*dst = argv;
+	return 0;
+}
+
+int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *err)
+{
+	const char *a = argv[*i], *val = NULL, *eq;
+	const struct opts_load_opt *o = NULL;
+	size_t nlen;
+	double d;
+
+	if (!strcmp(a, "--")) {
+		if (*i + 1 >= argc) {
+			fprintf(err, "argus: '--' must be followed by a command\n");
+			return -1;
+		}
+		if (ol->m.load_argv) {
+			fprintf(err, "argus: a load is given twice (--load and -- CMD)\n");
+			return -1;
+		}
+		ol->m.load_argv = argv + *i + 1;
+		free(ol->load_cmd);
+		ol->load_cmd = strdup(argv[*i + 1]);
+		*i = argc;
+		return 1;
+	}
+	eq = strchr(a, '=');
+	nlen = eq && a[0] == '-' && a[1] == '-' ? (size_t)(eq - a) : strlen(a);
+	for (size_t k = 0; k < OPTS_LOAD_N; k++) {
+		const struct opts_load_opt *t = &opts_load_table[k];
+
+		if ((strlen(t->name) == nlen && !strncmp(a, t->name, nlen)) ||
+		    (t->alias && !strcmp(a, t->alias))) {
+			o = t;
+			break;
+		}
+	}
+	if (!o)
+		return 0;
+	if (o->arg) {
+		if (eq && nlen < strlen(a)) {
+			val = eq + 1;
+			*i += 1;
+		} else if (*i + 1 < argc) {
+			val = argv[*i + 1];
+			*i += 2;
+		} else {
+			fprintf(err, "argus: %s needs %s\n", o->name, o->arg);
+			return -1;
+		}
+	} else {
+		if (nlen < strlen(a)) {
+			fprintf(err, "argus: %s takes no value\n", o->name);
+			return -1;
+		}
+		*i += 1;
+	}
+	switch (o->id) {
+	case OL_LOAD:
+		if (opts_load_cmd(ol, 0, o->name, val, &ol->m.load_argv, err) < 0)
+			return -1;
+		free(ol->load_cmd);
+		ol->load_cmd = strdup(val);
+		return 1;
+	case OL_VICTIM:
+		return opts_load_cmd(ol, 1, o->name, val, &ol->m.victim_argv, err) < 0 ? -1 : 1;
+	case OL_BACKGROUND:
+		return opts_load_cmd(ol, 2, o->name, val, &ol->m.background_argv, err) < 0 ? -1 : 1;
+	case OL_VICTIM_PID:
+		return opts_load_pid(o->name, val, &ol->m.victim_pid, err) < 0 ? -1 : 1;
+	case OL_PID:
+		return opts_load_pid(o->name, val, &ol->m.pid, err) < 0 ? -1 : 1;
+	case OL_PAUSE:
+		ol->m.pause = 1;
+		return 1;
+	case OL_REFERENCE:
+		ol->m.reference_path = val;
+		return 1;
+	case OL_PAIRS:
+		if (opts_load_num(o->name, val, 1, &d, err) < 0)
+			return -1;
+		if (d > 1000 || d != (unsigned)d) {
+			fprintf(err, "argus: --pairs: '%s' is not a whole number from 1 to 1000\n", val);
+			return -1;
+		}
+		ol->m.pairs = (unsigned)d;
+		return 1;
+	case OL_WINDOW:
+		if (opts_load_num(o->name, val, 0.05, &d, err) < 0)
+			return -1;
+		ol->m.window_s = d;
+		return 1;
+	case OL_SETTLE:
+		if (opts_load_num(o->name, val, 0, &d, err) < 0)
+			return -1;
+		ol->m.settle_s = d;
+		return 1;
+	case OL_FREQ:
+		if (opts_load_num(o->name, val, 1, &d, err) < 0)
+			return -1;
+		if (d > 100000 || d != (unsigned)d) {
+			fprintf(err, "argus: --freq: '%s' is not a whole number from 1 to 100000\n", val);
+			return -1;
+		}
+		ol->m.freq_hz = (unsigned)d;
+		return 1;
+	}
+	return 0;
+}
+
+int opts_load_finish(struct opts_load *ol, int need_load, FILE *err)
+{
+	const struct measure_opts *m = &ol->m;
+
+	if (m->load_argv && m->pid) {
+		fprintf(err, "argus: --load (or -- CMD) and -p are two loads; give one\n");
+		return -1;
+	}
+	if (m->victim_argv && m->victim_pid) {
+		fprintf(err, "argus: --victim and --victim-pid both name a victim; give one\n");
+		return -1;
+	}
+	if (m->pause && !m->pid) {
+		fprintf(err, "argus: --pause goes with -p PID\n");
+		return -1;
+	}
+	if (m->reference_path && !m->pid) {
+		fprintf(err, "argus: --reference is for -p PID without --pause "
+			"(other loads are paused for the reference)\n");
+		return -1;
+	}
+	if (m->reference_path && m->pause) {
+		fprintf(err, "argus: --reference and --pause: give one way to get the reference\n");
+		return -1;
+	}
+	if ((m->victim_argv || m->victim_pid) && !m->load_argv && !(m->pid && m->pause)) {
+		fprintf(err, "argus: a victim needs a load to pause: add --load CMD, or -p PID --pause\n");
+		return -1;
+	}
+	if (need_load && !m->load_argv && !m->pid) {
+		fprintf(err, "argus: nothing to compare: give the load with --load CMD, -- CMD or -p PID\n");
+		return -1;
+	}
+	return 0;
+}
+
+void opts_load_help(FILE *out)
+{
+	for (size_t k = 0; k < OPTS_LOAD_N; k++) {
+		const struct opts_load_opt *t = &opts_load_table[k];
+		char head[64];
+
+		snprintf(head, sizeof(head), "%s%s%s%s%s", t->alias ? t->alias : "",
+			 t->alias ? ", " : "", t->name, t->arg ? " " : "", t->arg ? t->arg : "");
+		fprintf(out, "  %-22s %s\n", head, t->help);
+	}
+	fprintf(out, "  %-22s %s\n", "-- CMD ARGS", "the load, as argv (instead of --load)");
+}
+
+void opts_load_free(struct opts_load *ol)
+{
+	if (!ol)
+		return;
+	for (int i = 0; i < 3; i++)
+		opts_load_argv_free(ol->own[i]);
+	free(ol->load_cmd);
+	memset(ol, 0, sizeof(*ol));
+}

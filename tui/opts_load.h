@@ -1,0 +1,58 @@
+/* opts_load — the load and window options shared by the interactive argus
+ * and `argus diagnose` / `argus reference save` (one table: parsing, --help
+ * and the man page's LOAD OPTIONS come from it).
+ *
+ * Usage, in a command's own option loop:
+ *
+ *	struct opts_load ol;
+ *	opts_load_init(&ol);
+ *	for (int i = 1; i < argc; ) {
+ *		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
+ *		if (r < 0) usage error;
+ *		if (r > 0) continue;          // consumed argv[i] (and its value)
+ *		... the command's own options, i++ ...
+ *	}
+ *	if (opts_load_finish(&ol, stderr) < 0) usage error;
+ *	measure_new(&ol.m, ...);            // ol.m is a filled measure_opts
+ *	opts_load_free(&ol);                // after the source is freed
+ */
+#ifndef ARGUS_OPTS_LOAD_H
+#define ARGUS_OPTS_LOAD_H
+
+#include <stdio.h>
+
+#include "measure.h"
+
+struct opts_load {
+	struct measure_opts m;   /* defaults from measure_opts_default */
+	char *load_cmd;          /* the load as the user gave it, for messages */
+	/* private: argv arrays built from CMD strings, owned */
+	char **own[3];
+};
+
+/* Defaults (measure_opts_default). */
+void opts_load_init(struct opts_load *ol);
+
+/* Looks at argv[*i]: when it is a load option, consumes it and its value
+ * ("--opt V" or "--opt=V"), advances *i and returns 1; "--" consumes the
+ * rest of argv as the load's command.  Returns 0 (untouched) when argv[*i]
+ * is not a load option, -1 after writing a message to err (a usage error). */
+int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *err);
+
+/* Consistency checks after parsing (e.g. --pause without -p); 0 or -1 with a
+ * message on err. need_load: a load (--load, -- CMD or -p) is required. */
+int opts_load_finish(struct opts_load *ol, int need_load, FILE *err);
+
+/* The options' help lines ("  --load CMD   ..."), from the table. */
+void opts_load_help(FILE *out);
+
+/* Frees what ol owns; ol.m's argv pointers die with it. */
+void opts_load_free(struct opts_load *ol);
+
+/* Splits a CMD string: plain words are split on blanks and run directly; a
+ * string with shell syntax runs as /bin/sh -c CMD.  NULL-terminated, caller
+ * frees the array and its strings (opts_load_argv_free). */
+char **opts_load_split(const char *cmd);
+void opts_load_argv_free(char **argv);
+
+#endif
