@@ -26,8 +26,12 @@
  *     (1 - q) * agree * min(1, share)
  *   q      its Benjamini–Hochberg q-value,
  *   agree  pairs_agree / pairs (1 when there are no pairs),
- *   share  its delta / the root's delta (when the root's delta is not
- *          positive: / the sum of the increases of the root's children).
+ *   share  its delta / (the root's delta - the skid self time left
+ *          unattributed on the path); when the root's delta is not
+ *          positive, the sum of the increases of the root's children
+ *          stands for it.
+ * The verdict's share_of_root is the plain delta / root delta (same
+ * stand-in), without the skid correction.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -92,6 +96,7 @@ struct descent {
 	double secs[COND_N];
 	double explain;
 	double root_denom;     /* what share_of_root divides by */
+	double skid;           /* skid self time left unattributed on the path */
 	struct verdict *v;
 	struct agent_reply *r;
 };
@@ -338,13 +343,15 @@ static int verdict_found(struct descent *d, struct tree_node *stop)
 	v->pairs_agree = stop->stat.pairs_agree;
 	v->share_of_root = d->root_denom > 0 ? stop->stat.delta / d->root_denom : 0;
 	agree = v->pairs ? (double)v->pairs_agree / v->pairs : 1.0;
-	share = fmin(1.0, fmax(0.0, v->share_of_root));
+	/* the skid left unattributed on the path is nobody's share */
+	share = d->root_denom - d->skid > 0 ? stop->stat.delta / (d->root_denom - d->skid) : 0;
+	share = fmin(1.0, fmax(0.0, share));
 	v->confidence = fmin(1.0, fmax(0.0, (1.0 - v->q) * agree * share));
 	if (v->npath >= 2)
 		snprintf(via, sizeof(via), "%s%s > ", v->npath > 2 ? "... > " : "",
 			 v->path[v->npath - 2]);
 	if (asprintf(&v->summary,
-		     "%s: %s%s %+.1f/s (ref %.1f/s, load %.1f/s), q=%s, %u/%u pairs agree, "
+		     "%s: %s%s: %+.1f/s (ref %.1f/s, load %.1f/s), q=%s, %u/%u pairs agree, "
 		     "%.0f%% of the increase; confidence %.2f",
 		     v->subsystem, via, v->leaf, v->delta, v->rate_ref, v->rate_load,
 		     fmt_q(qs, sizeof(qs), v->q), v->pairs_agree, v->pairs,
@@ -362,7 +369,7 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 {
 	struct descent d = { .t = t, .v = v, .r = r };
 	struct tree_node *cur;
-	char ev[64], qs[24], spread[512];
+	char ev[64], spread[512];
 	int err = 0;
 
 	if (!t || !t->root || !v)
@@ -395,8 +402,9 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 			evidence(ev, sizeof(ev), best);
 			share = D > 0 ? best->stat.delta / D : 0;
 			if (D > 0)
-				err = agent_reply_line(r, "%s: %+.1f/s of %+.1f/s at %s (%.0f%%), %s -> descend%s",
-						       best->name, best->stat.delta, D, cur->name,
+				err = agent_reply_line(r, "%s: %+.1f/s of %+.1f/s at %s%s (%.0f%%), %s -> descend%s",
+						       best->name, best->stat.delta, D,
+						       cur->parent ? "" : "the ", cur->parent ? cur->name : "root",
 						       share * 100, ev,
 						       share < d.explain ? " (the largest of several increases)" : "");
 			else
@@ -413,6 +421,7 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 		base = D;
 		if (sk && sk->kind == SKID_ENTRY && S > 0) {
 			base = D - S;
+			d.skid += S;
 			err = agent_reply_line(r, "%s: self %+.1f/s (%.0f%% of its delta) is sampling skid "
 					       "(interrupts off on entry), not attributed; judging children against the other %+.1f/s",
 					       cur->name, S, D > 0 ? S / D * 100 : 0.0, base);
@@ -428,7 +437,8 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 				break;
 			}
 		}
-		if (!sk && cur->kind != TREE_SUBSYS && S > 0 && D > 0 && S >= d.explain * D &&
+		if (!sk && cur->kind != TREE_SUBSYS && cur->nchild && S > 0 && D > 0 &&
+		    S >= d.explain * D &&
 		    (!best || S >= best->stat.delta)) {
 			err = agent_reply_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> the function itself is the hot spot, stop here",
 					       cur->name, S, S / D * 100, D);
@@ -438,7 +448,8 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 		}
 		if (!best) {
 			if (!cur->nchild)
-				err = agent_reply_line(r, "%s: a leaf -> stop here", cur->name);
+				err = agent_reply_line(r, "%s: a leaf (its own time, %+.1f/s) -> stop here",
+						       cur->name, S);
 			else {
 				top_shares(cur, base, spread, sizeof(spread));
 				err = agent_reply_line(r, "%s: no child rises significantly%s%s%s -> stop here",
@@ -485,8 +496,7 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 	}
 	err = verdict_found(&d, cur);
 	if (!err)
-		err = agent_reply_line(r, "verdict: %s (q=%s)", v->summary,
-				       fmt_q(qs, sizeof(qs), v->q));
+		err = agent_reply_line(r, "verdict: %s", v->summary);
 	return err;
 }
 
