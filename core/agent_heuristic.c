@@ -233,7 +233,8 @@ static int note_moves(struct descent *d, struct tree_node *under, int sign)
 	err = tree_walk(under, collect_top, &c);
 	if (err)
 		goto cleanup;
-	qsort(c.v, c.n, sizeof(*c.v), cmp_absdelta_desc);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), cmp_absdelta_desc);
 	for (size_t i = 0; i < c.n && i < DESCEND_NOTE_MAX; i++) {
 		const struct tree_node *n = c.v[i];
 		double ref = n->stat.rate[COND_REF];
