@@ -1,0 +1,597 @@
+/* core/agent_llm: the prompt pieces (template, the tree pruned to a budget,
+ * JSON found in a reply) always; and, when ARGUS_TEST_STUB_URL names a
+ * running tests/llm_stub.py (tests/live/llm_stub.sh), whole turns over HTTP:
+ * a proposal by tool call, a repair turn that quotes the validator's error,
+ * a second failure handed back for the heuristic agent, a verdict grounded in
+ * the tree, and the person's veto reaching the next prompt. */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+
+#include "agent_llm.h"
+
+#define CANARY "sk-CANARY-5b1e0c77a9f2d3"
+
+/* ---- a small calibrated tree, built by hand ------------------------------------ */
+
+static struct tree_node *node(struct tree_node *parent, const char *name, double ref, double load,
+			      int sig)
+{
+	struct tree_node *n = calloc(1, sizeof(*n));
+
+	assert_non_null(n);
+	n->name = name;
+	n->kind = parent ? TREE_FRAME : TREE_ROOT;
+	n->parent = parent;
+	n->depth = parent ? parent->depth + 1 : 0;
+	n->stat.rate[COND_REF] = ref;
+	n->stat.rate[COND_LOAD] = load;
+	n->stat.delta = load - ref;
+	n->stat.ratio = ref > 0 ? load / ref : 1e9;
+	n->stat.q = sig ? 1e-9 : 0.7;
+	n->stat.significant = sig;
+	n->stat.pairs = 4;
+	n->stat.pairs_agree = sig ? 4 : 2;
+	n->total[COND_REF] = (uint64_t)ref * 10;
+	n->total[COND_LOAD] = (uint64_t)load * 10;
+	if (parent) {
+		parent->child = realloc(parent->child, (parent->nchild + 1) * sizeof(*parent->child));
+		assert_non_null(parent->child);
+		parent->child[parent->nchild++] = n;
+	}
+	return n;
+}
+
+static void node_free(struct tree_node *n)
+{
+	for (unsigned i = 0; i < n->nchild; i++)
+		node_free(n->child[i]);
+	free(n->child);
+	free(n);
+}
+
+static char names[40][32];
+static struct tree tree;
+static struct tree_node *fault_node;
+
+static void tree_make(void)
+{
+	struct tree_node *root = node(NULL, "all", 100, 520, 1);
+	struct tree_node *mm = node(root, "mm", 10, 420, 1);
+	struct tree_node *sched = node(root, "sched", 50, 52, 0);
+	struct tree_node *f;
+
+	f = node(mm, "do_user_addr_fault", 5, 400, 1);
+	fault_node = node(f, "handle_mm_fault", 5, 395, 1);
+	node(fault_node, "do_huge_pmd_anonymous_page", 1, 380, 1);
+	node(mm, "kswapd", 4, 6, 0);
+	for (int i = 0; i < 30; i++) {
+		snprintf(names[i], sizeof(names[i]), "sched_noise_%02d", i);
+		node(sched, names[i], 1.5, 1.6, 0);
+	}
+	memset(&tree, 0, sizeof(tree));
+	tree.root = root;
+	tree.nnodes = 37;
+}
+
+static int tree_setup(void **state)
+{
+	tree_make();
+	return 0;
+}
+
+static int tree_teardown(void **state)
+{
+	node_free(tree.root);
+	tree.root = NULL;
+	return 0;
+}
+
+/* ---- pure pieces ---------------------------------------------------------------- */
+
+static void test_template(void **state)
+{
+	const char *n[] = { "A", "LONG_NAME" };
+	const char *v[] = { "1", "two {{A}}" };
+	char *s = agent_llm_template("x {{A}} y {{LONG_NAME}} z {{UNKNOWN}} {{", n, v, 2);
+
+	assert_string_equal(s, "x 1 y two {{A}} z {{UNKNOWN}} {{");
+	free(s);
+}
+
+static void test_extract_json(void **state)
+{
+	char *s;
+
+	s = agent_llm_extract_json("reasoning\n```json\n{\"kind\": \"sample\"}\n```\nbye");
+	assert_string_equal(s, "{\"kind\": \"sample\"}\n");
+	free(s);
+	s = agent_llm_extract_json("  {\"verdict\": {\"found\": false}}  ");
+	assert_string_equal(s, "{\"verdict\": {\"found\": false}}");
+	free(s);
+	s = agent_llm_extract_json("```\nnot json\n```\nthen {\"a\":1} end");
+	assert_string_equal(s, "{\"a\":1}");
+	free(s);
+	assert_null(agent_llm_extract_json("no json at all"));
+	assert_null(agent_llm_extract_json(NULL));
+}
+
+static void test_render_tree(void **state)
+{
+	char *full = agent_llm_render_tree(&tree, NULL, 100000);
+	char *small = agent_llm_render_tree(&tree, NULL, 600);
+	char *mid = agent_llm_render_tree(&tree, NULL, 900);
+	char *focus = agent_llm_render_tree(&tree, tree.root->child[1]->child[29], 900);
+
+	/* everything fits: every node, root first, indented by depth */
+	assert_non_null(strstr(full, "sched_noise_29"));
+	assert_non_null(strstr(full, "\n    do_user_addr_fault  ref 5  load 400  delta +395"));
+	assert_non_null(strstr(full, "SIG"));
+	/* pruned: the significant path stays, the noise goes, and says so */
+	printf("# rendered tree, 600-byte budget:\n%s", small);
+	assert_true(strlen(small) <= 600);
+	assert_non_null(strstr(small, "do_huge_pmd_anonymous_page"));
+	assert_null(strstr(small, "sched_noise_"));
+	assert_non_null(strstr(small, "  sched  ref 50  load 52  delta +2  x1.04  q 0.7  (+30 children)"));
+	/* a larger budget lets some of the noise in, and counts the rest */
+	assert_true(strlen(mid) <= 900);
+	assert_non_null(strstr(mid, "sched_noise_00"));
+	assert_null(strstr(mid, "sched_noise_29"));
+	assert_non_null(strstr(mid, " more)"));
+	/* the focus is kept whatever its rank, and marked */
+	assert_non_null(strstr(focus, "sched_noise_29"));
+	assert_non_null(strstr(focus, "<- FOCUS"));
+	assert_non_null(strstr(focus, " more)"));
+	assert_non_null(strstr(focus, "do_user_addr_fault"));
+	free(full);
+	free(small);
+	free(mid);
+	free(focus);
+	full = agent_llm_render_tree(NULL, NULL, 0);
+	assert_non_null(strstr(full, "(no tree"));
+	free(full);
+}
+
+/* ---- over HTTP against the stub ------------------------------------------------------ */
+
+static const char *stub;
+static char tmpdir[64];
+
+static void stub_call(const char *path, const char *post, char **out)
+{
+	char url[256];
+	CURL *e = curl_easy_init();
+	FILE *f;
+	size_t len = 0;
+	char *buf = NULL;
+
+	snprintf(url, sizeof(url), "%s%s", stub, path);
+	f = open_memstream(&buf, &len);
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	if (post)
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, post);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, f);
+	assert_int_equal(curl_easy_perform(e), CURLE_OK);
+	curl_easy_cleanup(e);
+	fclose(f);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+}
+
+/* The user-visible content of request i's messages, joined. */
+static char *request_text(int i)
+{
+	char *s, *out = NULL;
+	cJSON *log, *body, *m;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	stub_call("/_stub/log", NULL, &s);
+	log = cJSON_Parse(s);
+	free(s);
+	assert_true(cJSON_GetArraySize(log) > i);
+	body = cJSON_Parse(cJSON_GetObjectItem(cJSON_GetArrayItem(log, i), "body")->valuestring);
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(body, "messages"))
+		fprintf(f, "[%s] %s\n", cJSON_GetObjectItem(m, "role")->valuestring,
+			cJSON_GetObjectItem(m, "content")->valuestring);
+	fclose(f);
+	cJSON_Delete(body);
+	cJSON_Delete(log);
+	return out;
+}
+
+static int requests(void)
+{
+	char *s;
+	cJSON *log;
+	int n;
+
+	stub_call("/_stub/log", NULL, &s);
+	log = cJSON_Parse(s);
+	free(s);
+	n = cJSON_GetArraySize(log);
+	cJSON_Delete(log);
+	return n;
+}
+
+/* A validator standing in for step_validate: one tracepoint exists. */
+static int validate(struct step *s, void *arg, struct step_error *err)
+{
+	int rc = step_check_required(s, err);
+
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < s->ntargets; i++)
+		if (strcmp(s->targets[i], "exceptions:page_fault_user"))
+			return step_error_set(err, "target[0]", "unknown tracepoint '%s'; did you "
+					      "mean 'exceptions:page_fault_user'?", s->targets[i]);
+	return 0;
+}
+
+static void reply_free(struct agent_reply *r)
+{
+	step_free(r->step);
+	free(r->text);
+	for (unsigned i = 0; i < r->nlines; i++)
+		free(r->lines[i]);
+	free(r->lines);
+	for (unsigned i = 0; i < r->verdict.npath; i++)
+		free(r->verdict.path[i]);
+	for (unsigned i = 0; i < r->verdict.nnotes; i++)
+		free(r->verdict.notes[i]);
+	free(r->verdict.notes);
+	free(r->verdict.leaf);
+	free(r->verdict.summary);
+	memset(r, 0, sizeof(*r));
+}
+
+static int deltas;
+
+static void on_delta(enum llm_delta_kind k, const char *s, size_t n, void *arg)
+{
+	deltas++;
+}
+
+static struct agent *agent_make(enum llm_provider p)
+{
+	struct agent_llm_opts o = {
+		.validate = validate,
+		.kinds_mask = (1u << STEP_SAMPLE) | (1u << STEP_TRACEPOINT_STACKS) |
+			      (1u << STEP_TRACEPOINT_LATENCY) | (1u << STEP_OFFCPU) | (1u << STEP_COUNTS),
+		.on_delta = on_delta,
+	};
+	struct llm_config cfg;
+	char url[256], *cause = NULL;
+	struct agent *a;
+
+	llm_config_defaults(&cfg);
+	snprintf(url, sizeof(url), "%s/v1", stub);
+	cfg.provider = p;
+	cfg.url = url;
+	cfg.model = (char *)"stub-model";
+	cfg.api_key = (char *)CANARY;
+	cfg.timeout_ms = 5000;
+	cfg.backoff_ms = 20;
+	a = agent_llm_new(&cfg, &o, &cause);
+	if (!a)
+		print_error("agent_llm_new: %s\n", cause ? cause : "?");
+	assert_non_null(a);
+	return a;
+}
+
+static int run_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_reply *out)
+{
+	int rc = a->ops->turn(a, ctx, out);
+
+	while (rc == -EINPROGRESS) {
+		struct pollfd fds[16];
+		struct llm *l = agent_llm_client(a);
+		int n = llm_pollfds(l, fds, 16), t = llm_timeout_ms(l);
+
+		poll(fds, n, t < 0 || t > 200 ? 200 : t);
+		rc = a->ops->poll(a, out);
+	}
+	printf("# turn: rc %d, error: %s\n", rc, rc ? agent_llm_error(a) : "-");
+	for (unsigned i = 0; i < out->nlines; i++)
+		printf("#   | %s\n", out->lines[i]);
+	if (rc)
+		assert_null(strstr(agent_llm_error(a), CANARY));
+	return rc;
+}
+
+static const char good_step[] =
+	"{\"kind\":\"tracepoint_stacks\",\"target\":\"exceptions:page_fault_user\",\"duration_s\":5,"
+	"\"rationale\":\"mm delta is faults\"}";
+
+static void script(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void script(const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	stub_call("/_stub/script", buf, NULL);
+}
+
+#define NEED_STUB() do { if (!stub) { printf("# no ARGUS_TEST_STUB_URL: skipped\n"); skip(); } } while (0)
+
+static void test_proposal_by_tool(void **state)
+{
+	struct agent_ctx ctx = { .tree = &tree, .step_max = 8 };
+	struct agent_reply r = { 0 };
+	struct agent_llm_stats st;
+	struct agent *a;
+	char *req;
+
+	NEED_STUB();
+	a = agent_make(LLM_OPENAI);
+	deltas = 0;
+	script("[{\"text\":\"mm dominates the delta: page faults.\\nTesting THP faults.\",\"tool_args\":%s}]",
+	       good_step);
+	assert_int_equal(run_turn(a, &ctx, &r), 0);
+	assert_int_equal(r.kind, AGENT_REPLY_PROPOSAL);
+	assert_int_equal(r.step->kind, STEP_TRACEPOINT_STACKS);
+	assert_string_equal(r.step->targets[0], "exceptions:page_fault_user");
+	assert_true(r.nlines >= 3);
+	assert_string_equal(r.lines[0], "mm dominates the delta: page faults.");
+	assert_non_null(strstr(r.lines[r.nlines - 1], "tokens in"));
+	assert_true(deltas > 1);
+	reply_free(&r);
+	agent_llm_stats(a, &st);
+	assert_int_equal(st.requests, 1);
+	assert_int_equal(st.repairs, 0);
+	assert_int_equal(st.tokens_in, 11);
+
+	/* the prompt: the system prompt with the catalog and schema, the tree */
+	req = request_text(0);
+	assert_non_null(strstr(req, "[system] You are the diagnosis agent of argus"));
+	assert_non_null(strstr(req, "- tracepoint_stacks: "));
+	assert_null(strstr(req, "- function_latency: ")); /* not offered here */
+	assert_non_null(strstr(req, "\"duration_s\""));    /* the schema */
+	assert_non_null(strstr(req, "do_huge_pmd_anonymous_page  ref 1  load 380"));
+	assert_non_null(strstr(req, "Step budget: 0 of at most 8"));
+	assert_null(strstr(req, "{{"));
+	free(req);
+	agent_free(a);
+}
+
+static void test_repair_then_valid(void **state)
+{
+	struct agent_ctx ctx = { .tree = &tree, .step_max = 8 };
+	struct agent_reply r = { 0 };
+	struct agent_llm_stats st;
+	struct agent *a;
+	char *req;
+
+	NEED_STUB();
+	a = agent_make(LLM_ANTHROPIC);
+	script("[{\"tool_args\":{\"kind\":\"tracepoint_stacks\",\"target\":\"exceptions:page_fault\","
+	       "\"duration_s\":5}},{\"text\":\"fixed\",\"tool_args\":%s}]", good_step);
+	assert_int_equal(run_turn(a, &ctx, &r), 0);
+	assert_int_equal(r.kind, AGENT_REPLY_PROPOSAL);
+	assert_string_equal(r.step->targets[0], "exceptions:page_fault_user");
+	assert_non_null(strstr(r.lines[r.nlines - 2], "first reply unusable"));
+	reply_free(&r);
+	agent_llm_stats(a, &st);
+	assert_int_equal(st.requests, 2);
+	assert_int_equal(st.repairs, 1);
+	/* the repair turn: the first reply as the assistant's, the error quoted */
+	req = request_text(1);
+	assert_non_null(strstr(req, "[assistant] propose_step({"));
+	assert_non_null(strstr(req, "Your reply could not be used: the step is not valid here: "
+				    "field target[0]: unknown tracepoint 'exceptions:page_fault'"));
+	free(req);
+	agent_free(a);
+}
+
+static void test_twice_bad_falls_back(void **state)
+{
+	struct agent_ctx ctx = { .tree = &tree, .step_max = 8 };
+	struct agent_reply r = { 0 };
+	struct agent_llm_stats st;
+	struct agent *a;
+	char *req;
+
+	NEED_STUB();
+	a = agent_make(LLM_OPENAI);
+	/* an unknown kind, then prose with no JSON at all */
+	script("[{\"tool_args\":{\"kind\":\"kprobe_everything\",\"target\":\"x\",\"duration_s\":5}},"
+	       "{\"text\":\"I think it is the page cache.\"}]");
+	assert_int_equal(run_turn(a, &ctx, &r), -EPROTO);
+	assert_non_null(strstr(agent_llm_error(a), "still unusable after a repair turn"));
+	assert_non_null(strstr(agent_llm_error(a), "neither a propose_step call nor a JSON object"));
+	req = request_text(1);
+	assert_non_null(strstr(req, "unknown kind 'kprobe_everything'"));
+	free(req);
+	agent_llm_stats(a, &st);
+	assert_int_equal(st.fallbacks, 1);
+	/* a kind this kernel lacks is refused too, with the reason */
+	script("[{\"tool_args\":{\"kind\":\"function_latency\",\"target\":\"vfs_read\",\"duration_s\":5}},"
+	       "{\"status\":500},{\"status\":500},{\"status\":500},{\"status\":500}]");
+	assert_int_equal(run_turn(a, &ctx, &r), -EIO);
+	req = request_text(1);
+	assert_non_null(strstr(req, "function_latency is not available on this kernel"));
+	free(req);
+	assert_non_null(strstr(agent_llm_error(a), "HTTP 500"));
+	agent_free(a);
+}
+
+static void test_verdict_grounded(void **state)
+{
+	struct agent_ctx ctx = { .tree = &tree, .step_max = 8, .step_index = 2 };
+	struct agent_reply r = { 0 };
+	struct agent *a;
+
+	NEED_STUB();
+	a = agent_make(LLM_OPENAI);
+	/* first a path that is not in the tree, then the right one */
+	script("[{\"text\":\"```json\\n{\\\"verdict\\\":{\\\"found\\\":true,\\\"path\\\":[\\\"mm\\\","
+	       "\\\"do_page_fault\\\"]}}\\n```\"},"
+	       "{\"text\":\"The THP fault path explains the delta.\\n```json\\n{\\\"verdict\\\":{"
+	       "\\\"found\\\":true,\\\"subsystem\\\":\\\"mm\\\",\\\"path\\\":[\\\"all\\\",\\\"mm\\\","
+	       "\\\"do_user_addr_fault\\\",\\\"handle_mm_fault\\\"],\\\"confidence\\\":0.9,\\\"delta\\\":1e9,"
+	       "\\\"summary\\\":\\\"THP faults\\\",\\\"evidence\\\":[\\\"faults x80\\\"]}}\\n```\"}]");
+	assert_int_equal(run_turn(a, &ctx, &r), 0);
+	assert_int_equal(r.kind, AGENT_REPLY_VERDICT);
+	assert_true(r.verdict.found);
+	assert_int_equal(r.verdict.npath, 3);
+	assert_string_equal(r.verdict.leaf, "handle_mm_fault");
+	assert_string_equal(r.verdict.subsystem, "mm");
+	/* numbers from the tree, not from the model's text */
+	assert_true(r.verdict.delta == 390);
+	assert_true(r.verdict.rate_load == 395);
+	assert_ptr_equal(r.focus, fault_node);
+	assert_int_equal(r.verdict.nnotes, 1);
+	assert_string_equal(r.lines[0], "The THP fault path explains the delta.");
+	reply_free(&r);
+	{
+		char *req = request_text(1);
+
+		assert_non_null(strstr(req, "verdict.path[1]: 'do_page_fault' is not a child of 'mm' in "
+					    "the tree (its children: do_user_addr_fault, kswapd)"));
+		free(req);
+	}
+	agent_free(a);
+}
+
+static void test_veto_reaches_prompt(void **state)
+{
+	struct agent_ctx ctx = { .tree = &tree, .step_max = 8 };
+	struct agent_reply r = { 0 }, said = { 0 };
+	struct agent_event ev = { .kind = AGENT_EV_VETOED, .text = "too much overhead on prod" };
+	struct agent_event say = { .kind = AGENT_EV_SAY, .text = "look at the futex path" };
+	const struct agent_llm_hyp *hyp;
+	struct agent *a;
+	char *req;
+
+	NEED_STUB();
+	a = agent_make(LLM_OPENAI);
+	script("[{\"text\":\"hypothesis: THP compaction: open: mm +410/s\\n- hypothesis: page-cache "
+	       "thrash: refuted: no reclaim delta\\nhypothesis: bogus: maybe: x\",\"tool_args\":%s},"
+	       "{\"text\":\"hypothesis: THP compaction: supported: faults x80\\n```json\\n"
+	       "{\\\"verdict\\\":{\\\"found\\\":false,\\\"path\\\":[]}}\\n```\"}]", good_step);
+	assert_int_equal(run_turn(a, &ctx, &r), 0);
+	reply_free(&r);
+	assert_int_equal(agent_llm_hypotheses(a, &hyp), 2); /* "maybe" is no state */
+	assert_string_equal(hyp[0].name, "THP compaction");
+	assert_string_equal(hyp[0].status, "open");
+	assert_string_equal(hyp[1].name, "page-cache thrash");
+	assert_string_equal(hyp[1].status, "refuted");
+	assert_string_equal(hyp[1].evidence, "no reclaim delta");
+	assert_int_equal(a->ops->tell(a, &ev, &said), 0);
+	assert_int_equal(a->ops->tell(a, &say, &said), 0);
+	assert_int_equal(said.kind, AGENT_REPLY_TEXT);
+	reply_free(&said);
+	assert_int_equal(run_turn(a, &ctx, &r), 0);
+	assert_int_equal(r.kind, AGENT_REPLY_VERDICT);
+	assert_false(r.verdict.found);
+	reply_free(&r);
+	assert_int_equal(agent_llm_hypotheses(a, &hyp), 2);
+	assert_string_equal(hyp[0].status, "supported");
+	assert_int_equal(hyp[0].turn, 2);
+	req = request_text(1);
+	assert_non_null(strstr(req, "hypothesis: THP compaction: open: mm +410/s (turn 1)"));
+	assert_non_null(strstr(req, "hypothesis: page-cache thrash: refuted: no reclaim delta"));
+	assert_non_null(strstr(req, "you proposed tracepoint_stacks exceptions:page_fault_user 5s -- "
+				    "VETOED by the person: too much overhead on prod"));
+	assert_non_null(strstr(req, "- tracepoint_stacks exceptions:page_fault_user 5s: too much"));
+	assert_non_null(strstr(req, "the person said: look at the futex path"));
+	free(req);
+	assert_int_equal(requests(), 2);
+	agent_free(a);
+}
+
+static void test_missing_prompts(void **state)
+{
+	struct agent_llm_opts o = { .prompt_dir = "/nonexistent/prompts" };
+	struct llm_config cfg;
+	char *cause = NULL;
+
+	llm_config_defaults(&cfg);
+	cfg.url = (char *)"http://127.0.0.1:9/v1";
+	cfg.model = (char *)"m";
+	assert_null(agent_llm_new(&cfg, &o, &cause));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(cause, "prompt file system.txt not found"));
+	free(cause);
+}
+
+static int env_setup(void **state)
+{
+	char path[128];
+	FILE *f;
+
+	/* the step schema the step branch ships in prompts/, when it is not here
+	 * yet: a copy small enough for the test */
+	strcpy(tmpdir, "/tmp/argus-test-agent-llm.XXXXXX");
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(path, sizeof(path), "%s/prompts", tmpdir);
+	mkdir(path, 0700);
+	if (access("prompts/step.schema.json", R_OK) == 0) {
+		setenv("ARGUS_DATADIR", "/nonexistent", 1); /* ./prompts has everything */
+	} else {
+		snprintf(path, sizeof(path), "%s/prompts/step.schema.json", tmpdir);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs("{\"type\":\"object\",\"required\":[\"kind\",\"duration_s\"],\"properties\":{"
+		      "\"kind\":{\"type\":\"string\"},\"target\":{},\"duration_s\":{\"type\":\"number\"}}}",
+		      f);
+		fclose(f);
+		setenv("ARGUS_DATADIR", tmpdir, 1);
+	}
+	snprintf(path, sizeof(path), "%s/xdg", tmpdir);
+	setenv("XDG_CONFIG_HOME", path, 1);
+	return 0;
+}
+
+static int env_teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_template),
+		cmocka_unit_test(test_extract_json),
+		cmocka_unit_test(test_render_tree),
+		cmocka_unit_test(test_missing_prompts),
+		cmocka_unit_test(test_proposal_by_tool),
+		cmocka_unit_test(test_repair_then_valid),
+		cmocka_unit_test(test_twice_bad_falls_back),
+		cmocka_unit_test(test_verdict_grounded),
+		cmocka_unit_test(test_veto_reaches_prompt),
+	};
+	int rc;
+
+	stub = getenv("ARGUS_TEST_STUB_URL");
+	if (stub && !*stub)
+		stub = NULL;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	env_setup(NULL);
+	tree_setup(NULL);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tree_teardown(NULL);
+	env_teardown(NULL);
+	curl_global_cleanup();
+	return rc;
+}
