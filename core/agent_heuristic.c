@@ -43,6 +43,7 @@
 
 #include "agent.h"
 #include "calib.h"
+#include "step.h"
 
 #define DESCEND_EXPLAIN_DEFAULT 0.5
 #define DESCEND_NOTE_MAX 5
@@ -503,11 +504,15 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 
 /* ---- rules: from the verdict to the next step (issue 4) ------------------- */
 
-/* RULE TABLE HOOK.  Each rule: a predicate over the verdict path and the
- * increased frames, and a proposal builder.  The first rule that matches
- * proposes.  Until core/step exists the builder answers -ENOSYS and the turn
- * gives the verdict; once it does, rule_propose builds a struct step from the
- * rule's kind/targets and the turn returns AGENT_REPLY_PROPOSAL. */
+/* RULE TABLE (issue 4 item 9).  Each rule: a predicate over the verdict
+ * path and the increased frames, and a proposal builder.  At each turn the
+ * first matching rule that has not proposed yet builds a step (core/step)
+ * and the turn returns AGENT_REPLY_PROPOSAL, with the interim verdict in the
+ * reply as well; when no rule is left, or the step budget is spent, or the
+ * person said "stop", the turn returns the verdict.  The step is checked for
+ * its required fields here; validation against this kernel (caps) is the
+ * caller's, before the person is asked.  To add a rule: a frame list, a
+ * when_ predicate, a row in heur_rules. */
 
 struct rule_in {
 	const struct tree *t;
@@ -523,6 +528,7 @@ struct heur_rule {
 	const char *target;  /* tracepoint(s) or function, or NULL */
 	const char *begin, *end; /* tracepoint_latency pairs */
 	const char *why;
+	const char *expect;
 };
 
 static int path_has(const struct verdict *v, const char *const *names)
@@ -612,35 +618,79 @@ static int when_block(const struct rule_in *in)
 	return in_subsys(in, "block") || path_has(in->v, fr_block);
 }
 
+#define RULE_DURATION_S "5"
+
 static int rule_propose(const struct heur_rule *rule, const struct rule_in *in,
 			struct agent_reply *out)
 {
-	/* core/step does not exist yet: nothing can be proposed */
-	return -ENOSYS;
+	struct step_error se = { 0 };
+	struct step *st = step_new();
+	char rationale[512];
+	int err;
+
+	if (!st)
+		return -errno;
+	snprintf(rationale, sizeof(rationale), "%s (verdict so far: %s > %s, %+.1f/s)",
+		 rule->why, in->v->subsystem, in->v->leaf ? in->v->leaf : "?", in->v->delta);
+	err = step_set_field(st, "kind", rule->kind, &se);
+	if (!err && rule->target)
+		err = step_set_field(st, "target", rule->target, &se);
+	if (!err && rule->begin)
+		err = step_set_field(st, "begin", rule->begin, &se);
+	if (!err && rule->end)
+		err = step_set_field(st, "end", rule->end, &se);
+	if (!err)
+		err = step_set_field(st, "duration_s", RULE_DURATION_S, &se);
+	if (!err)
+		err = step_set_field(st, "rationale", rationale, &se);
+	if (!err && rule->expect)
+		err = step_set_field(st, "expect", rule->expect, &se);
+	if (!err)
+		err = step_check_required(st, &se);
+	if (err) {
+		/* a broken row of the table: say so rather than propose it */
+		agent_reply_line(out, "rule %s cannot build its step: %s: %s", rule->name,
+				 se.field, se.msg);
+		step_free(st);
+		return err;
+	}
+	out->step = st;
+	out->kind = AGENT_REPLY_PROPOSAL;
+	return 0;
 }
 
 /* Order matters: the most specific first. */
 static const struct heur_rule heur_rules[] = {
 	{ "compaction", when_compaction, rule_propose, "tracepoint_latency", NULL,
 	  "compaction:mm_compaction_begin", "compaction:mm_compaction_end",
-	  "compaction frames in the delta: how long does compaction take in each condition" },
+	  "compaction frames in the delta: how long does compaction take in each condition",
+	  "compaction latency (p99) grows when loaded" },
 	{ "direct_reclaim", when_reclaim, rule_propose, "tracepoint_latency", NULL,
 	  "vmscan:mm_vmscan_direct_reclaim_begin", "vmscan:mm_vmscan_direct_reclaim_end",
-	  "direct reclaim frames in the delta: how long do allocations stall in reclaim" },
+	  "direct reclaim frames in the delta: how long do allocations stall in reclaim",
+	  "more and longer direct reclaim stalls when loaded" },
 	{ "thp_faults", when_thp, rule_propose, "counts", "huge_memory:*", NULL, NULL,
-	  "huge page frames on the path: which THP events grow" },
+	  "huge page frames on the path: which THP events grow",
+	  "huge_memory event rates grow when loaded" },
 	{ "page_faults", when_page_faults, rule_propose, "tracepoint_stacks",
 	  "exceptions:page_fault_user", NULL, NULL,
-	  "an mm delta through the page-fault path: count faults per kernel stack" },
+	  "an mm delta through the page-fault path: count faults per kernel stack",
+	  "user page faults grow when loaded, on the verdict path" },
 	{ "lock_contention", when_lock, rule_propose, "tracepoint_latency", NULL,
 	  "lock:contention_begin", "lock:contention_end",
-	  "lock slow paths on the path: how long is the lock contended" },
+	  "lock slow paths on the path: how long is the lock contended",
+	  "longer lock contention when loaded" },
 	{ "sched_offcpu", when_sched, rule_propose, "offcpu", NULL, NULL, NULL,
-	  "a sched or futex delta: where do threads block, and who wakes them" },
+	  "a sched or futex delta: where do threads block, and who wakes them",
+	  "more blocked time on the verdict path when loaded" },
 	{ "block_latency", when_block, rule_propose, "tracepoint_latency", NULL,
 	  "block:block_rq_issue", "block:block_rq_complete",
-	  "block I/O on the path: request latency in each condition" },
+	  "block I/O on the path: request latency in each condition",
+	  "block request latency grows when loaded" },
 };
+
+#define HEUR_NRULES (sizeof(heur_rules) / sizeof(heur_rules[0]))
+_Static_assert(HEUR_NRULES <= 32, "rule bitmask");
 
 /* ---- the agent ---------------------------------------------------------------- */
 
@@ -648,6 +698,7 @@ struct heur {
 	uint64_t focus_id;     /* 0: none */
 	char *focus_name;      /* NULL: none */
 	int stopped;
+	uint32_t used;         /* rules that proposed already, bit per row */
 	char **why;            /* the last turn's lines */
 	unsigned nwhy;
 };
@@ -712,6 +763,25 @@ static const struct tree_node *heur_focus(const struct heur *h, const struct age
 	return f.best;
 }
 
+/* the deepest node marked TREE_F_VERDICT, or NULL */
+static const struct tree_node *verdict_node(const struct tree *t)
+{
+	const struct tree_node *n = t->root;
+
+	if (!n || !(n->flags & TREE_F_VERDICT))
+		return NULL;
+	for (;;) {
+		const struct tree_node *next = NULL;
+
+		for (unsigned i = 0; i < n->nchild && !next; i++)
+			if (n->child[i]->flags & TREE_F_VERDICT)
+				next = n->child[i];
+		if (!next)
+			return n;
+		n = next;
+	}
+}
+
 static int heur_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_reply *out)
 {
 	struct heur *h = a->priv;
@@ -734,34 +804,45 @@ static int heur_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_
 			    &out->verdict, out);
 	if (err)
 		goto cleanup;
-	out->focus = focus;
+	/* the node the reply concerns: the person's focus, else where the
+	 * descent stopped */
+	out->focus = focus ? focus : verdict_node(ctx->tree);
 	if (out->verdict.found && !h->stopped && ctx->step_index < ctx->step_max) {
 		struct rule_in in = { ctx->tree, &out->verdict };
 
-		for (size_t i = 0; i < sizeof(heur_rules) / sizeof(heur_rules[0]); i++) {
+		for (size_t i = 0; i < HEUR_NRULES; i++) {
 			const struct heur_rule *rule = &heur_rules[i];
+			char desc[256];
 
 			if (!rule->when(&in))
 				continue;
-			if (rule->begin)
-				err = agent_reply_line(out, "rule %s: %s -> %s %s .. %s", rule->name,
-						       rule->why, rule->kind, rule->begin, rule->end);
-			else
-				err = agent_reply_line(out, "rule %s: %s -> %s%s%s", rule->name,
-						       rule->why, rule->kind, rule->target ? " on " : "",
-						       rule->target ? rule->target : "");
-			if (err)
-				goto cleanup;
-			err = rule->propose(rule, &in, out);
-			if (err == -ENOSYS) {
-				err = agent_reply_line(out, "no step kinds available yet: the verdict stands on the tree as measured");
+			if (h->used & (1u << i)) {
+				err = agent_reply_line(out, "rule %s matches again; its step was proposed already",
+						       rule->name);
 				if (err)
 					goto cleanup;
-			} else if (err) {
-				goto cleanup;
+				continue;
 			}
+			err = rule->propose(rule, &in, out);
+			if (err == -EINVAL) { /* said why in a line; try the next rule */
+				h->used |= 1u << i;
+				err = 0;
+				continue;
+			}
+			if (err)
+				goto cleanup;
+			h->used |= 1u << i;
+			err = agent_reply_line(out, "rule %s: %s -> propose %s", rule->name, rule->why,
+					       step_describe(out->step, desc, sizeof(desc)));
+			if (err)
+				goto cleanup;
 			break;
 		}
+	} else if (out->verdict.found && ctx->step_index >= ctx->step_max && ctx->step_max) {
+		err = agent_reply_line(out, "the step budget (%u) is spent: the verdict stands",
+				       ctx->step_max);
+		if (err)
+			goto cleanup;
 	}
 	err = heur_why_keep(h, out);
 cleanup:

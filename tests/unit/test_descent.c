@@ -15,6 +15,7 @@
 #include "agent.h"
 #include "calib.h"
 #include "profile.h"
+#include "step.h"
 #include "tree.h"
 
 #define NPAIR 3
@@ -423,14 +424,28 @@ static void test_agent_object(void **state)
 	assert_non_null(strstr(r.text, "no decision yet"));
 	agent_reply_clear(&r);
 
+	/* the rule table matches the page-fault path: a proposal, with the
+	 * interim verdict */
 	assert_int_equal(a->ops->turn(a, &ctx, &r), 0);
 	dump(&r);
-	assert_int_equal(r.kind, AGENT_REPLY_VERDICT);
+	assert_int_equal(r.kind, AGENT_REPLY_PROPOSAL);
+	assert_non_null(r.step);
+	assert_int_equal(r.step->kind, STEP_TRACEPOINT_STACKS);
+	assert_int_equal(r.step->ntargets, 1);
+	assert_string_equal(r.step->targets[0], "exceptions:page_fault_user");
+	assert_true(r.step->duration_s > 0);
+	assert_non_null(strstr(r.step->rationale, "clear_page_erms"));
 	assert_true(r.verdict.found);
 	assert_string_equal(r.verdict.leaf, "clear_page_erms");
-	/* the rule table matched the page-fault path */
+	assert_string_equal(r.focus->name, "clear_page_erms");
 	assert_true(line_has(&r, "rule page_faults"));
-	assert_true(line_has(&r, "exceptions:page_fault_user"));
+	agent_reply_clear(&r);
+	/* once proposed, a rule does not propose again: the verdict */
+	ctx.step_index = 1;
+	assert_int_equal(a->ops->turn(a, &ctx, &r), 0);
+	assert_int_equal(r.kind, AGENT_REPLY_VERDICT);
+	assert_null(r.step);
+	assert_true(line_has(&r, "proposed already"));
 	agent_reply_clear(&r);
 
 	ev.text = "  Why ";
@@ -471,7 +486,8 @@ static void test_agent_object(void **state)
 	assert_non_null(strstr(r.text, "stopping"));
 	agent_reply_clear(&r);
 	assert_int_equal(a->ops->turn(a, &ctx, &r), 0);
-	assert_null(r.focus);
+	assert_int_equal(r.kind, AGENT_REPLY_VERDICT);
+	assert_string_equal(r.focus->name, "clear_page_erms");
 	assert_false(line_has(&r, "rule "));
 	agent_reply_clear(&r);
 
@@ -491,6 +507,55 @@ static void test_agent_object(void **state)
 	tree_free(t);
 }
 
+static enum agent_reply_kind one_turn(struct profile *p, struct agent_reply *r)
+{
+	struct agent *a = agent_heuristic_new();
+	struct agent_ctx ctx = { .step_max = 3 };
+	struct tree *t = calibrate(p);
+
+	assert_non_null(a);
+	ctx.tree = t;
+	assert_int_equal(a->ops->turn(a, &ctx, r), 0);
+	dump(r);
+	r->focus = NULL; /* the tree goes away */
+	agent_free(a);
+	tree_free(t);
+	return r->kind;
+}
+
+/* the rule table picks the step from the frames in the delta */
+static void test_rules(void **state)
+{
+	struct profile *p = prof();
+	struct agent_reply r = { 0 };
+
+	(void)state;
+	ADD(p, V(1, 0, 1), V(100, 110, 90), PF, "do_anonymous_page", "alloc_anon_folio",
+	    "vma_alloc_folio", "__alloc_pages_slowpath", "__alloc_pages_direct_compact",
+	    "try_to_compact_pages", "compact_zone");
+	assert_int_equal(one_turn(p, &r), AGENT_REPLY_PROPOSAL);
+	assert_int_equal(r.step->kind, STEP_TRACEPOINT_LATENCY);
+	assert_string_equal(r.step->begin, "compaction:mm_compaction_begin");
+	assert_string_equal(r.step->end, "compaction:mm_compaction_end");
+	assert_true(line_has(&r, "rule compaction"));
+	agent_reply_clear(&r);
+
+	p = prof();
+	ADD(p, V(10, 12, 8), V(200, 190, 210), SCHED);
+	assert_int_equal(one_turn(p, &r), AGENT_REPLY_PROPOSAL);
+	assert_int_equal(r.step->kind, STEP_OFFCPU);
+	assert_true(line_has(&r, "rule sched_offcpu"));
+	agent_reply_clear(&r);
+
+	/* nothing matches a pipe write: the verdict */
+	p = prof();
+	ADD(p, V(10, 12, 8), V(200, 190, 210), PIPE);
+	assert_int_equal(one_turn(p, &r), AGENT_REPLY_VERDICT);
+	assert_true(r.verdict.found);
+	assert_null(r.step);
+	agent_reply_clear(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_skid_unlock),
 		cmocka_unit_test(test_focus),
 		cmocka_unit_test(test_agent_object),
+		cmocka_unit_test(test_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
