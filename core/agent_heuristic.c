@@ -26,12 +26,12 @@
  *     (1 - q) * agree * min(1, share)
  *   q      its Benjamini–Hochberg q-value,
  *   agree  pairs_agree / pairs (1 when there are no pairs),
- *   share  its delta / (the root's delta - the skid self time left
- *          unattributed on the path); when the root's delta is not
- *          positive, the sum of the increases of the root's children
- *          stands for it.
- * The verdict's share_of_root is the plain delta / root delta (same
- * stand-in), without the skid correction.
+ *   share  its delta / (the sum of the increases of the root's children
+ *          - the skid self time left unattributed on the path).
+ * The sum of the increases, not the root's net delta: in a system-wide
+ * profile idle time falls as much as work rises when a load runs, so the
+ * net delta says little.  The verdict's share_of_root is delta / that sum,
+ * without the skid correction.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -96,7 +96,8 @@ struct descent {
 	struct tree *t;
 	double secs[COND_N];
 	double explain;
-	double root_denom;     /* what share_of_root divides by */
+	double root_denom;     /* what share_of_root divides by: the sum of
+	                        * the increases of the root's children */
 	double skid;           /* skid self time left unattributed on the path */
 	struct verdict *v;
 	struct agent_reply *r;
@@ -127,6 +128,16 @@ static int is_up(const struct tree_node *n)
 static int is_grouping(const struct tree_node *n)
 {
 	return n->kind == TREE_ROOT || n->kind == TREE_PROCESS;
+}
+
+/* the sum of the children's increases */
+static double pos_children(const struct tree_node *n)
+{
+	double up = 0;
+
+	for (unsigned i = 0; i < n->nchild; i++)
+		up += fmax(0.0, n->child[i]->stat.delta);
+	return up;
 }
 
 static const struct tree_node *best_child(const struct tree_node *n)
@@ -384,17 +395,15 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 	if (!(d.secs[COND_REF] > 0) || !(d.secs[COND_LOAD] > 0))
 		return -EINVAL;
 	tree_walk(t->root, clear_verdict_flag, NULL);
-	d.root_denom = t->root->stat.delta;
-	if (!(d.root_denom > 0)) {
-		d.root_denom = 0;
-		for (unsigned i = 0; i < t->root->nchild; i++)
-			d.root_denom += fmax(0.0, t->root->child[i]->stat.delta);
-	}
+	/* the sum of the increases, not the net root delta: when a load runs,
+	 * idle time falls as much as work rises, so the net delta of a
+	 * system-wide profile says little */
+	d.root_denom = pos_children(t->root);
 
 	cur = (struct tree_node *)(start ? start : t->root);
 	for (;;) {
 		const struct tree_node *best = best_child(cur);
-		double D = cur->stat.delta, S, base, share;
+		double D = cur->stat.delta, S, base, share, up;
 		const struct skid *sk;
 
 		if (is_grouping(cur) || (cur == start && !is_up(cur))) {
@@ -402,16 +411,13 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 			if (!best)
 				return verdict_not_found(&d, start ? start : t->root);
 			evidence(ev, sizeof(ev), best);
-			share = D > 0 ? best->stat.delta / D : 0;
-			if (D > 0)
-				err = agent_reply_line(r, "%s: %+.1f/s of %+.1f/s at %s%s (%.0f%%), %s -> descend%s",
-						       best->name, best->stat.delta, D,
-						       cur->parent ? "" : "the ", cur->parent ? cur->name : "root",
-						       share * 100, ev,
-						       share < d.explain ? " (the largest of several increases)" : "");
-			else
-				err = agent_reply_line(r, "%s: %+.1f/s while %s moved %+.1f/s, %s -> descend (the largest significant increase)",
-						       best->name, best->stat.delta, cur->name, D, ev);
+			up = pos_children(cur);
+			share = up > 0 ? best->stat.delta / up : 0;
+			err = agent_reply_line(r, "%s: %+.1f/s, %.0f%% of the increases at %s%s (%+.1f/s; net %+.1f/s), %s -> descend%s",
+					       best->name, best->stat.delta, share * 100,
+					       cur->parent ? "" : "the ", cur->parent ? cur->name : "root",
+					       up, D, ev,
+					       share < d.explain ? " (the largest of several increases)" : "");
 			if (err)
 				return err;
 			cur = (struct tree_node *)best;
