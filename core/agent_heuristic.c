@@ -3,10 +3,12 @@
  * into the next instrumentation step.
  *
  * The descent (agent_descend) in words:
- *   - grouping levels (the root, process nodes) are not code paths: from them
- *     it enters the child with the largest significant increase, saying what
- *     share of the increase it holds;
- *   - from a subsystem or a frame it enters the child with the largest
+ *   - grouping levels (the root, process and subsystem nodes) are not code
+ *     paths (a subsystem's children are unrelated entries: a fault, a
+ *     syscall, a kthread): from them it enters the child with the largest
+ *     significant increase, saying what share of the increases it holds and,
+ *     when that is less than `explain`, how they spread;
+ *   - from a frame it enters the child with the largest
  *     significant increase only when that child explains at least `explain`
  *     of the node's own increase; otherwise the delta spreads and it stops,
  *     naming the top children's shares;
@@ -125,9 +127,11 @@ static int is_up(const struct tree_node *n)
 	return n->stat.significant && n->stat.sign > 0 && n->stat.delta > 0;
 }
 
+/* levels that are not code paths: the root, processes, subsystems (whose
+ * children are unrelated entry points: a fault, a syscall, a kthread) */
 static int is_grouping(const struct tree_node *n)
 {
-	return n->kind == TREE_ROOT || n->kind == TREE_PROCESS;
+	return n->kind == TREE_ROOT || n->kind == TREE_PROCESS || n->kind == TREE_SUBSYS;
 }
 
 /* the sum of the children's increases */
@@ -366,7 +370,7 @@ static int verdict_found(struct descent *d, struct tree_node *stop)
 	if (asprintf(&v->summary,
 		     "%s: %s%s: %+.1f/s (ref %.1f/s, load %.1f/s), q=%s, %u/%u pairs agree, "
 		     "%.0f%% of the increase; confidence %.2f",
-		     v->subsystem, via, v->leaf, v->delta, v->rate_ref, v->rate_load,
+		     v->subsystem, via, v->npath ? v->leaf : "(no single path below it)", v->delta, v->rate_ref, v->rate_load,
 		     fmt_q(qs, sizeof(qs), v->q), v->pairs_agree, v->pairs,
 		     v->share_of_root * 100, v->confidence) < 0) {
 		v->summary = NULL;
@@ -408,8 +412,17 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 
 		if (is_grouping(cur) || (cur == start && !is_up(cur))) {
 			/* not a code path, or a focus that did not itself rise */
-			if (!best)
-				return verdict_not_found(&d, start ? start : t->root);
+			if (!best && cur == (start ? start : t->root))
+				return verdict_not_found(&d, cur);
+			if (!best) {
+				top_shares(cur, D, spread, sizeof(spread));
+				err = agent_reply_line(r, "%s: no child rises significantly%s%s%s -> stop here",
+						       cur->name, spread[0] ? " (" : "", spread,
+						       spread[0] ? ")" : "");
+				if (err)
+					return err;
+				break;
+			}
 			evidence(ev, sizeof(ev), best);
 			up = pos_children(cur);
 			share = up > 0 ? best->stat.delta / up : 0;
@@ -418,6 +431,12 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 					       cur->parent ? "" : "the ", cur->parent ? cur->name : "root",
 					       up, D, ev,
 					       share < d.explain ? " (the largest of several increases)" : "");
+			if (!err && share < d.explain) {
+				top_shares(cur, up, spread, sizeof(spread));
+				err = agent_reply_line(r, "%s: increases spread over unrelated entries (%s); "
+						       "following the largest, the confidence says how much it explains",
+						       cur->parent ? cur->name : "the root", spread);
+			}
 			if (err)
 				return err;
 			cur = (struct tree_node *)best;
@@ -445,7 +464,7 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 				break;
 			}
 		}
-		if (!sk && cur->kind != TREE_SUBSYS && cur->nchild && S > 0 && D > 0 &&
+		if (!sk && cur->nchild && S > 0 && D > 0 &&
 		    S >= d.explain * D &&
 		    (!best || S >= best->stat.delta)) {
 			err = agent_reply_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> the function itself is the hot spot, stop here",

@@ -566,6 +566,36 @@ static void test_rules(void **state)
 	agent_reply_clear(&r);
 }
 
+/* many small increases, none significant alone: the subsystem is the
+ * verdict, without a path */
+static void test_subsystem_only(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, ZERO, V(1, 1, 1), PF, "do_anonymous_page", "clear_page_erms");
+	ADD(p, ZERO, V(1, 1, 1), "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_munmap");
+	ADD(p, ZERO, V(1, 1, 1), "kcompactd", "kcompactd_do_work");
+	ADD(p, ZERO, V(1, 1, 1), "khugepaged", "khugepaged_scan_mm_slot");
+	ADD(p, ZERO, V(1, 1, 1), "kswapd", "balance_pgdat");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(NODE(t, "mm")->stat.significant);
+	assert_true(v.found);
+	assert_string_equal(v.subsystem, "mm");
+	assert_int_equal(v.npath, 0);
+	assert_string_equal(v.leaf, "mm");
+	assert_true(line_has(&r, "mm: no child rises significantly"));
+	assert_non_null(strstr(v.summary, "mm: (no single path below it): +5.0/s"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -579,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_focus),
 		cmocka_unit_test(test_agent_object),
 		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_subsystem_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
