@@ -1,0 +1,916 @@
+/* app — the interactive tree's event loop, key handling and teardown. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include <curses.h>
+
+#include "agent.h"
+#include "app.h"
+#include "calib.h"
+#include "fmt.h"
+#include "probe.h"
+#include "theme.h"
+#include "view_keys.h"
+#include "view_log.h"
+#include "view_screen.h"
+#include "view_tree.h"
+
+#define APP_MAX_SRC_FDS 16
+#define APP_LOG_LINES 500
+
+enum app_mode {
+	MODE_TREE,
+	MODE_SEARCH,
+	MODE_OVERLAY,
+};
+
+struct app {
+	struct source *src;
+	struct tui_opts o;
+	struct tree *t;
+	struct view_tree *v;
+	struct screen scr;
+	SCREEN *term;
+	WINDOW *win_in;           /* keys are read here, never drawn on */
+	struct theme theme;
+	int theme_idx;
+	const struct glyphs *gl;
+	int utf8;
+	struct log_ring *log;
+	FILE *logf;
+	int sigfd, errpipe, saved_err;
+	sigset_t sigmask, oldmask;
+	int calibrated;
+	enum tree_group group;
+	char summary[512];
+	enum app_mode mode;
+	char query[128];
+	size_t qlen;
+	char last_query[128];
+	uint64_t search_origin;
+	int search_found;
+	char **ov_lines;
+	int ov_n, ov_top;
+	char ov_title[128];
+	char msg[256];
+	int quit;
+	double last_rebuild;
+	int pending_change;
+	struct source_status st;
+};
+
+static const char *const theme_cycle[] = { "default", "light", "high-contrast", "mono" };
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void tui_opts_default(struct tui_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->threshold = 0.001;
+	o->explain = 0.5;
+	o->group = TREE_BY_SUBSYS;
+	o->refresh_s = 1.0;
+}
+
+static void set_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_msg(struct app *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
+	va_end(ap);
+}
+
+static void set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!cause)
+		return;
+	free(*cause);
+	va_start(ap, fmt);
+	if (vasprintf(cause, fmt, ap) < 0)
+		*cause = NULL;
+	va_end(ap);
+}
+
+/* ---- tree --------------------------------------------------------------------- */
+
+static int rebuild(struct app *a, char **cause)
+{
+	const struct profile *p = a->src->ops->profile(a->src);
+	struct tree_opts topts = { .group = a->group };
+	struct tree *t, *old = a->t;
+	int calibrated = 0, err;
+
+	if (!p)
+		return 0;
+	t = tree_build(p, &topts);
+	if (!t) {
+		err = -errno;
+		set_cause(cause, "cannot build the tree: %s", strerror(errno));
+		return err ? err : -ENOMEM;
+	}
+	a->summary[0] = '\0';
+	if (profile_cond_windows(p, COND_REF) && profile_cond_windows(p, COND_LOAD)) {
+		struct calib_opts co;
+
+		calib_opts_default(&co);
+		co.freq_hz = a->st.freq_hz;
+		if (calib_run(t, &co) == 0) {
+			struct verdict vd;
+
+			memset(&vd, 0, sizeof(vd));
+			calibrated = 1;
+			agent_descend(t, t->root, a->o.explain, &vd, NULL);
+			verdict_clear(&vd);
+			calib_summary(t, a->utf8, a->summary, sizeof(a->summary));
+		}
+	}
+	tree_sort(t, calibrated ? TREE_SORT_DELTA : TREE_SORT_TOTAL);
+	a->calibrated = calibrated;
+	err = view_tree_set(a->v, t, calibrated);
+	a->t = t;
+	tree_free(old);
+	if (err)
+		set_cause(cause, "cannot lay out the tree: %s", strerror(-err));
+	return err;
+}
+
+/* ---- overlays -------------------------------------------------------------------- */
+
+static void overlay_free(struct app *a)
+{
+	for (int i = 0; i < a->ov_n; i++)
+		free(a->ov_lines[i]);
+	free(a->ov_lines);
+	a->ov_lines = NULL;
+	a->ov_n = 0;
+	a->ov_top = 0;
+}
+
+static void overlay_add(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void overlay_add(struct app *a, const char *fmt, ...)
+{
+	char **nl = realloc(a->ov_lines, (size_t)(a->ov_n + 1) * sizeof(*nl));
+	va_list ap;
+
+	if (!nl)
+		return;
+	a->ov_lines = nl;
+	va_start(ap, fmt);
+	if (vasprintf(&a->ov_lines[a->ov_n], fmt, ap) >= 0)
+		a->ov_n++;
+	va_end(ap);
+}
+
+static void overlay_open(struct app *a, const char *title)
+{
+	snprintf(a->ov_title, sizeof(a->ov_title), "%s", title);
+	a->mode = MODE_OVERLAY;
+}
+
+static void overlay_close(struct app *a)
+{
+	overlay_free(a);
+	screen_close_overlay(&a->scr);
+	a->mode = MODE_TREE;
+}
+
+static void open_help(struct app *a)
+{
+	overlay_free(a);
+	for (const struct key_binding *b = key_table; b->label; b++)
+		overlay_add(a, "%-12s %s", b->label, b->help);
+	overlay_add(a, "%s", "");
+	if (a->calibrated) {
+		overlay_add(a, "columns: ref/s load/s (samples per second in each condition),");
+		overlay_add(a, "  %s/s (load - ref), %s%% (of ref); %s = significant (q <= 0.05,",
+			    a->gl->g[GLYPH_DELTA], a->gl->g[GLYPH_DELTA], a->gl->g[GLYPH_SIG]);
+		overlay_add(a, "  pairs agree); %s = verdict path; [new] / [gone] = only loaded /",
+			    a->gl->g[GLYPH_VERDICT]);
+		overlay_add(a, "  only reference");
+	} else {
+		overlay_add(a, "columns: samples (node total), %% of all, self (samples in the");
+		overlay_add(a, "  node itself)");
+	}
+	overlay_add(a, "nodes below %g%% of all samples are hidden (--threshold)",
+		    a->o.threshold * 100);
+	overlay_open(a, "argus keys (any other key closes)");
+}
+
+static void open_why(struct app *a)
+{
+	struct tree_node *n = view_tree_selected(a->v);
+	const char *path[64];
+	char buf[512];
+	size_t off = 0;
+	unsigned np = 0;
+
+	if (!n)
+		return;
+	overlay_free(a);
+	for (const struct tree_node *p = n; p && p->parent && np < 64; p = p->parent)
+		path[np++] = p->name;
+	buf[0] = '\0';
+	while (np-- > 0 && off < sizeof(buf) - 8) {
+		int w = snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? " > " : "", path[np]);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	overlay_add(a, "path: %s", off ? buf : "(root)");
+	if (!a->calibrated) {
+		uint64_t root = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
+
+		overlay_add(a, "samples %llu (%.1f%% of all), self %llu",
+			    (unsigned long long)tree_node_sum(n),
+			    root ? 100.0 * (double)tree_node_sum(n) / (double)root : 0.0,
+			    (unsigned long long)(n->self[COND_REF] + n->self[COND_LOAD]));
+		overlay_add(a, "not marked: live sampling has one condition, nothing to compare;");
+		overlay_add(a, "deltas and significance need reference and loaded windows");
+		overlay_open(a, "why is this marked");
+		return;
+	}
+	calib_explain(n, buf, sizeof(buf));
+	overlay_add(a, "%s", buf);
+	overlay_add(a, "rate: ref %.1f/s, load %.1f/s; delta %+.1f/s", n->stat.rate[COND_REF],
+		    n->stat.rate[COND_LOAD], n->stat.delta);
+	if (n->stat.cpu_ms[COND_REF] > 0 || n->stat.cpu_ms[COND_LOAD] > 0)
+		overlay_add(a, "cpu: ref %.2f ms/s, load %.2f ms/s", n->stat.cpu_ms[COND_REF],
+			    n->stat.cpu_ms[COND_LOAD]);
+	overlay_add(a, "test: two-rate Poisson p = %.3g, Benjamini-Hochberg q = %.3g",
+		    n->stat.p, n->stat.q);
+	overlay_add(a, "sign consistency: %u of %u reference/loaded pairs agree",
+		    n->stat.pairs_agree, n->stat.pairs);
+	overlay_add(a, "marked: %s", !n->stat.significant ? "not significant"
+				      : n->stat.delta >= 0 ? "significant increase"
+							   : "significant decrease");
+	if (n->presence == TREE_NEW)
+		overlay_add(a, "new: seen only in the loaded windows");
+	else if (n->presence == TREE_VANISHED)
+		overlay_add(a, "gone: seen only in the reference windows");
+	if (n->flags & TREE_F_VERDICT)
+		overlay_add(a, "on the verdict path (%.0f%% of its parent's delta)",
+			    n->stat.share_of_parent * 100);
+	overlay_open(a, "why is this marked");
+}
+
+/* ---- theme ------------------------------------------------------------------------ */
+
+static enum theme_depth term_depth(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if ((nc && *nc) || !has_colors())
+		return THEME_DEPTH_MONO;
+	return theme_depth_for(COLORS, nc);
+}
+
+static void cycle_theme(struct app *a)
+{
+	struct theme t;
+	char *cause = NULL;
+	int n = (int)(sizeof(theme_cycle) / sizeof(theme_cycle[0]));
+
+	a->theme_idx = (a->theme_idx + 1) % n;
+	if (theme_load(&t, theme_cycle[a->theme_idx], &cause) < 0) {
+		set_msg(a, "%s", cause ? cause : "cannot load theme");
+		free(cause);
+		return;
+	}
+	a->theme = t;
+	screen_set_theme(&a->scr, &a->theme, term_depth());
+	set_msg(a, "theme %s", a->theme.name);
+}
+
+/* ---- keys ------------------------------------------------------------------------- */
+
+static void search_run(struct app *a)
+{
+	a->v->sel_id = a->search_origin;
+	view_tree_flatten(a->v);
+	a->search_found = a->qlen ? view_tree_find(a->v, 1, 1, view_tree_match_name, a->query) : 1;
+}
+
+static void key_search(struct app *a, int fn, wint_t ch)
+{
+	if (!fn && (ch == '\n' || ch == '\r')) {
+		snprintf(a->last_query, sizeof(a->last_query), "%s", a->query);
+		a->mode = MODE_TREE;
+		if (a->qlen && !a->search_found)
+			set_msg(a, "no match for '%s'", a->query);
+		return;
+	}
+	if (!fn && ch == 27) { /* Esc: back where the search started */
+		a->v->sel_id = a->search_origin;
+		view_tree_flatten(a->v);
+		a->mode = MODE_TREE;
+		return;
+	}
+	if ((fn && ch == KEY_BACKSPACE) || (!fn && (ch == 127 || ch == 8))) {
+		while (a->qlen && ((unsigned char)a->query[a->qlen - 1] & 0xc0) == 0x80)
+			a->qlen--;
+		if (a->qlen)
+			a->qlen--;
+		a->query[a->qlen] = '\0';
+		search_run(a);
+		return;
+	}
+	if (!fn && ch == KEY_CTRL('u')) {
+		a->qlen = 0;
+		a->query[0] = '\0';
+		search_run(a);
+		return;
+	}
+	if (!fn && ch >= 32) {
+		char mb[MB_LEN_MAX];
+		mbstate_t ps;
+		size_t n;
+
+		memset(&ps, 0, sizeof(ps));
+		n = wcrtomb(mb, (wchar_t)ch, &ps);
+		if (n == (size_t)-1 || a->qlen + n >= sizeof(a->query))
+			return;
+		memcpy(a->query + a->qlen, mb, n);
+		a->qlen += n;
+		a->query[a->qlen] = '\0';
+		search_run(a);
+	}
+}
+
+static void key_overlay(struct app *a, int code)
+{
+	int page = a->scr.rows > 6 ? a->scr.rows - 6 : 1;
+
+	switch (key_lookup(code)) {
+	case KEY_ACT_UP:
+		a->ov_top--;
+		return;
+	case KEY_ACT_DOWN:
+		a->ov_top++;
+		return;
+	case KEY_ACT_PGUP:
+		a->ov_top -= page;
+		return;
+	case KEY_ACT_PGDN:
+		a->ov_top += page;
+		return;
+	case KEY_ACT_QUIT:
+		if (code == 'q' || code == 'Q') {
+			overlay_close(a);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	overlay_close(a);
+}
+
+static int key_tree(struct app *a, int code, char **cause)
+{
+	struct view_tree *v = a->v;
+	long page = v->height > 1 ? (long)v->height - 1 : 1;
+	int err = 0, r;
+
+	switch (key_lookup(code)) {
+	case KEY_ACT_TOGGLE:
+		err = view_tree_toggle(v);
+		break;
+	case KEY_ACT_EXPAND:
+		err = view_tree_expand(v);
+		break;
+	case KEY_ACT_COLLAPSE:
+		err = view_tree_collapse(v);
+		break;
+	case KEY_ACT_EXPAND_ALL:
+		err = view_tree_expand_all(v);
+		break;
+	case KEY_ACT_COLLAPSE_ALL:
+		err = view_tree_collapse_all(v);
+		break;
+	case KEY_ACT_UP:
+		view_tree_move(v, -1);
+		break;
+	case KEY_ACT_DOWN:
+		view_tree_move(v, 1);
+		break;
+	case KEY_ACT_PGUP:
+		view_tree_move(v, -page);
+		break;
+	case KEY_ACT_PGDN:
+		view_tree_move(v, page);
+		break;
+	case KEY_ACT_HOME:
+		view_tree_move_to(v, 0);
+		break;
+	case KEY_ACT_END:
+		view_tree_move_to(v, v->nrows ? v->nrows - 1 : 0);
+		break;
+	case KEY_ACT_SEARCH:
+		a->mode = MODE_SEARCH;
+		a->qlen = 0;
+		a->query[0] = '\0';
+		a->search_found = 1;
+		a->search_origin = v->sel_id;
+		break;
+	case KEY_ACT_SEARCH_NEXT:
+	case KEY_ACT_SEARCH_PREV:
+		if (!a->last_query[0]) {
+			set_msg(a, "no search yet: press / and type a name");
+			break;
+		}
+		r = view_tree_find(v, key_lookup(code) == KEY_ACT_SEARCH_NEXT ? 1 : -1, 0,
+				   view_tree_match_name, a->last_query);
+		if (r <= 0)
+			set_msg(a, "no match for '%s'", a->last_query);
+		break;
+	case KEY_ACT_SIG_NEXT:
+	case KEY_ACT_SIG_PREV:
+		if (!a->calibrated) {
+			set_msg(a, "nothing is marked: significance needs reference and loaded windows");
+			break;
+		}
+		r = view_tree_find(v, key_lookup(code) == KEY_ACT_SIG_NEXT ? 1 : -1, 0,
+				   view_tree_match_significant, NULL);
+		if (r <= 0)
+			set_msg(a, "no significant node");
+		break;
+	case KEY_ACT_WHY:
+		open_why(a);
+		break;
+	case KEY_ACT_GROUP:
+		a->group = a->group == TREE_BY_PROCESS ? TREE_BY_SUBSYS : TREE_BY_PROCESS;
+		err = rebuild(a, cause);
+		if (err)
+			return err;
+		set_msg(a, "grouped by %s", a->group == TREE_BY_PROCESS ? "process" : "subsystem");
+		break;
+	case KEY_ACT_THEME:
+		cycle_theme(a);
+		break;
+	case KEY_ACT_REDRAW:
+		screen_invalidate(&a->scr);
+		break;
+	case KEY_ACT_HELP:
+		open_help(a);
+		break;
+	case KEY_ACT_QUIT:
+		a->quit = 1;
+		break;
+	case KEY_ACT_NONE:
+		break;
+	}
+	if (err)
+		set_cause(cause, "out of memory laying out the tree");
+	return err;
+}
+
+static int read_keys(struct app *a, char **cause)
+{
+	wint_t ch;
+	int rc, err;
+
+	while ((rc = wget_wch(a->win_in, &ch)) != ERR) {
+		int fn = rc == KEY_CODE_YES;
+		int code = fn ? KEY_FN((int)ch) : (int)ch;
+
+		if (fn && ch == KEY_RESIZE)
+			continue;
+		if (a->mode == MODE_SEARCH) {
+			key_search(a, fn, ch);
+			continue;
+		}
+		a->msg[0] = '\0';
+		if (a->mode == MODE_OVERLAY) {
+			key_overlay(a, code);
+			continue;
+		}
+		err = key_tree(a, code, cause);
+		if (err)
+			return err;
+		if (a->quit)
+			break;
+	}
+	return 0;
+}
+
+/* ---- drawing ----------------------------------------------------------------------- */
+
+static void render(struct app *a)
+{
+	struct fmt_cols cols;
+	struct fmt_row_ctx ctx;
+	char title[256], footer[320];
+	const char *ft = NULL;
+	enum theme_role frole = THEME_NORMAL;
+
+	if (a->scr.too_small) {
+		screen_draw_too_small(&a->scr);
+		doupdate();
+		return;
+	}
+	view_tree_set_height(a->v, (unsigned)screen_tree_rows(&a->scr));
+	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated);
+	ctx.gl = a->gl;
+	ctx.cols = &cols;
+	ctx.root_total = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
+	ctx.match = a->mode == MODE_SEARCH ? a->query : a->last_query;
+	snprintf(title, sizeof(title), "%s %s %s%s", a->o.title ? a->o.title : "argus",
+		 a->gl->g[GLYPH_SEP], a->calibrated ? "calibrated" : "live",
+		 a->group == TREE_BY_PROCESS ? " by process" : "");
+	screen_draw_header(&a->scr, title, a->calibrated ? a->summary : NULL, a->gl);
+	if (a->mode == MODE_SEARCH) {
+		snprintf(footer, sizeof(footer), "/%s%s", a->query,
+			 a->search_found ? "" : "   (no match)");
+		ft = footer;
+		frole = a->search_found ? THEME_NORMAL : THEME_STATUS_WARN;
+	} else if (a->msg[0]) {
+		snprintf(footer, sizeof(footer), " %s", a->msg);
+		ft = footer;
+		frole = THEME_STATUS_WARN;
+	}
+	screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->o.threshold);
+	screen_draw_status(&a->scr, &a->st, a->gl);
+	if (a->mode == MODE_OVERLAY)
+		screen_draw_overlay(&a->scr, a->ov_title, (const char *const *)a->ov_lines,
+				    a->ov_n, &a->ov_top);
+	if (a->mode == MODE_SEARCH) {
+		curs_set(1);
+		wmove(a->scr.wtree, a->scr.tree.h - 1, 1 + fmt_width(a->query));
+		wnoutrefresh(a->scr.wtree);
+	} else {
+		curs_set(0);
+	}
+	screen_flush(&a->scr);
+}
+
+static int handle_resize(struct app *a)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		resizeterm(ws.ws_row, ws.ws_col);
+	if (screen_resize(&a->scr, LINES, COLS) < 0)
+		return -ENOMEM;
+	screen_set_theme(&a->scr, &a->theme, term_depth());
+	if (a->mode == MODE_OVERLAY)
+		screen_close_overlay(&a->scr); /* redrawn at its new size */
+	return 0;
+}
+
+static void suspend(struct app *a)
+{
+	sigset_t ts;
+
+	def_prog_mode();
+	curs_set(1);
+	endwin();
+	signal(SIGTSTP, SIG_DFL);
+	sigemptyset(&ts);
+	sigaddset(&ts, SIGTSTP);
+	sigprocmask(SIG_UNBLOCK, &ts, NULL);
+	raise(SIGTSTP);           /* stops here until SIGCONT */
+	sigprocmask(SIG_BLOCK, &ts, NULL);
+	reset_prog_mode();
+	handle_resize(a);
+}
+
+static void log_to_ring(void *arg, enum probe_log_level level, const char *msg)
+{
+	(void)level;
+	log_ring_feed(arg, msg, strlen(msg));
+}
+
+/* ---- terminal setup and teardown ------------------------------------------------------- */
+
+static int capture_stderr(struct app *a)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	a->saved_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (a->saved_err < 0 || dup2(p[1], STDERR_FILENO) < 0) {
+		int err = -errno;
+
+		close(p[0]);
+		close(p[1]);
+		if (a->saved_err >= 0)
+			close(a->saved_err);
+		a->saved_err = -1;
+		return err;
+	}
+	close(p[1]);
+	a->errpipe = p[0];
+	return 0;
+}
+
+static void drain_stderr(struct app *a)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (a->errpipe < 0)
+		return;
+	while ((n = read(a->errpipe, buf, sizeof(buf))) > 0)
+		log_ring_feed(a->log, buf, (size_t)n);
+}
+
+static void release_stderr(struct app *a)
+{
+	if (a->saved_err < 0)
+		return;
+	fflush(stderr);
+	dup2(a->saved_err, STDERR_FILENO);
+	close(a->saved_err);
+	a->saved_err = -1;
+	drain_stderr(a);
+	log_ring_flush(a->log);
+	close(a->errpipe);
+	a->errpipe = -1;
+}
+
+static int handle_signals(struct app *a)
+{
+	struct signalfd_siginfo si;
+
+	while (read(a->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGINT:
+		case SIGTERM:
+		case SIGHUP:
+			a->quit = 1;
+			break;
+		case SIGWINCH:
+			if (handle_resize(a) < 0)
+				return -ENOMEM;
+			break;
+		case SIGTSTP:
+			suspend(a);
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static int loop(struct app *a, char **cause)
+{
+	double now = mono_s(), next_status = now;
+	int err = 0;
+
+	a->last_rebuild = -1e9;
+	while (!a->quit) {
+		struct pollfd fds[3 + APP_MAX_SRC_FDS];
+		int nfds = 3, nsrc = 0, tmo = 1000, rc;
+
+		fds[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		fds[1] = (struct pollfd){ .fd = a->sigfd, .events = POLLIN };
+		fds[2] = (struct pollfd){ .fd = a->errpipe, .events = POLLIN };
+		if (a->src->ops->pollfds) {
+			nsrc = a->src->ops->pollfds(a->src, fds + 3, APP_MAX_SRC_FDS);
+			if (nsrc > 0)
+				nfds += nsrc;
+		}
+		if (a->src->ops->timeout_ms) {
+			int t = a->src->ops->timeout_ms(a->src, now);
+
+			if (t >= 0 && t < tmo)
+				tmo = t;
+		}
+		if (a->pending_change) {
+			double due = a->last_rebuild + a->o.refresh_s - now;
+			int t = due > 0 ? (int)ceil(due * 1000) : 0;
+
+			if (t < tmo)
+				tmo = t;
+		}
+		{
+			double due = next_status - now;
+			int t = due > 0 ? (int)ceil(due * 1000) : 0;
+
+			if (t < tmo)
+				tmo = t;
+		}
+		rc = poll(fds, (nfds_t)nfds, tmo);
+		if (rc < 0 && errno != EINTR) {
+			err = -errno;
+			set_cause(cause, "poll failed: %s", strerror(errno));
+			break;
+		}
+		now = mono_s();
+		if (rc > 0 && fds[1].revents) {
+			err = handle_signals(a);
+			if (err) {
+				set_cause(cause, "out of memory after a resize");
+				break;
+			}
+		}
+		if (rc > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) &&
+		    !(fds[0].revents & POLLIN)) {
+			a->quit = 1; /* the terminal went away */
+			break;
+		}
+		if (rc > 0 && (fds[0].revents & POLLIN)) {
+			err = read_keys(a, cause);
+			if (err)
+				break;
+		}
+		if (rc > 0 && fds[2].revents)
+			drain_stderr(a);
+		if (a->quit)
+			break;
+		rc = a->src->ops->tick(a->src, now, cause);
+		if (rc < 0) {
+			err = rc;
+			if (!*cause)
+				set_cause(cause, "measurement failed: %s", strerror(-rc));
+			break;
+		}
+		if (rc > 0)
+			a->pending_change = 1;
+		a->src->ops->status(a->src, &a->st);
+		if (a->pending_change && now - a->last_rebuild >= a->o.refresh_s) {
+			err = rebuild(a, cause);
+			if (err)
+				break;
+			a->pending_change = 0;
+			a->last_rebuild = now;
+		}
+		if (now >= next_status)
+			next_status = now + 1.0;
+		render(a);
+	}
+	return err;
+}
+
+int tui_run(struct source *src, const struct tui_opts *o, char **cause)
+{
+	struct app a;
+	int err = 0, curses_up = 0, masked = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.src = src;
+	a.sigfd = a.errpipe = a.saved_err = -1;
+	if (o)
+		a.o = *o;
+	else
+		tui_opts_default(&a.o);
+	if (a.o.refresh_s <= 0)
+		a.o.refresh_s = 1.0;
+	a.group = a.o.group;
+	err = theme_load(&a.theme, a.o.theme, cause);
+	if (err)
+		goto out;
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		err = -ENOTTY;
+		set_cause(cause, "the interactive tree needs a terminal on stdin and stdout; "
+			  "use 'argus record' for output to a file or pipe");
+		goto out;
+	}
+	for (unsigned i = 0; i < sizeof(theme_cycle) / sizeof(theme_cycle[0]); i++)
+		if (!strcmp(a.theme.name, theme_cycle[i]))
+			a.theme_idx = (int)i;
+	if (a.o.log_path) {
+		a.logf = fopen(a.o.log_path, "a");
+		if (!a.logf) {
+			err = -errno;
+			set_cause(cause, "cannot open log file %s: %s", a.o.log_path, strerror(errno));
+			goto out;
+		}
+	}
+	a.log = log_ring_new(APP_LOG_LINES, a.logf);
+	a.v = view_tree_new(a.o.threshold);
+	if (!a.log || !a.v) {
+		err = -ENOMEM;
+		set_cause(cause, "out of memory");
+		goto out;
+	}
+	a.utf8 = !a.o.ascii && glyphs_locale_utf8();
+	a.gl = glyphs_get(a.utf8);
+
+	sigemptyset(&a.sigmask);
+	sigaddset(&a.sigmask, SIGINT);
+	sigaddset(&a.sigmask, SIGTERM);
+	sigaddset(&a.sigmask, SIGHUP);
+	sigaddset(&a.sigmask, SIGWINCH);
+	sigaddset(&a.sigmask, SIGTSTP);
+	if (sigprocmask(SIG_BLOCK, &a.sigmask, &a.oldmask) < 0) {
+		err = -errno;
+		set_cause(cause, "cannot block signals: %s", strerror(errno));
+		goto out;
+	}
+	masked = 1;
+	a.sigfd = signalfd(-1, &a.sigmask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (a.sigfd < 0) {
+		err = -errno;
+		set_cause(cause, "cannot create a signalfd: %s", strerror(errno));
+		goto out;
+	}
+
+	a.term = newterm(NULL, stdout, stdin);
+	if (!a.term) {
+		const char *term = getenv("TERM");
+
+		err = -ENOTTY;
+		set_cause(cause, "cannot start the terminal (TERM=%s): unknown terminal type; "
+			  "try TERM=xterm-256color or TERM=vt100", term ? term : "unset");
+		goto out;
+	}
+	curses_up = 1;
+	set_term(a.term);
+	err = capture_stderr(&a);
+	if (err) {
+		set_cause(cause, "cannot redirect stderr: %s", strerror(-err));
+		goto out;
+	}
+	probe_set_log(log_to_ring, a.log);
+	cbreak();
+	noecho();
+	nonl();
+	intrflush(stdscr, FALSE);
+	set_escdelay(25);
+	curs_set(0);
+	if (has_colors() && !(getenv("NO_COLOR") && *getenv("NO_COLOR"))) {
+		start_color();
+		use_default_colors();
+	}
+	a.win_in = newwin(1, 1, 0, 0);
+	if (!a.win_in || screen_init(&a.scr) < 0) {
+		err = -ENOMEM;
+		set_cause(cause, "cannot create the windows: out of memory");
+		goto out;
+	}
+	keypad(a.win_in, TRUE);
+	nodelay(a.win_in, TRUE);
+	screen_set_theme(&a.scr, &a.theme, term_depth());
+	a.src->ops->status(a.src, &a.st);
+	render(&a);
+
+	err = loop(&a, cause);
+
+out:
+	overlay_free(&a);
+	if (curses_up) {
+		screen_fini(&a.scr);
+		if (a.win_in)
+			delwin(a.win_in);
+		curs_set(1);
+		endwin();
+		delscreen(a.term);
+	}
+	if (curses_up)
+		probe_set_log(NULL, NULL);
+	release_stderr(&a);
+	if (src && src->ops->stop)
+		src->ops->stop(src);
+	if (err && a.log) {
+		unsigned n = log_ring_count(a.log), from = n > 5 ? n - 5 : 0;
+
+		for (unsigned i = from; i < n; i++)
+			fprintf(stderr, "argus: log: %s\n", log_ring_line(a.log, i));
+	}
+	if (a.sigfd >= 0) {
+		struct signalfd_siginfo si;
+
+		/* consume what arrived during teardown so unblocking kills nobody */
+		while (read(a.sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			;
+		close(a.sigfd);
+	}
+	if (masked)
+		sigprocmask(SIG_SETMASK, &a.oldmask, NULL);
+	view_tree_free(a.v);
+	tree_free(a.t);
+	log_ring_free(a.log);
+	if (a.logf)
+		fclose(a.logf);
+	return err;
+}

@@ -1,0 +1,43 @@
+/* app — the interactive tree: one poll() loop over the terminal, the
+ * source's file descriptors, a timer and signals (signalfd).
+ *
+ * tui_run owns the terminal from initscr to endwin.  While curses is up,
+ * nothing may write to the terminal: stderr (libbpf's default print, our
+ * own warnings, a load's messages) is redirected into a ring of log lines
+ * (and to opts->log_path when given).  Teardown happens on the main path
+ * only: q, Ctrl-C (SIGINT) and SIGTERM all end the loop, restore the
+ * terminal and call the source's stop.  SIGTSTP (Ctrl-Z) restores the
+ * terminal, stops, and redraws on SIGCONT.
+ *
+ * Note for sources that fork (loads): the loop blocks SIGINT, SIGTERM,
+ * SIGWINCH and SIGTSTP in this process for its signalfd; a child must reset
+ * its signal mask (sigprocmask(SIG_SETMASK, empty)) before exec.
+ */
+#ifndef ARGUS_APP_H
+#define ARGUS_APP_H
+
+#include "source.h"
+#include "tree.h"
+
+struct tui_opts {
+	const char *theme;        /* name or path; NULL: default */
+	int ascii;                /* force ASCII glyphs */
+	double threshold;         /* hide nodes below this fraction of the root
+	                           * total; 0.001 by default */
+	const char *log_path;     /* -v FILE: log lines also go there; NULL */
+	const char *title;        /* header title; NULL: "argus" */
+	double explain;           /* agent_descend's share; 0.5 by default */
+	enum tree_group group;    /* initial grouping */
+	double refresh_s;         /* tree rebuild at most this often; 1 s */
+};
+
+/* Defaults above. */
+void tui_opts_default(struct tui_opts *o);
+
+/* Runs the interactive tree over src until the person quits or a signal
+ * ends it; src is stopped (not freed) before returning.  Returns 0, or
+ * -errno with *cause set (caller frees; print it: the terminal is already
+ * restored). */
+int tui_run(struct source *src, const struct tui_opts *o, char **cause);
+
+#endif

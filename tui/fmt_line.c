@@ -1,0 +1,109 @@
+/* fmt_line — a line of text with role spans, built off-screen. */
+#include <string.h>
+
+#include "fmt.h"
+
+void fmt_line_reset(struct fmt_line *l)
+{
+	l->len = 0;
+	l->width = 0;
+	l->nspan = 0;
+	l->selected = 0;
+	l->text[0] = '\0';
+}
+
+static void add_bytes(struct fmt_line *l, enum theme_role r, const char *s, size_t n, int w)
+{
+	struct fmt_span *last = l->nspan ? &l->span[l->nspan - 1] : NULL;
+
+	if (n > (size_t)(FMT_LINE_MAX - 1 - l->len))
+		return; /* the line is full: never cut a character in half */
+	if (!n)
+		return;
+	memcpy(l->text + l->len, s, n);
+	if (last && last->role == r && last->start + last->len == l->len) {
+		last->len += (uint16_t)n;
+	} else if (l->nspan < FMT_SPAN_MAX) {
+		l->span[l->nspan].start = l->len;
+		l->span[l->nspan].len = (uint16_t)n;
+		l->span[l->nspan].role = (uint8_t)r;
+		l->nspan++;
+	} else if (last) {
+		last->len = (uint16_t)(l->len + n - last->start);
+	}
+	l->len += (uint16_t)n;
+	l->text[l->len] = '\0';
+	l->width += (uint16_t)w;
+}
+
+int fmt_line_add(struct fmt_line *l, enum theme_role r, const char *s, int maxw)
+{
+	int w;
+	size_t n;
+
+	if (maxw < 0)
+		maxw = 1 << 20;
+	n = fmt_fit(s, maxw, &w);
+	add_bytes(l, r, s, n, w);
+	return w;
+}
+
+void fmt_line_addn(struct fmt_line *l, enum theme_role r, const char *s, size_t n)
+{
+	add_bytes(l, r, s, n, fmt_widthn(s, n));
+}
+
+int fmt_line_add_trunc(struct fmt_line *l, enum theme_role r, const char *s, int maxw,
+		       const struct glyphs *gl)
+{
+	int w, ew;
+	size_t n;
+
+	if (maxw <= 0)
+		return 0;
+	if (fmt_width(s) <= maxw)
+		return fmt_line_add(l, r, s, maxw);
+	ew = fmt_width(gl->g[GLYPH_ELLIPSIS]);
+	n = fmt_fit(s, maxw - ew, &w);
+	add_bytes(l, r, s, n, w);
+	add_bytes(l, r, gl->g[GLYPH_ELLIPSIS], strlen(gl->g[GLYPH_ELLIPSIS]), ew);
+	return w + ew;
+}
+
+void fmt_line_pad(struct fmt_line *l, enum theme_role r, int width)
+{
+	static const char spaces[] = "                                ";
+
+	while (l->width < width) {
+		int n = width - l->width;
+		uint16_t before = l->len;
+
+		if (n > 32)
+			n = 32;
+		add_bytes(l, r, spaces, (size_t)n, n);
+		if (l->len == before)
+			break;
+	}
+}
+
+int fmt_line_eq(const struct fmt_line *a, const struct fmt_line *b)
+{
+	if (a->len != b->len || a->nspan != b->nspan || a->selected != b->selected ||
+	    a->width != b->width)
+		return 0;
+	if (memcmp(a->text, b->text, a->len))
+		return 0;
+	for (unsigned i = 0; i < a->nspan; i++)
+		if (a->span[i].start != b->span[i].start || a->span[i].len != b->span[i].len ||
+		    a->span[i].role != b->span[i].role)
+			return 0;
+	return 1;
+}
+
+enum theme_role fmt_line_role_at(const struct fmt_line *l, size_t off)
+{
+	for (unsigned i = 0; i < l->nspan; i++)
+		if (off >= l->span[i].start && off < (size_t)l->span[i].start + l->span[i].len)
+			return (enum theme_role)l->span[i].role;
+	return THEME_NORMAL;
+}

@@ -1,0 +1,264 @@
+/* fmt_row — a visible tree row as a styled line: indent glyphs, marker,
+ * name, columns (live: samples % self; calibrated: ref/s load/s Δ Δ%). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fmt.h"
+#include "view_tree.h"
+
+#define NAME_MIN 16
+
+static const struct {
+	int width;
+	const char *utf8, *ascii;
+} col_info[FMT_COL_N] = {
+	[FMT_COL_SAMPLES] = { 7, "samples", "samples" },
+	[FMT_COL_PCT] = { 5, "%", "%" },
+	[FMT_COL_SELF] = { 7, "self", "self" },
+	[FMT_COL_REF] = { 7, "ref/s", "ref/s" },
+	[FMT_COL_LOAD] = { 7, "load/s", "load/s" },
+	[FMT_COL_DELTA] = { 8, "\u0394/s", "delta/s" },
+	[FMT_COL_DPCT] = { 6, "\u0394%", "d%" },
+	[FMT_COL_SIG] = { 1, "", "" },
+};
+
+int fmt_col_width(enum fmt_col c)
+{
+	return (unsigned)c < FMT_COL_N ? col_info[c].width : 0;
+}
+
+void fmt_cols_layout(struct fmt_cols *c, int width, int calibrated)
+{
+	static const enum fmt_col live[] = { FMT_COL_SAMPLES, FMT_COL_PCT, FMT_COL_SELF };
+	static const enum fmt_col live_drop[] = { FMT_COL_SELF, FMT_COL_PCT, FMT_COL_SAMPLES };
+	static const enum fmt_col cal[] = { FMT_COL_REF, FMT_COL_LOAD, FMT_COL_DELTA,
+					    FMT_COL_DPCT, FMT_COL_SIG };
+	static const enum fmt_col cal_drop[] = { FMT_COL_REF, FMT_COL_LOAD, FMT_COL_DPCT,
+						 FMT_COL_DELTA };
+	const enum fmt_col *want = calibrated ? cal : live;
+	const enum fmt_col *drop = calibrated ? cal_drop : live_drop;
+	unsigned nwant = calibrated ? 5 : 3, ndrop = calibrated ? 4 : 3;
+	unsigned dropped = 0;
+	int on[FMT_COL_N] = { 0 };
+
+	memset(c, 0, sizeof(*c));
+	c->width = width < 0 ? 0 : width;
+	c->calibrated = calibrated;
+	for (unsigned i = 0; i < nwant; i++)
+		on[want[i]] = 1;
+	for (;;) {
+		int used = 0;
+
+		for (unsigned i = 0; i < nwant; i++)
+			if (on[want[i]])
+				used += 1 + col_info[want[i]].width;
+		c->namew = c->width - used;
+		if (c->namew >= NAME_MIN || dropped == ndrop)
+			break;
+		on[drop[dropped++]] = 0;
+	}
+	if (c->namew < 0)
+		c->namew = 0;
+	for (unsigned i = 0; i < nwant; i++)
+		if (on[want[i]])
+			c->col[c->ncol++] = want[i];
+}
+
+enum theme_role fmt_delta_role(const struct tree_node *n, int calibrated)
+{
+	if (!calibrated)
+		return THEME_NORMAL;
+	if (!n->stat.significant)
+		return THEME_INSIGNIFICANT;
+	return n->stat.delta >= 0 ? THEME_DELTA_UP : THEME_DELTA_DOWN;
+}
+
+void fmt_colhead(struct fmt_line *l, const struct fmt_row_ctx *c)
+{
+	const struct fmt_cols *cols = c->cols;
+	char buf[32];
+
+	fmt_line_reset(l);
+	fmt_line_add(l, THEME_DIM, " name", cols->namew);
+	fmt_line_pad(l, THEME_DIM, cols->namew);
+	for (unsigned i = 0; i < cols->ncol; i++) {
+		enum fmt_col k = cols->col[i];
+		const char *t = c->gl->utf8 ? col_info[k].utf8 : col_info[k].ascii;
+		int pad = col_info[k].width - fmt_width(t);
+
+		snprintf(buf, sizeof(buf), " %*s%s", pad > 0 ? pad : 0, "", t);
+		fmt_line_add(l, THEME_DIM, buf, 1 + col_info[k].width);
+	}
+	fmt_line_pad(l, THEME_DIM, cols->width);
+}
+
+/* The name, cut to maxw, with the first match of the query highlighted. */
+static void add_name(struct fmt_line *l, enum theme_role r, const char *name, int maxw,
+		     const char *match, const struct glyphs *gl)
+{
+	int cut = fmt_width(name) > maxw, ew = fmt_width(gl->g[GLYPH_ELLIPSIS]);
+	const char *hit = NULL;
+	size_t n, off, mlen = 0;
+
+	if (maxw <= 0)
+		return;
+	n = fmt_fit(name, cut ? maxw - ew : maxw, NULL);
+	if (match && *match) {
+		hit = strcasestr(name, match);
+		if (hit && (size_t)(hit - name) >= n)
+			hit = NULL;
+	}
+	off = hit ? (size_t)(hit - name) : n;
+	fmt_line_addn(l, r, name, off);
+	if (hit) {
+		mlen = strlen(match);
+		if (off + mlen > n)
+			mlen = n - off;
+		fmt_line_addn(l, THEME_SEARCH_MATCH, name + off, mlen);
+		fmt_line_addn(l, r, name + off + mlen, n - off - mlen);
+	}
+	if (cut)
+		fmt_line_add(l, r, gl->g[GLYPH_ELLIPSIS], -1);
+}
+
+static void add_col(struct fmt_line *l, enum theme_role r, const char *s)
+{
+	fmt_line_add(l, THEME_NORMAL, " ", -1);
+	fmt_line_add(l, r, s, -1);
+}
+
+void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
+	     const struct fmt_row_ctx *c)
+{
+	const struct view_row *row = &v->rows[i];
+	const struct tree_node *n = row->n;
+	const struct glyphs *gl = c->gl;
+	const struct fmt_cols *cols = c->cols;
+	enum theme_role dr = fmt_delta_role(n, v->calibrated);
+	const char *tag = NULL;
+	enum theme_role tagrole = THEME_NORMAL;
+	int namew = cols->namew, room, tagw = 0;
+	char buf[64];
+
+	fmt_line_reset(l);
+	l->selected = i == v->sel;
+	fmt_line_add(l, THEME_NORMAL, " ", namew);
+	if (row->depth > 0) {
+		unsigned levels = row->depth - 1u, skip = 0, first = 1;
+		int maxseg = (namew / 2 - 2) / 2;
+
+		if (maxseg < 0)
+			maxseg = 0;
+		if (levels > (unsigned)maxseg) {
+			skip = levels - (unsigned)maxseg + 1;
+			if (skip > levels)
+				skip = levels;
+			fmt_line_add(l, THEME_DIM, gl->g[GLYPH_ELLIPSIS], -1);
+			fmt_line_add(l, THEME_DIM, " ", -1);
+			first = 1 + skip;
+		}
+		for (unsigned lvl = first; lvl < row->depth; lvl++)
+			fmt_line_add(l, THEME_DIM,
+				     gl->g[v->cont[row->cont_off + lvl] ? GLYPH_VERT : GLYPH_BLANK],
+				     -1);
+		fmt_line_add(l, THEME_DIM, gl->g[row->last ? GLYPH_ELBOW : GLYPH_TEE], -1);
+	}
+	if (row->has_kids)
+		fmt_line_add(l, THEME_NORMAL, gl->g[row->expanded ? GLYPH_OPEN : GLYPH_CLOSED], -1);
+	else
+		fmt_line_add(l, THEME_DIM, gl->g[GLYPH_LEAF], -1);
+	fmt_line_add(l, THEME_NORMAL, " ", -1);
+	if (n->flags & TREE_F_VERDICT) {
+		fmt_line_add(l, THEME_VERDICT, gl->g[GLYPH_VERDICT], -1);
+		fmt_line_add(l, THEME_NORMAL, " ", -1);
+	}
+	if (v->calibrated && n->presence == TREE_NEW) {
+		tag = " [new]";
+		tagrole = THEME_NEW;
+	} else if (v->calibrated && n->presence == TREE_VANISHED) {
+		tag = " [gone]";
+		tagrole = THEME_VANISHED;
+	}
+	room = namew - l->width;
+	if (tag) {
+		tagw = fmt_width(tag);
+		if (room - tagw < 4)
+			tag = NULL, tagw = 0;
+	}
+	add_name(l, v->calibrated ? dr : (n->kind == TREE_FRAME ? THEME_NORMAL : THEME_HEADER),
+		 n->name ? n->name : "?", room - tagw, c->match, gl);
+	if (tag)
+		fmt_line_add(l, tagrole, tag, -1);
+	fmt_line_pad(l, THEME_NORMAL, namew);
+	for (unsigned k = 0; k < cols->ncol; k++) {
+		enum fmt_col col = cols->col[k];
+		int w = col_info[col].width;
+		const struct calib_stat *st = &n->stat;
+
+		switch (col) {
+		case FMT_COL_SAMPLES:
+			add_col(l, THEME_NORMAL, fmt_count(tree_node_sum(n), w, buf, sizeof(buf)));
+			break;
+		case FMT_COL_PCT:
+			add_col(l, THEME_NORMAL,
+				fmt_pct(c->root_total ? 100.0 * (double)tree_node_sum(n) /
+						(double)c->root_total : 0, w, buf, sizeof(buf)));
+			break;
+		case FMT_COL_SELF:
+			add_col(l, THEME_DIM, fmt_count(n->self[COND_REF] + n->self[COND_LOAD], w,
+							buf, sizeof(buf)));
+			break;
+		case FMT_COL_REF:
+			add_col(l, THEME_NORMAL, fmt_rate(st->rate[COND_REF], w, buf, sizeof(buf)));
+			break;
+		case FMT_COL_LOAD:
+			add_col(l, THEME_NORMAL, fmt_rate(st->rate[COND_LOAD], w, buf, sizeof(buf)));
+			break;
+		case FMT_COL_DELTA:
+			add_col(l, dr, fmt_signed(st->delta, w, buf, sizeof(buf)));
+			break;
+		case FMT_COL_DPCT: {
+			char t[32];
+
+			if (st->rate[COND_REF] > 0) {
+				double p = 100.0 * st->delta / st->rate[COND_REF];
+
+				if (fabs(p) < 9.95)
+					snprintf(t, sizeof(t), "%+.1f%%", p);
+				else if (fabs(p) < 99999)
+					snprintf(t, sizeof(t), "%+.0f%%", p);
+				else
+					snprintf(t, sizeof(t), "%s", p > 0 ? "+big" : "-big");
+			} else {
+				snprintf(t, sizeof(t), "%s", st->rate[COND_LOAD] > 0 ? "new" : "");
+			}
+			snprintf(buf, sizeof(buf), "%*s", w, t);
+			add_col(l, dr, buf);
+			break;
+		}
+		case FMT_COL_SIG:
+			add_col(l, dr, st->significant ? gl->g[GLYPH_SIG] : " ");
+			break;
+		case FMT_COL_N:
+			break;
+		}
+	}
+	fmt_line_pad(l, THEME_NORMAL, cols->width);
+}
+
+void fmt_footer(struct fmt_line *l, int width, size_t nhidden, double threshold,
+		const struct glyphs *gl)
+{
+	char buf[128];
+
+	fmt_line_reset(l);
+	if (nhidden)
+		snprintf(buf, sizeof(buf), " %s %zu node%s below %g%% hidden", gl->g[GLYPH_ELLIPSIS],
+			 nhidden, nhidden == 1 ? "" : "s", threshold * 100);
+	else
+		snprintf(buf, sizeof(buf), " no node below %g%% hidden", threshold * 100);
+	fmt_line_add(l, THEME_DIM, buf, width);
+	fmt_line_pad(l, THEME_DIM, width);
+}

@@ -1,0 +1,49 @@
+/* view_keys — the key table of the tree pane. */
+#include <curses.h>
+
+#include "view_keys.h"
+
+const struct key_binding key_table[] = {
+	{ "Enter Space", { '\n', '\r', ' ', KEY_FN(KEY_ENTER) }, KEY_ACT_TOGGLE,
+	  "expand or collapse the selected node" },
+	{ "Right l", { KEY_FN(KEY_RIGHT), 'l' }, KEY_ACT_EXPAND,
+	  "expand; on an expanded node, go to its first child" },
+	{ "Left h", { KEY_FN(KEY_LEFT), 'h' }, KEY_ACT_COLLAPSE,
+	  "collapse; on a collapsed node, go to its parent" },
+	{ "+", { '+', '*' }, KEY_ACT_EXPAND_ALL, "expand every node" },
+	{ "-", { '-' }, KEY_ACT_COLLAPSE_ALL, "collapse every node" },
+	{ "Up k", { KEY_FN(KEY_UP), 'k' }, KEY_ACT_UP, "previous row" },
+	{ "Down j", { KEY_FN(KEY_DOWN), 'j' }, KEY_ACT_DOWN, "next row" },
+	{ "PgUp", { KEY_FN(KEY_PPAGE), KEY_CTRL('b') }, KEY_ACT_PGUP, "page up" },
+	{ "PgDn", { KEY_FN(KEY_NPAGE), KEY_CTRL('f') }, KEY_ACT_PGDN, "page down" },
+	{ "Home g", { KEY_FN(KEY_HOME), 'g' }, KEY_ACT_HOME, "first row" },
+	{ "End G", { KEY_FN(KEY_END), 'G' }, KEY_ACT_END, "last row" },
+	{ "/", { '/' }, KEY_ACT_SEARCH,
+	  "search node names as you type (Enter keeps, Esc goes back)" },
+	{ "n", { 'n' }, KEY_ACT_SEARCH_NEXT, "next search match" },
+	{ "N", { 'N' }, KEY_ACT_SEARCH_PREV, "previous search match" },
+	{ "]", { ']' }, KEY_ACT_SIG_NEXT, "next significant node (calibrated)" },
+	{ "[", { '[' }, KEY_ACT_SIG_PREV, "previous significant node (calibrated)" },
+	{ "y", { 'y' }, KEY_ACT_WHY, "why is this node marked: numbers and test" },
+	{ "p", { 'p' }, KEY_ACT_GROUP, "group by process / by subsystem" },
+	{ "T", { 'T' }, KEY_ACT_THEME, "next theme (default light high-contrast mono)" },
+	{ "Ctrl-L", { KEY_CTRL('l') }, KEY_ACT_REDRAW, "redraw the screen" },
+	{ "?", { '?', KEY_FN(KEY_F(1)) }, KEY_ACT_HELP, "this help" },
+	{ "q", { 'q', 'Q' }, KEY_ACT_QUIT, "quit (detaches every probe)" },
+	{ NULL, { 0 }, KEY_ACT_NONE, NULL },
+};
+
+enum key_action key_lookup(int code)
+{
+	for (const struct key_binding *b = key_table; b->label; b++)
+		for (int i = 0; i < 4 && b->code[i]; i++)
+			if (b->code[i] == code)
+				return b->action;
+	return KEY_ACT_NONE;
+}
+
+void key_print(FILE *out)
+{
+	for (const struct key_binding *b = key_table; b->label; b++)
+		fprintf(out, "  %-12s %s\n", b->label, b->help);
+}

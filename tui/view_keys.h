@@ -1,0 +1,55 @@
+/* view_keys — the key table.  Each binding carries its own help text: the
+ * `?` overlay, `argus --keys` and the man page are printed from it, so the
+ * help cannot drift from what the keys do. */
+#ifndef ARGUS_VIEW_KEYS_H
+#define ARGUS_VIEW_KEYS_H
+
+#include <stdio.h>
+
+/* Function keys (KEY_UP, ...) are stored as KEY_FN(code) so they never
+ * collide with characters of the same number. */
+#define KEY_FN(k) (0x1000000 | (k))
+#define KEY_CTRL(c) ((c) & 0x1f)
+
+enum key_action {
+	KEY_ACT_NONE,
+	KEY_ACT_TOGGLE,
+	KEY_ACT_EXPAND,
+	KEY_ACT_COLLAPSE,
+	KEY_ACT_EXPAND_ALL,
+	KEY_ACT_COLLAPSE_ALL,
+	KEY_ACT_UP,
+	KEY_ACT_DOWN,
+	KEY_ACT_PGUP,
+	KEY_ACT_PGDN,
+	KEY_ACT_HOME,
+	KEY_ACT_END,
+	KEY_ACT_SEARCH,
+	KEY_ACT_SEARCH_NEXT,
+	KEY_ACT_SEARCH_PREV,
+	KEY_ACT_SIG_NEXT,
+	KEY_ACT_SIG_PREV,
+	KEY_ACT_WHY,
+	KEY_ACT_GROUP,
+	KEY_ACT_THEME,
+	KEY_ACT_REDRAW,
+	KEY_ACT_HELP,
+	KEY_ACT_QUIT,
+};
+
+struct key_binding {
+	const char *label;        /* as shown: "Enter Space" */
+	int code[4];              /* characters or KEY_FN(...); 0 ends */
+	enum key_action action;
+	const char *help;
+};
+
+/* The table, ended by an entry with a NULL label. */
+extern const struct key_binding key_table[];
+
+/* Action bound to code, KEY_ACT_NONE when none. */
+enum key_action key_lookup(int code);
+/* Prints "  LABEL  help" lines (the man page's KEYS section comes from it). */
+void key_print(FILE *out);
+
+#endif

@@ -1,0 +1,363 @@
+/* view_screen — windows, the one layout, diffed line drawing, overlays. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_screen.h"
+#include "view_tree.h"
+
+static int cache_resize(struct line_cache *c, int n)
+{
+	struct fmt_line *nl;
+	unsigned char *nv;
+
+	if (n < 1)
+		n = 1;
+	nl = realloc(c->line, (size_t)n * sizeof(*nl));
+	if (!nl)
+		return -ENOMEM;
+	c->line = nl;
+	nv = realloc(c->valid, (size_t)n);
+	if (!nv)
+		return -ENOMEM;
+	c->valid = nv;
+	memset(c->valid, 0, (size_t)n);
+	c->n = n;
+	return 0;
+}
+
+static void cache_free(struct line_cache *c)
+{
+	free(c->line);
+	free(c->valid);
+	memset(c, 0, sizeof(*c));
+}
+
+static void del_windows(struct screen *s)
+{
+	if (s->whead)
+		delwin(s->whead);
+	if (s->wtree)
+		delwin(s->wtree);
+	if (s->wstatus)
+		delwin(s->wstatus);
+	if (s->overlay)
+		delwin(s->overlay);
+	s->whead = s->wtree = s->wstatus = s->overlay = NULL;
+}
+
+/* The one place that decides where everything goes. */
+static void screen_layout(struct screen *s)
+{
+	int mid = s->rows - 2;
+
+	s->header = (struct rect){ 0, 0, 1, s->cols };
+	s->status = (struct rect){ s->rows - 1, 0, 1, s->cols };
+	s->tree = (struct rect){ 1, 0, mid, s->cols };
+	s->agent = (struct rect){ 0, 0, 0, 0 };
+	if (!s->want_agent)
+		return;
+	if (s->cols >= 120) {           /* side by side */
+		int tw = s->cols * 3 / 5;
+
+		s->tree.w = tw;
+		s->agent = (struct rect){ 1, tw, mid, s->cols - tw };
+	} else {                        /* stacked */
+		int th = mid * 3 / 5;
+
+		s->tree.h = th;
+		s->agent = (struct rect){ 1 + th, 0, mid - th, s->cols };
+	}
+}
+
+int screen_resize(struct screen *s, int rows, int cols)
+{
+	s->rows = rows;
+	s->cols = cols;
+	del_windows(s);
+	s->too_small = cols < SCREEN_MIN_COLS || rows < SCREEN_MIN_ROWS;
+	werase(stdscr);
+	wnoutrefresh(stdscr);
+	if (s->too_small)
+		return 0;
+	screen_layout(s);
+	s->whead = newwin(s->header.h, s->header.w, s->header.y, s->header.x);
+	s->wtree = newwin(s->tree.h, s->tree.w, s->tree.y, s->tree.x);
+	s->wstatus = newwin(s->status.h, s->status.w, s->status.y, s->status.x);
+	if (!s->whead || !s->wtree || !s->wstatus)
+		return -ENOMEM;
+	if (cache_resize(&s->chead, 1) || cache_resize(&s->ctree, s->tree.h) ||
+	    cache_resize(&s->cstatus, 1))
+		return -ENOMEM;
+	return 0;
+}
+
+int screen_init(struct screen *s)
+{
+	int rows, cols;
+
+	getmaxyx(stdscr, rows, cols);
+	return screen_resize(s, rows, cols);
+}
+
+void screen_fini(struct screen *s)
+{
+	del_windows(s);
+	cache_free(&s->chead);
+	cache_free(&s->ctree);
+	cache_free(&s->cstatus);
+}
+
+static attr_t map_attrs(unsigned a)
+{
+	attr_t r = A_NORMAL;
+
+	if (a & THEME_A_BOLD)
+		r |= A_BOLD;
+	if (a & THEME_A_UNDERLINE)
+		r |= A_UNDERLINE;
+	if (a & THEME_A_REVERSE)
+		r |= A_REVERSE;
+	if (a & THEME_A_DIM)
+		r |= A_DIM;
+	if (a & THEME_A_ITALIC)
+		r |= A_ITALIC;
+	if (a & THEME_A_STANDOUT)
+		r |= A_STANDOUT;
+	return r;
+}
+
+void screen_set_theme(struct screen *s, const struct theme *t, enum theme_depth d)
+{
+	s->depth = d;
+	for (unsigned i = 0; i < THEME_ROLE_N; i++) {
+		struct theme_style st = theme_resolve(t, (enum theme_role)i, d);
+
+		s->attr[i] = map_attrs(st.attrs);
+		if (d != THEME_DEPTH_MONO) {
+			short fg = st.fg, bg = st.bg;
+
+			if (fg >= COLORS)
+				fg = (short)(fg % 8);
+			if (bg >= COLORS)
+				bg = (short)(bg % 8);
+			if (init_pair((short)(i + 1), fg, bg) == OK)
+				s->attr[i] |= COLOR_PAIR(i + 1);
+		}
+	}
+	if (s->wtree)
+		wbkgdset(s->wtree, ' ' | s->attr[THEME_NORMAL]);
+	screen_invalidate(s);
+}
+
+void screen_invalidate(struct screen *s)
+{
+	if (s->chead.valid)
+		memset(s->chead.valid, 0, (size_t)s->chead.n);
+	if (s->ctree.valid)
+		memset(s->ctree.valid, 0, (size_t)s->ctree.n);
+	if (s->cstatus.valid)
+		memset(s->cstatus.valid, 0, (size_t)s->cstatus.n);
+	clearok(curscr, TRUE);
+}
+
+int screen_tree_rows(const struct screen *s)
+{
+	return s->tree.h > 2 ? s->tree.h - 2 : 1;
+}
+
+void screen_put_line(struct screen *s, WINDOW *w, struct line_cache *c, int y,
+		     const struct fmt_line *l)
+{
+	int maxw = getmaxx(w);
+
+	if (y < 0 || y >= c->n)
+		return;
+	if (c->valid[y] && fmt_line_eq(&c->line[y], l)) {
+		s->skipped++;
+		return;
+	}
+	s->drawn++;
+	wmove(w, y, 0);
+	for (unsigned i = 0; i < l->nspan; i++) {
+		const struct fmt_span *sp = &l->span[i];
+		attr_t a = s->attr[sp->role];
+
+		if (l->selected)
+			a = s->attr[THEME_SELECTED] | (a & (A_BOLD | A_UNDERLINE));
+		wattrset(w, a);
+		waddnstr(w, l->text + sp->start, sp->len);
+	}
+	wattrset(w, s->attr[l->selected ? THEME_SELECTED : THEME_NORMAL]);
+	if (l->width < maxw)
+		wclrtoeol(w);
+	memcpy(&c->line[y], l, sizeof(*l));
+	c->valid[y] = 1;
+}
+
+void screen_draw_header(struct screen *s, const char *title, const char *summary,
+			const struct glyphs *gl)
+{
+	if (s->too_small)
+		return;
+	fmt_header(&s->scratch, s->header.w, title, summary, gl);
+	screen_put_line(s, s->whead, &s->chead, 0, &s->scratch);
+}
+
+void screen_draw_tree(struct screen *s, struct view_tree *v, const struct fmt_row_ctx *ctx,
+		      const char *footer_text, enum theme_role footer_role, double threshold)
+{
+	int nrows = screen_tree_rows(s);
+
+	if (s->too_small)
+		return;
+	fmt_colhead(&s->scratch, ctx);
+	screen_put_line(s, s->wtree, &s->ctree, 0, &s->scratch);
+	for (int i = 0; i < nrows; i++) {
+		size_t idx = v->top + (size_t)i;
+
+		if (idx < v->nrows) {
+			fmt_row(&s->scratch, v, idx, ctx);
+		} else {
+			fmt_line_reset(&s->scratch);
+			fmt_line_pad(&s->scratch, THEME_NORMAL, s->tree.w);
+		}
+		screen_put_line(s, s->wtree, &s->ctree, 1 + i, &s->scratch);
+	}
+	if (footer_text) {
+		fmt_line_reset(&s->scratch);
+		fmt_line_add(&s->scratch, footer_role, footer_text, s->tree.w);
+		fmt_line_pad(&s->scratch, footer_role, s->tree.w);
+	} else {
+		fmt_footer(&s->scratch, s->tree.w, v->nhidden, threshold, ctx->gl);
+	}
+	screen_put_line(s, s->wtree, &s->ctree, s->tree.h - 1, &s->scratch);
+}
+
+void screen_draw_status(struct screen *s, const struct source_status *st,
+			const struct glyphs *gl)
+{
+	if (s->too_small)
+		return;
+	fmt_status(&s->scratch, st, s->status.w, gl);
+	screen_put_line(s, s->wstatus, &s->cstatus, 0, &s->scratch);
+}
+
+void screen_draw_overlay(struct screen *s, const char *title, const char *const *lines,
+			 int nlines, int *top)
+{
+	int w = 0, h, inner, y0, x0, ascii = !glyphs_locale_utf8();
+	const struct glyphs *gl = glyphs_get(!ascii);
+
+	if (s->too_small)
+		return;
+	for (int i = 0; i < nlines; i++) {
+		int lw = fmt_width(lines[i]);
+
+		if (lw > w)
+			w = lw;
+	}
+	if (fmt_width(title) + 4 > w)
+		w = fmt_width(title) + 4;
+	w += 4;
+	if (w > s->cols - 2)
+		w = s->cols - 2;
+	h = nlines + 2;
+	if (h > s->rows - 2)
+		h = s->rows - 2;
+	inner = h - 2;
+	if (*top > nlines - inner)
+		*top = nlines - inner;
+	if (*top < 0)
+		*top = 0;
+	y0 = (s->rows - h) / 2;
+	x0 = (s->cols - w) / 2;
+	if (s->overlay)
+		delwin(s->overlay);
+	s->overlay = newwin(h, w, y0, x0);
+	if (!s->overlay)
+		return;
+	wbkgdset(s->overlay, ' ' | s->attr[THEME_NORMAL]);
+	werase(s->overlay);
+	wattrset(s->overlay, s->attr[THEME_HEADER]);
+	if (ascii)
+		wborder(s->overlay, '|', '|', '-', '-', '+', '+', '+', '+');
+	else
+		box(s->overlay, 0, 0);
+	fmt_line_reset(&s->scratch);
+	fmt_line_add(&s->scratch, THEME_HEADER, " ", -1);
+	fmt_line_add_trunc(&s->scratch, THEME_HEADER, title, w - 4, gl);
+	fmt_line_add(&s->scratch, THEME_HEADER, " ", -1);
+	mvwaddnstr(s->overlay, 0, 2, s->scratch.text, s->scratch.len);
+	wattrset(s->overlay, s->attr[THEME_NORMAL]);
+	for (int i = 0; i < inner && *top + i < nlines; i++) {
+		fmt_line_reset(&s->scratch);
+		fmt_line_add_trunc(&s->scratch, THEME_NORMAL, lines[*top + i], w - 4, gl);
+		mvwaddnstr(s->overlay, 1 + i, 2, s->scratch.text, s->scratch.len);
+	}
+	if (nlines > inner) {
+		char more[64];
+
+		snprintf(more, sizeof(more), " %d-%d of %d, j/k scroll ", *top + 1,
+			 *top + inner, nlines);
+		wattrset(s->overlay, s->attr[THEME_DIM]);
+		if ((int)strlen(more) + 4 < w)
+			mvwaddstr(s->overlay, h - 1, w - 2 - (int)strlen(more), more);
+	}
+}
+
+void screen_close_overlay(struct screen *s)
+{
+	if (s->overlay) {
+		delwin(s->overlay);
+		s->overlay = NULL;
+	}
+	if (s->whead)
+		touchwin(s->whead);
+	if (s->wtree)
+		touchwin(s->wtree);
+	if (s->wstatus)
+		touchwin(s->wstatus);
+}
+
+void screen_draw_too_small(struct screen *s)
+{
+	char l1[64], l2[64];
+	int y = s->rows / 2 - 1;
+
+	snprintf(l1, sizeof(l1), "terminal too small (%dx%d)", s->cols, s->rows);
+	snprintf(l2, sizeof(l2), "need at least %dx%d", SCREEN_MIN_COLS, SCREEN_MIN_ROWS);
+	werase(stdscr);
+	wattrset(stdscr, s->attr[THEME_STATUS_WARN]);
+	if (y < 0)
+		y = 0;
+	if ((int)strlen(l1) + (int)strlen(l2) + 2 <= s->cols) {
+		char all[160];
+
+		snprintf(all, sizeof(all), "%s; %s", l1, l2);
+		mvwaddnstr(stdscr, y + 1, (s->cols - (int)strlen(all)) / 2, all, s->cols);
+	} else {
+		int x1 = (s->cols - (int)strlen(l1)) / 2, x2 = (s->cols - (int)strlen(l2)) / 2;
+
+		mvwaddnstr(stdscr, y, x1 > 0 ? x1 : 0, l1, s->cols);
+		if (y + 1 < s->rows)
+			mvwaddnstr(stdscr, y + 1, x2 > 0 ? x2 : 0, l2, s->cols);
+	}
+	wattrset(stdscr, A_NORMAL);
+	wnoutrefresh(stdscr);
+}
+
+void screen_flush(struct screen *s)
+{
+	if (!s->too_small) {
+		wnoutrefresh(s->whead);
+		wnoutrefresh(s->wtree);
+		wnoutrefresh(s->wstatus);
+		if (s->overlay) {
+			touchwin(s->overlay);
+			wnoutrefresh(s->overlay);
+		}
+	}
+	doupdate();
+}
