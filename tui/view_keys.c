@@ -70,7 +70,6 @@ void key_print(FILE *out)
 {
 	for (const struct key_binding *b = key_table; b->label; b++)
 		fprintf(out, "  %-12s %s\n", b->label, b->help);
-	fprintf(out, "in argus replay (these take precedence):\n");
 	for (const struct key_binding *b = key_replay_table; b->label; b++)
 		fprintf(out, "  %-12s %s\n", b->label, b->help);
 }
