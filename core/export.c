@@ -500,9 +500,11 @@ static void md_verdict(FILE *out, const struct export_view *xv)
 			"nothing was measured up to this point");
 		return;
 	}
-	if (!xv->v_recorded)
+	if (!xv->v_recorded && xv->log)
 		fprintf(out, "*The session holds no verdict up to here; this is argus's descent over "
 			"the recorded windows.*\n\n");
+	else if (!xv->v_recorded)
+		fprintf(out, "*argus's descent over the windows measured so far.*\n\n");
 	fprintf(out, "**%s**", v->found ? "Found" : "No bottleneck found");
 	if (v->summary)
 		fprintf(out, ": %s", v->summary);
