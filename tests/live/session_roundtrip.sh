@@ -59,8 +59,8 @@ b=$(jq -c '.verdict | {found, subsystem, path, leaf}' "$TMP/r.json")
 [ "$a" = "$b" ] || fail "replay verdict $b differs from diagnose's $a"
 jq -e '.truncated == false and (.events | map(.type) | index("verdict")) != null' "$TMP/r.json" \
 	>/dev/null || fail "replay events lack the verdict"
-jq -e '.verdict.path | index("do_anonymous_page")' "$TMP/r.json" >/dev/null ||
-	fail "do_anonymous_page not on the replayed verdict path"
+# (whether the verdict is right is diagnose_anon's business: a busy machine
+# may hide the load; the round trip must give back whatever was measured)
 
 # the JSON export: the same verdict, the tree with both conditions
 "$ARGUS" export "$S" --format json >"$TMP/x.json" || fail "export json failed"
