@@ -138,7 +138,7 @@ static void app_verdict_clear(struct app *a)
 static int rebuild(struct app *a, char **cause)
 {
 	const struct profile *p = a->src->ops->profile(a->src);
-	struct tree_opts topts = { .group = a->group };
+	struct tree_opts topts = { .group = a->group, .exclude_tgid = a->o.exclude_tgid };
 	struct tree *t, *old = a->t;
 	int calibrated = 0, err;
 

@@ -31,6 +31,8 @@ struct tui_opts {
 	double refresh_s;         /* tree rebuild at most this often; 1 s */
 	const char *session_path; /* the session being written or replayed: `w`
 	                           * names its report after it; NULL: a time stamp */
+	uint32_t exclude_tgid;    /* stacks of this process are left out of the
+	                           * tree (argus's own, live); 0: none */
 };
 
 /* Defaults above. */

@@ -336,6 +336,9 @@ int cmd_tui(int argc, char **argv)
 		goto run;
 	}
 
+	/* argus's own work (reading maps, drawing) grows when loaded: leave it
+	 * out of the tree, the descent and the session, as diagnose does */
+	to.exclude_tgid = (uint32_t)getpid();
 	err = probe_check_privileges(&cause);
 	if (err) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : "needs root");
@@ -390,7 +393,8 @@ int cmd_tui(int argc, char **argv)
 		goto out;
 	}
 	if (ses) {
-		struct source_session_opts so = { .verdict_at_done = 1, .freq_hz = ol.m.freq_hz };
+		struct source_session_opts so = { .verdict_at_done = 1, .freq_hz = ol.m.freq_hz,
+						  .exclude_tgid = to.exclude_tgid };
 
 		src = source_session_new(src, ses, &so);
 		if (!src) {
