@@ -39,6 +39,7 @@
 
 #include "agent.h"
 #include "calib.h"
+#include "step.h"
 
 #define DESCEND_EXPLAIN_DEFAULT 0.5
 #define DESCEND_NOTE_MAX 5
@@ -519,9 +520,9 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 
 /* RULE TABLE HOOK.  Each rule: a predicate over the verdict path and the
  * increased frames, and a proposal builder.  The first rule that matches
- * proposes.  Until core/step exists the builder answers -ENOSYS and the turn
- * gives the verdict; once it does, rule_propose builds a struct step from the
- * rule's kind/targets and the turn returns AGENT_REPLY_PROPOSAL. */
+ * proposes (each rule once per agent): rule_propose builds a struct step from
+ * the rule's kind/targets and the turn returns AGENT_REPLY_PROPOSAL, with
+ * the verdict as it stands before the step in out->verdict. */
 
 struct rule_in {
 	const struct tree *t;
@@ -626,11 +627,44 @@ static int when_block(const struct rule_in *in)
 	return in_subsys(in, "block") || path_has(in->v, fr_block);
 }
 
+#define HEUR_STEP_DURATION_S "3"
+
+/* Builds the rule's step (kind, target or begin/end, a short duration, the
+ * rule's reason as rationale); validation is the caller's (pre-flight). */
 static int rule_propose(const struct heur_rule *rule, const struct rule_in *in,
 			struct agent_reply *out)
 {
-	/* core/step does not exist yet: nothing can be proposed */
-	return -ENOSYS;
+	struct step_error e;
+	struct step *st = step_new();
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	err = step_set_field(st, "kind", rule->kind, &e);
+	if (!err && rule->target)
+		err = step_set_field(st, "target", rule->target, &e);
+	if (!err && rule->begin)
+		err = step_set_field(st, "begin", rule->begin, &e);
+	if (!err && rule->end)
+		err = step_set_field(st, "end", rule->end, &e);
+	if (!err)
+		err = step_set_field(st, "duration_s", HEUR_STEP_DURATION_S, &e);
+	if (!err)
+		err = step_set_field(st, "rationale", rule->why, &e);
+	if (!err && in->v->leaf) {
+		char expect[256];
+
+		snprintf(expect, sizeof(expect), "more events when loaded, on the path to %s",
+			 in->v->leaf);
+		err = step_set_field(st, "expect", expect, &e);
+	}
+	if (err) {
+		step_free(st);
+		return err == -ENOMEM ? err : -EINVAL;
+	}
+	out->kind = AGENT_REPLY_PROPOSAL;
+	out->step = st;
+	return 0;
 }
 
 /* Order matters: the most specific first. */
@@ -659,6 +693,7 @@ static const struct heur_rule heur_rules[] = {
 /* ---- the agent ---------------------------------------------------------------- */
 
 struct heur {
+	unsigned proposed;     /* bit i: rule i was proposed already */
 	uint64_t focus_id;     /* 0: none */
 	char *focus_name;      /* NULL: none */
 	int stopped;
@@ -755,8 +790,9 @@ static int heur_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_
 		for (size_t i = 0; i < sizeof(heur_rules) / sizeof(heur_rules[0]); i++) {
 			const struct heur_rule *rule = &heur_rules[i];
 
-			if (!rule->when(&in))
+			if ((h->proposed & (1u << i)) || !rule->when(&in))
 				continue;
+			h->proposed |= 1u << i;
 			if (rule->begin)
 				err = agent_reply_line(out, "rule %s: %s -> %s %s .. %s", rule->name,
 						       rule->why, rule->kind, rule->begin, rule->end);
