@@ -1091,6 +1091,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.auto_accept = a.o.auto_accept,
 			.utf8 = a.utf8,
 			.load = a.o.load,
+			.preflight = a.o.load != NULL,
 		};
 		struct agent *ag = agent_heuristic_new();
 		char *hp = edit_line_history_path();

@@ -163,6 +163,16 @@ static int validate(struct pane *p, struct step *s)
 	return err;
 }
 
+/* the estimate the card shows; the probe is closed again before return */
+static void preflight(struct pane *p, struct step *s)
+{
+	p->estimate[0] = 0;
+	if (!p->o.preflight)
+		return;
+	if (pane_exec_preflight(s, p->estimate, sizeof(p->estimate)) < 0)
+		pane_say(p, FMT_AGENT_ERROR, "pre-flight: %s", p->estimate);
+}
+
 static void reply_lines(struct pane *p, const struct agent_reply *r)
 {
 	for (unsigned i = 0; i < r->nlines; i++)
@@ -175,6 +185,7 @@ static void drop_proposal(struct pane *p)
 	step_free(p->edit);
 	p->prop = p->edit = NULL;
 	p->has_err = 0;
+	p->estimate[0] = 0;
 	memset(&p->err, 0, sizeof(p->err));
 }
 
@@ -206,6 +217,8 @@ static int take_reply(struct pane *p, struct tree *t, struct agent_reply *r)
 			pane_say(p, FMT_AGENT_ERROR, "the proposal does not validate here: %s%s%s; "
 				 "edit it (e) or veto it (v)", p->err.field,
 				 p->err.field[0] ? ": " : "", p->err.msg);
+		else
+			preflight(p, p->prop);
 		set_mode(p, FMT_AGENT_MODE_PROPOSAL);
 		if (p->o.auto_accept && !p->has_err) {
 			pane_say(p, FMT_AGENT_HUMAN, "(--auto) accepted");
@@ -623,7 +636,10 @@ int pane_edit_set(struct pane *p, const char *field, const char *value)
 		p->version++;
 		return err;
 	}
-	return validate(p, p->edit);
+	err = validate(p, p->edit);
+	if (!err && strcmp(field, "rationale") && strcmp(field, "expect"))
+		preflight(p, p->edit);
+	return err;
 }
 
 int pane_edit_json(struct pane *p, const char *json)
@@ -690,7 +706,12 @@ static int find_step_cb(struct tree_node *n, void *arg)
 	n->flags &= ~TREE_F_FOCUS;
 	if (n->kind != TREE_EVENT || !n->parent || n->parent->kind == TREE_EVENT)
 		return 0;
-	if (n->total[COND_REF] + n->total[COND_LOAD] > f->best_total || !f->best) {
+	/* prefer where stacks met the calibrated path (under a frame) over the
+	 * target's own node below its subsystem */
+	if (f->best && f->best->parent->kind == TREE_FRAME && n->parent->kind != TREE_FRAME)
+		return 0;
+	if ((f->best && n->parent->kind == TREE_FRAME && f->best->parent->kind != TREE_FRAME) ||
+	    n->total[COND_REF] + n->total[COND_LOAD] > f->best_total || !f->best) {
 		f->best = n;
 		f->best_total = n->total[COND_REF] + n->total[COND_LOAD];
 	}

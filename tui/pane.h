@@ -32,6 +32,7 @@ struct pane_opts {
 	int utf8;                 /* glyphs in result lines */
 	struct load *load;        /* the load steps pause; not owned, may be NULL */
 	const struct caps *caps;  /* for validation; NULL: caps_cached() */
+	int preflight;            /* count with the step's probe before offering it */
 };
 
 struct pane_entry {
@@ -62,6 +63,7 @@ struct pane {
 	struct step *edit;        /* the person's copy while editing or after; owned */
 	struct step_error err;    /* validation of what would be run */
 	int has_err;
+	char estimate[200];       /* the pre-flight line; "" when none */
 	int cursor;               /* field cursor while editing */
 	uint64_t focus_id;        /* the node the last reply concerns; 0: none */
 

@@ -7,8 +7,22 @@
 #include "pane_exec.h"
 
 #if __has_include("step_exec.h") && __has_include("step_merge.h")
+#include "caps.h"
 #include "step_exec.h"
 #include "step_merge.h"
+#include "step_preflight.h"
+
+int pane_exec_preflight(struct step *s, char *buf, size_t len)
+{
+	struct step_preflight pf;
+	int err;
+
+	memset(&pf, 0, sizeof(pf));
+	err = step_preflight(s, caps_cached(), NULL, 0, NULL, &pf);
+	step_preflight_line(&pf, buf, len);
+	step_preflight_clear(&pf);
+	return err;
+}
 
 int pane_exec_available(void)
 {
@@ -85,6 +99,13 @@ void pane_result_free(struct pane_result *r)
 }
 
 #else /* no executor in this build */
+
+int pane_exec_preflight(struct step *s, char *buf, size_t len)
+{
+	(void)s;
+	snprintf(buf, len, "not estimated (no pre-flight in this build)");
+	return 0;
+}
 
 int pane_exec_available(void)
 {

@@ -42,6 +42,12 @@ struct pane_result *pane_exec_take(struct pane_exec *x);
 /* Stops (detaches) and frees; NULL-safe. */
 void pane_exec_free(struct pane_exec *x);
 
+/* Pre-flight of step s (validates it, counts with its probe for ~0.25 s,
+ * detaches): one line for people ("attaches (1 program); ~12.1k events/s,
+ * overhead ~0.4% of a CPU") into buf.  0 when it may be offered, -errno
+ * when not (buf says why). */
+int pane_exec_preflight(struct step *s, char *buf, size_t len);
+
 /* One line for the transcript (caller frees), NULL with errno. */
 char *pane_result_summary(const struct pane_result *r, const struct step *s, int utf8);
 /* Merges the result into t as step idx (before calib_run); 0 or -errno. */

@@ -92,6 +92,7 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 			.cursor = p->cursor,
 			.edited = p->edit != NULL,
 			.auto_accept = p->o.auto_accept,
+			.estimate = p->estimate[0] ? p->estimate : NULL,
 		};
 		int maxcard = p->mode == FMT_AGENT_MODE_EDIT ? content - 1 : content * 3 / 4;
 		unsigned n;
