@@ -5,6 +5,7 @@
 #include "fmt_agent.h"
 
 #define LABEL_W 10                /* "duration  " */
+#define LABEL_EDIT_W 14           /* "filter.cgroup " */
 
 const char *const fmt_agent_fields[] = {
 	"kind", "target", "begin", "end", "filter.pid", "filter.tgid", "filter.comm",
@@ -219,7 +220,8 @@ static unsigned card_field(struct fmt_line *out, unsigned at, unsigned max, cons
 			   int width, unsigned maxlines, const struct glyphs *gl, int cursor)
 {
 	size_t off[8], len[8];
-	int vw = width - 1 - LABEL_W;
+	int lw = cursor ? LABEL_EDIT_W : LABEL_W;  /* 0: the card; +-1: editing */
+	int vw = width - 1 - lw;
 	unsigned n, i;
 
 	if (vw < 8)
@@ -239,19 +241,14 @@ static unsigned card_field(struct fmt_line *out, unsigned at, unsigned max, cons
 			return at + i;
 		l = &out[at + i];
 		fmt_line_reset(l);
-		l->selected = cursor;
-		fmt_line_add(l, THEME_NORMAL, cursor ? ">" : " ", -1);
+		l->selected = cursor > 0;
+		fmt_line_add(l, THEME_NORMAL, cursor > 0 ? ">" : " ", -1);
 		snprintf(lab, sizeof(lab), "%s", i ? "" : label);
-		fmt_line_add(l, lrole, lab, LABEL_W - 1);
-		fmt_line_pad(l, THEME_NORMAL, 1 + LABEL_W);
+		fmt_line_add(l, lrole, lab, lw - 1);
+		fmt_line_pad(l, THEME_NORMAL, 1 + lw);
 		if (i + 1 == maxlines && n > maxlines) {
-			char cut[FMT_LINE_MAX];
-			size_t cl = len[i] < sizeof(cut) - 1 ? len[i] : sizeof(cut) - 1;
-
-			memcpy(cut, value + off[i], cl);
-			cut[cl] = 0;
-			fmt_line_add_trunc(l, vrole, cut, vw - 1, gl);
-			fmt_line_add(l, vrole, gl->g[GLYPH_ELLIPSIS], -1);
+			/* the rest of the value, cut with one ellipsis */
+			fmt_line_add_trunc(l, vrole, value + off[i], vw, gl);
 		} else {
 			fmt_line_addn(l, vrole, value + off[i], len[i]);
 		}
@@ -261,7 +258,8 @@ static unsigned card_field(struct fmt_line *out, unsigned at, unsigned max, cons
 }
 
 static unsigned card_error(struct fmt_line *out, unsigned at, unsigned max,
-			   const struct step_error *err, int width, const struct glyphs *gl)
+			   const struct step_error *err, int width, const struct glyphs *gl,
+			   int editing)
 {
 	char msg[400];
 
@@ -272,7 +270,8 @@ static unsigned card_error(struct fmt_line *out, unsigned at, unsigned max,
 	else
 		snprintf(msg, sizeof(msg), "  ^ %s%s%s", err->field, err->field[0] ? ": " : "",
 			 err->msg);
-	return card_field(out, at, max, "", THEME_NORMAL, msg, THEME_STATUS_WARN, width, 3, gl, 0);
+	return card_field(out, at, max, "", THEME_NORMAL, msg, THEME_STATUS_WARN, width, 3, gl,
+			  editing ? -1 : 0);
 }
 
 unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt_agent_prop *p,
@@ -300,14 +299,14 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 			fmt_agent_field_value(s, f, val, sizeof(val));
 			snprintf(lab, sizeof(lab), "%s", f);
 			at = card_field(out, at, max, lab, bad ? THEME_STATUS_WARN : THEME_DIM, val,
-					THEME_NORMAL, width, 1, gl, i == p->cursor);
+					THEME_NORMAL, width, 1, gl, i == p->cursor ? 1 : -1);
 			if (bad) {
-				at = card_error(out, at, max, p->err, width, gl);
+				at = card_error(out, at, max, p->err, width, gl, p->editing);
 				err_shown = 1;
 			}
 		}
 		if (p->err && p->err->msg[0] && !err_shown)
-			at = card_error(out, at, max, p->err, width, gl);
+			at = card_error(out, at, max, p->err, width, gl, p->editing);
 		return at;
 	}
 	{
@@ -317,7 +316,7 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 			 help ? ": " : "", help ? help : "");
 		at = card_field(out, at, max, "kind", THEME_DIM, val, THEME_NORMAL, width, 1, gl, 0);
 		if (p->err && fmt_agent_field_match(p->err->field, "kind"))
-			at = card_error(out, at, max, p->err, width, gl), err_shown = 1;
+			at = card_error(out, at, max, p->err, width, gl, p->editing), err_shown = 1;
 	}
 	if (s->ntargets) {
 		fmt_agent_field_value(s, "target", val, sizeof(val));
@@ -333,7 +332,7 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 	if (p->err && (fmt_agent_field_match(p->err->field, "target") ||
 		       fmt_agent_field_match(p->err->field, "begin") ||
 		       fmt_agent_field_match(p->err->field, "end")))
-		at = card_error(out, at, max, p->err, width, gl), err_shown = 1;
+		at = card_error(out, at, max, p->err, width, gl, p->editing), err_shown = 1;
 	{
 		size_t o = 0;
 
@@ -350,7 +349,7 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 			snprintf(val, sizeof(val), "none (system-wide)");
 		at = card_field(out, at, max, "filter", THEME_DIM, val, THEME_NORMAL, width, 1, gl, 0);
 		if (p->err && !strncmp(p->err->field, "filter", 6))
-			at = card_error(out, at, max, p->err, width, gl), err_shown = 1;
+			at = card_error(out, at, max, p->err, width, gl, p->editing), err_shown = 1;
 	}
 	if (s->kind == STEP_SAMPLE && s->freq_hz)
 		snprintf(val, sizeof(val), "%g s per condition, %u Hz", s->duration_s, s->freq_hz);
@@ -358,7 +357,7 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 		snprintf(val, sizeof(val), "%g s per condition", s->duration_s);
 	at = card_field(out, at, max, "duration", THEME_DIM, val, THEME_NORMAL, width, 1, gl, 0);
 	if (p->err && fmt_agent_field_match(p->err->field, "duration_s"))
-		at = card_error(out, at, max, p->err, width, gl), err_shown = 1;
+		at = card_error(out, at, max, p->err, width, gl, p->editing), err_shown = 1;
 	at = card_field(out, at, max, "why", THEME_DIM, s->rationale ? s->rationale : "(not given)",
 			THEME_AGENT, width, 3, gl, 0);
 	at = card_field(out, at, max, "expects", THEME_DIM, s->expect ? s->expect : "(not given)",
@@ -367,7 +366,7 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 			p->estimate ? p->estimate : "not estimated (no pre-flight in this build)",
 			THEME_NORMAL, width, 1, gl, 0);
 	if (p->err && p->err->msg[0] && !err_shown)
-		at = card_error(out, at, max, p->err, width, gl);
+		at = card_error(out, at, max, p->err, width, gl, p->editing);
 	return at;
 }
 
