@@ -1025,7 +1025,9 @@ static int loop(struct app *a, char **cause)
 			a->last_rebuild = now;
 		}
 		if (a->pane) {
-			pane_tick(a->pane, a->t, a->calibrated, &a->st, now);
+			/* the first turn sees the tree of every window: not before
+			 * the rebuild that follows the last one */
+			pane_tick(a->pane, a->t, a->calibrated && !a->pending_change, &a->st, now);
 			if (a->pane->need_rebuild) {
 				err = rebuild(a, cause);
 				if (err)

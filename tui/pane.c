@@ -173,9 +173,18 @@ static void preflight(struct pane *p, struct step *s)
 		pane_say(p, FMT_AGENT_ERROR, "pre-flight: %s", p->estimate);
 }
 
+/* The first turn's reasoning in full; later turns repeat most of the
+ * descent, so only their last lines ("why" asks for all of them). */
 static void reply_lines(struct pane *p, const struct agent_reply *r)
 {
-	for (unsigned i = 0; i < r->nlines; i++)
+	unsigned from = 0;
+
+	if (p->nturns++ > 0 && r->nlines > PANE_REASON_LINES) {
+		from = r->nlines - PANE_REASON_LINES;
+		pane_say(p, FMT_AGENT_INFO, "%u reasoning lines before these (': why' shows them)",
+			 from);
+	}
+	for (unsigned i = from; i < r->nlines; i++)
 		pane_say(p, FMT_AGENT_REASON, "%s", r->lines[i]);
 }
 
@@ -197,10 +206,11 @@ static int take_reply(struct pane *p, struct tree *t, struct agent_reply *r)
 	int err = 0;
 
 	reply_lines(p, r);
-	if (r->focus) {
+	if (r->focus && !p->keep_selection) {
 		p->focus_id = r->focus->id;
 		p->select_focus = 1;
 	}
+	p->keep_selection = 0;
 	switch (r->kind) {
 	case AGENT_REPLY_PROPOSAL:
 		if (!r->step) {
@@ -740,6 +750,7 @@ void pane_after_rebuild(struct pane *p, struct tree *t)
 						sizeof(path)));
 			p->focus_id = f.best->id;
 			p->select_focus = 1;
+			p->keep_selection = 1;    /* the next turn leaves it there */
 		} else {
 			pane_say(p, FMT_AGENT_INFO, "step %u added no node to the tree", r->idx + 1);
 		}

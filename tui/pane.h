@@ -25,6 +25,7 @@
 
 #define PANE_DEFAULT_STEPS 5
 #define PANE_MAX_RUNS 64
+#define PANE_REASON_LINES 4       /* reasoning lines shown after the first turn */
 
 struct pane_opts {
 	unsigned steps;           /* N: at most N steps (--steps); 0: 5 */
@@ -71,10 +72,12 @@ struct pane {
 	unsigned nrun;            /* accepted steps kept (the last may be running) */
 	unsigned nsteps;          /* steps started so far, undone ones included */
 	int started;              /* the first turn happened */
+	unsigned nturns;          /* replies taken */
 	int turn_wanted;          /* a new turn is due (after a veto, results, focus) */
 	int in_flight;            /* a turn answered -EINPROGRESS: poll it */
 	int need_rebuild;         /* results changed: the tree must be rebuilt */
 	int select_focus;         /* the view should select focus_id */
+	int keep_selection;       /* new results are selected: the next reply does not move it */
 };
 
 /* Returns a pane talking to agent (takes ownership), or NULL with errno. */

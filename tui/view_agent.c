@@ -105,11 +105,15 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 		n = fmt_agent_proposal(cardl, 64, &fp, w, gl);
 		card = (int)(n < 64 ? n : 64);
 		if (card > maxcard) {
-			/* in edit mode keep the cursor's field in view */
-			int first = 0;
+			/* in edit mode keep the cursor's field and the error under
+			 * it (up to 2 lines) in view */
+			int first = 0, sel = -1;
 
-			if (fp.editing && p->cursor + 2 > maxcard)
-				first = p->cursor + 2 - maxcard;
+			for (int i = 0; i < card; i++)
+				if (cardl[i].selected)
+					sel = i;
+			if (fp.editing && sel >= 0 && sel + 3 > maxcard)
+				first = sel + 3 - maxcard;
 			if (first > card - maxcard)
 				first = card - maxcard;
 			if (first > 0) {
