@@ -344,8 +344,6 @@ int cmd_tui(int argc, char **argv)
 		}
 		snprintf(title, sizeof(title), "argus %s", static_files);
 		to.title = title;
-		/* recorded conditions: the agent can be talked to, not run steps */
-		to.agent_pane = strchr(static_files, ',') != NULL;
 		goto run;
 	}
 
