@@ -35,6 +35,8 @@ struct tui_opts {
 	unsigned steps;           /* --steps N: at most N steps; 0: 5 */
 	int auto_accept;          /* --auto: accept every proposal */
 	struct load *load;        /* the load steps pause (measure_load); not owned */
+	const char *session_path; /* the session being written or replayed: `w`
+	                           * names its report after it; NULL: a time stamp */
 };
 
 /* Defaults above. */
