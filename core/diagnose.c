@@ -456,6 +456,21 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 		step_preflight_line(&pf, line, sizeof(line));
 		diag_log(o->log, "step %u (auto-accepted): %s; pre-flight: %s", ran + 1, desc, line);
 		rep.pf = &pf;
+		if (!err && pf.overhead_pct > (o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
+									: STEP_EXEC_DEFAULT_BUDGET_PCT)) {
+			/* it would be detached at once: say so instead of running it */
+			double b = o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
+								    : STEP_EXEC_DEFAULT_BUDGET_PCT;
+
+			pf.ok = 0;
+			free(pf.cause);
+			if (asprintf(&pf.cause, "estimated overhead %.1f%% of a CPU is over the budget "
+				     "of %g%% (raise it with --budget)", pf.overhead_pct, b) < 0)
+				pf.cause = NULL;
+			snprintf(line, sizeof(line), "not run: %s", pf.cause ? pf.cause : "over budget");
+			diag_log(o->log, "step %u: %s", ran + 1, line);
+			err = -EDQUOT;
+		}
 		if (err < 0) {
 			/* the agent hears why, and may propose something else */
 			ev.kind = AGENT_EV_VETOED;
