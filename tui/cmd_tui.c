@@ -18,6 +18,7 @@
 #include "import.h"
 #include "measure.h"
 #include "opts_load.h"
+#include "opts_session.h"
 #include "reference.h"
 #include "cmd.h"
 #include "probe.h"
@@ -83,6 +84,7 @@ static void tui_usage(FILE *out)
 	}
 	fprintf(out, "\nload options (shared with 'argus diagnose'):\n");
 	opts_load_help(out);
+	opts_session_help(out);
 	fprintf(out, "\nkeys ('?' in the tree shows them too):\n");
 	key_print(out);
 	fprintf(out, "\nNeeds root, or CAP_BPF and CAP_PERFMON.  NO_COLOR=1 for no colors.\n"
@@ -230,6 +232,8 @@ int cmd_tui(int argc, char **argv)
 	char *cause = NULL, title[256];
 	const char *static_files = NULL;
 	struct source *src = NULL;
+	struct session *ses = NULL;
+	struct opts_session os = { 0 };
 	int i = 1, rc = EXIT_OK, err, noexec = 0, calibrated = 0;
 
 	setlocale(LC_ALL, "");
@@ -241,6 +245,13 @@ int cmd_tui(int argc, char **argv)
 		const char *val;
 		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
 
+		if (r < 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (r > 0)
+			continue;
+		r = opts_session_parse(&os, argc, argv, &i, stderr);
 		if (r < 0) {
 			rc = EXIT_USAGE;
 			goto out;
@@ -371,16 +382,47 @@ int cmd_tui(int argc, char **argv)
 		}
 	}
 
+	/* every run is a session (--no-session: none) */
+	ses = opts_session_open(&os, "argus", &ol, 0, &cause);
+	if (!ses && cause) {
+		fprintf(stderr, "argus: %s\n", cause);
+		rc = EXIT_ERROR;
+		goto out;
+	}
+	if (ses) {
+		struct source_session_opts so = { .verdict_at_done = 1, .freq_hz = ol.m.freq_hz };
+
+		src = source_session_new(src, ses, &so);
+		if (!src) {
+			fprintf(stderr, "argus: %s\n", strerror(errno));
+			rc = EXIT_ERROR;
+			goto out;
+		}
+		to.session_path = session_path(ses);
+	}
+
 run:
 	err = tui_run(src, &to, &cause);
 	if (err) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
-		rc = calibrated && measure_noexec(src) ? EXIT_NOEXEC : exit_for(err);
+		rc = calibrated && measure_noexec(source_session_inner(src)) ? EXIT_NOEXEC :
+		     exit_for(err);
 	}
 out:
 	free(cause);
 	probe_set_log(NULL, NULL);
 	source_free(src);
+	if (ses) {
+		char *path = strdup(session_path(ses));
+
+		if (session_close(ses))
+			fprintf(stderr, "argus: the session file %s may be incomplete (a write failed)\n",
+				path ? path : "");
+		else
+			fprintf(stderr, "argus: session %s (argus replay shows it again)\n",
+				path ? path : "");
+		free(path);
+	}
 	opts_load_free(&ol);
 	return rc;
 }
