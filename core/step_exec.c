@@ -518,13 +518,8 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 	}
 	for (unsigned i = 0; i < x->nseq; i++)
 		x->seq[i] = i % 2 ? COND_LOAD : COND_REF;
-	ntg = x->s->nresolved ? x->s->nresolved : 1;
-	if (s->kind == STEP_TRACEPOINT_LATENCY || s->kind == STEP_SAMPLE || s->kind == STEP_OFFCPU)
-		ntg = 1;
-	x->d = step_data_new(ntg, s->kind == STEP_SAMPLE ? "samples"
-			     : s->kind == STEP_OFFCPU ? "us blocked"
-			     : s->kind == STEP_TRACEPOINT_LATENCY || s->kind == STEP_FUNCTION_LATENCY
-			     ? "intervals" : "events");
+	ntg = kind_ntargets(x->s);
+	x->d = step_data_new(ntg, kind_unit(s->kind));
 	if (!x->d) {
 		err = -errno;
 		goto fail;

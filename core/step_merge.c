@@ -154,31 +154,37 @@ static enum subsys sm_target_subsys(const struct step *s, unsigned ti)
 	return SUBSYS_OTHER;
 }
 
-/* Places one recorded stack. */
+/* Places one recorded stack: frames root first up to the kind's marker
+ * frame (kind.h), the marker, then what the kind tells about the event
+ * (the waker's stack for offcpu). */
 static int sm_stack(struct tree *t, const struct step *s, const struct step_data *d,
 		    unsigned idx, const struct profile_stack *ps)
 {
 	const char *frames[SM_MAX_FRAMES];
-	const char *label;
+	const char *label = NULL;
 	char lbuf[160];
-	unsigned nf = 0, j = 0, first = 0;
+	unsigned nf = 0, npath, j = 0;
 	struct tree_node *cur, *n;
 	int err;
 
-	if (ps->nframes && ps->frames[0][0] == '[') {
-		label = ps->frames[0];
-		first = 1;
-	} else {
+	for (unsigned i = 0; i < ps->nframes && nf < SM_MAX_FRAMES; i++) {
+		if (!label && kind_frame_is_marker(ps->frames[i])) {
+			label = ps->frames[i];
+			npath = nf;
+			continue;
+		}
+		frames[nf++] = ps->frames[i];
+	}
+	if (!label) {
 		sm_target_label(s, 0, lbuf, sizeof(lbuf));
 		label = lbuf;
+		npath = nf;
 	}
-	for (unsigned i = first; i < ps->nframes && nf < SM_MAX_FRAMES; i++)
-		frames[nf++] = ps->frames[i];
-	cur = sm_subsys_node(t, nf ? subsys_classify(frames, nf) : sm_target_subsys(s, 0));
+	cur = sm_subsys_node(t, npath ? subsys_classify(frames, npath) : sm_target_subsys(s, 0));
 	if (!cur)
 		return -ENOMEM;
 	/* the matched prefix: annotate, do not count */
-	for (; j < nf; j++) {
+	for (; j < npath; j++) {
 		n = tree_child(t, cur, frames[j]);
 		if (!n || (n->flags & TREE_F_STEP))
 			break;
@@ -194,6 +200,7 @@ static int sm_stack(struct tree *t, const struct step *s, const struct step_data
 	if (err)
 		return err;
 	cur = n;
+	/* the rest of the path (new to the tree), then the event's details */
 	for (; j < nf; j++) {
 		n = sm_step_node(t, cur, frames[j], TREE_FRAME);
 		if (!n)
@@ -631,7 +638,14 @@ char *step_result_line(const struct step_target_result *r, int utf8, char *buf, 
 	char a[32], b[32], c[32], d[32], pct[32], q[32];
 
 	if (r->has_lat && (r->intervals[COND_REF] || r->intervals[COND_LOAD])) {
-		sm_fmt_p(q, sizeof(q), "p", r->lat_p);
+		/* intervals in one condition only: no distributions to compare,
+		 * the rate test says whether they are real */
+		int one = !r->intervals[COND_REF] || !r->intervals[COND_LOAD];
+
+		if (one)
+			sm_fmt_p(q, sizeof(q), "q", r->q);
+		else
+			sm_fmt_p(q, sizeof(q), "p", r->lat_p);
 		snprintf(buf, len, "%s p99 %s %s %s (p50 %s %s %s), %llu %s %llu intervals, %s%s",
 			 sm_short(r->name), step_fmt_ns(r->p99_ns[COND_REF], a, sizeof(a)), arrow,
 			 step_fmt_ns(r->p99_ns[COND_LOAD], b, sizeof(b)),
@@ -639,7 +653,7 @@ char *step_result_line(const struct step_target_result *r, int utf8, char *buf, 
 			 step_fmt_ns(r->p50_ns[COND_LOAD], d, sizeof(d)),
 			 (unsigned long long)r->intervals[COND_REF], arrow,
 			 (unsigned long long)r->intervals[COND_LOAD], q,
-			 r->lat_significant ? "" : " (n.s.)");
+			 (one ? r->significant : r->lat_significant) ? "" : " (n.s.)");
 		return buf;
 	}
 	if (r->rate[COND_REF] > 0)

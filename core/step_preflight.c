@@ -64,6 +64,9 @@ int step_preflight(struct step *s, const struct caps *c, const struct step_limit
 		probe_bpf_stats_end(stats);
 		return err ? err : -EIO;
 	}
+	/* kinds count events when they collect or discard */
+	if (ops->discard)
+		ops->discard(kp);
 	t0 = pf_mono();
 	if (ops->stats)
 		ops->stats(kp, &a);
@@ -71,6 +74,8 @@ int step_preflight(struct step *s, const struct caps *c, const struct step_limit
 	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+	if (ops->discard)
+		ops->discard(kp);
 	if (ops->stats)
 		ops->stats(kp, &b);
 	t1 = pf_mono();
@@ -78,6 +83,8 @@ int step_preflight(struct step *s, const struct caps *c, const struct step_limit
 	pf->ok = 1;
 	pf->secs = t1 - t0;
 	pf->events = b.events - a.events;
+	if (!pf->events && b.run_cnt > a.run_cnt)
+		pf->events = b.run_cnt - a.run_cnt; /* program runs: firings */
 	pf->lost = b.lost;
 	pf->progs = b.progs;
 	pf->rate = pf->secs > 0 ? pf->events / pf->secs : 0;

@@ -32,8 +32,9 @@ static void step_usage(FILE *out)
 		"--check, runs it against the load in alternating reference (load paused) and\n"
 		"loaded windows, printing its results as one JSON object on stdout.\n\n"
 		"options:\n"
-		"  %-22s %s\n  %-22s %s\n  %-22s %s\n",
+		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
 		"--check", "parse and validate only; print the spec with its targets resolved",
+		"--only-load", "count only the load's own processes (its cgroup, else its PID)",
 		"--budget PCT", "overhead budget, % of one CPU (default 2 for sample, 5 for the others); over it the step is detached",
 		"--step-pairs K", "reference/loaded window pairs for the step (default 3)");
 	opts_load_help(out);
@@ -141,8 +142,13 @@ static int64_t inert_collect(void *ctx, struct profile *p, unsigned win)
 	return 0;
 }
 
+static void inert_close(void *ctx)
+{
+}
+
 static const struct measure_sampler inert_sampler = {
 	.collect = inert_collect,
+	.close = inert_close,
 };
 
 static int step_signalfd(sigset_t *old)
@@ -173,7 +179,7 @@ int cmd_step(int argc, char **argv)
 	struct source *src = NULL;
 	const char *path = NULL;
 	char *cause = NULL, *json = NULL, line[512];
-	int check = 0, rc = EXIT_ERROR, sfd = -1, noexec = 0, err;
+	int check = 0, only_load = 0, rc = EXIT_ERROR, sfd = -1, noexec = 0, err;
 	unsigned pairs = 0;
 	double budget = 0;
 	sigset_t oldmask;
@@ -195,6 +201,9 @@ int cmd_step(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--check") || !strcmp(argv[i], "--json")) {
 			check |= !strcmp(argv[i], "--check");
+			i++;
+		} else if (!strcmp(argv[i], "--only-load")) {
+			only_load = 1;
 			i++;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			step_usage(stdout);
@@ -272,6 +281,20 @@ int cmd_step(int argc, char **argv)
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
 		rc = noexec ? EXIT_NOEXEC : EXIT_ERROR;
 		goto out;
+	}
+	if (only_load && measure_load(src) && !s->filter.cgroup && !s->filter.tgid &&
+	    !s->filter.pid) {
+		struct load *l = measure_load(src);
+		struct step_error e;
+
+		if (load_cgroup_path(l))
+			s->filter.cgroup = strdup(load_cgroup_path(l));
+		else
+			s->filter.tgid = (int)load_pid(l);
+		if (step_validate(s, caps_cached(), NULL, &e)) {
+			fprintf(stderr, "argus step: %s: %s: %s\n", path, e.field, e.msg);
+			goto out;
+		}
 	}
 	/* does it attach, how many events, what does it cost */
 	err = step_preflight(s, NULL, NULL, 0, NULL, &pf);
