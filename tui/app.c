@@ -19,8 +19,11 @@
 #include "agent.h"
 #include "app.h"
 #include "calib.h"
+#include "export.h"
 #include "fmt.h"
+#include "glossary.h"
 #include "probe.h"
+#include "source_replay.h"
 #include "theme.h"
 #include "view_keys.h"
 #include "view_log.h"
@@ -69,6 +72,10 @@ struct app {
 	double last_rebuild;
 	int pending_change;
 	struct source_status st;
+	int replay;               /* src is a session replay: n/p step through it */
+	struct verdict vd;        /* the descent's verdict over the tree shown */
+	char **vd_lines;          /* and its decisions */
+	unsigned vd_nlines;
 };
 
 static const char *const theme_cycle[] = { "default", "light", "high-contrast", "mono" };
@@ -118,6 +125,16 @@ static void set_cause(char **cause, const char *fmt, ...)
 
 /* ---- tree --------------------------------------------------------------------- */
 
+static void app_verdict_clear(struct app *a)
+{
+	verdict_clear(&a->vd);
+	for (unsigned i = 0; i < a->vd_nlines; i++)
+		free(a->vd_lines[i]);
+	free(a->vd_lines);
+	a->vd_lines = NULL;
+	a->vd_nlines = 0;
+}
+
 static int rebuild(struct app *a, char **cause)
 {
 	const struct profile *p = a->src->ops->profile(a->src);
@@ -140,12 +157,16 @@ static int rebuild(struct app *a, char **cause)
 		calib_opts_default(&co);
 		co.freq_hz = a->st.freq_hz;
 		if (calib_run(t, &co) == 0) {
-			struct verdict vd;
+			struct agent_reply reply = { 0 };
 
-			memset(&vd, 0, sizeof(vd));
 			calibrated = 1;
-			agent_descend(t, t->root, a->o.explain, &vd, NULL);
-			verdict_clear(&vd);
+			app_verdict_clear(a);
+			agent_descend(t, t->root, a->o.explain, &a->vd, &reply);
+			a->vd_lines = reply.lines;
+			a->vd_nlines = reply.nlines;
+			reply.lines = NULL;
+			reply.nlines = 0;
+			agent_reply_clear(&reply);
 			calib_summary(t, a->utf8, a->summary, sizeof(a->summary));
 		}
 	}
@@ -203,8 +224,12 @@ static void overlay_close(struct app *a)
 static void open_help(struct app *a)
 {
 	overlay_free(a);
+	if (a->replay)
+		for (const struct key_binding *b = key_replay_table; b->label; b++)
+			overlay_add(a, "%-12s %s", b->label, b->help);
 	for (const struct key_binding *b = key_table; b->label; b++)
-		overlay_add(a, "%-12s %s", b->label, b->help);
+		if (!a->replay || key_lookup_replay(b->code[0]) == b->action)
+			overlay_add(a, "%-12s %s", b->label, b->help);
 	overlay_add(a, "%s", "");
 	if (a->calibrated) {
 		overlay_add(a, "columns: ref/s load/s (samples per second in each condition),");
@@ -308,6 +333,180 @@ static void cycle_theme(struct app *a)
 	set_msg(a, "theme %s", a->theme.name);
 }
 
+/* ---- replay, explain (x), export (w) ------------------------------------------------ */
+
+/* Adds text to the overlay wrapped at width columns (the texts are ASCII). */
+static void overlay_wrap(struct app *a, const char *text, int width)
+{
+	while (*text) {
+		int n = (int)strlen(text), cut = n;
+
+		if (n > width) {
+			cut = width;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = width;
+		}
+		overlay_add(a, "%.*s", cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+static void open_explain(struct app *a)
+{
+	struct tree_node *n = view_tree_selected(a->v);
+	char text[1024], title[120];
+	int width = a->scr.cols > 20 ? a->scr.cols - 12 : 60;
+
+	if (!n)
+		return;
+	if (width > 76)
+		width = 76;
+	overlay_free(a);
+	overlay_wrap(a, glossary_explain(n, text, sizeof(text)), width);
+	overlay_add(a, "%s", "");
+	overlay_wrap(a, glossary_numbers(n, a->calibrated, a->t && a->t->root ?
+					 tree_node_sum(a->t->root) : 0, a->st.freq_hz,
+					 text, sizeof(text)), width);
+	if (n->flags & TREE_F_VERDICT) {
+		overlay_add(a, "%s", "");
+		overlay_wrap(a, "It is on the verdict path: the descent followed it because it "
+			     "explains most of its parent's increase.", width);
+	}
+	snprintf(title, sizeof(title), "what is %.*s", (int)(subsys_base_len(n->name) > 100 ? 100 :
+							     subsys_base_len(n->name)), n->name);
+	overlay_open(a, title);
+}
+
+/* The report's file name: after the session, in the current directory, or
+ * in $TMPDIR (/tmp) when that is not writable. */
+static void export_path(struct app *a, char *buf, size_t len)
+{
+	char base[256];
+	const char *s = a->o.session_path, *dir = ".";
+	size_t pos = source_replay_pos(a->src);
+
+	if (s) {
+		const char *slash = strrchr(s, '/');
+		size_t bl;
+
+		snprintf(base, sizeof(base), "%s", slash ? slash + 1 : s);
+		bl = strlen(base);
+		if (bl > 6 && !strcmp(base + bl - 6, ".jsonl"))
+			base[bl - 6] = '\0';
+	} else {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(base, sizeof(base), "argus-%Y%m%d-%H%M%S", &tm);
+	}
+	if (access(".", W_OK) != 0) {
+		dir = getenv("TMPDIR");
+		if (!dir || !*dir)
+			dir = "/tmp";
+	}
+	if (a->replay && pos < source_replay_count(a->src))
+		snprintf(buf, len, "%s/%s-event%zu.md", dir, base, pos);
+	else
+		snprintf(buf, len, "%s/%s.md", dir, base);
+}
+
+static void write_export(struct app *a)
+{
+	struct export_view xv;
+	char path[PATH_MAX];
+	FILE *f;
+	int err;
+
+	memset(&xv, 0, sizeof(xv));
+	export_path(a, path, sizeof(path));
+	xv.name = a->o.session_path ? a->o.session_path : (a->o.title ? a->o.title : "argus");
+	xv.log = source_replay_log(a->src);
+	xv.nev = source_replay_pos(a->src);
+	xv.t = a->t;
+	if (a->replay && source_replay_verdict(a->src)) {
+		xv.v = source_replay_verdict(a->src);
+		xv.v_recorded = 1;
+	} else if (a->calibrated) {
+		xv.v = &a->vd;
+	}
+	xv.lines = a->vd_lines;
+	xv.nlines = a->vd_nlines;
+	f = fopen(path, "w");
+	if (!f) {
+		set_msg(a, "cannot write %s: %s", path, strerror(errno));
+		return;
+	}
+	err = export_markdown(&xv, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err)
+		set_msg(a, "cannot write %s: %s", path, strerror(-err));
+	else
+		set_msg(a, "wrote %s", path);
+}
+
+static int replay_move(struct app *a, enum key_action act, char **cause)
+{
+	size_t pos = source_replay_pos(a->src), n = source_replay_count(a->src);
+	int r;
+
+	switch (act) {
+	case KEY_ACT_REPLAY_NEXT:
+		if (pos >= n) {
+			set_msg(a, "end of the session (%zu events); p steps back", n);
+			return 0;
+		}
+		pos++;
+		break;
+	case KEY_ACT_REPLAY_PREV:
+		if (pos == 0) {
+			set_msg(a, "start of the session; n steps forward");
+			return 0;
+		}
+		pos--;
+		break;
+	case KEY_ACT_REPLAY_START:
+		pos = 0;
+		break;
+	default:
+		pos = n;
+		break;
+	}
+	r = source_replay_seek(a->src, pos);
+	if (r < 0) {
+		set_cause(cause, "cannot replay event %zu: %s", pos, strerror(-r));
+		return r;
+	}
+	a->src->ops->status(a->src, &a->st);
+	if (r > 0) {
+		/* the tree as it was at this event, now rather than at the next refresh */
+		a->src->ops->tick(a->src, mono_s(), cause);
+		r = rebuild(a, cause);
+		if (r)
+			return r;
+		a->pending_change = 0;
+	}
+	return 0;
+}
+
+/* The footer line of a replay: the current event as a person reads it. */
+static void replay_footer(struct app *a, char *buf, size_t len)
+{
+	char text[300];
+	const struct session_event *e = source_replay_current(a->src);
+
+	source_replay_event_text(e, text, sizeof(text));
+	if (!e && source_replay_log(a->src) && source_replay_log(a->src)->nnotes)
+		snprintf(buf, len, " %.300s", source_replay_log(a->src)->notes[0]);
+	else
+		snprintf(buf, len, " %s", text);
+}
+
 /* ---- keys ------------------------------------------------------------------------- */
 
 static void search_run(struct app *a)
@@ -396,9 +595,10 @@ static int key_tree(struct app *a, int code, char **cause)
 {
 	struct view_tree *v = a->v;
 	long page = v->height > 1 ? (long)v->height - 1 : 1;
+	enum key_action act = a->replay ? key_lookup_replay(code) : key_lookup(code);
 	int err = 0, r;
 
-	switch (key_lookup(code)) {
+	switch (act) {
 	case KEY_ACT_TOGGLE:
 		err = view_tree_toggle(v);
 		break;
@@ -445,7 +645,7 @@ static int key_tree(struct app *a, int code, char **cause)
 			set_msg(a, "no search yet: press / and type a name");
 			break;
 		}
-		r = view_tree_find(v, key_lookup(code) == KEY_ACT_SEARCH_NEXT ? 1 : -1, 0,
+		r = view_tree_find(v, act == KEY_ACT_SEARCH_NEXT ? 1 : -1, 0,
 				   view_tree_match_name, a->last_query);
 		if (r <= 0)
 			set_msg(a, "no match for '%s'", a->last_query);
@@ -456,7 +656,7 @@ static int key_tree(struct app *a, int code, char **cause)
 			set_msg(a, "nothing is marked: significance needs reference and loaded windows");
 			break;
 		}
-		r = view_tree_find(v, key_lookup(code) == KEY_ACT_SIG_NEXT ? 1 : -1, 0,
+		r = view_tree_find(v, act == KEY_ACT_SIG_NEXT ? 1 : -1, 0,
 				   view_tree_match_significant, NULL);
 		if (r <= 0)
 			set_msg(a, "no significant node");
@@ -483,6 +683,17 @@ static int key_tree(struct app *a, int code, char **cause)
 	case KEY_ACT_QUIT:
 		a->quit = 1;
 		break;
+	case KEY_ACT_EXPLAIN:
+		open_explain(a);
+		break;
+	case KEY_ACT_EXPORT:
+		write_export(a);
+		break;
+	case KEY_ACT_REPLAY_NEXT:
+	case KEY_ACT_REPLAY_PREV:
+	case KEY_ACT_REPLAY_START:
+	case KEY_ACT_REPLAY_END:
+		return replay_move(a, act, cause);
 	case KEY_ACT_NONE:
 		break;
 	}
@@ -554,6 +765,9 @@ static void render(struct app *a)
 		snprintf(footer, sizeof(footer), " %s", a->msg);
 		ft = footer;
 		frole = THEME_STATUS_WARN;
+	} else if (a->replay) {
+		replay_footer(a, footer, sizeof(footer));
+		ft = footer;
 	}
 	screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->o.threshold);
 	screen_draw_status(&a->scr, &a->st, a->gl);
@@ -786,6 +1000,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	if (a.o.refresh_s <= 0)
 		a.o.refresh_s = 1.0;
 	a.group = a.o.group;
+	a.replay = source_replay_is(src);
 	err = theme_load(&a.theme, a.o.theme, cause);
 	if (err)
 		goto out;
@@ -908,6 +1123,7 @@ out:
 	if (masked)
 		sigprocmask(SIG_SETMASK, &a.oldmask, NULL);
 	view_tree_free(a.v);
+	app_verdict_clear(&a);
 	tree_free(a.t);
 	log_ring_free(a.log);
 	if (a.logf)

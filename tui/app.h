@@ -29,6 +29,8 @@ struct tui_opts {
 	double explain;           /* agent_descend's share; 0.5 by default */
 	enum tree_group group;    /* initial grouping */
 	double refresh_s;         /* tree rebuild at most this often; 1 s */
+	const char *session_path; /* the session being written or replayed: `w`
+	                           * names its report after it; NULL: a time stamp */
 };
 
 /* Defaults above. */

@@ -12,6 +12,10 @@ char *fmt_phase(const struct source_status *st, char *buf, size_t len)
 		snprintf(of, sizeof(of), "/%u", st->nwindows);
 	if (st->phase_left_s > 0)
 		snprintf(left, sizeof(left), " (%.0fs left)", st->phase_left_s);
+	if (st->detail) {
+		snprintf(buf, len, "%s", st->detail);
+		return buf;
+	}
 	switch (st->phase) {
 	case SOURCE_STARTING:
 		snprintf(buf, len, "starting");

@@ -26,12 +26,36 @@ const struct key_binding key_table[] = {
 	{ "[", { '[' }, KEY_ACT_SIG_PREV, "previous significant node (calibrated)" },
 	{ "y", { 'y' }, KEY_ACT_WHY, "why is this node marked: numbers and test" },
 	{ "p", { 'p' }, KEY_ACT_GROUP, "group by process / by subsystem" },
+	{ "x", { 'x' }, KEY_ACT_EXPLAIN,
+	  "explain the selected function or subsystem, and its numbers in words" },
+	{ "w", { 'w' }, KEY_ACT_EXPORT,
+	  "write a markdown report of this view (file named after the session)" },
 	{ "T", { 'T' }, KEY_ACT_THEME, "next theme (default light high-contrast mono)" },
 	{ "Ctrl-L", { KEY_CTRL('l') }, KEY_ACT_REDRAW, "redraw the screen" },
 	{ "?", { '?', KEY_FN(KEY_F(1)) }, KEY_ACT_HELP, "this help" },
 	{ "q", { 'q', 'Q' }, KEY_ACT_QUIT, "quit (detaches every probe)" },
 	{ NULL, { 0 }, KEY_ACT_NONE, NULL },
 };
+
+const struct key_binding key_replay_table[] = {
+	{ "n", { 'n', KEY_FN(KEY_SRIGHT) }, KEY_ACT_REPLAY_NEXT,
+	  "replay: next event (window, proposal, decision, result, verdict)" },
+	{ "p", { 'p', KEY_FN(KEY_SLEFT) }, KEY_ACT_REPLAY_PREV, "replay: previous event" },
+	{ "{", { '{' }, KEY_ACT_REPLAY_START, "replay: back to the start" },
+	{ "}", { '}' }, KEY_ACT_REPLAY_END, "replay: to the last event" },
+	{ "P", { 'P' }, KEY_ACT_GROUP, "replay: group by process / by subsystem" },
+	{ ">", { '>' }, KEY_ACT_SEARCH_NEXT, "replay: next search match" },
+	{ NULL, { 0 }, KEY_ACT_NONE, NULL },
+};
+
+enum key_action key_lookup_replay(int code)
+{
+	for (const struct key_binding *b = key_replay_table; b->label; b++)
+		for (int i = 0; i < 4 && b->code[i]; i++)
+			if (b->code[i] == code)
+				return b->action;
+	return key_lookup(code);
+}
 
 enum key_action key_lookup(int code)
 {
@@ -45,5 +69,7 @@ enum key_action key_lookup(int code)
 void key_print(FILE *out)
 {
 	for (const struct key_binding *b = key_table; b->label; b++)
+		fprintf(out, "  %-12s %s\n", b->label, b->help);
+	for (const struct key_binding *b = key_replay_table; b->label; b++)
 		fprintf(out, "  %-12s %s\n", b->label, b->help);
 }
