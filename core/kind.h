@@ -39,9 +39,11 @@ struct step_target_win {
  * tracepoint_stacks, microseconds blocked for offcpu, intervals begun for
  * tracepoint_latency/function_latency); per-target numbers per window. */
 struct step_data {
-	struct profile *prof;       /* owned; frames root first; a stack's first
-	                             * frame may be a synthetic "[tp] category:name"
-	                             * or "[offcpu]" marker (see the kind) */
+	struct profile *prof;       /* owned; frames root first; the kernel path
+	                             * is followed by a synthetic marker frame at
+	                             * the LEAF end ("[tp] category:name",
+	                             * "[offcpu] woken by ...", "[fn] name"): see
+	                             * "Marker frames" below */
 	struct step_target_win *tw; /* ntargets * nwin, row-major by window */
 	unsigned ntargets, nwin, cap_win;
 	const char *unit;           /* "samples", "events", "us blocked", "intervals" */
