@@ -35,6 +35,34 @@ struct diagnose_result {
 int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
 		 uint32_t exclude_tgid, struct diagnose_result *r, char **cause);
 
+/* diagnose with instrumentation steps (`argus diagnose --auto`): after the
+ * calibration, agent turns; each proposal is pre-flighted (validated,
+ * attached briefly, its rate estimated), then — with auto_accept — run
+ * against the same load (core/step_exec), merged into the tree
+ * (core/step_merge), the tree re-calibrated and the agent told the result
+ * (AGENT_EV_RESULT), until a verdict or max_steps.  Without auto_accept a
+ * proposal is only recorded (decision "not run") and said on the log: a
+ * step needs a person's accept or --auto.  The verdict's notes cite every
+ * step's one-line result.  *steps_json (caller frees) is the "steps" array
+ * text (core/step_json.h entries).  Returns 0, -EINTR when stop_fd fired
+ * during a step (the step was detached), or -errno with *cause. */
+struct agent;
+struct caps;
+struct step_exec_opts;
+struct diagnose_steps_opts {
+	struct agent *agent;            /* not owned; NULL: a heuristic of its own */
+	unsigned max_steps;
+	int auto_accept;
+	const struct step_exec_opts *exec; /* template: load, log, budget, pairs */
+	const struct caps *caps;        /* for validation; NULL: caps_cached() */
+	int stop_fd;                    /* signalfd, or -1 */
+	FILE *log;                      /* progress lines; NULL none */
+};
+
+int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
+		       uint32_t exclude_tgid, const struct diagnose_steps_opts *o,
+		       struct diagnose_result *r, char **steps_json, char **cause);
+
 /* Frees what r owns and zeroes it. */
 void diagnose_result_clear(struct diagnose_result *r);
 
@@ -47,6 +75,7 @@ struct diagnose_run_info {
 	unsigned pairs, freq_hz;
 	double window_s, settle_s;
 	unsigned saved_ref_windows;
+	const char *steps_json;    /* the "steps" array as JSON text; NULL: [] */
 };
 
 /* Writes the one-object JSON of `argus diagnose --json` (man/argus.1) and a

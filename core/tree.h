@@ -79,6 +79,8 @@ struct tree_node {
 
 #define TREE_F_VERDICT  0x1u  /* on the verdict path */
 #define TREE_F_FOCUS    0x2u  /* the node a proposal concerns */
+#define TREE_F_STEP     0x4u  /* added by a step: counts in the step's unit over
+                               * the step's windows (core/step_merge.h) */
 
 enum tree_group {
 	TREE_BY_SUBSYS = 0,       /* all -> subsystem -> frames */
@@ -89,6 +91,9 @@ struct tree_opts {
 	enum tree_group group;
 	const uint32_t *only_tgids; /* when non-NULL: keep only these stacks */
 	size_t nonly;
+	uint32_t exclude_tgid;      /* nonzero: leave this process's stacks out
+	                             * (argus itself: reading maps costs more when
+	                             * loaded, a delta the measurement causes) */
 };
 
 struct tree {

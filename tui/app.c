@@ -19,12 +19,17 @@
 #include "agent.h"
 #include "app.h"
 #include "calib.h"
+#include "edit_line.h"
+#include "edit_spec.h"
+#include "fmt.h"
+#include "pane.h"
 #include "export.h"
 #include "fmt.h"
 #include "glossary.h"
 #include "probe.h"
 #include "source_replay.h"
 #include "theme.h"
+#include "view_agent.h"
 #include "view_keys.h"
 #include "view_log.h"
 #include "view_screen.h"
@@ -72,6 +77,11 @@ struct app {
 	double last_rebuild;
 	int pending_change;
 	struct source_status st;
+	/* the agent pane (NULL without one) */
+	struct pane *pane;
+	int focus_agent;          /* Tab: keys go to the agent pane */
+	struct edit_line *talk;   /* ':' prompt, history in $XDG_STATE_HOME */
+	struct edit_line *field;  /* field edits and veto reasons, in memory */
 	int replay;               /* src is a session replay: n/p step through it */
 	struct verdict vd;        /* the descent's verdict over the tree shown */
 	char **vd_lines;          /* and its decisions */
@@ -138,7 +148,7 @@ static void app_verdict_clear(struct app *a)
 static int rebuild(struct app *a, char **cause)
 {
 	const struct profile *p = a->src->ops->profile(a->src);
-	struct tree_opts topts = { .group = a->group };
+	struct tree_opts topts = { .group = a->group, .exclude_tgid = a->o.exclude_tgid };
 	struct tree *t, *old = a->t;
 	int calibrated = 0, err;
 
@@ -151,6 +161,8 @@ static int rebuild(struct app *a, char **cause)
 		return err ? err : -ENOMEM;
 	}
 	a->summary[0] = '\0';
+	if (a->pane)
+		pane_merge(a->pane, t);   /* accepted steps' results, again */
 	if (profile_cond_windows(p, COND_REF) && profile_cond_windows(p, COND_LOAD)) {
 		struct calib_opts co;
 
@@ -172,6 +184,8 @@ static int rebuild(struct app *a, char **cause)
 	}
 	tree_sort(t, calibrated ? TREE_SORT_DELTA : TREE_SORT_TOTAL);
 	a->calibrated = calibrated;
+	if (a->pane)
+		pane_after_rebuild(a->pane, t);
 	err = view_tree_set(a->v, t, calibrated);
 	a->t = t;
 	tree_free(old);
@@ -591,6 +605,207 @@ static void key_overlay(struct app *a, int code)
 	overlay_close(a);
 }
 
+/* ---- the agent pane ------------------------------------------------------------- */
+
+/* the node the pane's reply concerns, selected in the tree */
+static void pane_sync_tree(struct app *a)
+{
+	struct tree_node *n;
+
+	if (!a->pane || !a->pane->select_focus || !a->t)
+		return;
+	a->pane->select_focus = 0;
+	n = a->pane->focus_id ? tree_find_id(a->t, a->pane->focus_id) : NULL;
+	if (!n)
+		return;
+	/* TREE_F_FOCUS marks it; clear the mark elsewhere */
+	for (size_t i = 0; i < a->v->nvn; i++)
+		a->v->vn[i].n->flags &= ~TREE_F_FOCUS;
+	n->flags |= TREE_F_FOCUS;
+	view_tree_select_node(a->v, n);
+}
+
+static char *prompt(struct app *a, struct edit_line *e, const char *text, const char *initial,
+		    enum edit_complete what)
+{
+	char *line;
+
+	if (!e) {
+		set_msg(a, "no line editor: out of memory");
+		return NULL;
+	}
+	line = edit_line_read(e, text, initial, a->scr.rows - 1, what);
+	screen_invalidate(&a->scr);
+	return line;
+}
+
+static void pane_edit_field(struct app *a)
+{
+	struct pane *p = a->pane;
+	const char *f = fmt_agent_fields[p->cursor];
+	char val[1024], pr[64], *line;
+	int names = !strcmp(f, "target") || !strcmp(f, "begin") || !strcmp(f, "end");
+
+	fmt_agent_field_value(pane_shown_step(p), f, val, sizeof(val));
+	snprintf(pr, sizeof(pr), "%s> ", f);
+	line = prompt(a, a->field, pr, val, names ? EDIT_COMPLETE_NAMES : EDIT_COMPLETE_NONE);
+	if (!line)
+		return;                   /* abandoned: unchanged */
+	pane_edit_set(p, f, line);
+	free(line);
+}
+
+static void pane_edit_whole(struct app *a)
+{
+	struct pane *p = a->pane;
+	char *json, *out = NULL, *cause = NULL;
+	int rc;
+
+	if (p->mode == FMT_AGENT_MODE_PROPOSAL && pane_edit_begin(p) < 0)
+		return;
+	if (p->mode != FMT_AGENT_MODE_EDIT) {
+		set_msg(a, "nothing to edit: no proposal is waiting");
+		return;
+	}
+	json = step_to_json(pane_shown_step(p));
+	if (!json) {
+		set_msg(a, "cannot write the step as JSON: out of memory");
+		return;
+	}
+	rc = edit_spec_run(json, &out, &cause);
+	screen_invalidate(&a->scr);
+	if (rc < 0)
+		set_msg(a, "%s", cause ? cause : "the editor failed");
+	else if (rc == 1)
+		set_msg(a, "unchanged");
+	else if (out)
+		pane_edit_json(p, out);
+	free(json);
+	free(out);
+	free(cause);
+}
+
+/* Keys for the agent pane; returns 1 when the key was taken. */
+static int key_pane(struct app *a, int code)
+{
+	struct pane *p = a->pane;
+	enum key_action act = key_lookup(code);
+	char *line;
+
+	if (!p)
+		return 0;
+	if (p->mode == FMT_AGENT_MODE_EDIT) {
+		switch (act) {
+		case KEY_ACT_UP:
+			if (p->cursor > 0)
+				p->cursor--;
+			p->version++;
+			return 1;
+		case KEY_ACT_DOWN:
+			if (fmt_agent_fields[p->cursor + 1])
+				p->cursor++;
+			p->version++;
+			return 1;
+		case KEY_ACT_TOGGLE:
+		case KEY_ACT_EDIT:
+			pane_edit_field(a);
+			return 1;
+		case KEY_ACT_CANCEL:
+			pane_edit_abandon(p);
+			return 1;
+		default:
+			break;
+		}
+	}
+	switch (act) {
+	case KEY_ACT_PANE_FOCUS:
+		a->focus_agent = !a->focus_agent;
+		if (a->scr.zoom != SCREEN_ZOOM_NONE) {
+			a->scr.zoom = a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
+			screen_relayout(&a->scr);
+			screen_set_theme(&a->scr, &a->theme, term_depth());
+		}
+		set_msg(a, "focus: %s", a->focus_agent ? "agent pane" : "tree");
+		return 1;
+	case KEY_ACT_ZOOM:
+		a->scr.zoom = a->scr.zoom != SCREEN_ZOOM_NONE ? SCREEN_ZOOM_NONE :
+			      a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
+		screen_relayout(&a->scr);
+		screen_set_theme(&a->scr, &a->theme, term_depth());
+		return 1;
+	case KEY_ACT_ACCEPT:
+		pane_accept(p, a->t);
+		return 1;
+	case KEY_ACT_EDIT:
+		pane_edit_begin(p);
+		return 1;
+	case KEY_ACT_EDIT_JSON:
+		pane_edit_whole(a);
+		return 1;
+	case KEY_ACT_VETO:
+		if (p->mode != FMT_AGENT_MODE_PROPOSAL && p->mode != FMT_AGENT_MODE_EDIT) {
+			pane_veto(p, a->t, NULL);  /* says there is nothing to veto */
+			return 1;
+		}
+		line = prompt(a, a->field, "veto reason (Enter: none; Ctrl-C: keep it)> ", NULL,
+			      EDIT_COMPLETE_NONE);
+		if (line)
+			pane_veto(p, a->t, line);
+		else
+			set_msg(a, "not vetoed: the proposal is still waiting");
+		free(line);
+		return 1;
+	case KEY_ACT_ANOTHER:
+		pane_another(p, a->t);
+		return 1;
+	case KEY_ACT_UNDO:
+		pane_undo(p);
+		return 1;
+	case KEY_ACT_TALK:
+		line = prompt(a, a->talk, "talk to the agent> ", NULL, EDIT_COMPLETE_NAMES);
+		if (line && *line)
+			pane_talk(p, a->t, line);
+		free(line);
+		return 1;
+	case KEY_ACT_FOCUS_NODE:
+		if (view_tree_selected(a->v))
+			pane_focus(p, a->t, view_tree_selected(a->v));
+		return 1;
+	case KEY_ACT_CANCEL:
+		pane_cancel(p);
+		return 1;
+	default:
+		break;
+	}
+	if (a->focus_agent) {
+		int page = a->scr.agent.h > 4 ? a->scr.agent.h - 4 : 1;
+
+		switch (act) {
+		case KEY_ACT_UP:
+			view_agent_scroll(p, 1);
+			return 1;
+		case KEY_ACT_DOWN:
+			view_agent_scroll(p, -1);
+			return 1;
+		case KEY_ACT_PGUP:
+			view_agent_scroll(p, page);
+			return 1;
+		case KEY_ACT_PGDN:
+			view_agent_scroll(p, -page);
+			return 1;
+		case KEY_ACT_HOME:
+			view_agent_scroll(p, 1 << 20);
+			return 1;
+		case KEY_ACT_END:
+			view_agent_scroll(p, -(1 << 20));
+			return 1;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
 static int key_tree(struct app *a, int code, char **cause)
 {
 	struct view_tree *v = a->v;
@@ -683,6 +898,20 @@ static int key_tree(struct app *a, int code, char **cause)
 	case KEY_ACT_QUIT:
 		a->quit = 1;
 		break;
+	case KEY_ACT_PANE_FOCUS:
+	case KEY_ACT_ZOOM:
+	case KEY_ACT_ACCEPT:
+	case KEY_ACT_EDIT:
+	case KEY_ACT_EDIT_JSON:
+	case KEY_ACT_VETO:
+	case KEY_ACT_ANOTHER:
+	case KEY_ACT_UNDO:
+	case KEY_ACT_TALK:
+	case KEY_ACT_FOCUS_NODE:
+	case KEY_ACT_CANCEL:
+		if (!a->pane)
+			set_msg(a, "no agent pane: it comes with a calibrated run (--load CMD)");
+		break;
 	case KEY_ACT_EXPLAIN:
 		open_explain(a);
 		break;
@@ -722,6 +951,8 @@ static int read_keys(struct app *a, char **cause)
 			key_overlay(a, code);
 			continue;
 		}
+		if (key_pane(a, code))
+			continue;
 		err = key_tree(a, code, cause);
 		if (err)
 			return err;
@@ -746,6 +977,7 @@ static void render(struct app *a)
 		doupdate();
 		return;
 	}
+	pane_sync_tree(a);
 	view_tree_set_height(a->v, (unsigned)screen_tree_rows(&a->scr));
 	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated);
 	ctx.gl = a->gl;
@@ -769,8 +1001,29 @@ static void render(struct app *a)
 		replay_footer(a, footer, sizeof(footer));
 		ft = footer;
 	}
-	screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->o.threshold);
-	screen_draw_status(&a->scr, &a->st, a->gl);
+	if (screen_tree_shown(&a->scr))
+		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->o.threshold);
+	if (a->pane) {
+		struct source_status st = a->st;
+		char phase[128];
+		const char *ph = pane_status(a->pane, &st, phase, sizeof(phase));
+
+		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name : "none",
+				a->focus_agent, a->gl);
+		/* the message line of a hidden tree goes to the status bar */
+		if (!screen_tree_shown(&a->scr) && ft) {
+			fmt_line_reset(&a->scr.scratch);
+			fmt_line_add(&a->scr.scratch, frole == THEME_NORMAL ? THEME_STATUS : frole, ft,
+				     a->scr.status.w);
+			fmt_line_pad(&a->scr.scratch, THEME_STATUS, a->scr.status.w);
+		} else {
+			fmt_status_ex(&a->scr.scratch, &st, a->scr.status.w, a->gl, ph,
+				      a->o.auto_accept ? "AUTO: steps load without asking" : NULL);
+		}
+		screen_put_line(&a->scr, a->scr.wstatus, &a->scr.cstatus, 0, &a->scr.scratch);
+	} else {
+		screen_draw_status(&a->scr, &a->st, a->gl);
+	}
 	if (a->mode == MODE_OVERLAY)
 		screen_draw_overlay(&a->scr, a->ov_title, (const char *const *)a->ov_lines,
 				    a->ov_n, &a->ov_top);
@@ -919,6 +1172,14 @@ static int loop(struct app *a, char **cause)
 			if (t >= 0 && t < tmo)
 				tmo = t;
 		}
+		if (a->pane) {
+			int t = pane_timeout_ms(a->pane, now);
+
+			if (t >= 0 && t < tmo)
+				tmo = t;
+			if (a->pane->need_rebuild)
+				tmo = 0;
+		}
 		if (a->pending_change) {
 			double due = a->last_rebuild + a->o.refresh_s - now;
 			int t = due > 0 ? (int)ceil(due * 1000) : 0;
@@ -978,6 +1239,18 @@ static int loop(struct app *a, char **cause)
 			a->pending_change = 0;
 			a->last_rebuild = now;
 		}
+		if (a->pane) {
+			/* the first turn sees the tree of every window: not before
+			 * the rebuild that follows the last one */
+			pane_tick(a->pane, a->t, a->calibrated && !a->pending_change, &a->st, now);
+			if (a->pane->need_rebuild) {
+				err = rebuild(a, cause);
+				if (err)
+					break;
+				a->pane->need_rebuild = 0;
+				pane_tick(a->pane, a->t, a->calibrated, &a->st, now);
+			}
+		}
 		if (now >= next_status)
 			next_status = now + 1.0;
 		render(a);
@@ -1030,6 +1303,28 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	}
 	a.utf8 = !a.o.ascii && glyphs_locale_utf8();
 	a.gl = glyphs_get(a.utf8);
+	if (a.o.agent_pane) {
+		struct pane_opts po = {
+			.steps = a.o.steps,
+			.auto_accept = a.o.auto_accept,
+			.utf8 = a.utf8,
+			.load = a.o.load,
+			.preflight = a.o.load != NULL,
+		};
+		struct agent *ag = agent_heuristic_new();
+		char *hp = edit_line_history_path();
+
+		a.pane = ag ? pane_new(&po, ag) : NULL;
+		a.talk = edit_line_new(hp);
+		a.field = edit_line_new(NULL);
+		free(hp);
+		if (!a.pane) {
+			err = -ENOMEM;
+			set_cause(cause, "cannot make the agent pane: out of memory");
+			goto out;
+		}
+		a.scr.want_agent = 1;
+	}
 
 	sigemptyset(&a.sigmask);
 	sigaddset(&a.sigmask, SIGINT);
@@ -1104,6 +1399,9 @@ out:
 	if (curses_up)
 		probe_set_log(NULL, NULL);
 	release_stderr(&a);
+	pane_free(a.pane);           /* stops a running step before the loads end */
+	edit_line_free(a.talk);
+	edit_line_free(a.field);
 	if (src && src->ops->stop)
 		src->ops->stop(src);
 	if (err && a.log) {

@@ -36,6 +36,8 @@ enum tui_opt_id {
 	OPT_KEYS,
 	OPT_HELP,
 	OPT_STATIC,
+	OPT_STEPS,
+	OPT_AUTO,
 };
 
 struct tui_option {
@@ -54,6 +56,10 @@ static const struct tui_option tui_options[] = {
 	{ OPT_THRESHOLD, 0, "threshold", "PCT",
 	  "hide nodes below PCT% of all samples (default 0.1)", 0 },
 	{ OPT_LOG, 'v', "log", "FILE", "write log messages (libbpf's included) to FILE", 0 },
+	{ OPT_STEPS, 0, "steps", "N",
+	  "the agent proposes at most N instrumentation steps (default 5)", 0 },
+	{ OPT_AUTO, 0, "auto", NULL,
+	  "accept every proposed step without asking (the status bar says so)", 0 },
 	{ OPT_KEYS, 0, "keys", NULL, "print the key bindings and exit", 0 },
 	{ OPT_HELP, 'h', "help", NULL, "this help", 0 },
 	{ OPT_STATIC, 0, "static", "FILE[,FILE...]",
@@ -301,6 +307,22 @@ int cmd_tui(int argc, char **argv)
 		case OPT_STATIC:
 			static_files = val;
 			break;
+		case OPT_STEPS: {
+			char *end;
+			unsigned long n = strtoul(val, &end, 10);
+
+			if (end == val || *end || n < 1 || n > 64) {
+				fprintf(stderr, "argus: --steps '%s' is not a number of steps (1-64)\n",
+					val);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			to.steps = (unsigned)n;
+			break;
+		}
+		case OPT_AUTO:
+			to.auto_accept = 1;
+			break;
 		}
 	}
 	if (opts_load_finish(&ol, 0, stderr) < 0) {
@@ -336,6 +358,9 @@ int cmd_tui(int argc, char **argv)
 		goto run;
 	}
 
+	/* argus's own work (reading maps, drawing) grows when loaded: leave it
+	 * out of the tree, the descent and the session, as diagnose does */
+	to.exclude_tgid = (uint32_t)getpid();
 	err = probe_check_privileges(&cause);
 	if (err) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : "needs root");
@@ -362,6 +387,8 @@ int cmd_tui(int argc, char **argv)
 		snprintf(title, sizeof(title), "argus %s%s", ol.load_cmd ? "--load " : "",
 			 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
 		to.title = title;
+		to.agent_pane = 1;
+		to.load = measure_load(src);
 	} else {
 		po.freq_hz = ol.m.freq_hz;
 		po.tgids = pid ? &pid : NULL;
@@ -390,7 +417,8 @@ int cmd_tui(int argc, char **argv)
 		goto out;
 	}
 	if (ses) {
-		struct source_session_opts so = { .verdict_at_done = 1, .freq_hz = ol.m.freq_hz };
+		struct source_session_opts so = { .verdict_at_done = 1, .freq_hz = ol.m.freq_hz,
+						  .exclude_tgid = to.exclude_tgid };
 
 		src = source_session_new(src, ses, &so);
 		if (!src) {

@@ -32,6 +32,22 @@ const struct key_binding key_table[] = {
 	  "write a markdown report of this view (file named after the session)" },
 	{ "T", { 'T' }, KEY_ACT_THEME, "next theme (default light high-contrast mono)" },
 	{ "Ctrl-L", { KEY_CTRL('l') }, KEY_ACT_REDRAW, "redraw the screen" },
+	{ "Tab", { '\t', KEY_FN(KEY_BTAB) }, KEY_ACT_PANE_FOCUS,
+	  "move the focus between the tree and the agent pane" },
+	{ "z", { 'z' }, KEY_ACT_ZOOM, "enlarge the focused pane to the whole screen (again: both)" },
+	{ "a", { 'a' }, KEY_ACT_ACCEPT,
+	  "agent: accept the proposal (or the edit): load the step and measure it" },
+	{ "e", { 'e' }, KEY_ACT_EDIT,
+	  "agent: edit the proposal field by field (j/k field, Enter edit, Esc abandon)" },
+	{ "E", { 'E' }, KEY_ACT_EDIT_JSON, "agent: edit the whole proposal as JSON in $VISUAL/$EDITOR" },
+	{ "v", { 'v' }, KEY_ACT_VETO,
+	  "agent: veto the proposal, with an optional reason; nothing is loaded" },
+	{ "r", { 'r' }, KEY_ACT_ANOTHER, "agent: ask for another proposal" },
+	{ "u", { 'u' }, KEY_ACT_UNDO, "agent: undo the last accepted step (detach, drop its results)" },
+	{ ":", { ':' }, KEY_ACT_TALK,
+	  "agent: talk (focus NAME, why, stop, ...); Up recalls earlier lines" },
+	{ "f", { 'f' }, KEY_ACT_FOCUS_NODE, "agent: focus on the selected tree node (a new turn)" },
+	{ "Esc", { 27 }, KEY_ACT_CANCEL, "agent: cancel its turn; abandon an edit" },
 	{ "?", { '?', KEY_FN(KEY_F(1)) }, KEY_ACT_HELP, "this help" },
 	{ "q", { 'q', 'Q' }, KEY_ACT_QUIT, "quit (detaches every probe)" },
 	{ NULL, { 0 }, KEY_ACT_NONE, NULL },
@@ -70,6 +86,7 @@ void key_print(FILE *out)
 {
 	for (const struct key_binding *b = key_table; b->label; b++)
 		fprintf(out, "  %-12s %s\n", b->label, b->help);
+	fprintf(out, "\nin 'argus replay' these keys take over:\n");
 	for (const struct key_binding *b = key_replay_table; b->label; b++)
 		fprintf(out, "  %-12s %s\n", b->label, b->help);
 }

@@ -35,6 +35,18 @@ enum key_action {
 	KEY_ACT_REDRAW,
 	KEY_ACT_HELP,
 	KEY_ACT_QUIT,
+	/* the agent pane (tui/pane.h) */
+	KEY_ACT_PANE_FOCUS,
+	KEY_ACT_ZOOM,
+	KEY_ACT_ACCEPT,
+	KEY_ACT_EDIT,
+	KEY_ACT_EDIT_JSON,
+	KEY_ACT_VETO,
+	KEY_ACT_ANOTHER,
+	KEY_ACT_UNDO,
+	KEY_ACT_TALK,
+	KEY_ACT_FOCUS_NODE,
+	KEY_ACT_CANCEL,
 	KEY_ACT_EXPLAIN,          /* x: what this function does, numbers in words */
 	KEY_ACT_EXPORT,           /* w: write a markdown report of the view */
 	KEY_ACT_REPLAY_NEXT,      /* argus replay: next event */
