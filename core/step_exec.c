@@ -542,6 +542,14 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 			sx_log(x, "%s", why ? why : "no BPF statistics");
 		free(why);
 	}
+	/* The kind may size itself on the event rate it sees while opening
+	 * (tracepoint_stacks picks its 1-in-N): let it see the load running,
+	 * not held before exec or paused; the first window pauses it again. */
+	if (x->o.load) {
+		err = load_started(x->o.load) ? load_resume(x->o.load) : load_start(x->o.load, cause);
+		if (err < 0)
+			goto fail;
+	}
 	err = x->ops->open(x->s, &x->kp, cause);
 	if (err < 0 || !x->kp) {
 		if (!err)
