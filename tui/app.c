@@ -1310,6 +1310,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.utf8 = a.utf8,
 			.load = a.o.load,
 			.preflight = a.o.load != NULL,
+			.ses = a.o.session,
 		};
 		struct agent *ag = agent_heuristic_new();
 		char *hp = edit_line_history_path();

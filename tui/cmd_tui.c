@@ -427,6 +427,7 @@ int cmd_tui(int argc, char **argv)
 			goto out;
 		}
 		to.session_path = session_path(ses);
+		to.session = ses;
 	}
 
 run:

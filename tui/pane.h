@@ -19,6 +19,7 @@
 #include "agent.h"
 #include "fmt_agent.h"
 #include "pane_exec.h"
+#include "session.h"
 #include "source.h"
 #include "step.h"
 #include "tree.h"
@@ -34,6 +35,9 @@ struct pane_opts {
 	struct load *load;        /* the load steps pause; not owned, may be NULL */
 	const struct caps *caps;  /* for validation; NULL: caps_cached() */
 	int preflight;            /* count with the step's probe before offering it */
+	struct session *ses;      /* proposals, decisions, results, step windows and
+	                           * the transcript are written there as they happen;
+	                           * not owned; NULL: none (--no-session) */
 };
 
 struct pane_entry {
