@@ -801,6 +801,34 @@ void pane_after_rebuild(struct pane *p, struct tree *t)
 	p->version++;
 }
 
+/* ---- replay ------------------------------------------------------------------------------ */
+
+int pane_replay(struct pane *p, const struct session_log *l, size_t nev)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < p->ntr; i++)
+		free(p->tr[i].text);
+	p->ntr = 0;
+	p->o.ses = NULL;          /* a replay writes nothing */
+	drop_proposal(p);
+	for (size_t i = 0; l && i < nev && i < l->nev && !err; i++) {
+		const struct session_event *e = &l->ev[i];
+		enum fmt_agent_kind k = FMT_AGENT_INFO;
+
+		if (e->type != SESSION_EV_TRANSCRIPT || !e->text)
+			continue;
+		if (e->who && !strcmp(e->who, "human"))
+			k = FMT_AGENT_HUMAN;
+		else if (e->who && !strcmp(e->who, "agent"))
+			k = FMT_AGENT_REASON;
+		err = pane_say(p, k, "%s", e->text);
+	}
+	p->mode = FMT_AGENT_MODE_IDLE;
+	p->version++;
+	return err;
+}
+
 /* ---- status -------------------------------------------------------------------------------- */
 
 const char *pane_status(struct pane *p, struct source_status *st, char *buf, size_t len)

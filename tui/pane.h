@@ -127,6 +127,11 @@ void pane_merge(struct pane *p, struct tree *t);
  * transcript where new results went. */
 void pane_after_rebuild(struct pane *p, struct tree *t);
 
+/* Replay (`argus replay`): the transcript becomes the session's transcript
+ * lines among its first nev events, the pane idle (no agent, nothing
+ * runs).  0 or -ENOMEM. */
+int pane_replay(struct pane *p, const struct session_log *l, size_t nev);
+
 /* Status bar: the phase to show (NULL: the source's) into buf, and st
  * adjusted with a running step's probes and overhead. */
 const char *pane_status(struct pane *p, struct source_status *st, char *buf, size_t len);
