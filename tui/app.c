@@ -1025,8 +1025,8 @@ static void render(struct app *a)
 		char phase[128];
 		const char *ph = pane_status(a->pane, &st, phase, sizeof(phase));
 
-		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name : a->replay ? "replay" : "none",
-				a->focus_agent, a->gl);
+		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
+				a->replay ? "replay" : "none", a->focus_agent, a->gl);
 		/* the message line of a hidden tree goes to the status bar */
 		if (!screen_tree_shown(&a->scr) && ft) {
 			fmt_line_reset(&a->scr.scratch);
