@@ -57,7 +57,7 @@ int main(void)
 	uint32_t *order = malloc(NSAMPLES * sizeof(*order));
 	struct profile *p = profile_new();
 	struct tree *t;
-	double t0, t_add, t_build, t_sort, t_json, t_rebuild, all;
+	double t0, t_add, t_build, t_sort, t_json, t_rebuild, all, t_agg_add, t_agg_build;
 	uint64_t sum = 0;
 	FILE *devnull = fopen("/dev/null", "w");
 
@@ -141,6 +141,46 @@ int main(void)
 	for (unsigned c = 0; c < t->root->nchild; c++)
 		sum += tree_node_sum(t->root->child[c]);
 
+	/* The same 1M samples as argus receives them: the kernel has merged
+	 * them per stack (stack map + hash), so user space adds each distinct
+	 * {stack, window} once with its count, then builds the tree. */
+	{
+		uint32_t *cnt = calloc((size_t)NSTACKS * NWIN, sizeof(*cnt));
+		struct profile *p2 = profile_new();
+		struct tree *t3;
+
+		if (!cnt || !p2) {
+			fprintf(stderr, "bench_tree: out of memory\n");
+			return 1;
+		}
+		for (unsigned i = 0; i < NSAMPLES; i++)
+			cnt[(size_t)order[i] * NWIN + i % NWIN]++;
+		for (unsigned w = 0; w < NWIN; w++) {
+			profile_window_begin(p2, w % 2 ? COND_LOAD : COND_REF, w);
+			profile_window_end(p2, w, 1.0);
+		}
+		t0 = now_s();
+		for (unsigned st = 0; st < NSTACKS; st++)
+			for (unsigned w = 0; w < NWIN; w++)
+				if (cnt[(size_t)st * NWIN + w] &&
+				    profile_add(p2, w, stk[st], depth[st], 1000 + st % 50, "load",
+						cnt[(size_t)st * NWIN + w]) < 0) {
+					fprintf(stderr, "bench_tree: profile_add failed\n");
+					return 1;
+				}
+		t_agg_add = now_s() - t0;
+		t0 = now_s();
+		t3 = tree_build(p2, NULL);
+		t_agg_build = now_s() - t0;
+		if (!t3 || t3->nnodes != t->nnodes) {
+			fprintf(stderr, "bench_tree: the aggregated tree differs\n");
+			return 1;
+		}
+		tree_free(t3);
+		profile_free(p2);
+		free(cnt);
+	}
+
 	all = t_add + t_build + t_sort + t_json;
 	printf("stacks %zu (of %u generated), samples %" PRIu64 ", windows %u, tree nodes %zu\n",
 	       p->nstacks, NSTACKS, sum, NWIN, t->nnodes);
@@ -155,6 +195,13 @@ int main(void)
 	       100 * t_json / all, t_json * 1e9 / t->nnodes);
 	printf("%-26s %10.1f %7s  (x%.2f of the first build)\n", "tree_build again",
 	       t_rebuild * 1e3, "", t_rebuild / t_build);
+	printf("\nmerge of 1M samples over %zu stacks, as argus does it (kernel-aggregated):\n",
+	       p->nstacks);
+	printf("%-26s %10.1f\n%-26s %10.1f\n%-26s %10.1f ms   (%.2f of the 1 s target)\n",
+	       "profile_add (per stack)", t_agg_add * 1e3, "tree_build", t_agg_build * 1e3,
+	       "total", (t_agg_add + t_agg_build) * 1e3, t_agg_add + t_agg_build);
+	printf("%-26s %10.1f ms   (%.2f of the 1 s target)\n",
+	       "one sample at a time", (t_add + t_build) * 1e3, t_add + t_build);
 	tree_free(t);
 	profile_free(p);
 	fclose(devnull);
