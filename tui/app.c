@@ -1023,7 +1023,8 @@ static void render(struct app *a)
 	if (a->pane) {
 		struct source_status st = a->st;
 		char phase[128];
-		const char *ph = pane_status(a->pane, &st, phase, sizeof(phase));
+		/* a replay's phase is the replay's position */
+		const char *ph = a->replay ? NULL : pane_status(a->pane, &st, phase, sizeof(phase));
 
 		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
 				a->replay ? "replay" : "none", a->focus_agent, a->gl);
