@@ -6,14 +6,14 @@
 #include <string.h>
 
 #include "agent.h"
+#include "step.h"
 
 void agent_reply_clear(struct agent_reply *r)
 {
 	if (!r)
 		return;
 	verdict_clear(&r->verdict);
-	/* r->step: core/step does not exist yet; its owner frees it here
-	 * (step_free) once it does.  No agent creates steps before that. */
+	step_free(r->step);
 	free(r->text);
 	for (unsigned i = 0; i < r->nlines; i++)
 		free(r->lines[i]);
