@@ -19,6 +19,8 @@
 #include "source.h"
 #include "tree.h"
 
+struct opts_agent;
+
 struct tui_opts {
 	const char *theme;        /* name or path; NULL: default */
 	int ascii;                /* force ASCII glyphs */
@@ -29,6 +31,9 @@ struct tui_opts {
 	double explain;           /* agent_descend's share; 0.5 by default */
 	enum tree_group group;    /* initial grouping */
 	double refresh_s;         /* tree rebuild at most this often; 1 s */
+	struct opts_agent *agent; /* --agent, --redact (tui/opts_agent.h): the agent
+	                           * pane makes its agent with opts_agent_new; may
+	                           * be NULL */
 };
 
 /* Defaults above. */

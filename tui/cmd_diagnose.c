@@ -17,6 +17,7 @@
 #include "diagnose.h"
 #include "load.h"
 #include "measure.h"
+#include "opts_agent.h"
 #include "opts_load.h"
 #include "probe.h"
 
@@ -33,13 +34,15 @@ static void diagnose_usage(FILE *out)
 	fprintf(out,
 		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
 		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
-		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n\n"
+		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n"
+		"                      [--agent heuristic|llm [--redact]]\n\n"
 		"Measures k pairs of reference (load paused) and loaded windows, calibrates the\n"
 		"kernel calling-context tree and prints the verdict as one JSON object.\n\n"
 		"options:\n"
 		"  %-22s %s\n  %-22s %s\n", "--batch", "no terminal interface (the only mode of diagnose)",
 		"--json", "the verdict as JSON on stdout (the only format)");
 	opts_load_help(out);
+	opts_agent_help(out);
 	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
 		"4 kernel, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
 }
@@ -67,6 +70,8 @@ int cmd_diagnose(int argc, char **argv)
 	struct source_status st;
 	struct source *src = NULL;
 	struct opts_load ol;
+	struct opts_agent oa;
+	struct agent *agent = NULL;
 	char *cause = NULL;
 	double t0 = diag_mono();
 	int ret = EXIT_ERROR, sfd = -1, noexec = 0, sig = 0, err;
@@ -74,9 +79,12 @@ int cmd_diagnose(int argc, char **argv)
 	char lstate[48] = "";
 
 	opts_load_init(&ol);
+	opts_agent_init(&oa);
 	for (int i = 1; i < argc;) {
 		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
 
+		if (r == 0)
+			r = opts_agent_parse(&oa, argc, argv, &i, stderr);
 		if (r < 0) {
 			ret = EXIT_USAGE;
 			goto out;
@@ -109,6 +117,13 @@ int cmd_diagnose(int argc, char **argv)
 		fprintf(stderr, "argus: %s\n", cause);
 		ret = EXIT_KERNEL;
 		goto out;
+	}
+	if (oa.agent) {
+		/* before measuring: a misconfigured LLM is said at once */
+		oa.log = stderr;
+		agent = opts_agent_new(&oa, ol.load_cmd, NULL, NULL, stderr);
+		if (!agent)
+			goto out;
 	}
 	sfd = diag_signalfd(&oldmask);
 	if (sfd < 0) {
@@ -158,8 +173,18 @@ int cmd_diagnose(int argc, char **argv)
 		info.load_state = load_state(measure_load(src), lstate, sizeof(lstate));
 	/* End the loads before thinking: the verdict does not need them. */
 	src->ops->stop(src);
-	err = diagnose_run(src->ops->profile(src), NULL, ol.m.freq_hz, (uint32_t)getpid(), &res,
-			   &cause);
+	err = diagnose_run_agent(src->ops->profile(src), NULL, ol.m.freq_hz, (uint32_t)getpid(),
+				 agent, sfd, &res, &cause);
+	if (err == -EINTR) {
+		struct signalfd_siginfo si;
+
+		if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			sig = (int)si.ssi_signo;
+			fprintf(stderr, "argus: %s: the agent's turn cancelled\n", strsignal(sig));
+			ret = 128 + sig;
+		}
+		goto out;
+	}
 	if (err < 0) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		goto out;
@@ -191,6 +216,8 @@ out:
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	}
 	free(cause);
+	agent_free(agent);
+	opts_agent_free(&oa);
 	opts_load_free(&ol);
 	return ret;
 }

@@ -19,6 +19,7 @@
 
 #include "app.h"
 #include "cmd.h"
+#include "opts_agent.h"
 #include "probe.h"
 #include "probe_profile.h"
 #include "source_live.h"
@@ -81,6 +82,7 @@ static void tui_usage(FILE *out)
 			 o->arg ? " " : "", o->arg ? o->arg : "");
 		fprintf(out, "  %-24s %s\n", left, o->help);
 	}
+	opts_agent_help(out);
 	fprintf(out, "  %-24s %s\n", "-- CMD ARGS",
 		"run CMD and sample only it and its children; ended on quit");
 	fprintf(out, "\nkeys ('?' in the tree shows them too):\n");
@@ -386,15 +388,24 @@ int cmd_tui(int argc, char **argv)
 	char **cmd = NULL, *cause = NULL, title[256];
 	const char *static_files = NULL;
 	struct source *src = NULL;
+	struct opts_agent oa;
 	unsigned long v;
 	int i = 1, rc = EXIT_OK, err;
 
 	setlocale(LC_ALL, "");
 	tui_opts_default(&to);
+	opts_agent_init(&oa);
+	to.agent = &oa;
 	memset(&po, 0, sizeof(po));
 	while (i < argc) {
 		const struct tui_option *o;
 		const char *val;
+		int r = opts_agent_parse(&oa, argc, argv, &i, stderr);
+
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0)
+			continue;
 
 		if (!strcmp(argv[i], "--")) {
 			cmd = argv + i + 1;
@@ -549,5 +560,6 @@ run:
 	probe_set_log(NULL, NULL);
 	source_free(src);
 	child_end(&child);
+	opts_agent_free(&oa);
 	return rc;
 }

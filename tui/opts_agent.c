@@ -16,10 +16,9 @@ static const struct opts_agent_opt {
 	const char *help;
 } opts_agent_table[] = {
 	{ OA_AGENT, "--agent", "NAME",
-	  "heuristic (default) or llm: the LLM configured by ARGUS_LLM_* or the config file" },
+	  "heuristic (default) or llm (ARGUS_LLM_*, the config file)" },
 	{ OA_REDACT, "--redact", NULL,
-	  "with --agent llm: process names, command lines and paths sent to the LLM become "
-	  "proc-N, cmd-N, path-N" },
+	  "the LLM sees proc-N, cmd-N, path-N, not names and paths" },
 };
 
 #define OPTS_AGENT_N (sizeof(opts_agent_table) / sizeof(opts_agent_table[0]))
@@ -93,9 +92,11 @@ static void opts_agent_turn(const struct agent_turn_info *ti, void *arg)
 	struct opts_agent *oa = arg;
 
 	if (oa->log)
-		fprintf(oa->log, "argus: llm turn: %s %s, %.2f s, %lu tokens in, %lu out, %s%s%s\n",
+		fprintf(oa->log, "argus: llm turn: %s %s, %.2f s, %lu tokens in, %lu out: %s%s%s%s\n",
 			ti->provider, ti->model, ti->latency_s, ti->tokens_in, ti->tokens_out,
-			ti->status, ti->error ? ": " : "", ti->error ? ti->error : "");
+			ti->status, ti->error ? " (" : "", ti->error ? ti->error : "",
+			!strcmp(ti->status, "fallback") ? "); the heuristic agent took this turn" :
+			ti->error ? ")" : "");
 	if (oa->ses) {
 		struct session_llm_turn lt = {
 			.provider = ti->provider,
