@@ -86,11 +86,8 @@ int argus_profile(struct bpf_perf_event_data *ctx)
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (!val) {
-		if (bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST) &&
-		    !bpf_map_lookup_elem(&counts, &key)) {
-			c->count_map_full++;
-			return 0;
-		}
+		/* -EEXIST when another CPU inserted it first: fine either way */
+		bpf_map_update_elem(&counts, &key, &zero, BPF_NOEXIST);
 		val = bpf_map_lookup_elem(&counts, &key);
 		if (!val) {
 			c->count_map_full++;

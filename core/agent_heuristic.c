@@ -3,10 +3,12 @@
  * into the next instrumentation step.
  *
  * The descent (agent_descend) in words:
- *   - grouping levels (the root, process nodes) are not code paths: from them
- *     it enters the child with the largest significant increase, saying what
- *     share of the increase it holds;
- *   - from a subsystem or a frame it enters the child with the largest
+ *   - grouping levels (the root, process and subsystem nodes) are not code
+ *     paths (a subsystem's children are unrelated entries: a fault, a
+ *     syscall, a kthread): from them it enters the child with the largest
+ *     significant increase, saying what share of the increases it holds and,
+ *     when that is less than `explain`, how they spread;
+ *   - from a frame it enters the child with the largest
  *     significant increase only when that child explains at least `explain`
  *     of the node's own increase; otherwise the delta spreads and it stops,
  *     naming the top children's shares;
@@ -26,8 +28,12 @@
  *     (1 - q) * agree * min(1, share)
  *   q      its Benjamini–Hochberg q-value,
  *   agree  pairs_agree / pairs (1 when there are no pairs),
- *   share  its delta / the root's delta (when the root's delta is not
- *          positive: / the sum of the increases of the root's children).
+ *   share  its delta / (the sum of the increases of the root's children
+ *          - the skid self time left unattributed on the path).
+ * The sum of the increases, not the root's net delta: in a system-wide
+ * profile idle time falls as much as work rises when a load runs, so the
+ * net delta says little.  The verdict's share_of_root is delta / that sum,
+ * without the skid correction.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -39,6 +45,7 @@
 
 #include "agent.h"
 #include "calib.h"
+#include "step.h"
 
 #define DESCEND_EXPLAIN_DEFAULT 0.5
 #define DESCEND_NOTE_MAX 5
@@ -91,7 +98,9 @@ struct descent {
 	struct tree *t;
 	double secs[COND_N];
 	double explain;
-	double root_denom;     /* what share_of_root divides by */
+	double root_denom;     /* what share_of_root divides by: the sum of
+	                        * the increases of the root's children */
+	double skid;           /* skid self time left unattributed on the path */
 	struct verdict *v;
 	struct agent_reply *r;
 };
@@ -118,9 +127,21 @@ static int is_up(const struct tree_node *n)
 	return n->stat.significant && n->stat.sign > 0 && n->stat.delta > 0;
 }
 
+/* levels that are not code paths: the root, processes, subsystems (whose
+ * children are unrelated entry points: a fault, a syscall, a kthread) */
 static int is_grouping(const struct tree_node *n)
 {
-	return n->kind == TREE_ROOT || n->kind == TREE_PROCESS;
+	return n->kind == TREE_ROOT || n->kind == TREE_PROCESS || n->kind == TREE_SUBSYS;
+}
+
+/* the sum of the children's increases */
+static double pos_children(const struct tree_node *n)
+{
+	double up = 0;
+
+	for (unsigned i = 0; i < n->nchild; i++)
+		up += fmax(0.0, n->child[i]->stat.delta);
+	return up;
 }
 
 static const struct tree_node *best_child(const struct tree_node *n)
@@ -228,7 +249,8 @@ static int note_moves(struct descent *d, struct tree_node *under, int sign)
 	err = tree_walk(under, collect_top, &c);
 	if (err)
 		goto cleanup;
-	qsort(c.v, c.n, sizeof(*c.v), cmp_absdelta_desc);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), cmp_absdelta_desc);
 	for (size_t i = 0; i < c.n && i < DESCEND_NOTE_MAX; i++) {
 		const struct tree_node *n = c.v[i];
 		double ref = n->stat.rate[COND_REF];
@@ -338,15 +360,17 @@ static int verdict_found(struct descent *d, struct tree_node *stop)
 	v->pairs_agree = stop->stat.pairs_agree;
 	v->share_of_root = d->root_denom > 0 ? stop->stat.delta / d->root_denom : 0;
 	agree = v->pairs ? (double)v->pairs_agree / v->pairs : 1.0;
-	share = fmin(1.0, fmax(0.0, v->share_of_root));
+	/* the skid left unattributed on the path is nobody's share */
+	share = d->root_denom - d->skid > 0 ? stop->stat.delta / (d->root_denom - d->skid) : 0;
+	share = fmin(1.0, fmax(0.0, share));
 	v->confidence = fmin(1.0, fmax(0.0, (1.0 - v->q) * agree * share));
 	if (v->npath >= 2)
 		snprintf(via, sizeof(via), "%s%s > ", v->npath > 2 ? "... > " : "",
 			 v->path[v->npath - 2]);
 	if (asprintf(&v->summary,
-		     "%s: %s%s %+.1f/s (ref %.1f/s, load %.1f/s), q=%s, %u/%u pairs agree, "
+		     "%s: %s%s: %+.1f/s (ref %.1f/s, load %.1f/s), q=%s, %u/%u pairs agree, "
 		     "%.0f%% of the increase; confidence %.2f",
-		     v->subsystem, via, v->leaf, v->delta, v->rate_ref, v->rate_load,
+		     v->subsystem, via, v->npath ? v->leaf : "(no single path below it)", v->delta, v->rate_ref, v->rate_load,
 		     fmt_q(qs, sizeof(qs), v->q), v->pairs_agree, v->pairs,
 		     v->share_of_root * 100, v->confidence) < 0) {
 		v->summary = NULL;
@@ -362,7 +386,7 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 {
 	struct descent d = { .t = t, .v = v, .r = r };
 	struct tree_node *cur;
-	char ev[64], qs[24], spread[512];
+	char ev[64], spread[512];
 	int err = 0;
 
 	if (!t || !t->root || !v)
@@ -375,33 +399,44 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 	if (!(d.secs[COND_REF] > 0) || !(d.secs[COND_LOAD] > 0))
 		return -EINVAL;
 	tree_walk(t->root, clear_verdict_flag, NULL);
-	d.root_denom = t->root->stat.delta;
-	if (!(d.root_denom > 0)) {
-		d.root_denom = 0;
-		for (unsigned i = 0; i < t->root->nchild; i++)
-			d.root_denom += fmax(0.0, t->root->child[i]->stat.delta);
-	}
+	/* the sum of the increases, not the net root delta: when a load runs,
+	 * idle time falls as much as work rises, so the net delta of a
+	 * system-wide profile says little */
+	d.root_denom = pos_children(t->root);
 
 	cur = (struct tree_node *)(start ? start : t->root);
 	for (;;) {
 		const struct tree_node *best = best_child(cur);
-		double D = cur->stat.delta, S, base, share;
+		double D = cur->stat.delta, S, base, share, up;
 		const struct skid *sk;
 
 		if (is_grouping(cur) || (cur == start && !is_up(cur))) {
 			/* not a code path, or a focus that did not itself rise */
-			if (!best)
-				return verdict_not_found(&d, start ? start : t->root);
+			if (!best && cur == (start ? start : t->root))
+				return verdict_not_found(&d, cur);
+			if (!best) {
+				top_shares(cur, D, spread, sizeof(spread));
+				err = agent_reply_line(r, "%s: no child rises significantly%s%s%s -> stop here",
+						       cur->name, spread[0] ? " (" : "", spread,
+						       spread[0] ? ")" : "");
+				if (err)
+					return err;
+				break;
+			}
 			evidence(ev, sizeof(ev), best);
-			share = D > 0 ? best->stat.delta / D : 0;
-			if (D > 0)
-				err = agent_reply_line(r, "%s: %+.1f/s of %+.1f/s at %s (%.0f%%), %s -> descend%s",
-						       best->name, best->stat.delta, D, cur->name,
-						       share * 100, ev,
-						       share < d.explain ? " (the largest of several increases)" : "");
-			else
-				err = agent_reply_line(r, "%s: %+.1f/s while %s moved %+.1f/s, %s -> descend (the largest significant increase)",
-						       best->name, best->stat.delta, cur->name, D, ev);
+			up = pos_children(cur);
+			share = up > 0 ? best->stat.delta / up : 0;
+			err = agent_reply_line(r, "%s: %+.1f/s, %.0f%% of the increases at %s%s (%+.1f/s; net %+.1f/s), %s -> descend%s",
+					       best->name, best->stat.delta, share * 100,
+					       cur->parent ? "" : "the ", cur->parent ? cur->name : "root",
+					       up, D, ev,
+					       share < d.explain ? " (the largest of several increases)" : "");
+			if (!err && share < d.explain) {
+				top_shares(cur, up, spread, sizeof(spread));
+				err = agent_reply_line(r, "%s: increases spread over unrelated entries (%s); "
+						       "following the largest, the confidence says how much it explains",
+						       cur->parent ? cur->name : "the root", spread);
+			}
 			if (err)
 				return err;
 			cur = (struct tree_node *)best;
@@ -413,6 +448,7 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 		base = D;
 		if (sk && sk->kind == SKID_ENTRY && S > 0) {
 			base = D - S;
+			d.skid += S;
 			err = agent_reply_line(r, "%s: self %+.1f/s (%.0f%% of its delta) is sampling skid "
 					       "(interrupts off on entry), not attributed; judging children against the other %+.1f/s",
 					       cur->name, S, D > 0 ? S / D * 100 : 0.0, base);
@@ -428,7 +464,8 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 				break;
 			}
 		}
-		if (!sk && cur->kind != TREE_SUBSYS && S > 0 && D > 0 && S >= d.explain * D &&
+		if (!sk && cur->nchild && S > 0 && D > 0 &&
+		    S >= d.explain * D &&
 		    (!best || S >= best->stat.delta)) {
 			err = agent_reply_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> the function itself is the hot spot, stop here",
 					       cur->name, S, S / D * 100, D);
@@ -438,7 +475,8 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 		}
 		if (!best) {
 			if (!cur->nchild)
-				err = agent_reply_line(r, "%s: a leaf -> stop here", cur->name);
+				err = agent_reply_line(r, "%s: a leaf (its own time, %+.1f/s) -> stop here",
+						       cur->name, S);
 			else {
 				top_shares(cur, base, spread, sizeof(spread));
 				err = agent_reply_line(r, "%s: no child rises significantly%s%s%s -> stop here",
@@ -485,18 +523,21 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 	}
 	err = verdict_found(&d, cur);
 	if (!err)
-		err = agent_reply_line(r, "verdict: %s (q=%s)", v->summary,
-				       fmt_q(qs, sizeof(qs), v->q));
+		err = agent_reply_line(r, "verdict: %s", v->summary);
 	return err;
 }
 
 /* ---- rules: from the verdict to the next step (issue 4) ------------------- */
 
-/* RULE TABLE HOOK.  Each rule: a predicate over the verdict path and the
- * increased frames, and a proposal builder.  The first rule that matches
- * proposes.  Until core/step exists the builder answers -ENOSYS and the turn
- * gives the verdict; once it does, rule_propose builds a struct step from the
- * rule's kind/targets and the turn returns AGENT_REPLY_PROPOSAL. */
+/* RULE TABLE (issue 4 item 9).  Each rule: a predicate over the verdict
+ * path and the increased frames, and a proposal builder.  At each turn the
+ * first matching rule that has not proposed yet builds a step (core/step)
+ * and the turn returns AGENT_REPLY_PROPOSAL, with the interim verdict in the
+ * reply as well; when no rule is left, or the step budget is spent, or the
+ * person said "stop", the turn returns the verdict.  The step is checked for
+ * its required fields here; validation against this kernel (caps) is the
+ * caller's, before the person is asked.  To add a rule: a frame list, a
+ * when_ predicate, a row in heur_rules. */
 
 struct rule_in {
 	const struct tree *t;
@@ -512,6 +553,7 @@ struct heur_rule {
 	const char *target;  /* tracepoint(s) or function, or NULL */
 	const char *begin, *end; /* tracepoint_latency pairs */
 	const char *why;
+	const char *expect;
 };
 
 static int path_has(const struct verdict *v, const char *const *names)
@@ -601,35 +643,79 @@ static int when_block(const struct rule_in *in)
 	return in_subsys(in, "block") || path_has(in->v, fr_block);
 }
 
+#define RULE_DURATION_S "5"
+
 static int rule_propose(const struct heur_rule *rule, const struct rule_in *in,
 			struct agent_reply *out)
 {
-	/* core/step does not exist yet: nothing can be proposed */
-	return -ENOSYS;
+	struct step_error se = { 0 };
+	struct step *st = step_new();
+	char rationale[512];
+	int err;
+
+	if (!st)
+		return -errno;
+	snprintf(rationale, sizeof(rationale), "%s (verdict so far: %s > %s, %+.1f/s)",
+		 rule->why, in->v->subsystem, in->v->leaf ? in->v->leaf : "?", in->v->delta);
+	err = step_set_field(st, "kind", rule->kind, &se);
+	if (!err && rule->target)
+		err = step_set_field(st, "target", rule->target, &se);
+	if (!err && rule->begin)
+		err = step_set_field(st, "begin", rule->begin, &se);
+	if (!err && rule->end)
+		err = step_set_field(st, "end", rule->end, &se);
+	if (!err)
+		err = step_set_field(st, "duration_s", RULE_DURATION_S, &se);
+	if (!err)
+		err = step_set_field(st, "rationale", rationale, &se);
+	if (!err && rule->expect)
+		err = step_set_field(st, "expect", rule->expect, &se);
+	if (!err)
+		err = step_check_required(st, &se);
+	if (err) {
+		/* a broken row of the table: say so rather than propose it */
+		agent_reply_line(out, "rule %s cannot build its step: %s: %s", rule->name,
+				 se.field, se.msg);
+		step_free(st);
+		return err;
+	}
+	out->step = st;
+	out->kind = AGENT_REPLY_PROPOSAL;
+	return 0;
 }
 
 /* Order matters: the most specific first. */
 static const struct heur_rule heur_rules[] = {
 	{ "compaction", when_compaction, rule_propose, "tracepoint_latency", NULL,
 	  "compaction:mm_compaction_begin", "compaction:mm_compaction_end",
-	  "compaction frames in the delta: how long does compaction take in each condition" },
+	  "compaction frames in the delta: how long does compaction take in each condition",
+	  "compaction latency (p99) grows when loaded" },
 	{ "direct_reclaim", when_reclaim, rule_propose, "tracepoint_latency", NULL,
 	  "vmscan:mm_vmscan_direct_reclaim_begin", "vmscan:mm_vmscan_direct_reclaim_end",
-	  "direct reclaim frames in the delta: how long do allocations stall in reclaim" },
+	  "direct reclaim frames in the delta: how long do allocations stall in reclaim",
+	  "more and longer direct reclaim stalls when loaded" },
 	{ "thp_faults", when_thp, rule_propose, "counts", "huge_memory:*", NULL, NULL,
-	  "huge page frames on the path: which THP events grow" },
+	  "huge page frames on the path: which THP events grow",
+	  "huge_memory event rates grow when loaded" },
 	{ "page_faults", when_page_faults, rule_propose, "tracepoint_stacks",
 	  "exceptions:page_fault_user", NULL, NULL,
-	  "an mm delta through the page-fault path: count faults per kernel stack" },
+	  "an mm delta through the page-fault path: count faults per kernel stack",
+	  "user page faults grow when loaded, on the verdict path" },
 	{ "lock_contention", when_lock, rule_propose, "tracepoint_latency", NULL,
 	  "lock:contention_begin", "lock:contention_end",
-	  "lock slow paths on the path: how long is the lock contended" },
+	  "lock slow paths on the path: how long is the lock contended",
+	  "longer lock contention when loaded" },
 	{ "sched_offcpu", when_sched, rule_propose, "offcpu", NULL, NULL, NULL,
-	  "a sched or futex delta: where do threads block, and who wakes them" },
+	  "a sched or futex delta: where do threads block, and who wakes them",
+	  "more blocked time on the verdict path when loaded" },
 	{ "block_latency", when_block, rule_propose, "tracepoint_latency", NULL,
 	  "block:block_rq_issue", "block:block_rq_complete",
-	  "block I/O on the path: request latency in each condition" },
+	  "block I/O on the path: request latency in each condition",
+	  "block request latency grows when loaded" },
 };
+
+#define HEUR_NRULES (sizeof(heur_rules) / sizeof(heur_rules[0]))
+_Static_assert(HEUR_NRULES <= 32, "rule bitmask");
 
 /* ---- the agent ---------------------------------------------------------------- */
 
@@ -637,6 +723,7 @@ struct heur {
 	uint64_t focus_id;     /* 0: none */
 	char *focus_name;      /* NULL: none */
 	int stopped;
+	uint32_t used;         /* rules that proposed already, bit per row */
 	char **why;            /* the last turn's lines */
 	unsigned nwhy;
 };
@@ -701,6 +788,25 @@ static const struct tree_node *heur_focus(const struct heur *h, const struct age
 	return f.best;
 }
 
+/* the deepest node marked TREE_F_VERDICT, or NULL */
+static const struct tree_node *verdict_node(const struct tree *t)
+{
+	const struct tree_node *n = t->root;
+
+	if (!n || !(n->flags & TREE_F_VERDICT))
+		return NULL;
+	for (;;) {
+		const struct tree_node *next = NULL;
+
+		for (unsigned i = 0; i < n->nchild && !next; i++)
+			if (n->child[i]->flags & TREE_F_VERDICT)
+				next = n->child[i];
+		if (!next)
+			return n;
+		n = next;
+	}
+}
+
 static int heur_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_reply *out)
 {
 	struct heur *h = a->priv;
@@ -723,34 +829,45 @@ static int heur_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_
 			    &out->verdict, out);
 	if (err)
 		goto cleanup;
-	out->focus = focus;
+	/* the node the reply concerns: the person's focus, else where the
+	 * descent stopped */
+	out->focus = focus ? focus : verdict_node(ctx->tree);
 	if (out->verdict.found && !h->stopped && ctx->step_index < ctx->step_max) {
 		struct rule_in in = { ctx->tree, &out->verdict };
 
-		for (size_t i = 0; i < sizeof(heur_rules) / sizeof(heur_rules[0]); i++) {
+		for (size_t i = 0; i < HEUR_NRULES; i++) {
 			const struct heur_rule *rule = &heur_rules[i];
+			char desc[256];
 
 			if (!rule->when(&in))
 				continue;
-			if (rule->begin)
-				err = agent_reply_line(out, "rule %s: %s -> %s %s .. %s", rule->name,
-						       rule->why, rule->kind, rule->begin, rule->end);
-			else
-				err = agent_reply_line(out, "rule %s: %s -> %s%s%s", rule->name,
-						       rule->why, rule->kind, rule->target ? " on " : "",
-						       rule->target ? rule->target : "");
-			if (err)
-				goto cleanup;
-			err = rule->propose(rule, &in, out);
-			if (err == -ENOSYS) {
-				err = agent_reply_line(out, "no step kinds available yet: the verdict stands on the tree as measured");
+			if (h->used & (1u << i)) {
+				err = agent_reply_line(out, "rule %s matches again; its step was proposed already",
+						       rule->name);
 				if (err)
 					goto cleanup;
-			} else if (err) {
-				goto cleanup;
+				continue;
 			}
+			err = rule->propose(rule, &in, out);
+			if (err == -EINVAL) { /* said why in a line; try the next rule */
+				h->used |= 1u << i;
+				err = 0;
+				continue;
+			}
+			if (err)
+				goto cleanup;
+			h->used |= 1u << i;
+			err = agent_reply_line(out, "rule %s: %s -> propose %s", rule->name, rule->why,
+					       step_describe(out->step, desc, sizeof(desc)));
+			if (err)
+				goto cleanup;
 			break;
 		}
+	} else if (out->verdict.found && ctx->step_index >= ctx->step_max && ctx->step_max) {
+		err = agent_reply_line(out, "the step budget (%u) is spent: the verdict stands",
+				       ctx->step_max);
+		if (err)
+			goto cleanup;
 	}
 	err = heur_why_keep(h, out);
 cleanup:

@@ -9,7 +9,8 @@
  * matter (so the cost grows with the standard deviation, not with n); only
  * when that would take more than CALIB_EXACT_TERMS terms (n in the
  * billions near the mean, where the p-value is large anyway) does it fall
- * back to the normal approximation with continuity correction.  p-values
+ * back to the normal approximation with continuity correction (also for
+ * n > 2^50, where doubles no longer count one by one).  p-values
  * are clamped to [CALIB_P_FLOOR, 1]: below 1e-300 every p is "1e-300".
  *
  * Multiple testing.  Benjamini–Hochberg over every node but the root whose
@@ -61,7 +62,7 @@ static double binom_tail_log(const struct binom *b, double j0, int dir, double l
 {
 	double sum = 1.0, lt = l0, j = j0, r = b->lp - b->lq;
 
-	for (;;) {
+	for (unsigned long it = 0; it < 4 * (unsigned long)CALIB_EXACT_TERMS; it++) {
 		double t;
 
 		if (dir > 0) {
@@ -111,7 +112,8 @@ double calib_poisson_p(uint64_t k1, double t1, uint64_t k2, double t2)
 	z = (k - n * p) / sd;
 	/* terms summed: about 12 sd near the mean, 60/|z| sd far out */
 	cost = 2 * sd * fmin(12.0, 60.0 / fmax(fabs(z), 1e-3)) + 16;
-	if (cost > CALIB_EXACT_TERMS) {
+	/* past 2^50 counts, j + 1 == j is near in doubles: no summation */
+	if (cost > CALIB_EXACT_TERMS || n > 0x1p50) {
 		double zc = (fabs(k - n * p) - 0.5) / sd;
 
 		res = zc <= 0 ? 1.0 : erfc(zc / M_SQRT2);
@@ -475,7 +477,7 @@ char *calib_summary(const struct tree *t, int utf8, char *buf, size_t len)
 		e[no++] = x; /* no <= s: compacting in place is safe */
 	}
 	qsort(e, no, sizeof(e[0]), sum_cmp);
-	for (int i = 0; i < no && off < len; i++) {
+	for (int i = 0; i < no; i++) {
 		const struct sum_ent *x = &e[i];
 		char pct[32];
 		int w;
@@ -487,15 +489,17 @@ char *calib_summary(const struct tree *t, int utf8, char *buf, size_t len)
 				 -x->pct);
 		else
 			snprintf(pct, sizeof(pct), "+%.0f%%", fabs(x->pct));
-		w = snprintf(buf + off, len - off, "%s%s %s%s",
+		char ent[80];
+
+		w = snprintf(ent, sizeof(ent), "%s%s %s%s",
 			     i ? (utf8 ? " \xc2\xb7 " : " | ") : "",
 			     subsys_name((enum subsys)x->subsys), pct,
 			     x->sig ? "" : " (n.s.)");
-		if (w < 0)
+		/* whole entries only: never cut a UTF-8 sequence */
+		if (w < 0 || (size_t)w >= len - off)
 			break;
+		memcpy(buf + off, ent, (size_t)w + 1);
 		off += (size_t)w;
 	}
-	if (off >= len)
-		buf[len - 1] = 0;
 	return buf;
 }

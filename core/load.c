@@ -180,6 +180,31 @@ static long load_read_key(const char *dir, const char *name, const char *key)
 }
 
 /* Makes <mount><own>/argus-PID-N; NULL when cgroup v2 is absent or refuses. */
+/* Removes the cgroups of argus runs that died without cleaning up (SIGKILL):
+ * argus-PID-N under dir whose PID is gone.  rmdir only succeeds on empty
+ * cgroups, so a load still running in one is never disturbed. */
+static void load_cgroup_sweep(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int pid;
+		unsigned n;
+
+		if (sscanf(e->d_name, "argus-%d-%u", &pid, &n) != 2 || pid <= 0 ||
+		    pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path) &&
+		    rmdir(path) == 0)
+			load_log("load: removed the stale cgroup %s (argus %d is gone)", path, pid);
+	}
+	closedir(d);
+}
+
 static char *load_cgroup_create(void)
 {
 	const char *mnt = load_cgroup2_mount();
@@ -192,6 +217,10 @@ static char *load_cgroup_create(void)
 		snprintf(own, sizeof(own), "/");
 	if (!strcmp(own, "/"))
 		own[0] = 0;
+	if (load_counter == 0) {
+		snprintf(path, sizeof(path), "%s%s", mnt, own);
+		load_cgroup_sweep(path);
+	}
 	for (int attempt = 0; attempt < 2; attempt++) {
 		snprintf(path, sizeof(path), "%s%s/argus-%d-%u", mnt,
 			 attempt == 0 ? own : "", (int)getpid(), ++load_counter);

@@ -116,7 +116,6 @@ static int load_skel(struct probe_profile *pp, const struct probe_profile_opts *
 	bpf_program__set_autoload(s->progs.argus_fork_raw, fork && raw_fork);
 	err = profile_bpf__load(s);
 	if (err) {
-		err = -errno ? -errno : err;
 		if (err >= 0)
 			err = -EINVAL;
 		if (err == -EPERM || err == -EACCES)

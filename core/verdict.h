@@ -17,7 +17,9 @@ struct verdict {
 	/* evidence, from the node the descent stopped at */
 	double rate_ref, rate_load, delta, ratio, q;
 	unsigned pairs, pairs_agree;
-	double share_of_root;      /* node delta / root delta */
+	double share_of_root;      /* node delta / the sum of the increases of
+	                            * the root's children (not the net root
+	                            * delta: idle falls as work rises) */
 	char *summary;             /* one line for people, owned */
 	char **notes;              /* extra evidence lines (step results), owned */
 	unsigned nnotes;

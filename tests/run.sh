@@ -38,7 +38,7 @@ for t in build-san/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_one "unit/$(basename "$t")" "$t"
 done
-for kind in live tui; do
+for kind in docs live tui; do
 	for t in tests/$kind/*.sh; do
 		[ -f "$t" ] || continue
 		run_one "$kind/$(basename "$t" .sh)" sh "$t"

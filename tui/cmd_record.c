@@ -34,7 +34,8 @@ static const char record_usage[] =
 	"  -d, --duration S   stop after S seconds (default: when the command or the\n"
 	"                     process exits, or on Ctrl-C / SIGTERM)\n"
 	"  -F, --freq HZ      samples per second per CPU (default %u)\n"
-	"  -p, --pid PID      only this process and its children (repeatable)\n"
+	"  -p, --pid PID      only this process and its children (repeatable); with\n"
+	"                     one -p, the recording stops when the process exits\n"
 	"  -- CMD ARGS        run CMD, sampling only it and its children; it is killed\n"
 	"                     when the recording stops; its stdout goes to stderr\n"
 	"  -j, --json         JSON tree {\"name\",\"total\",\"self\",\"children\"}, root \"all\"\n"
@@ -110,7 +111,8 @@ static int record_exit_for(int err)
 	}
 }
 
-static void record_summary(struct source *src, double secs, const char *why)
+static void record_summary(struct source *src, double secs, const char *why,
+			   const struct probe_profile_opts *po)
 {
 	struct probe_profile_stats st;
 
@@ -131,7 +133,8 @@ static void record_summary(struct source *src, double secs, const char *why)
 			st.bpf_run_ns / (secs * 1e9) * 100, st.bpf_run_ns / 1e3 / st.bpf_run_cnt);
 	if (st.stack_collision > st.kernel / 100)
 		fprintf(stderr, "argus: more than 1%% of the stacks collided in the stack map; "
-			"raise --stacks (now %u)\n", PROBE_PROFILE_DEFAULT_STACKS);
+			"raise --stacks (now %u)\n",
+			po->stack_entries ? po->stack_entries : PROBE_PROFILE_DEFAULT_STACKS);
 	if (st.count_map_full)
 		fprintf(stderr, "argus: the counts map was full; raise --keys\n");
 }
@@ -304,8 +307,8 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		watch = load_pid(load);
-	} else if (ntgids) {
-		watch = (pid_t)tgids[0];
+	} else if (ntgids == 1) {
+		watch = (pid_t)tgids[0]; /* stop early when it exits */
 	}
 	if (watch > 0)
 		pidfd = (int)syscall(SYS_pidfd_open, watch, 0);
@@ -381,7 +384,7 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "argus: cannot write the tree: %s\n", strerror(-err));
 		goto out;
 	}
-	record_summary(src, secs, why);
+	record_summary(src, secs, why, &po);
 	ret = EXIT_OK;
 out:
 	tree_free(t);

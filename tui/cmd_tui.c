@@ -5,19 +5,20 @@
  * man page text come from; the load options of a calibrated measurement are
  * to be added beside it (opts_load). */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <locale.h>
 
 #include "app.h"
+#include "import.h"
+#include "measure.h"
+#include "opts_load.h"
+#include "reference.h"
 #include "cmd.h"
 #include "opts_agent.h"
 #include "probe.h"
@@ -28,8 +29,6 @@
 #include "view_keys.h"
 
 enum tui_opt_id {
-	OPT_FREQ,
-	OPT_PID,
 	OPT_THEME,
 	OPT_ASCII,
 	OPT_THRESHOLD,
@@ -49,8 +48,6 @@ struct tui_option {
 };
 
 static const struct tui_option tui_options[] = {
-	{ OPT_FREQ, 'F', "freq", "HZ", "samples per second per CPU (default 999)", 0 },
-	{ OPT_PID, 'p', "pid", "PID", "only this process and its children (repeatable)", 0 },
 	{ OPT_THEME, 0, "theme", "NAME|PATH",
 	  "color theme: default, light, high-contrast, mono, or a file", 0 },
 	{ OPT_ASCII, 0, "ascii", NULL, "ASCII line drawing even in a UTF-8 locale", 0 },
@@ -68,9 +65,12 @@ static const struct tui_option tui_options[] = {
 
 static void tui_usage(FILE *out)
 {
-	fprintf(out, "usage: argus [options] [-- CMD ARGS]\n\n"
-		"The interactive calling-context tree of the kernel, refreshed each second.\n"
-		"System-wide by default; -p or -- CMD narrow it to processes.\n\n");
+	fprintf(out, "usage: argus [options] [--load CMD | -- CMD ARGS | -p PID] [--victim CMD] ...\n\n"
+		"The interactive calling-context tree of the kernel.  With a load, argus\n"
+		"alternates reference windows (the load paused) and loaded windows, and\n"
+		"marks the deltas that are real; without one, the tree is live and\n"
+		"system-wide (-p PID: that process, compared with a saved reference when\n"
+		"there is one).\n\noptions:\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		const struct tui_option *o = &tui_options[i];
 		char left[64];
@@ -82,9 +82,10 @@ static void tui_usage(FILE *out)
 			 o->arg ? " " : "", o->arg ? o->arg : "");
 		fprintf(out, "  %-24s %s\n", left, o->help);
 	}
+	fprintf(out, "\nload options (shared with 'argus diagnose'):\n");
+	opts_load_help(out);
+	fprintf(out, "\nagent options:\n");
 	opts_agent_help(out);
-	fprintf(out, "  %-24s %s\n", "-- CMD ARGS",
-		"run CMD and sample only it and its children; ended on quit");
 	fprintf(out, "\nkeys ('?' in the tree shows them too):\n");
 	key_print(out);
 	fprintf(out, "\nNeeds root, or CAP_BPF and CAP_PERFMON.  NO_COLOR=1 for no colors.\n"
@@ -142,67 +143,9 @@ static const struct tui_option *opt_match(int argc, char **argv, int *i, const c
 	return o;
 }
 
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > max || s[0] == '-')
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* Folded stacks "a;b;c N" into window w of p (a test fixture reader; `argus
- * diff` reads folded and perf-script files through core/import). */
-static int read_folded(const char *path, struct profile *p, unsigned w, char **cause)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *frames[512];
-	size_t cap = 0;
-	unsigned lineno = 0;
-	int err = 0;
-
-	if (!f) {
-		err = -errno;
-		if (asprintf(cause, "cannot open %s: %s", path, strerror(errno)) < 0)
-			*cause = NULL;
-		return err;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		char *sp, *end, *save = NULL, *tok;
-		unsigned long long n;
-		unsigned nf = 0;
-
-		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!line[0] || line[0] == '#')
-			continue;
-		sp = strrchr(line, ' ');
-		if (!sp || (errno = 0, n = strtoull(sp + 1, &end, 10), errno || *end)) {
-			err = -EINVAL;
-			if (asprintf(cause, "%s:%u: expected 'frame;frame;... COUNT'", path, lineno) < 0)
-				*cause = NULL;
-			goto out;
-		}
-		*sp = '\0';
-		for (tok = strtok_r(line, ";", &save); tok && nf < 512; tok = strtok_r(NULL, ";", &save))
-			frames[nf++] = tok;
-		err = profile_add(p, w, (const char *const *)frames, nf, 0, NULL, n);
-		if (err) {
-			if (asprintf(cause, "%s:%u: %s", path, lineno, strerror(-err)) < 0)
-				*cause = NULL;
-			goto out;
-		}
-	}
-out:
-	free(line);
-	fclose(f);
-	return err;
-}
-
+/* Profiles from files (folded or perf script, through core/import): one
+ * file is a loaded window; several alternate reference, loaded, ... (the
+ * screen tests browse fixtures this way, without privileges). */
 static struct source *static_source(const char *list, char **cause)
 {
 	struct profile *p = profile_new();
@@ -214,15 +157,9 @@ static struct source *static_source(const char *list, char **cause)
 		err = -ENOMEM;
 		goto fail;
 	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		nfiles++;
-	free(copy);
-	copy = strdup(list);
-	if (!copy) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	save = NULL;
+	for (const char *c = list; *c; c++)
+		nfiles += *c == ',';
+	nfiles++;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		enum cond c = nfiles == 1 ? COND_LOAD : (p->nwin % 2 ? COND_LOAD : COND_REF);
 		int w = profile_window_begin(p, c, p->nwin);
@@ -231,10 +168,11 @@ static struct source *static_source(const char *list, char **cause)
 			err = w;
 			goto fail;
 		}
-		err = read_folded(tok, p, (unsigned)w, cause);
+		err = import_file(tok, p, (unsigned)w, cause);
 		if (err)
 			goto fail;
-		profile_window_end(p, (unsigned)w, 1.0);
+		if (p->wins[w].secs <= 0)
+			profile_window_end(p, (unsigned)w, 1.0);
 	}
 	free(copy);
 	return source_static_new(p, list);
@@ -247,112 +185,20 @@ fail:
 	return NULL;
 }
 
-/* A command started before exec, held until released (so the sampler's
- * filter has its PID before it runs). */
-struct tui_child {
-	pid_t pid;
-	int go_fd, err_fd;
-};
-
-static int child_spawn(char **argv, struct tui_child *c)
+/* -p PID alone compares with a saved reference when there is one; without,
+ * the tree is live and uncalibrated (pausing a process is the user's call:
+ * --pause). */
+static int have_saved_reference(unsigned freq_hz)
 {
-	int go[2] = { -1, -1 }, ep[2] = { -1, -1 }, err;
-	pid_t parent = getpid();
+	struct reference_meta meta;
+	char set[64], *path;
+	int ok;
 
-	c->pid = -1;
-	c->go_fd = c->err_fd = -1;
-	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
-		err = -errno;
-		goto fail;
-	}
-	c->pid = fork();
-	if (c->pid < 0) {
-		err = -errno;
-		goto fail;
-	}
-	if (c->pid == 0) {
-		sigset_t none;
-		int devnull = open("/dev/null", O_RDWR), e;
-		char b;
-
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		/* the screen belongs to the tree: the command gets no terminal */
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 1);
-			dup2(devnull, 2);
-		}
-		close(go[1]);
-		close(ep[0]);
-		if (read(go[0], &b, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(ep[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	setpgid(c->pid, c->pid);
-	close(go[0]);
-	close(ep[1]);
-	c->go_fd = go[1];
-	c->err_fd = ep[0];
-	return 0;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (go[i] >= 0)
-			close(go[i]);
-		if (ep[i] >= 0)
-			close(ep[i]);
-	}
-	return err;
-}
-
-static int child_release(struct tui_child *c)
-{
-	ssize_t n;
-	int e = 0;
-
-	if (write(c->go_fd, "g", 1) != 1)
-		return -errno;
-	close(c->go_fd);
-	c->go_fd = -1;
-	do
-		n = read(c->err_fd, &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	close(c->err_fd);
-	c->err_fd = -1;
-	return n == sizeof(e) ? -e : 0;
-}
-
-static void child_end(struct tui_child *c)
-{
-	int status;
-
-	if (c->pid <= 0)
-		return;
-	if (c->go_fd >= 0)
-		close(c->go_fd);
-	if (c->err_fd >= 0)
-		close(c->err_fd);
-	kill(-c->pid, SIGTERM);
-	for (int i = 0; i < 200; i++) {
-		if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
-			c->pid = -1;
-			break;
-		}
-		usleep(10000);
-	}
-	if (c->pid > 0) {
-		kill(-c->pid, SIGKILL);
-		waitpid(c->pid, &status, 0);
-	}
-	c->pid = -1;
+	reference_meta_here(&meta, measure_probe_set(freq_hz, set, sizeof(set)), freq_hz);
+	path = reference_default_path(&meta);
+	ok = path && access(path, R_OK) == 0;
+	free(path);
+	return ok;
 }
 
 static void log_stderr(void *arg, enum probe_log_level level, const char *msg)
@@ -382,71 +228,45 @@ int cmd_tui(int argc, char **argv)
 {
 	struct tui_opts to;
 	struct probe_profile_opts po;
-	struct tui_child child = { -1, -1, -1 };
-	uint32_t pids[TUI_MAX_PIDS];
-	size_t npids = 0;
-	char **cmd = NULL, *cause = NULL, title[256];
+	struct opts_load ol;
+	struct opts_agent oa;
+	uint32_t pid;
+	char *cause = NULL, title[256];
 	const char *static_files = NULL;
 	struct source *src = NULL;
-	struct opts_agent oa;
-	unsigned long v;
-	int i = 1, rc = EXIT_OK, err;
+	int i = 1, rc = EXIT_OK, err, noexec = 0, calibrated = 0;
 
 	setlocale(LC_ALL, "");
 	tui_opts_default(&to);
+	opts_load_init(&ol);
 	opts_agent_init(&oa);
 	to.agent = &oa;
 	memset(&po, 0, sizeof(po));
 	while (i < argc) {
 		const struct tui_option *o;
 		const char *val;
-		int r = opts_agent_parse(&oa, argc, argv, &i, stderr);
+		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
 
-		if (r < 0)
-			return EXIT_USAGE;
+		if (r == 0)
+			r = opts_agent_parse(&oa, argc, argv, &i, stderr);
+		if (r < 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		if (r > 0)
 			continue;
-
-		if (!strcmp(argv[i], "--")) {
-			cmd = argv + i + 1;
-			if (!*cmd) {
-				fprintf(stderr, "argus: '--' needs a command after it\n");
-				return EXIT_USAGE;
-			}
-			break;
-		}
 		if (argv[i][0] != '-') {
-			fprintf(stderr, "argus: unexpected '%s'; a command to run goes after '--'\n",
-				argv[i]);
-			return EXIT_USAGE;
+			fprintf(stderr, "argus: unexpected '%s'; a command to run goes after '--' "
+				"or in --load 'CMD'\n", argv[i]);
+			rc = EXIT_USAGE;
+			goto out;
 		}
 		o = opt_match(argc, argv, &i, &val);
-		if (!o)
-			return EXIT_USAGE;
+		if (!o) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		switch (o->id) {
-		case OPT_FREQ:
-			if (parse_ulong(val, 100000, &v) || !v) {
-				fprintf(stderr, "argus: --freq '%s' is not a frequency in Hz (1-100000)\n",
-					val);
-				return EXIT_USAGE;
-			}
-			po.freq_hz = (unsigned)v;
-			break;
-		case OPT_PID:
-			if (parse_ulong(val, 0x7fffffff, &v) || !v) {
-				fprintf(stderr, "argus: -p '%s' is not a process id\n", val);
-				return EXIT_USAGE;
-			}
-			if (npids == TUI_MAX_PIDS) {
-				fprintf(stderr, "argus: at most %d -p options\n", TUI_MAX_PIDS);
-				return EXIT_USAGE;
-			}
-			if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
-				fprintf(stderr, "argus: no process with PID %lu\n", v);
-				return EXIT_USAGE;
-			}
-			pids[npids++] = (uint32_t)v;
-			break;
 		case OPT_THEME:
 			to.theme = val;
 			break;
@@ -460,7 +280,8 @@ int cmd_tui(int argc, char **argv)
 			if (end == val || *end || !(t >= 0 && t <= 100)) {
 				fprintf(stderr, "argus: --threshold '%s' is not a percentage (0-100)\n",
 					val);
-				return EXIT_USAGE;
+				rc = EXIT_USAGE;
+				goto out;
 			}
 			to.threshold = t / 100;
 			break;
@@ -470,18 +291,24 @@ int cmd_tui(int argc, char **argv)
 			break;
 		case OPT_KEYS:
 			key_print(stdout);
-			return EXIT_OK;
+			goto out;
 		case OPT_HELP:
 			tui_usage(stdout);
-			return EXIT_OK;
+			goto out;
 		case OPT_STATIC:
 			static_files = val;
 			break;
 		}
 	}
-	if (cmd && npids) {
-		fprintf(stderr, "argus: give either -p PID or -- CMD, not both\n");
-		return EXIT_USAGE;
+	if (opts_load_finish(&ol, 0, stderr) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	pid = (uint32_t)ol.m.pid;
+	if (pid && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+		fprintf(stderr, "argus: no process with PID %u\n", pid);
+		rc = EXIT_ERROR;
+		goto out;
 	}
 
 	{
@@ -490,16 +317,16 @@ int cmd_tui(int argc, char **argv)
 
 		if (theme_load(&th, to.theme, &cause) < 0) {
 			fprintf(stderr, "argus: %s\n", cause ? cause : "cannot load the theme");
-			free(cause);
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (static_files) {
 		src = static_source(static_files, &cause);
 		if (!src) {
 			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
-			free(cause);
-			return EXIT_ERROR;
+			rc = EXIT_ERROR;
+			goto out;
 		}
 		snprintf(title, sizeof(title), "argus %s", static_files);
 		to.title = title;
@@ -511,55 +338,58 @@ int cmd_tui(int argc, char **argv)
 		fprintf(stderr, "argus: %s\n", cause ? cause : "needs root");
 		fprintf(stderr, "argus: without privileges: 'argus diff' and 'argus replay' browse "
 			"recorded data\n");
-		free(cause);
-		return EXIT_PRIV;
+		rc = EXIT_PRIV;
+		goto out;
 	}
 	probe_set_log(log_stderr, NULL);
-	if (cmd) {
-		err = child_spawn(cmd, &child);
-		if (err) {
-			fprintf(stderr, "argus: cannot start '%s': %s\n", cmd[0], strerror(-err));
-			return EXIT_ERROR;
+
+	/* A load (or a victim, or a paused / referenced PID) means a calibrated
+	 * measurement; otherwise the live tree, system-wide or of one PID. */
+	calibrated = ol.m.load_argv || ol.m.victim_argv || ol.m.victim_pid ||
+		     ol.m.background_argv || ol.m.pause || ol.m.reference_path ||
+		     (pid && have_saved_reference(ol.m.freq_hz));
+	if (calibrated) {
+		src = measure_new(&ol.m, &noexec, &cause);
+		if (!src) {
+			err = -errno;
+			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
+			rc = noexec ? EXIT_NOEXEC : exit_for(err ? err : -EIO);
+			goto out;
 		}
-		pids[npids++] = (uint32_t)child.pid;
-	}
-	po.tgids = npids ? pids : NULL;
-	po.ntgids = npids;
-	po.filter = npids > 0;
-	po.follow_forks = 1;
-	src = source_live_new(&po, &cause);
-	if (!src) {
-		err = -errno;
-		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
-		free(cause);
-		child_end(&child);
-		return exit_for(err ? err : -EIO);
-	}
-	if (cmd) {
-		err = child_release(&child);
-		if (err) {
-			fprintf(stderr, "argus: cannot run '%s': %s\n", cmd[0], strerror(-err));
-			source_free(src);
-			child_end(&child);
-			return EXIT_NOEXEC;
+		snprintf(title, sizeof(title), "argus %s%s", ol.load_cmd ? "--load " : "",
+			 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
+		to.title = title;
+	} else {
+		po.freq_hz = ol.m.freq_hz;
+		po.tgids = pid ? &pid : NULL;
+		po.ntgids = pid ? 1 : 0;
+		po.filter = pid != 0;
+		po.follow_forks = 1;
+		src = source_live_new(&po, &cause);
+		if (!src) {
+			err = -errno;
+			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
+			rc = exit_for(err ? err : -EIO);
+			goto out;
 		}
-		snprintf(title, sizeof(title), "argus -- %s", cmd[0]);
-		to.title = title;
-	} else if (npids) {
-		snprintf(title, sizeof(title), "argus -p %u%s", pids[0], npids > 1 ? " ..." : "");
-		to.title = title;
+		if (pid) {
+			snprintf(title, sizeof(title), "argus -p %u (live; no saved reference: "
+				 "'argus reference save' or --pause to calibrate)", pid);
+			to.title = title;
+		}
 	}
 
 run:
 	err = tui_run(src, &to, &cause);
 	if (err) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
-		rc = exit_for(err);
+		rc = calibrated && measure_noexec(src) ? EXIT_NOEXEC : exit_for(err);
 	}
+out:
 	free(cause);
 	probe_set_log(NULL, NULL);
 	source_free(src);
-	child_end(&child);
+	opts_load_free(&ol);
 	opts_agent_free(&oa);
 	return rc;
 }

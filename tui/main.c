@@ -42,8 +42,11 @@ void cmd_usage(FILE *out)
 int main(int argc, char **argv)
 {
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		char *help_argv[] = { argv[0], "--help", NULL };
+
 		cmd_usage(stdout);
-		return EXIT_OK;
+		fputs("\n", stdout);
+		return cmd_tui(2, help_argv);
 	}
 	if (argc > 1 && !strcmp(argv[1], "--version")) {
 		printf("argus %s\n", ARGUS_VERSION);

@@ -1,13 +1,16 @@
 #!/bin/sh
-# Overhead of sampling: the page-fault loop's throughput alone, under
-# `argus record` (system-wide) at 99 and 999 Hz, and under
-# `perf record -a -g` at the same frequencies.  Conditions are interleaved
-# (the order rotates each round) in one run.  The table gives each
-# condition's median throughput, the median of its per-round ratios to that
-# round's "alone", and for argus the sampler's own BPF run time per CPU
-# (kernel.bpf_stats), which host noise does not blur.  The load runs one
-# process per CPU (--procs), so every CPU is busy and a sampler's user-space
-# work counts too.
+# Overhead of sampling: the page-fault loop alone, under `argus record`
+# (system-wide) at 99 and 999 Hz, and under `perf record -a -g` at the same
+# frequencies.  Conditions are interleaved (the order rotates each round) in
+# one run.  The load runs one process per CPU (--procs).
+#
+# The ratio that counts is the cost of a page fault: pages per CPU-second,
+# where the CPU-seconds are the load's own (the sampling interrupt and the
+# BPF program are charged to the task they interrupt) plus the sampler
+# process's during the run (perf writing its file, argus reading maps).
+# Other processes competing for the CPUs (a shared machine) blur it far less
+# than wall-clock throughput, which is shown too.  "bpf %/CPU" is argus's
+# sampling program's own run time (kernel.bpf_stats) per CPU.
 #   ROUNDS (default 6)  SECS per run (default 4)  PROCS (default nproc)
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=${ROOT:-$(pwd)}
@@ -31,7 +34,13 @@ else
 	echo "(perf record not usable here: perf rows left out)"
 fi
 
-run_cond() { # cond -> "pages/s bpf%perCPU" on stdout
+HZ_TCK=$(getconf CLK_TCK)
+cpu_of() { # pid -> CPU seconds so far (user + system, all threads)
+	awk -v t="$HZ_TCK" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / t }' "/proc/$1/stat" 2>/dev/null ||
+		echo 0
+}
+
+run_cond() { # cond -> "pages/s pages/cpu-s bpf%perCPU" on stdout
 	sampler=""
 	case $1 in
 	argus*) "$ARGUS" record --freq "${1#argus}" --folded >"$TMP/argus.folded" 2>"$TMP/argus.err" &
@@ -40,7 +49,10 @@ run_cond() { # cond -> "pages/s bpf%perCPU" on stdout
 		sampler=$! ;;
 	esac
 	sleep 1 # let the sampler attach (the same pause for "alone")
-	r=$("$LOAD" --seconds "$SECS" --procs "$PROCS" | sed -n 's/.*pages_per_sec=\([0-9]*\).*/\1/p')
+	s0=0; s1=0
+	[ -n "$sampler" ] && s0=$(cpu_of "$sampler")
+	"$LOAD" --seconds "$SECS" --procs "$PROCS" >"$TMP/load.out"
+	[ -n "$sampler" ] && s1=$(cpu_of "$sampler")
 	bpf=-
 	if [ -n "$sampler" ]; then
 		kill -INT "$sampler"
@@ -50,7 +62,10 @@ run_cond() { # cond -> "pages/s bpf%perCPU" on stdout
 			bpf=$(awk -v b="${b:-0}" -v n="$NCPU" 'BEGIN { printf "%.3f", b / n }') ;;
 		esac
 	fi
-	echo "${r:-0} $bpf"
+	tr ' ' '\n' <"$TMP/load.out" | awk -F= -v s0="$s0" -v s1="$s1" -v bpf="$bpf" '
+		{ v[$1] = $2 }
+		END { c = v["cpu_seconds"] + s1 - s0
+		      printf "%.0f %.0f %s\n", v["pages_per_sec"], (c > 0 ? v["pages"] / c : 0), bpf }'
 }
 
 echo "page-fault loop: $PROCS process(es) x 64 MiB, ${SECS}s per run, $ROUNDS rounds, $NCPU CPUs, $(uname -r)"
@@ -68,25 +83,34 @@ while [ "$round" -le "$ROUNDS" ]; do
 done
 
 echo
+report() { # results file -> the table
 awk -v conds="$conds" '
 	function median(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
-	{ v[$2, $1] = $3; b[$2, $1] = $4; if ($1 > R) R = $1 }
+	{ w[$2, $1] = $3; e[$2, $1] = $4; b[$2, $1] = $5; if ($1 > R) R = $1; has[$2] = 1 }
 	END {
 		nc = split(conds, cs, " ")
-		printf "%-10s %12s %10s %10s %12s\n", "condition", "pages/s", "vs alone", "slowdown", "bpf %/CPU"
+		printf "%-10s %9s %11s %9s %9s %9s %10s\n", "condition", "pages/s", "pages/CPU-s",
+			"vs alone", "slowdown", "vs perf", "bpf %/CPU"
 		for (i = 1; i <= nc; i++) {
-			c = cs[i]; n = 0; m = 0; nb = 0
+			c = cs[i]; n = 0; m = 0; nb = 0; np = 0
+			p = c; sub(/^argus/, "perf", p)
 			for (r = 1; r <= R; r++) {
-				x[++n] = v[c, r]
-				if (v["alone", r] > 0) q[++m] = v[c, r] / v["alone", r]
-				if (b[c, r] != "-") y[++nb] = b[c, r]
+				x[++n] = w[c, r]; y[n] = e[c, r]
+				if (e["alone", r] > 0) q[++m] = e[c, r] / e["alone", r]
+				if (b[c, r] != "-") z[++nb] = b[c, r]
+				if (p != c && has[p] && e[p, r] > 0) v[++np] = e[c, r] / e[p, r]
 			}
 			ratio = median(q, m)
-			printf "%-10s %12.0f %10.3f %9.1f%% %12s\n", c, median(x, n), ratio,
-				100 * (1 - ratio), nb ? sprintf("%.3f", median(y, nb)) : "-"
-			delete x; delete q; delete y
+			printf "%-10s %9.0f %11.0f %9.3f %8.1f%% %9s %10s\n", c, median(x, n), median(y, n),
+				ratio, 100 * (1 - ratio), np ? sprintf("%.3f", median(v, np)) : "-",
+				nb ? sprintf("%.3f", median(z, nb)) : "-"
+			delete x; delete y; delete q; delete z; delete v
 		}
-	}' "$TMP/results"
+		print "vs alone / vs perf: median over rounds of pages/CPU-s divided by the same"
+		print "round'"'"'s alone / perf at the same frequency (above 1: argus costs less)"
+	}' "$1"
+}
+report "$TMP/results"

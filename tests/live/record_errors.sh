@@ -37,27 +37,39 @@ grep -q "needs root, or CAP_BPF and CAP_PERFMON" "$TMP/err" || fail "unprivilege
 rc=$?
 [ $rc = 2 ] || fail "bad option: exit $rc, want 2"
 
-# Programs are freed asynchronously after their fds close: wait for it
-# (bounded), then assert.
-none_loaded() {
+# Other argus runs may share this kernel, so follow this run's own programs:
+# their ids, from the fdinfo of its BPF fds.  Programs are freed
+# asynchronously after their fds close: wait for it (bounded), then assert.
+prog_ids_of() { # pid
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u
+}
+gone() { # ids...
 	i=0
 	while [ $i -lt 50 ]; do
-		bpftool prog show 2>/dev/null | grep -q ' name argus_' || return 0
+		left=""
+		for id in "$@"; do
+			bpftool prog show id "$id" >/dev/null 2>&1 && left="$left $id"
+		done
+		[ -z "$left" ] && return 0
 		sleep 0.2; i=$((i + 1))
 	done
-	bpftool prog show | grep ' name argus_'
+	for id in $left; do bpftool prog show id "$id"; done
 	return 1
 }
-none_loaded || skip "argus programs already loaded by another run; cannot check cleanup"
 
 for sig in TERM KILL; do
 	"$ARGUS" record --folded -- "$LOAD" >"$TMP/out.$sig" 2>"$TMP/err.$sig" &
 	pid=$!
 	i=0 # wait until its programs are attached
-	while ! bpftool prog show 2>/dev/null | grep -q ' name argus_profile'; do
+	while :; do
+		ids=$(prog_ids_of $pid)
+		names=$(for id in $ids; do bpftool prog show id "$id" 2>/dev/null; done)
+		case $names in *"name argus_profile"*) break ;; esac
 		sleep 0.1; i=$((i + 1))
 		[ $i -lt 100 ] || fail "argus record never loaded its program"
 	done
+	echo "SIG$sig: argus $pid holds programs" $ids
+	case $names in *"name argus_fork"*) ;; *) fail "no fork-following program loaded" ;; esac
 	sleep 1
 	kill -$sig $pid
 	wait $pid
@@ -68,7 +80,7 @@ for sig in TERM KILL; do
 		grep -q 'stopped by SIGTERM' "$TMP/err.$sig" || fail "SIGTERM: no summary"
 		[ -s "$TMP/out.$sig" ] || fail "SIGTERM: printed no tree"
 	fi
-	none_loaded || fail "argus programs still loaded after SIG$sig"
+	gone $ids || fail "argus programs still loaded after SIG$sig"
 	# the spawned load must be gone too (SIGKILL: via PR_SET_PDEATHSIG)
 	i=0
 	while pgrep -f "^$LOAD\$" >/dev/null; do

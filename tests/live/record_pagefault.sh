@@ -1,6 +1,7 @@
 #!/bin/sh
 # argus record over a page-fault loop: the mm subtree holds
-# do_anonymous_page below handle_mm_fault, in JSON and in folded output.
+# do_anonymous_page below handle_mm_fault, in JSON and in folded output (the
+# latter with the loop started by a shell, so forks must be followed).
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd python3
@@ -37,7 +38,9 @@ PY
 
 bin="$ARGUS"
 [ -x "${ARGUS_SAN:-}" ] && bin="$ARGUS_SAN"   # the folded run under ASan/UBSan
-"$bin" record --duration 2 --folded -- "$LOAD" --seconds 4 >"$TMP/out.folded" 2>"$TMP/err2.txt"
+# the load runs as a grandchild of the command: fork following must add it
+"$bin" record --duration 2 --folded -- sh -c "\"$LOAD\" --seconds 4 & wait" \
+	>"$TMP/out.folded" 2>"$TMP/err2.txt"
 rc=$?
 cat "$TMP/err2.txt"
 [ $rc = 0 ] || fail "argus record --folded exited $rc"

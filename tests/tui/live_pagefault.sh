@@ -1,7 +1,9 @@
 #!/bin/sh
-# Live (root): argus -- pagefault shows an mm node that expands down to
-# handle_mm_fault; q restores the terminal, ends the command and leaves none
-# of the BPF programs this argus loaded.
+# Live (root).  `argus -- pagefault` is a calibrated run: reference windows
+# with the load paused, loaded windows with it running; when the pairs are
+# done the verdict path (◆) reaches do_anonymous_page.  q restores the
+# terminal, ends the load and leaves none of argus's BPF programs.  Then plain
+# `argus` (no load) shows the live system-wide tree.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd bpftool
@@ -12,22 +14,32 @@ PF="$BUILD/scenarios/pagefault"
 # the BPF programs a process holds, from its fds (other argus runs may be
 # loading and unloading their own meanwhile)
 prog_ids() { cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u; }
-start 80 24 LANG=C.UTF-8 TERM=xterm-256color -- -- "$PF" --seconds 30
-wait_for "mm"
-wait_for "live"
+start 120 30 LANG=C.UTF-8 TERM=xterm-256color -- --pairs 3 -- "$PF" --seconds 60
+wait_for "reference window"
 screen | grep -q 'dropped [0-9]' || fail "no dropped counter in the status bar"
-apid=$(pgrep -f -- "$ARGUS -- $PF --seconds 30" | head -n 1)
+apid=$(pgrep -f -- "$ARGUS --pairs 3 -- $PF --seconds 60" | head -n 1)
 [ -n "$apid" ] || fail "cannot find argus's pid"
 ours=$(prog_ids "$apid")
 [ -n "$ours" ] || fail "argus holds no BPF program while the tree runs"
-keys / h a n d l e _ m m _ f a u l t Enter
-wait_for "handle_mm_fault"
-screen | grep -qE '├─▾ mm|└─▾ mm' || fail "mm not expanded on the way to handle_mm_fault"
-pf_pid=$(pgrep -f -- "$PF --seconds 30" | head -n 1)
+wait_for "loaded window"
+i=0
+until screen | grep -q '◆ do_anonymous_page'; do
+	sleep 0.2; i=$((i + 1))
+	[ $i -lt 100 ] || { screen; fail "no verdict path through do_anonymous_page"; }
+done
+screen | grep -qE 'ref/s +load/s' || fail "no ref/s load/s columns in a calibrated run"
+screen | grep -q '◆ handle_mm_fault' || fail "handle_mm_fault not on the verdict path"
+pf_pid=$(pgrep -f -- "^$PF --seconds 60" | head -n 1)
 keys q
 expect_sane_exit
 for id in $ours; do
 	bpftool prog show id "$id" >/dev/null 2>&1 && fail "BPF program $id still loaded after q"
 done
-[ -n "$pf_pid" ] && kill -0 "$pf_pid" 2>/dev/null && fail "the command still runs after q"
+[ -n "$pf_pid" ] && kill -0 "$pf_pid" 2>/dev/null && fail "the load still runs after q"
+
+start 80 24 LANG=C.UTF-8 TERM=xterm-256color --
+wait_for "live"
+wait_for "all"
+keys q
+expect_sane_exit
 echo ok

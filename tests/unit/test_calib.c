@@ -1,0 +1,366 @@
+/* Calibration: the two-rate Poisson test against exact values, Benjamini–
+ * Hochberg against a hand-computed example, and calib_run on a synthetic
+ * profile (rates, decreases, sign consistency, too-few samples, words). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "calib.h"
+#include "profile.h"
+#include "tree.h"
+
+/* Exact two-sided p-values (minimum-likelihood rule, tolerance 1e-7),
+ * computed with integer arithmetic by tests/unit/calib_ref.py. */
+static const struct {
+	uint64_t k1;
+	double t1;
+	uint64_t k2;
+	double t2, p;
+} known[] = {
+	{ 0, 1, 10, 1, 1.9531250000e-3 },
+	{ 5, 1, 5, 1, 1.0 },
+	{ 3, 1, 12, 1, 3.5156250000e-2 },
+	{ 12, 1, 3, 1, 3.5156250000e-2 },
+	{ 10, 2, 30, 3, 5.4133233574e-2 },
+	{ 100, 1, 150, 1, 1.8833009351e-3 },
+	{ 7, 4, 2, 1, 1.0 },             /* two modes tie */
+	{ 1, 1, 0, 1, 1.0 },
+	{ 1000, 1, 1200, 1, 2.1817026408e-5 },
+	{ 0, 1, 900, 1, 2.3661043723e-271 },
+	{ 40, 3, 10, 1, 5.1412116567e-1 },
+	{ 2, 1, 9, 5, 1.0 },
+	{ 480, 1, 520, 1, 2.1744829320e-1 },
+	{ 10, 1, 400, 1, 2.5686628339e-104 },
+	{ 50, 1, 300, 1, 1.3871551206e-44 },
+	{ 30, 7, 95, 3, 3.7886252487e-26 },
+};
+
+static void assert_rel(double got, double want, double tol)
+{
+	if (!(fabs(got - want) <= tol * fabs(want)))
+		fail_msg("got %.12g, want %.12g (relative tolerance %g)", got, want, tol);
+}
+
+static void test_poisson_known(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		double p = calib_poisson_p(known[i].k1, known[i].t1, known[i].k2, known[i].t2);
+
+		assert_rel(p, known[i].p, 1e-8);
+	}
+	/* exactly 4.9587546011e-579: clamped to the floor, not 0 or NaN */
+	assert_true(calib_poisson_p(10, 1, 2000, 1) == 1e-300);
+}
+
+static void test_poisson_symmetric(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		double a = calib_poisson_p(known[i].k1, known[i].t1, known[i].k2, known[i].t2);
+		double b = calib_poisson_p(known[i].k2, known[i].t2, known[i].k1, known[i].t1);
+
+		assert_rel(b, a, 1e-9);
+	}
+	/* equal counts over equal time: nothing to see */
+	for (uint64_t k = 0; k < 2000; k += 97)
+		assert_true(calib_poisson_p(k, 2.5, k, 2.5) > 1 - 1e-9);
+	/* equal rates over unequal time */
+	assert_true(calib_poisson_p(100, 1, 300, 3) > 0.9);
+}
+
+static void test_poisson_zero(void **state)
+{
+	(void)state;
+	assert_true(calib_poisson_p(0, 1, 0, 1) == 1.0);
+	assert_true(calib_poisson_p(10, 0, 5, 1) == 1.0);  /* no exposure: no test */
+	assert_true(calib_poisson_p(10, 1, 5, -1) == 1.0);
+	assert_true(calib_poisson_p(10, NAN, 5, 1) == 1.0);
+	assert_rel(calib_poisson_p(10, 1, 0, 1), 1.9531250000e-3, 1e-12);
+}
+
+static void test_poisson_huge(void **state)
+{
+	double p;
+
+	(void)state;
+	/* exact summation over ~5e5 terms; the normal approximation with
+	 * continuity correction gives 0.025352444696 here */
+	p = calib_poisson_p(1000000000ull, 1, 1000100000ull, 1);
+	assert_rel(p, 0.025352444696, 1e-4);
+	/* beyond exact summation: the normal approximation */
+	p = calib_poisson_p(1000000000000ull, 1, 1000003000000ull, 1);
+	assert_rel(p, 0.033895046787, 1e-6);
+	assert_true(calib_poisson_p(1000000000000ull, 1, 1000000000000ull, 1) == 1.0);
+	/* far tails of huge counts: the floor, never NaN */
+	p = calib_poisson_p(1000000000000000ull, 1, 2000000000000000ull, 1);
+	assert_true(p == 1e-300);
+	p = calib_poisson_p(UINT64_MAX / 4, 1, UINT64_MAX / 3, 1);
+	assert_false(isnan(p));
+	assert_true(p >= 1e-300 && p <= 1);
+	p = calib_poisson_p(3, 1e-12, 1000, 1e12);
+	assert_false(isnan(p));
+	assert_true(p >= 1e-300 && p <= 1);
+}
+
+static void test_bh_hand(void **state)
+{
+	/* sorted: .005 .01 .03 .03 .04 .5  ->  p*6/rank: .03 .03 .06 .045 .048 .5
+	 * -> running minimum from the top: .03 .03 .045 .045 .048 .5 */
+	double p[] = { 0.01, 0.04, 0.03, 0.005, 0.5, 0.03 };
+	double want[] = { 0.03, 0.048, 0.045, 0.03, 0.5, 0.045 };
+	double q[6];
+
+	(void)state;
+	assert_int_equal(calib_bh(p, q, 6), 0);
+	for (int i = 0; i < 6; i++)
+		assert_rel(q[i], want[i], 1e-12);
+	/* ties get one q; in place works */
+	assert_true(q[2] == q[5]);
+	assert_int_equal(calib_bh(p, p, 6), 0);
+	for (int i = 0; i < 6; i++)
+		assert_rel(p[i], want[i], 1e-12);
+	/* capped at 1; NaN treated as 1; n = 0 is fine */
+	{
+		double a[] = { 0.9, NAN, 0.8 }, c[] = { 0.02, NAN, 0.01 }, b[3];
+
+		assert_int_equal(calib_bh(a, b, 3), 0);   /* 2.4, 1.35, 1 -> 1 */
+		assert_true(b[0] == 1.0 && b[1] == 1.0 && b[2] == 1.0);
+		assert_int_equal(calib_bh(c, b, 3), 0);   /* .03 .03 1 */
+		assert_rel(b[0], 0.03, 1e-12);
+		assert_rel(b[2], 0.03, 1e-12);
+		assert_true(b[1] == 1.0);
+		assert_int_equal(calib_bh(a, b, 0), 0);
+	}
+}
+
+static void test_bh_monotone(void **state)
+{
+	enum { N = 500 };
+	double p[N], q[N];
+
+	(void)state;
+	srand(7);
+	for (int i = 0; i < N; i++)
+		p[i] = (i % 10 == 0) ? 1e-6 * (rand() % 5) : (double)rand() / RAND_MAX;
+	assert_int_equal(calib_bh(p, q, N), 0);
+	for (int i = 0; i < N; i++) {
+		assert_true(q[i] >= p[i] && q[i] <= 1);
+		for (int j = 0; j < N; j++)
+			if (p[i] < p[j])
+				assert_true(q[i] <= q[j]);
+			else if (p[i] == p[j])
+				assert_true(q[i] == q[j]);
+	}
+}
+
+/* ---- calib_run on a synthetic profile --------------------------------------
+ * Three pairs: reference windows are 2 s long, loaded windows 1 s. */
+
+#define NPAIR 3
+
+static void add(struct profile *p, const char *const *fr, unsigned nf,
+		const uint64_t ref[NPAIR], const uint64_t load[NPAIR])
+{
+	for (unsigned i = 0; i < NPAIR; i++) {
+		if (ref[i])
+			assert_int_equal(profile_add(p, 2 * i, fr, nf, 1, "x", ref[i]), 0);
+		if (load[i])
+			assert_int_equal(profile_add(p, 2 * i + 1, fr, nf, 1, "x", load[i]), 0);
+	}
+}
+
+#define ADD(p, ref, load, ...) do { \
+	static const char *const fr_[] = { __VA_ARGS__ }; \
+	static const uint64_t r_[] = ref, l_[] = load; \
+	add(p, fr_, sizeof(fr_) / sizeof(fr_[0]), r_, l_); \
+} while (0)
+#define V(a, b, c) { a, b, c }
+
+#define PF "asm_exc_page_fault", "exc_page_fault", "do_user_addr_fault", \
+	"handle_mm_fault", "__handle_mm_fault"
+#define SCHED "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_sched_yield", \
+	"do_sched_yield", "schedule", "__schedule"
+#define FS "entry_SYSCALL_64", "do_syscall_64", "ksys_read", "vfs_read"
+#define NET "entry_SYSCALL_64", "do_syscall_64", "__sys_sendto", "tcp_sendmsg"
+
+static struct tree *calib_tree(struct calib_opts *o)
+{
+	struct profile *p = profile_new();
+	struct tree *t;
+
+	assert_non_null(p);
+	for (unsigned w = 0; w < 2 * NPAIR; w++) {
+		assert_int_equal(profile_window_begin(p, w % 2 ? COND_LOAD : COND_REF, w), (int)w);
+		profile_window_end(p, w, w % 2 ? 1.0 : 2.0);
+	}
+	ADD(p, V(2, 3, 2), V(100, 110, 95), PF, "do_anonymous_page");        /* up */
+	ADD(p, V(0, 0, 0), V(20, 20, 20), PF, "do_huge_pmd_anonymous_page"); /* new */
+	ADD(p, V(200, 200, 200), V(30, 20, 25), SCHED);                     /* down */
+	ADD(p, V(800, 100, 100), V(100, 100, 100), FS);   /* down, pairs disagree */
+	ADD(p, V(0, 0, 0), V(1, 1, 1), NET);              /* too few */
+	t = tree_build(p, NULL);
+	assert_non_null(t);
+	profile_free(p);
+	calib_opts_default(o);
+	o->freq_hz = 1000;
+	assert_int_equal(calib_run(t, o), 0);
+	return t;
+}
+
+static struct tree_node *node(struct tree *t, const char *const *path, unsigned n)
+{
+	struct tree_node *x = t->root;
+
+	for (unsigned i = 0; i < n && x; i++)
+		x = tree_child(t, x, path[i]);
+	assert_non_null(x);
+	return x;
+}
+
+#define NODE(t, ...) ({ static const char *const p_[] = { __VA_ARGS__ }; \
+	node(t, p_, sizeof(p_) / sizeof(p_[0])); })
+
+static void test_run_rates(void **state)
+{
+	struct calib_opts o;
+	struct tree *t = calib_tree(&o);
+	struct tree_node *anon = NODE(t, "mm", PF, "do_anonymous_page");
+	struct tree_node *thp = NODE(t, "mm", PF, "do_huge_pmd_anonymous_page");
+	struct tree_node *mm = NODE(t, "mm");
+
+	(void)state;
+	assert_rel(anon->stat.rate[COND_REF], 7.0 / 6.0, 1e-12);
+	assert_rel(anon->stat.rate[COND_LOAD], 305.0 / 3.0, 1e-12);
+	assert_rel(anon->stat.delta, 305.0 / 3.0 - 7.0 / 6.0, 1e-12);
+	assert_rel(anon->stat.ratio, (305.0 / 3.0) / (7.0 / 6.0), 1e-12);
+	assert_rel(anon->stat.cpu_ms[COND_LOAD], 305.0 / 3.0, 1e-12); /* 1000 Hz */
+	assert_rel(anon->stat.p, calib_poisson_p(7, 6.0, 305, 3.0), 1e-12);
+	assert_true(anon->stat.q >= anon->stat.p && anon->stat.q < 1e-10);
+	assert_int_equal(anon->stat.pairs, 3);
+	assert_int_equal(anon->stat.pairs_agree, 3);
+	assert_true(anon->stat.significant);
+	assert_int_equal(anon->stat.sign, 1);
+	/* a path only present when loaded */
+	assert_true(isinf(thp->stat.ratio) && thp->stat.ratio > 0);
+	assert_true(thp->stat.significant);
+	/* shares: anon's part of __handle_mm_fault's delta */
+	assert_rel(anon->stat.share_of_parent, anon->stat.delta / anon->parent->stat.delta, 1e-12);
+	assert_rel(mm->stat.share_of_parent, mm->stat.delta / t->root->stat.delta, 1e-12);
+	assert_true(t->root->stat.share_of_parent == 1.0);
+	/* the root is its own single test */
+	assert_true(t->root->stat.q == t->root->stat.p);
+	tree_free(t);
+}
+
+static void test_run_decrease_and_pairs(void **state)
+{
+	struct calib_opts o;
+	struct tree *t = calib_tree(&o);
+	struct tree_node *sched = NODE(t, "sched");
+	struct tree_node *fs = NODE(t, "fs");
+	struct tree_node *net = NODE(t, "net");
+
+	(void)state;
+	/* 100/s -> 25/s */
+	assert_rel(sched->stat.delta, -75.0, 1e-12);
+	assert_true(sched->stat.significant);
+	assert_int_equal(sched->stat.sign, -1);
+	assert_int_equal(sched->stat.pairs_agree, 3);
+	/* 166.7/s -> 100/s overall, but pair by pair -300, +50, +50 */
+	assert_true(fs->stat.delta < 0);
+	assert_true(fs->stat.q < 1e-10);
+	assert_int_equal(fs->stat.pairs, 3);
+	assert_int_equal(fs->stat.pairs_agree, 1);
+	assert_false(fs->stat.significant);
+	assert_int_equal(fs->stat.sign, 0);
+	assert_string_equal(fs->stat.why, "window pairs disagree in sign");
+	/* 3 samples: below min_count, outside the BH family */
+	assert_false(net->stat.significant);
+	assert_true(net->stat.q == 1.0);
+	assert_string_equal(net->stat.why, "too few samples to test");
+	/* with min_agree 0.3, 1/3 is enough */
+	o.min_agree = 0.3;
+	assert_int_equal(calib_run(t, &o), 0);
+	assert_true(fs->stat.significant);
+	assert_int_equal(fs->stat.sign, -1);
+	tree_free(t);
+}
+
+static void test_run_needs_both(void **state)
+{
+	struct profile *p = profile_new();
+	static const char *const fr[] = { "schedule" };
+	struct tree *t;
+
+	(void)state;
+	assert_int_equal(profile_window_begin(p, COND_REF, 0), 0);
+	profile_window_end(p, 0, 1.0);
+	assert_int_equal(profile_add(p, 0, fr, 1, 0, NULL, 10), 0);
+	t = tree_build(p, NULL);
+	assert_non_null(t);
+	assert_int_equal(calib_run(t, NULL), -EINVAL);
+	tree_free(t);
+	profile_free(p);
+}
+
+static void test_words(void **state)
+{
+	struct calib_opts o;
+	struct tree *t = calib_tree(&o);
+	char buf[512];
+	const char *mm, *sched, *net, *fs;
+
+	(void)state;
+	calib_explain(NODE(t, "mm", PF, "do_anonymous_page"), buf, sizeof(buf));
+	assert_non_null(strstr(buf, "+100.5/s"));
+	assert_non_null(strstr(buf, "ref 1.2/s, load 101.7/s"));
+	assert_non_null(strstr(buf, "3/3 pairs agree"));
+	assert_non_null(strstr(buf, "significant increase"));
+	assert_non_null(strstr(buf, "binomial"));
+	calib_explain(NODE(t, "fs"), buf, sizeof(buf));
+	assert_non_null(strstr(buf, "1/3 pairs agree: window pairs disagree in sign"));
+	calib_explain(NODE(t, "mm", PF, "do_huge_pmd_anonymous_page"), buf, sizeof(buf));
+	assert_non_null(strstr(buf, "new when loaded"));
+
+	/* significant first by |delta %|, then the rest: mm +N% | sched -75% |
+	 * net new (n.s.) | fs -40% (n.s.) */
+	calib_summary(t, 0, buf, sizeof(buf));
+	mm = strstr(buf, "mm +");
+	sched = strstr(buf, "sched -75%");
+	net = strstr(buf, "net new (n.s.)");
+	fs = strstr(buf, "fs -40% (n.s.)");
+	assert_true(mm == buf);
+	assert_true(sched && net && fs && mm < sched && sched < net && net < fs);
+	assert_non_null(strstr(buf, " | "));
+	calib_summary(t, 1, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " \xc2\xb7 sched \xe2\x88\x92" "75%"));
+	/* truncation is safe */
+	calib_summary(t, 1, buf, 12);
+	assert_true(strlen(buf) < 12);
+	tree_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_poisson_known),
+		cmocka_unit_test(test_poisson_symmetric),
+		cmocka_unit_test(test_poisson_zero),
+		cmocka_unit_test(test_poisson_huge),
+		cmocka_unit_test(test_bh_hand),
+		cmocka_unit_test(test_bh_monotone),
+		cmocka_unit_test(test_run_rates),
+		cmocka_unit_test(test_run_decrease_and_pairs),
+		cmocka_unit_test(test_run_needs_both),
+		cmocka_unit_test(test_words),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,616 @@
+/* Tree-guided descent on synthetic profiles: a dominant child through a
+ * skid frame, a spread delta, decreases only, nothing, a noisy neighbor, a
+ * self-dominated node, a skid unlock leaf, a focus; and the heuristic agent
+ * object (turn, tell). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "agent.h"
+#include "calib.h"
+#include "profile.h"
+#include "step.h"
+#include "tree.h"
+
+#define NPAIR 3
+
+/* Windows R L R L R L, one second each. */
+static struct profile *prof(void)
+{
+	struct profile *p = profile_new();
+
+	assert_non_null(p);
+	for (unsigned w = 0; w < 2 * NPAIR; w++) {
+		assert_int_equal(profile_window_begin(p, w % 2 ? COND_LOAD : COND_REF, w), (int)w);
+		profile_window_end(p, w, 1.0);
+	}
+	return p;
+}
+
+static void add(struct profile *p, const char *const *fr, unsigned nf,
+		const uint64_t ref[NPAIR], const uint64_t load[NPAIR])
+{
+	for (unsigned i = 0; i < NPAIR; i++) {
+		if (ref[i])
+			assert_int_equal(profile_add(p, 2 * i, fr, nf, 1, "x", ref[i]), 0);
+		if (load[i])
+			assert_int_equal(profile_add(p, 2 * i + 1, fr, nf, 1, "x", load[i]), 0);
+	}
+}
+
+#define ADD(p, ref, load, ...) do { \
+	static const char *const fr_[] = { __VA_ARGS__ }; \
+	static const uint64_t r_[] = ref, l_[] = load; \
+	add(p, fr_, sizeof(fr_) / sizeof(fr_[0]), r_, l_); \
+} while (0)
+#define V(a, b, c) { a, b, c }
+#define ZERO V(0, 0, 0)
+
+#define PF "asm_exc_page_fault", "exc_page_fault", "do_user_addr_fault", \
+	"handle_mm_fault", "__handle_mm_fault"
+#define SCHED "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_sched_yield", \
+	"do_sched_yield", "schedule", "__schedule"
+#define PIPE "entry_SYSCALL_64", "do_syscall_64", "ksys_write", "vfs_write", \
+	"anon_pipe_write", "copy_page_from_iter"
+#define READ "entry_SYSCALL_64", "do_syscall_64", "ksys_read", "vfs_read", \
+	"filemap_read", "copy_page_to_iter"
+
+static struct tree *calibrate(struct profile *p)
+{
+	struct calib_opts o;
+	struct tree *t = tree_build(p, NULL);
+
+	assert_non_null(t);
+	profile_free(p);
+	calib_opts_default(&o);
+	assert_int_equal(calib_run(t, &o), 0);
+	return t;
+}
+
+static struct tree_node *node(struct tree *t, const char *const *path, unsigned n)
+{
+	struct tree_node *x = t->root;
+
+	for (unsigned i = 0; i < n && x; i++)
+		x = tree_child(t, x, path[i]);
+	assert_non_null(x);
+	return x;
+}
+
+#define NODE(t, ...) ({ static const char *const p_[] = { __VA_ARGS__ }; \
+	node(t, p_, sizeof(p_) / sizeof(p_[0])); })
+
+static void assert_path(const struct verdict *v, const char *const *want, unsigned n)
+{
+	if (v->npath != n) {
+		for (unsigned i = 0; i < v->npath; i++)
+			print_message("  path[%u] %s\n", i, v->path[i]);
+		fail_msg("path has %u frames, want %u", v->npath, n);
+	}
+	for (unsigned i = 0; i < n; i++)
+		assert_string_equal(v->path[i], want[i]);
+	assert_string_equal(v->leaf, want[n - 1]);
+}
+
+#define PATH(v, ...) do { static const char *const w_[] = { __VA_ARGS__ }; \
+	assert_path(v, w_, sizeof(w_) / sizeof(w_[0])); } while (0)
+
+static int line_has(const struct agent_reply *r, const char *s)
+{
+	for (unsigned i = 0; i < r->nlines; i++)
+		if (strstr(r->lines[i], s))
+			return 1;
+	return 0;
+}
+
+static int note_has(const struct verdict *v, const char *s)
+{
+	for (unsigned i = 0; i < v->nnotes; i++)
+		if (strstr(v->notes[i], s))
+			return 1;
+	return 0;
+}
+
+static int count_flag(struct tree_node *n, void *arg)
+{
+	if (n->flags & TREE_F_VERDICT)
+		++*(unsigned *)arg;
+	return 0;
+}
+
+static unsigned nflagged(struct tree *t)
+{
+	unsigned k = 0;
+
+	tree_walk(t->root, count_flag, &k);
+	return k;
+}
+
+static void dump(const struct agent_reply *r)
+{
+	for (unsigned i = 0; i < r->nlines; i++)
+		print_message("  | %s\n", r->lines[i]);
+}
+
+/* The fault path dominates; the hottest exact stack is the two-frame skid
+ * stack asm_exc_page_fault;exc_page_fault, which the descent looks past. */
+static void test_dominant_child(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+	struct tree_node *leaf;
+
+	(void)state;
+	ADD(p, V(50, 52, 48), V(51, 49, 50), SCHED);
+	ADD(p, V(1, 0, 1), V(200, 210, 190), PF, "do_anonymous_page", "alloc_anon_folio",
+	    "vma_alloc_folio", "clear_page_erms");
+	ADD(p, ZERO, V(20, 25, 22), PF, "do_anonymous_page", "folio_add_lru");
+	ADD(p, V(1, 1, 0), V(300, 320, 310), "asm_exc_page_fault", "exc_page_fault");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.subsystem, "mm");
+	PATH(&v, "asm_exc_page_fault", "exc_page_fault", "do_user_addr_fault",
+	     "handle_mm_fault", "__handle_mm_fault", "do_anonymous_page",
+	     "alloc_anon_folio", "vma_alloc_folio", "clear_page_erms");
+	/* one line per decision, the skid said out loud */
+	assert_true(line_has(&r, "mm: +531.0/s, 100% of the increases at the root (+531.0/s; net +531.0/s), q="));
+	assert_true(line_has(&r, "exc_page_fault: self"));
+	assert_true(line_has(&r, "sampling skid"));
+	assert_true(line_has(&r, "do_anonymous_page -> alloc_anon_folio: 90%"));
+	assert_true(line_has(&r, "clear_page_erms: a leaf (its own time, +199.3/s) -> stop here"));
+	assert_true(note_has(&v, "exc_page_fault self time"));
+	/* evidence and confidence from the leaf */
+	leaf = NODE(t, "mm", PF, "do_anonymous_page", "alloc_anon_folio", "vma_alloc_folio",
+		    "clear_page_erms");
+	assert_true(v.delta == leaf->stat.delta && v.q == leaf->stat.q);
+	assert_int_equal(v.pairs, 3);
+	assert_int_equal(v.pairs_agree, 3);
+	assert_true(fabs(v.share_of_root - leaf->stat.delta / NODE(t, "mm")->stat.delta) < 1e-12);
+	/* the skid self time of exc_page_fault is left out of the share */
+	{
+		struct tree_node *epf = NODE(t, "mm", "asm_exc_page_fault", "exc_page_fault");
+		double skid = epf->self[COND_LOAD] / 3.0 - epf->self[COND_REF] / 3.0;
+
+		assert_true(fabs(v.confidence - (1 - v.q) * leaf->stat.delta /
+				 (NODE(t, "mm")->stat.delta - skid)) < 1e-12);
+	}
+	assert_true(v.share_of_root > 0.3 && v.share_of_root < 0.45);
+	assert_true(v.confidence > 0.85 && v.confidence < 0.95);
+	assert_non_null(strstr(v.summary, "clear_page_erms"));
+	/* marks: root, mm and the 9 frames */
+	assert_true(leaf->flags & TREE_F_VERDICT);
+	assert_true(t->root->flags & TREE_F_VERDICT);
+	assert_true(NODE(t, "mm")->flags & TREE_F_VERDICT);
+	assert_false(NODE(t, "mm", PF, "do_anonymous_page", "folio_add_lru")->flags & TREE_F_VERDICT);
+	assert_false(NODE(t, "sched")->flags & TREE_F_VERDICT);
+	assert_int_equal(nflagged(t), 11);
+	/* a second run clears the old marks first */
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, NULL), 0);
+	assert_int_equal(nflagged(t), 11);
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+static void test_spread(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, V(1, 1, 0), V(100, 98, 102), PF, "do_anonymous_page", "clear_page_erms");
+	ADD(p, V(0, 1, 1), V(90, 91, 89), PF, "do_anonymous_page", "folio_add_lru");
+	ADD(p, V(1, 0, 0), V(80, 82, 78), PF, "do_anonymous_page", "set_pte_at");
+	ADD(p, V(0, 0, 1), V(70, 69, 71), PF, "do_anonymous_page", "__mem_cgroup_charge");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	PATH(&v, "asm_exc_page_fault", "exc_page_fault", "do_user_addr_fault",
+	     "handle_mm_fault", "__handle_mm_fault", "do_anonymous_page");
+	assert_true(line_has(&r, "do_anonymous_page: children spread (clear_page_erms 29%, "
+			     "folio_add_lru 26%, set_pte_at 24%, __mem_cgroup_charge 21%) -> stop here"));
+	assert_true(NODE(t, "mm", PF, "do_anonymous_page")->flags & TREE_F_VERDICT);
+	assert_false(NODE(t, "mm", PF, "do_anonymous_page", "clear_page_erms")->flags & TREE_F_VERDICT);
+	/* with a lower bar the largest child explains enough */
+	assert_int_equal(agent_descend(t, NULL, 0.25, &v, NULL), 0);
+	assert_string_equal(v.leaf, "clear_page_erms");
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+static void test_decreases_only(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, V(300, 310, 290), V(100, 90, 110), SCHED);
+	ADD(p, V(40, 42, 38), V(41, 39, 40), READ);
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_false(v.found);
+	assert_int_equal(v.npath, 0);
+	assert_null(v.leaf);
+	assert_non_null(strstr(v.summary, "no bottleneck found"));
+	assert_non_null(strstr(v.summary, "-200.0/s"));
+	assert_true(v.delta == t->root->stat.delta);
+	assert_true(note_has(&v, "significant decrease: sched -200.0/s (-67%)"));
+	assert_int_equal(v.nnotes, 1); /* the top of the decreasing chain only */
+	assert_int_equal(nflagged(t), 0);
+	assert_true(r.nlines >= 1);
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+static void test_nothing(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, V(50, 52, 48), V(50, 49, 51), SCHED);
+	ADD(p, V(500, 510, 490), V(505, 495, 500), PIPE);
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	assert_false(v.found);
+	assert_int_equal(v.nnotes, 0);
+	assert_non_null(strstr(v.summary, "no bottleneck found"));
+	assert_non_null(strstr(v.summary, "no subsystem has a significant increase"));
+	assert_int_equal(nflagged(t), 0);
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+/* A busy neighbor runs in both conditions; the load adds a smaller path. */
+static void test_noisy_neighbor(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+	const struct profile_stack *hot = NULL;
+
+	(void)state;
+	ADD(p, V(500, 510, 490), V(505, 495, 500), PIPE);
+	ADD(p, V(50, 52, 48), V(51, 49, 50), SCHED);
+	ADD(p, ZERO, V(80, 85, 75), PF, "do_anonymous_page", "clear_page_erms");
+	/* the CPU the load takes is idle time in the reference */
+	ADD(p, V(900, 905, 895), V(820, 818, 822), "secondary_startup_64", "cpu_startup_entry",
+	    "do_idle", "default_idle_call");
+	/* the naive answer: the hottest non-idle stack in the loaded windows */
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *s = &p->stacks[i];
+		uint64_t l = s->win[1] + s->win[3] + s->win[5];
+
+		if (!strcmp(s->frames[s->nframes - 1], "default_idle_call"))
+			continue;
+		if (!hot || l > hot->win[1] + hot->win[3] + hot->win[5])
+			hot = s;
+	}
+	assert_string_equal(hot->frames[hot->nframes - 1], "copy_page_from_iter");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.subsystem, "mm");
+	PATH(&v, "asm_exc_page_fault", "exc_page_fault", "do_user_addr_fault",
+	     "handle_mm_fault", "__handle_mm_fault", "do_anonymous_page", "clear_page_erms");
+	assert_false(NODE(t, "fs")->flags & TREE_F_VERDICT);
+	assert_false(NODE(t, "fs", PIPE)->stat.significant);
+	/* the root's net delta is ~0 (idle fell as much as mm rose); the share
+	 * is of the increases */
+	assert_true(fabs(t->root->stat.delta) < 5);
+	assert_true(v.share_of_root > 0.95);
+	assert_true(v.confidence > 0.95);
+	assert_true(line_has(&r, "mm: +80.0/s, 100% of the increases at the root (+80.0/s; net"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+static void test_self_dominated(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, V(2, 1, 1), V(300, 310, 290), PF, "do_anonymous_page");
+	ADD(p, V(0, 1, 0), V(50, 40, 45), PF, "do_anonymous_page", "clear_page_erms");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.leaf, "do_anonymous_page");
+	assert_true(line_has(&r, "do_anonymous_page: self +"));
+	assert_true(line_has(&r, "the function itself is the hot spot, stop here"));
+	assert_false(NODE(t, "mm", PF, "do_anonymous_page", "clear_page_erms")->flags & TREE_F_VERDICT);
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+/* The wakeup's time with interrupts off lands on the unlock: stop at the
+ * caller, do not name _raw_spin_unlock_irqrestore. */
+static void test_skid_unlock(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, V(2, 1, 2), V(200, 190, 210), "entry_SYSCALL_64", "do_syscall_64",
+	    "__x64_sys_futex", "do_futex", "futex_wake", "wake_up_q", "try_to_wake_up",
+	    "_raw_spin_unlock_irqrestore");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.leaf, "try_to_wake_up");
+	assert_true(line_has(&r, "sampling skid"));
+	assert_true(note_has(&v, "_raw_spin_unlock_irqrestore"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+static void test_focus(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, V(1, 1, 1), V(300, 290, 310), PF, "do_anonymous_page", "clear_page_erms");
+	ADD(p, V(2, 1, 2), V(100, 105, 95), READ);
+	ADD(p, V(50, 52, 48), V(51, 49, 50), SCHED);
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, NULL), 0);
+	assert_string_equal(v.leaf, "clear_page_erms");
+	/* the person points at fs */
+	assert_int_equal(agent_descend(t, NODE(t, "fs"), 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.subsystem, "fs");
+	PATH(&v, READ);
+	assert_false(NODE(t, "mm")->flags & TREE_F_VERDICT);
+	assert_true(NODE(t, "fs", READ)->flags & TREE_F_VERDICT);
+	assert_true(v.share_of_root < 0.3);
+	/* a focus with nothing rising under it */
+	assert_int_equal(agent_descend(t, NODE(t, "sched"), 0.5, &v, NULL), 0);
+	assert_false(v.found);
+	assert_non_null(strstr(v.summary, "no bottleneck found under sched"));
+	assert_int_equal(nflagged(t), 0);
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+static void test_agent_object(void **state)
+{
+	struct profile *p = prof();
+	struct agent *a = agent_heuristic_new();
+	struct agent_reply r = { 0 };
+	struct agent_event ev = { .kind = AGENT_EV_SAY };
+	struct agent_ctx ctx = { 0 };
+	struct tree *t;
+
+	(void)state;
+	assert_non_null(a);
+	assert_string_equal(a->ops->name, "heuristic");
+	ADD(p, V(1, 1, 1), V(300, 290, 310), PF, "do_anonymous_page", "clear_page_erms");
+	ADD(p, V(2, 1, 2), V(100, 105, 95), READ);
+	t = calibrate(p);
+	ctx.tree = t;
+	ctx.step_max = 3;
+
+	ev.text = "why";
+	assert_int_equal(a->ops->tell(a, &ev, &r), 0);
+	assert_int_equal(r.kind, AGENT_REPLY_TEXT);
+	assert_non_null(strstr(r.text, "no decision yet"));
+	agent_reply_clear(&r);
+
+	/* the rule table matches the page-fault path: a proposal, with the
+	 * interim verdict */
+	assert_int_equal(a->ops->turn(a, &ctx, &r), 0);
+	dump(&r);
+	assert_int_equal(r.kind, AGENT_REPLY_PROPOSAL);
+	assert_non_null(r.step);
+	assert_int_equal(r.step->kind, STEP_TRACEPOINT_STACKS);
+	assert_int_equal(r.step->ntargets, 1);
+	assert_string_equal(r.step->targets[0], "exceptions:page_fault_user");
+	assert_true(r.step->duration_s > 0);
+	assert_non_null(strstr(r.step->rationale, "clear_page_erms"));
+	assert_true(r.verdict.found);
+	assert_string_equal(r.verdict.leaf, "clear_page_erms");
+	assert_string_equal(r.focus->name, "clear_page_erms");
+	assert_true(line_has(&r, "rule page_faults"));
+	agent_reply_clear(&r);
+	/* once proposed, a rule does not propose again: the verdict */
+	ctx.step_index = 1;
+	assert_int_equal(a->ops->turn(a, &ctx, &r), 0);
+	assert_int_equal(r.kind, AGENT_REPLY_VERDICT);
+	assert_null(r.step);
+	assert_true(line_has(&r, "proposed already"));
+	agent_reply_clear(&r);
+
+	ev.text = "  Why ";
+	assert_int_equal(a->ops->tell(a, &ev, &r), 0);
+	assert_non_null(strstr(r.text, "mm: +"));
+	assert_non_null(strstr(r.text, "\n"));
+	agent_reply_clear(&r);
+
+	ev.text = "focus vfs_read";
+	assert_int_equal(a->ops->tell(a, &ev, &r), 0);
+	assert_non_null(strstr(r.text, "focus on vfs_read"));
+	agent_reply_clear(&r);
+	assert_int_equal(a->ops->turn(a, &ctx, &r), 0);
+	assert_non_null(r.focus);
+	assert_string_equal(r.focus->name, "vfs_read");
+	assert_string_equal(r.verdict.leaf, "copy_page_to_iter");
+	agent_reply_clear(&r);
+
+	/* FOCUS events by node; focus without a name clears it */
+	ev.kind = AGENT_EV_FOCUS;
+	ev.node = NODE(t, "mm");
+	ev.text = NULL;
+	assert_int_equal(a->ops->tell(a, &ev, &r), 0);
+	agent_reply_clear(&r);
+	assert_int_equal(a->ops->turn(a, &ctx, &r), 0);
+	assert_ptr_equal(r.focus, NODE(t, "mm"));
+	assert_string_equal(r.verdict.leaf, "clear_page_erms");
+	agent_reply_clear(&r);
+	ev.kind = AGENT_EV_SAY;
+	ev.node = NULL;
+	ev.text = "focus";
+	assert_int_equal(a->ops->tell(a, &ev, &r), 0);
+	assert_non_null(strstr(r.text, "focus cleared"));
+	agent_reply_clear(&r);
+
+	ev.text = "stop";
+	assert_int_equal(a->ops->tell(a, &ev, &r), 0);
+	assert_non_null(strstr(r.text, "stopping"));
+	agent_reply_clear(&r);
+	assert_int_equal(a->ops->turn(a, &ctx, &r), 0);
+	assert_int_equal(r.kind, AGENT_REPLY_VERDICT);
+	assert_string_equal(r.focus->name, "clear_page_erms");
+	assert_false(line_has(&r, "rule "));
+	agent_reply_clear(&r);
+
+	ev.text = "what is going on with the page cache?";
+	assert_int_equal(a->ops->tell(a, &ev, &r), 0);
+	assert_non_null(strstr(r.text, "understands"));
+	agent_reply_clear(&r);
+
+	ev.kind = AGENT_EV_VETOED;
+	ev.text = "no";
+	assert_int_equal(a->ops->tell(a, &ev, &r), 0);
+	assert_null(r.text);
+	agent_reply_clear(&r);
+
+	agent_free(a);
+	agent_free(NULL);
+	tree_free(t);
+}
+
+static enum agent_reply_kind one_turn(struct profile *p, struct agent_reply *r)
+{
+	struct agent *a = agent_heuristic_new();
+	struct agent_ctx ctx = { .step_max = 3 };
+	struct tree *t = calibrate(p);
+
+	assert_non_null(a);
+	ctx.tree = t;
+	assert_int_equal(a->ops->turn(a, &ctx, r), 0);
+	dump(r);
+	r->focus = NULL; /* the tree goes away */
+	agent_free(a);
+	tree_free(t);
+	return r->kind;
+}
+
+/* the rule table picks the step from the frames in the delta */
+static void test_rules(void **state)
+{
+	struct profile *p = prof();
+	struct agent_reply r = { 0 };
+
+	(void)state;
+	ADD(p, V(1, 0, 1), V(100, 110, 90), PF, "do_anonymous_page", "alloc_anon_folio",
+	    "vma_alloc_folio", "__alloc_pages_slowpath", "__alloc_pages_direct_compact",
+	    "try_to_compact_pages", "compact_zone");
+	assert_int_equal(one_turn(p, &r), AGENT_REPLY_PROPOSAL);
+	assert_int_equal(r.step->kind, STEP_TRACEPOINT_LATENCY);
+	assert_string_equal(r.step->begin, "compaction:mm_compaction_begin");
+	assert_string_equal(r.step->end, "compaction:mm_compaction_end");
+	assert_true(line_has(&r, "rule compaction"));
+	agent_reply_clear(&r);
+
+	p = prof();
+	ADD(p, V(10, 12, 8), V(200, 190, 210), SCHED);
+	assert_int_equal(one_turn(p, &r), AGENT_REPLY_PROPOSAL);
+	assert_int_equal(r.step->kind, STEP_OFFCPU);
+	assert_true(line_has(&r, "rule sched_offcpu"));
+	agent_reply_clear(&r);
+
+	/* nothing matches a pipe write: the verdict */
+	p = prof();
+	ADD(p, V(10, 12, 8), V(200, 190, 210), PIPE);
+	assert_int_equal(one_turn(p, &r), AGENT_REPLY_VERDICT);
+	assert_true(r.verdict.found);
+	assert_null(r.step);
+	agent_reply_clear(&r);
+}
+
+/* many small increases, none significant alone: the subsystem is the
+ * verdict, without a path */
+static void test_subsystem_only(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, ZERO, V(1, 1, 1), PF, "do_anonymous_page", "clear_page_erms");
+	ADD(p, ZERO, V(1, 1, 1), "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_munmap");
+	ADD(p, ZERO, V(1, 1, 1), "kcompactd", "kcompactd_do_work");
+	ADD(p, ZERO, V(1, 1, 1), "khugepaged", "khugepaged_scan_mm_slot");
+	ADD(p, ZERO, V(1, 1, 1), "kswapd", "balance_pgdat");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(NODE(t, "mm")->stat.significant);
+	assert_true(v.found);
+	assert_string_equal(v.subsystem, "mm");
+	assert_int_equal(v.npath, 0);
+	assert_string_equal(v.leaf, "mm");
+	assert_true(line_has(&r, "mm: no child rises significantly"));
+	assert_non_null(strstr(v.summary, "mm: (no single path below it): +5.0/s"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dominant_child),
+		cmocka_unit_test(test_spread),
+		cmocka_unit_test(test_decreases_only),
+		cmocka_unit_test(test_nothing),
+		cmocka_unit_test(test_noisy_neighbor),
+		cmocka_unit_test(test_self_dominated),
+		cmocka_unit_test(test_skid_unlock),
+		cmocka_unit_test(test_focus),
+		cmocka_unit_test(test_agent_object),
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_subsystem_only),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
