@@ -420,6 +420,7 @@ static void meas_status(struct source *s, struct source_status *st)
 	st->freq_hz = m->o.freq_hz;
 	st->probes = m->smp_open ? 1 : 0;
 	st->overhead_pct = -1;
+	st->closed = m->prof->nwin - (m->win >= 0 ? 1u : 0u);
 	if (m->load) {
 		load_state(m->load, m->load_state, sizeof(m->load_state));
 		st->load_state = m->load_state;

@@ -351,6 +351,12 @@ int session_close(struct session *s)
 int session_write_window(struct session *s, const struct profile *p, unsigned w,
 			 unsigned step)
 {
+	return session_write_window_without(s, p, w, step, 0);
+}
+
+int session_write_window_without(struct session *s, const struct profile *p, unsigned w,
+				 unsigned step, uint32_t exclude_tgid)
+{
 	cJSON *o, *stacks;
 	uint64_t samples = 0;
 
@@ -366,7 +372,8 @@ int session_write_window(struct session *s, const struct profile *p, unsigned w,
 	cJSON_AddNumberToObject(o, "start", pw->start_s);
 	cJSON_AddNumberToObject(o, "secs", pw->secs);
 	for (size_t i = 0; i < p->nstacks; i++)
-		samples += p->stacks[i].win[w];
+		if (!exclude_tgid || p->stacks[i].tgid != exclude_tgid)
+			samples += p->stacks[i].win[w];
 	cJSON_AddNumberToObject(o, "samples", (double)samples);
 	cJSON_AddNumberToObject(o, "lost", (double)pw->lost);
 	stacks = cJSON_AddArrayToObject(o, "stacks");
@@ -374,7 +381,7 @@ int session_write_window(struct session *s, const struct profile *p, unsigned w,
 		goto nomem;
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profile_stack *st = &p->stacks[i];
-		if (!st->win[w])
+		if (!st->win[w] || (exclude_tgid && st->tgid == exclude_tgid))
 			continue;
 		cJSON *e = cJSON_CreateArray(), *fr = cJSON_CreateArray();
 		if (!e || !fr || !cJSON_AddItemToArray(stacks, e)) {

@@ -110,6 +110,11 @@ double session_elapsed(const struct session *s);
 int session_write_window(struct session *s, const struct profile *p, unsigned w,
 			 unsigned step);
 
+/* The same without the stacks of process exclude_tgid (argus itself, which
+ * diagnose leaves out of the verdict too); 0 keeps all. */
+int session_write_window_without(struct session *s, const struct profile *p, unsigned w,
+				 unsigned step, uint32_t exclude_tgid);
+
 /* An agent's proposal for step: spec_json is the step spec as the agent
  * gave it; lines are its reasoning; focus the node name or NULL. */
 int session_write_proposal(struct session *s, unsigned step, const char *agent,

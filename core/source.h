@@ -40,6 +40,9 @@ struct source_status {
 	unsigned probes;        /* BPF programs attached now */
 	double overhead_pct;    /* measured BPF run time, % of one CPU; <0 unknown */
 	const char *load_state; /* "running", "paused", "exited (0)", or NULL */
+	unsigned closed;        /* profile windows [0, closed) are final: their
+	                         * counts will not change (session writers read
+	                         * newly completed windows by it) */
 };
 
 struct source;

@@ -47,6 +47,7 @@ static void static_status(struct source *s, struct source_status *st)
 	st->window = sp->p->nwin ? sp->p->nwin - 1 : 0;
 	st->samples = sp->samples;
 	st->overhead_pct = -1;
+	st->closed = sp->p->nwin;
 	for (unsigned w = 0; w < sp->p->nwin; w++)
 		st->dropped += sp->p->wins[w].lost;
 }

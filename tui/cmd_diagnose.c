@@ -19,6 +19,7 @@
 #include "measure.h"
 #include "opts_agent.h"
 #include "opts_load.h"
+#include "opts_session.h"
 #include "probe.h"
 
 static double diag_mono(void)
@@ -35,13 +36,14 @@ static void diagnose_usage(FILE *out)
 		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
 		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
 		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n"
-		"                      [--agent heuristic|llm [--redact]]\n\n"
+		"                      [--session FILE | --no-session] [--agent heuristic|llm [--redact]]\n\n"
 		"Measures k pairs of reference (load paused) and loaded windows, calibrates the\n"
 		"kernel calling-context tree and prints the verdict as one JSON object.\n\n"
 		"options:\n"
 		"  %-22s %s\n  %-22s %s\n", "--batch", "no terminal interface (the only mode of diagnose)",
 		"--json", "the verdict as JSON on stdout (the only format)");
 	opts_load_help(out);
+	opts_session_help(out);
 	opts_agent_help(out);
 	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
 		"4 kernel, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
@@ -68,7 +70,9 @@ int cmd_diagnose(int argc, char **argv)
 	struct diagnose_result res = { 0 };
 	struct diagnose_run_info info = { 0 };
 	struct source_status st;
-	struct source *src = NULL;
+	struct source *src = NULL, *msrc;
+	struct session *ses = NULL;
+	struct opts_session os = { 0 };
 	struct opts_load ol;
 	struct opts_agent oa;
 	struct agent *agent = NULL;
@@ -85,6 +89,13 @@ int cmd_diagnose(int argc, char **argv)
 
 		if (r == 0)
 			r = opts_agent_parse(&oa, argc, argv, &i, stderr);
+		if (r < 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		if (r > 0)
+			continue;
+		r = opts_session_parse(&os, argc, argv, &i, stderr);
 		if (r < 0) {
 			ret = EXIT_USAGE;
 			goto out;
@@ -135,11 +146,32 @@ int cmd_diagnose(int argc, char **argv)
 	ol.m.load_flags |= LOAD_F_STDOUT_STDERR;
 	ol.m.collect_s = -1; /* read the maps at window ends only: argus's own
 	                      * work then falls in the discarded settle time */
-	src = measure_new(&ol.m, &noexec, &cause);
-	if (!src) {
-		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
-		ret = noexec ? EXIT_NOEXEC : errno == EPERM ? EXIT_PRIV : EXIT_ERROR;
+	ses = opts_session_open(&os, "diagnose", &ol, (uint32_t)getpid(), &cause);
+	if (!ses && cause) {
+		fprintf(stderr, "argus: %s\n", cause);
 		goto out;
+	}
+	if (ses)
+		fprintf(stderr, "argus: session %s\n", session_path(ses));
+	oa.ses = ses; /* each LLM turn recorded (llm_turn events) */
+	src = msrc = measure_new(&ol.m, &noexec, &cause);
+	if (!src) {
+		int e = errno;
+
+		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(e));
+		if (ses)
+			session_write_note(ses, cause ? cause : strerror(e));
+		ret = noexec ? EXIT_NOEXEC : e == EPERM ? EXIT_PRIV : EXIT_ERROR;
+		goto out;
+	}
+	if (ses) {
+		struct source_session_opts so = { .exclude_tgid = (uint32_t)getpid(), .log = stderr };
+
+		src = source_session_new(msrc, ses, &so);
+		if (!src) {
+			fprintf(stderr, "argus: %s\n", strerror(errno));
+			goto out;
+		}
 	}
 	for (;;) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
@@ -149,7 +181,9 @@ int cmd_diagnose(int argc, char **argv)
 		err = src->ops->tick(src, now, &cause);
 		if (err < 0) {
 			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
-			ret = measure_noexec(src) ? EXIT_NOEXEC : EXIT_ERROR;
+			if (ses)
+				session_write_note(ses, cause ? cause : strerror(-err));
+			ret = measure_noexec(msrc) ? EXIT_NOEXEC : EXIT_ERROR;
 			goto out;
 		}
 		src->ops->status(src, &st);
@@ -163,14 +197,20 @@ int cmd_diagnose(int argc, char **argv)
 				sig = (int)si.ssi_signo;
 				fprintf(stderr, "argus: %s: resuming and ending the loads\n",
 					strsignal(sig));
+				if (ses) {
+					char line[96];
+
+					snprintf(line, sizeof(line), "stopped by %s", strsignal(sig));
+					session_write_note(ses, line);
+				}
 				ret = 128 + sig;
 				goto out;
 			}
 		}
 	}
-	info.measuring_s = measure_elapsed(src);
-	if (measure_load(src))
-		info.load_state = load_state(measure_load(src), lstate, sizeof(lstate));
+	info.measuring_s = measure_elapsed(msrc);
+	if (measure_load(msrc))
+		info.load_state = load_state(measure_load(msrc), lstate, sizeof(lstate));
 	/* End the loads before thinking: the verdict does not need them. */
 	src->ops->stop(src);
 	err = diagnose_run_agent(src->ops->profile(src), NULL, ol.m.freq_hz, (uint32_t)getpid(),
@@ -188,6 +228,19 @@ int cmd_diagnose(int argc, char **argv)
 	if (err < 0) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		goto out;
+	}
+	if (ses) {
+		char line[160];
+
+		if (info.load_state) {
+			snprintf(line, sizeof(line), "load %s after %.1f s of measuring", info.load_state,
+				 info.measuring_s);
+			session_write_note(ses, line);
+		}
+		err = session_write_diagnosis(ses, &res);
+		if (err)
+			fprintf(stderr, "argus: cannot write the session %s: %s\n",
+				session_path(ses), strerror(-err));
 	}
 	info.elapsed_s = diag_mono() - t0;
 	info.load_cmd = ol.load_cmd;
@@ -210,6 +263,8 @@ int cmd_diagnose(int argc, char **argv)
 out:
 	diagnose_result_clear(&res);
 	source_free(src);            /* resumes, then ends the loads it owns */
+	if (ses && session_close(ses) && ret == EXIT_OK)
+		fprintf(stderr, "argus: the session file may be incomplete (a write failed)\n");
 	load_registry_cleanup();     /* anything else still registered */
 	if (sfd >= 0) {
 		close(sfd);

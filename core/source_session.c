@@ -1,0 +1,302 @@
+/* source_session — a source that writes the windows of the source it wraps
+ * to a session file as they close (see source_session.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "caps.h"
+#include "source_session.h"
+
+struct ses_priv {
+	struct source *in;
+	struct session *s;
+	struct source_session_opts o;
+	unsigned written;          /* windows [0, written) are in the file */
+	int err;
+	int verdict_done;
+	int stopped;
+};
+
+static const struct source_ops ses_ops;
+
+static void ses_fail(struct ses_priv *sp, int err)
+{
+	if (!err || sp->err)
+		return;
+	sp->err = err;
+	if (sp->o.log)
+		fprintf(sp->o.log, "argus: cannot write the session %s: %s; the run goes on "
+			"unrecorded\n", session_path(sp->s), strerror(-err));
+}
+
+/* Writes windows [written, upto) of the inner profile. */
+static void ses_write_upto(struct ses_priv *sp, unsigned upto)
+{
+	const struct profile *p = sp->in->ops->profile(sp->in);
+
+	if (!p || sp->err)
+		return;
+	if (upto > p->nwin)
+		upto = p->nwin;
+	while (sp->written < upto) {
+		int err = session_write_window_without(sp->s, p, sp->written, sp->o.step,
+						       sp->o.exclude_tgid);
+		if (err) {
+			ses_fail(sp, err);
+			return;
+		}
+		sp->written++;
+	}
+}
+
+static void ses_verdict(struct ses_priv *sp)
+{
+	struct diagnose_result r;
+	char *cause = NULL;
+	int err;
+
+	sp->verdict_done = 1;
+	err = diagnose_run(sp->in->ops->profile(sp->in), NULL, sp->o.freq_hz,
+			   sp->o.exclude_tgid, &r, &cause);
+	if (err) {
+		char line[512];
+
+		snprintf(line, sizeof(line), "no verdict: %s", cause ? cause : strerror(-err));
+		session_write_note(sp->s, line);
+	} else {
+		ses_fail(sp, session_write_diagnosis(sp->s, &r));
+	}
+	diagnose_result_clear(&r);
+	free(cause);
+}
+
+static int ses_pollfds(struct source *s, struct pollfd *fds, int max)
+{
+	struct ses_priv *sp = s->priv;
+
+	return sp->in->ops->pollfds ? sp->in->ops->pollfds(sp->in, fds, max) : 0;
+}
+
+static int ses_tick(struct source *s, double now_s, char **cause)
+{
+	struct ses_priv *sp = s->priv;
+	struct source_status st;
+	int rc = sp->in->ops->tick(sp->in, now_s, cause);
+
+	if (rc < 0)
+		return rc;
+	sp->in->ops->status(sp->in, &st);
+	if (st.closed > sp->written)
+		ses_write_upto(sp, st.closed);
+	if (st.phase == SOURCE_DONE && sp->o.verdict_at_done && !sp->verdict_done && !sp->err)
+		ses_verdict(sp);
+	return rc;
+}
+
+static int ses_timeout_ms(struct source *s, double now_s)
+{
+	struct ses_priv *sp = s->priv;
+
+	return sp->in->ops->timeout_ms ? sp->in->ops->timeout_ms(sp->in, now_s) : -1;
+}
+
+static const struct profile *ses_profile(struct source *s)
+{
+	struct ses_priv *sp = s->priv;
+
+	return sp->in->ops->profile(sp->in);
+}
+
+static void ses_status(struct source *s, struct source_status *st)
+{
+	struct ses_priv *sp = s->priv;
+
+	sp->in->ops->status(sp->in, st);
+}
+
+static void ses_stop(struct source *s)
+{
+	struct ses_priv *sp = s->priv;
+	struct source_status st;
+
+	if (sp->stopped)
+		return;
+	sp->stopped = 1;
+	sp->in->ops->status(sp->in, &st);
+	ses_write_upto(sp, st.closed);
+	if (st.phase == SOURCE_LIVE) {
+		/* open-ended sampling: its window as it stands */
+		const struct profile *p = sp->in->ops->profile(sp->in);
+
+		ses_write_upto(sp, p ? p->nwin : 0);
+	} else if (st.phase != SOURCE_DONE && st.phase != SOURCE_STATIC && !sp->err) {
+		char line[160];
+
+		snprintf(line, sizeof(line), "measurement stopped after %u of %u windows "
+			 "(argus was asked to quit)", sp->written, st.nwindows);
+		ses_fail(sp, session_write_note(sp->s, line));
+	}
+	if (sp->in->ops->stop)
+		sp->in->ops->stop(sp->in);
+}
+
+static void ses_free(struct source *s)
+{
+	struct ses_priv *sp;
+
+	if (!s)
+		return;
+	sp = s->priv;
+	if (sp)
+		source_free(sp->in);
+	free(sp);
+	free(s);
+}
+
+static const struct source_ops ses_ops = {
+	.name = "session",
+	.pollfds = ses_pollfds,
+	.tick = ses_tick,
+	.timeout_ms = ses_timeout_ms,
+	.profile = ses_profile,
+	.status = ses_status,
+	.stop = ses_stop,
+	.free = ses_free,
+};
+
+struct source *source_session_new(struct source *inner, struct session *ses,
+				  const struct source_session_opts *o)
+{
+	struct source *s = NULL;
+	struct ses_priv *sp = NULL;
+
+	if (!inner || !ses) {
+		source_free(inner);
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	sp = calloc(1, sizeof(*sp));
+	if (!s || !sp) {
+		free(s);
+		free(sp);
+		source_free(inner);
+		errno = ENOMEM;
+		return NULL;
+	}
+	sp->in = inner;
+	sp->s = ses;
+	if (o)
+		sp->o = *o;
+	s->ops = &ses_ops;
+	s->priv = sp;
+	return s;
+}
+
+struct source *source_session_inner(struct source *s)
+{
+	return s && s->ops == &ses_ops ? ((struct ses_priv *)s->priv)->in : s;
+}
+
+unsigned source_session_windows(struct source *s)
+{
+	return s && s->ops == &ses_ops ? ((struct ses_priv *)s->priv)->written : 0;
+}
+
+int source_session_error(struct source *s)
+{
+	return s && s->ops == &ses_ops ? ((struct ses_priv *)s->priv)->err : 0;
+}
+
+int session_write_diagnosis(struct session *s, const struct diagnose_result *r)
+{
+	int err;
+
+	for (unsigned i = 0; i < r->ndecisions; i++)
+		if ((err = session_write_transcript(s, "agent", r->decisions[i])))
+			return err;
+	if (r->nnaive) {
+		char line[512];
+		size_t off = 0;
+
+		off += (size_t)snprintf(line, sizeof(line), "a profiler without a reference would "
+					"point at the hottest path: %s", r->naive_subsystem);
+		for (unsigned i = 0; i < r->nnaive && off < sizeof(line); i++)
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " > %s",
+						r->naive_path[i]);
+		if ((err = session_write_transcript(s, "argus", line)))
+			return err;
+	}
+	return session_write_verdict(s, &r->verdict, r->decisions, r->ndecisions);
+}
+
+static int ses_add_argv(cJSON *o, const char *key, char *const *argv)
+{
+	size_t len = 1;
+	char *s;
+
+	if (!argv)
+		return 0;
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	cJSON *v = cJSON_AddStringToObject(o, key, s);
+	free(s);
+	return v ? 0 : -ENOMEM;
+}
+
+char *session_options_measure(const char *command, const struct measure_opts *mo,
+			      const char *load_cmd, uint32_t exclude_tgid)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *txt = NULL;
+
+	if (!o)
+		goto nomem;
+	cJSON_AddStringToObject(o, "command", command ? command : "");
+	if (load_cmd)
+		cJSON_AddStringToObject(o, "load", load_cmd);
+	else if (ses_add_argv(o, "load", mo->load_argv))
+		goto nomem;
+	if (ses_add_argv(o, "victim", mo->victim_argv) ||
+	    ses_add_argv(o, "background", mo->background_argv))
+		goto nomem;
+	if (mo->victim_pid)
+		cJSON_AddNumberToObject(o, "victim_pid", mo->victim_pid);
+	if (mo->pid) {
+		cJSON_AddNumberToObject(o, "pid", mo->pid);
+		cJSON_AddBoolToObject(o, "pause", mo->pause);
+	}
+	cJSON_AddNumberToObject(o, "pairs", mo->pairs);
+	cJSON_AddNumberToObject(o, "window_s", mo->window_s);
+	cJSON_AddNumberToObject(o, "settle_s", mo->settle_s);
+	cJSON_AddNumberToObject(o, "freq_hz", mo->freq_hz);
+	if (exclude_tgid)
+		cJSON_AddNumberToObject(o, "exclude_tgid", exclude_tgid);
+	txt = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!txt)
+		errno = ENOMEM;
+	return txt;
+nomem:
+	cJSON_Delete(o);
+	errno = ENOMEM;
+	return NULL;
+}
+
+char *session_caps_json(void)
+{
+	const struct caps *c = caps_cached();
+
+	return c ? caps_to_json(c) : NULL;
+}
