@@ -562,6 +562,65 @@ static const struct tree_node *child_named(const struct tree_node *n, const char
 	return NULL;
 }
 
+/* The descendant of n named name with the largest |delta|, or NULL. */
+static const struct tree_node *desc_named(const struct tree_node *n, const char *name)
+{
+	const struct tree_node *best = NULL;
+
+	for (unsigned i = 0; i < n->nchild; i++) {
+		const struct tree_node *c = n->child[i], *b;
+
+		if (c->name && !strcmp(c->name, name) &&
+		    (!best || fabs(c->stat.delta) > fabs(best->stat.delta)))
+			best = c;
+		b = desc_named(c, name);
+		if (b && (!best || fabs(b->stat.delta) > fabs(best->stat.delta)))
+			best = b;
+	}
+	return best;
+}
+
+/* The node named name below n's children (they are looked up first), with
+ * the largest |delta|, or NULL. */
+static const struct tree_node *below_named(const struct tree_node *n, const char *name)
+{
+	const struct tree_node *best = NULL;
+
+	for (unsigned i = 0; i < n->nchild; i++) {
+		const struct tree_node *b = desc_named(n->child[i], name);
+
+		if (b && (!best || fabs(b->stat.delta) > fabs(best->stat.delta)))
+			best = b;
+	}
+	return best;
+}
+
+/* Appends the frames from below `from` down to `to` (a descendant) to the
+ * verdict path; 1 on success, 0 when out of memory. */
+static int chain_push(struct verdict *v, const struct tree_node *from, const struct tree_node *to)
+{
+	const struct tree_node *chain[VERDICT_MAX_PATH];
+	unsigned n = 0;
+
+	for (const struct tree_node *p = to; p && p != from && n < VERDICT_MAX_PATH; p = p->parent)
+		chain[n++] = p;
+	while (n--) {
+		const struct tree_node *p = chain[n];
+
+		if (p->kind == TREE_SUBSYS) {
+			snprintf(v->subsystem, sizeof(v->subsystem), "%s", p->name);
+			continue;
+		}
+		if (p->kind == TREE_PROCESS || v->npath == VERDICT_MAX_PATH)
+			continue;
+		v->path[v->npath] = strdup(p->name);
+		if (!v->path[v->npath])
+			return 0;
+		v->npath++;
+	}
+	return 1;
+}
+
 static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdict *v, char *err,
 			     size_t errlen, const struct tree_node **focus)
 {
@@ -611,6 +670,17 @@ static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdi
 		if (node) {
 			c = child_named(node, e->valuestring);
 			if (!c) {
+				/* a frame further down: the LLM skipped frames between */
+				c = below_named(node, e->valuestring);
+				if (c && chain_push(v, node, c)) {
+					node = c;
+					i++;
+					continue;
+				}
+				if (c)
+					goto nomem;
+			}
+			if (!c) {
 				struct sbuf b = { 0 };
 
 				for (unsigned k = 0; k < node->nchild && k < 8; k++)
@@ -622,6 +692,12 @@ static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdi
 				goto bad;
 			}
 			node = c;
+			if (node->kind == TREE_SUBSYS)
+				snprintf(v->subsystem, sizeof(v->subsystem), "%s", node->name);
+			if (node->kind == TREE_SUBSYS || node->kind == TREE_PROCESS) {
+				i++;
+				continue; /* grouping levels: the path is code */
+			}
 		}
 		if (v->npath < VERDICT_MAX_PATH) {
 			v->path[v->npath] = strdup(e->valuestring);
@@ -636,9 +712,9 @@ static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdi
 		if (!v->leaf)
 			goto nomem;
 	}
-	if (cJSON_IsString(sub))
+	if (cJSON_IsString(sub) && !v->subsystem[0])
 		snprintf(v->subsystem, sizeof(v->subsystem), "%s", sub->valuestring);
-	else if (v->npath)
+	else if (v->npath && !v->subsystem[0])
 		snprintf(v->subsystem, sizeof(v->subsystem), "%s", v->path[0]);
 	v->confidence = cJSON_IsNumber(conf) ? fmin(1, fmax(0, conf->valuedouble)) : 0.5;
 	if (cJSON_IsString(sum))
