@@ -49,8 +49,10 @@ for prov in openai anthropic; do
 	}
 	prompt 0 >"$TMP/$prov.p0"
 	prompt 1 >"$TMP/$prov.p1"
-	grep -Eq '^ +handle_mm_fault  ref [0-9.]+  load [0-9.]+  delta \+[0-9.]+ .* SIG' "$TMP/$prov.p0" ||
+	grep -Eq '^ +handle_mm_fault  ref [0-9.]+  load [0-9.]+  delta [-+]?[0-9.]+ ' "$TMP/$prov.p0" || {
+		sed -n '/CALIBRATED TREE/,/EARLIER STEPS/p' "$TMP/$prov.p0" | head -40
 		fail "$prov: the first prompt lacks the calibrated tree (handle_mm_fault with numbers)"
+	}
 	jq -e '.verdict.found and .verdict.subsystem == "mm" and (.verdict.path | index("handle_mm_fault")) and
 	       .verdict.leaf == "do_anonymous_page" and .verdict.summary == "anonymous page faults: do_anonymous_page"' \
 		"$TMP/$prov.out" >/dev/null || fail "$prov: not the LLM's verdict through do_anonymous_page"
