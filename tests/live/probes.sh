@@ -51,7 +51,12 @@ grep -qx vfs_read "$TMP/fn" || fail "vfs_read not listed"
 # nothing left behind
 [ "$(grep -c ' tracefs ' /proc/mounts)" = "$mounts_before" ] || fail "tracefs mount count changed"
 if command -v bpftool >/dev/null; then
-	bpftool prog show | grep -q 'name argus_caps' && fail "an argus_caps program is still loaded"
+	# programs are freed asynchronously after their fds close: bounded wait
+	i=0
+	while bpftool prog show | grep -q 'name argus_caps'; do
+		sleep 0.1; i=$((i + 1))
+		[ $i -lt 50 ] || fail "an argus_caps program is still loaded"
+	done
 fi
 
 # as non-root: a clear message, no crash

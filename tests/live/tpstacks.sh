@@ -38,7 +38,17 @@ for tp in tp0 tp1; do
 	[ $d -le $((8 * ncpus)) ] || fail "$tp: scaled $s is $d away from $f firings (more than 8 per CPU)"
 done
 
+# the programs the driver held must be gone once it exited (freed
+# asynchronously: wait, bounded)
 if command -v bpftool >/dev/null; then
-	bpftool prog show | grep -q 'name argus_tps' && fail "an argus_tps program is still loaded"
+	ids=$(cat "$TMP/all" "$TMP/s8" | sed -n 's/^prog_id //p' | sort -u)
+	[ -n "$ids" ] || fail "the driver reported no BPF program while attached"
+	for id in $ids; do
+		i=0
+		while bpftool prog show id "$id" >/dev/null 2>&1; do
+			sleep 0.1; i=$((i + 1))
+			[ $i -lt 50 ] || fail "BPF program $id still loaded after the driver exited"
+		done
+	done
 fi
 echo "tpstacks: ok"

@@ -11,7 +11,33 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include "tpstacks.h"
+
+/* Prints "prog_id N" for every BPF program this process holds, so the test
+ * can check that exactly these are gone after exit (other runs may hold
+ * programs of the same name meanwhile). */
+static void print_held_progs(void)
+{
+	DIR *d = opendir("/proc/self/fdinfo");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char path[300], line[256];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "prog_id:", 8))
+				printf("prog_id %ld\n", strtol(line + 8, NULL, 10));
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
 
 struct sym { uint64_t addr; char *name; };
 static struct sym *syms;
@@ -140,6 +166,7 @@ int main(int argc, char **argv)
 		printf("\n");
 	}
 	printf("ncpus %ld\n", sysconf(_SC_NPROCESSORS_CONF));
+	print_held_progs();
 	tpstacks_free(t);
 	return 0;
 }
