@@ -107,6 +107,8 @@ struct descent {
 
 static double self_delta(const struct descent *d, const struct tree_node *n)
 {
+	if (n->flags & TREE_F_STEP)
+		return 0; /* counted over the step's windows, not the tree's */
 	return n->self[COND_LOAD] / d->secs[COND_LOAD] -
 	       n->self[COND_REF] / d->secs[COND_REF];
 }
@@ -134,26 +136,39 @@ static int is_grouping(const struct tree_node *n)
 	return n->kind == TREE_ROOT || n->kind == TREE_PROCESS || n->kind == TREE_SUBSYS;
 }
 
-/* the sum of the children's increases */
+/* A node a step added under a node of the calibration counts another unit
+ * (events, not samples; core/step_merge.h): its delta is not comparable. */
+static int other_unit(const struct tree_node *parent, const struct tree_node *c)
+{
+	return (c->flags & TREE_F_STEP) && !(parent->flags & TREE_F_STEP);
+}
+
+/* the sum of the children's increases (in the node's own unit) */
 static double pos_children(const struct tree_node *n)
 {
 	double up = 0;
 
 	for (unsigned i = 0; i < n->nchild; i++)
-		up += fmax(0.0, n->child[i]->stat.delta);
+		if (!other_unit(n, n->child[i]))
+			up += fmax(0.0, n->child[i]->stat.delta);
 	return up;
 }
 
+/* The child with the largest significant increase in the parent's unit;
+ * a step's event node only when no such child rises. */
 static const struct tree_node *best_child(const struct tree_node *n)
 {
 	const struct tree_node *best = NULL;
 
-	for (unsigned i = 0; i < n->nchild; i++) {
-		const struct tree_node *c = n->child[i];
+	for (int pass = 0; pass < 2 && !best; pass++)
+		for (unsigned i = 0; i < n->nchild; i++) {
+			const struct tree_node *c = n->child[i];
 
-		if (is_up(c) && (!best || c->stat.delta > best->stat.delta))
-			best = c;
-	}
+			if (other_unit(n, c) != pass)
+				continue;
+			if (is_up(c) && (!best || c->stat.delta > best->stat.delta))
+				best = c;
+		}
 	return best;
 }
 
@@ -177,7 +192,7 @@ static void top_shares(const struct tree_node *n, double base, char *buf, size_t
 	if (!v)
 		return;
 	for (unsigned i = 0; i < n->nchild; i++)
-		if (n->child[i]->stat.delta > 0)
+		if (n->child[i]->stat.delta > 0 && !other_unit(n, n->child[i]))
 			v[nv++] = n->child[i];
 	qsort(v, nv, sizeof(*v), cmp_delta_desc);
 	for (unsigned i = 0; i < nv && i < 4 && off < len; i++) {
@@ -466,7 +481,7 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 		}
 		if (!sk && cur->nchild && S > 0 && D > 0 &&
 		    S >= d.explain * D &&
-		    (!best || S >= best->stat.delta)) {
+		    (!best || other_unit(cur, best) || S >= best->stat.delta)) {
 			err = agent_reply_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> the function itself is the hot spot, stop here",
 					       cur->name, S, S / D * 100, D);
 			if (err)
@@ -488,6 +503,17 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 			break;
 		}
 		share = base > 0 ? best->stat.delta / base : 0;
+		if (other_unit(cur, best)) {
+			evidence(ev, sizeof(ev), best);
+			err = agent_reply_line(r, "%s -> %s: no child of %s rises in samples; the step's "
+					       "events rise %+.1f/s there (ref %.1f/s, load %.1f/s), %s",
+					       cur->name, best->name, cur->name, best->stat.delta,
+					       best->stat.rate[COND_REF], best->stat.rate[COND_LOAD], ev);
+			if (err)
+				return err;
+			cur = (struct tree_node *)best;
+			continue;
+		}
 		{
 			const struct skid *bs = skid_of(best);
 			double bself = self_delta(&d, best);

@@ -31,6 +31,8 @@
 
 #include "calib.h"
 
+#pragma weak tree_annot_calib
+
 #define CALIB_P_FLOOR 1e-300
 #define CALIB_EXACT_TERMS 4e6
 #define CALIB_REL_ERR 1e-7
@@ -300,6 +302,8 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 		uint64_t cnt = n->total[COND_REF] + n->total[COND_LOAD];
 		int sg;
 
+		if (n->flags & TREE_F_STEP)
+			continue; /* other unit, own windows: tree_annot_calib */
 		memset(s, 0, sizeof(*s));
 		s->rate[COND_REF] = n->total[COND_REF] / secs[COND_REF];
 		s->rate[COND_LOAD] = n->total[COND_LOAD] / secs[COND_LOAD];
@@ -344,6 +348,8 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 		struct calib_stat *s = &n->stat;
 		uint64_t cnt = n->total[COND_REF] + n->total[COND_LOAD];
 
+		if (n->flags & TREE_F_STEP)
+			continue;
 		if (cnt < o->min_count)
 			s->why = "too few samples to test";
 		else if (s->delta == 0)
@@ -365,6 +371,8 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 	}
 	/* share_of_parent above read the parent's delta: pre-order walk, so the
 	 * parent was filled in the first loop already */
+	if (tree_annot_calib)
+		err = tree_annot_calib(t, o);
 cleanup:
 	free(nv.v);
 	free(fp);

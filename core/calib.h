@@ -29,6 +29,11 @@ void calib_opts_default(struct calib_opts *o);
  * condition; returns -EINVAL (nothing to compare) otherwise, 0 on success. */
 int calib_run(struct tree *t, const struct calib_opts *o);
 
+/* Calibrates the nodes steps added (TREE_F_STEP, left out of calib_run's
+ * own pass) from their annotations; defined by core/step_merge.c, which
+ * calib_run calls through a weak reference when it is linked. */
+int tree_annot_calib(struct tree *t, const struct calib_opts *o);
+
 /* Two-sided p-value that counts k1 over exposure t1 and k2 over exposure t2
  * come from one Poisson rate (conditional binomial test). */
 double calib_poisson_p(uint64_t k1, double t1, uint64_t k2, double t2);

@@ -12,6 +12,11 @@
 #include "agent.h"
 #include "agent_select.h"
 #include "step.h"
+#include "caps.h"
+#include "step_exec.h"
+#include "step_json.h"
+#include "step_merge.h"
+#include "step_preflight.h"
 #include "diagnose.h"
 #include "tree.h"
 
@@ -139,6 +144,37 @@ static int diag_take_lines(struct diagnose_result *r, struct agent_reply *reply)
 
 #define DIAG_MAX_DECLINED 3
 
+/* What the agent adds to the result: its name, its hypothesis ledger, the
+ * LLM's counters. */
+static int diag_agent_extras(const struct agent *a, struct diagnose_result *r)
+{
+	const struct agent_hyp *hyp;
+	struct agent_llm_stats st;
+	unsigned nh = agent_hypotheses(a, &hyp);
+
+	snprintf(r->agent, sizeof(r->agent), "%s", agent_name(a));
+	free(r->hyp);
+	r->hyp = NULL;
+	r->nhyp = 0;
+	if (nh) {
+		r->hyp = calloc(nh, sizeof(*r->hyp));
+		if (!r->hyp)
+			return -ENOMEM;
+		memcpy(r->hyp, hyp, nh * sizeof(*hyp));
+		r->nhyp = nh;
+	}
+	if (!agent_llm_stats_of(a, &st)) {
+		r->llm = 1;
+		r->llm_requests = st.requests;
+		r->llm_repairs = st.repairs;
+		r->llm_fallbacks = st.fallbacks;
+		r->llm_s = st.latency_s;
+		r->tokens_in = st.tokens_in;
+		r->tokens_out = st.tokens_out;
+	}
+	return 0;
+}
+
 /* Agent turns over the calibrated tree until a verdict (see
  * diagnose_run_agent). */
 static int diag_agent(struct tree *t, struct agent *a, int stop_fd, struct diagnose_result *r,
@@ -146,9 +182,7 @@ static int diag_agent(struct tree *t, struct agent *a, int stop_fd, struct diagn
 {
 	struct agent_ctx ctx = { .tree = t, .step_index = 0, .step_max = 0 };
 	struct agent_reply reply = { 0 };
-	struct agent_llm_stats st;
-	const struct agent_hyp *hyp;
-	unsigned declined = 0, nh;
+	unsigned declined = 0;
 	int err = 0;
 
 	snprintf(r->agent, sizeof(r->agent), "%s", agent_name(a));
@@ -196,25 +230,7 @@ static int diag_agent(struct tree *t, struct agent *a, int stop_fd, struct diagn
 		if (err)
 			goto out;
 	}
-	nh = agent_hypotheses(a, &hyp);
-	if (nh) {
-		r->hyp = calloc(nh, sizeof(*r->hyp));
-		if (!r->hyp) {
-			err = -ENOMEM;
-			goto out;
-		}
-		memcpy(r->hyp, hyp, nh * sizeof(*hyp));
-		r->nhyp = nh;
-	}
-	if (!agent_llm_stats_of(a, &st)) {
-		r->llm = 1;
-		r->llm_requests = st.requests;
-		r->llm_repairs = st.repairs;
-		r->llm_fallbacks = st.fallbacks;
-		r->llm_s = st.latency_s;
-		r->tokens_in = st.tokens_in;
-		r->tokens_out = st.tokens_out;
-	}
+	err = diag_agent_extras(a, r);
 out:
 	if (err && err != -EINTR && cause && !*cause)
 		diag_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
@@ -378,7 +394,14 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 		cJSON_AddNumberToObject(jl, "tokens_in", (double)r->tokens_in);
 		cJSON_AddNumberToObject(jl, "tokens_out", (double)r->tokens_out);
 	}
-	cJSON_AddArrayToObject(o, "steps");
+	{
+		cJSON *steps = info && info->steps_json ? cJSON_Parse(info->steps_json) : NULL;
+
+		if (steps)
+			cJSON_AddItemToObject(o, "steps", steps);
+		else
+			cJSON_AddArrayToObject(o, "steps");
+	}
 	wins = cJSON_AddArrayToObject(o, "windows");
 	for (unsigned w = 0; p && w < p->nwin; w++) {
 		cJSON *jw = cJSON_CreateObject();
@@ -420,5 +443,315 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 		err = -EIO;
 	cJSON_free(s);
 	cJSON_Delete(o);
+	return err;
+}
+
+/* ---- with steps (--auto) -------------------------------------------------------- */
+
+__attribute__((format(printf, 2, 3)))
+static void diag_log(FILE *log, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log)
+		return;
+	va_start(ap, fmt);
+	fputs("argus: ", log);
+	vfprintf(log, fmt, ap);
+	fputc('\n', log);
+	fflush(log);
+	va_end(ap);
+}
+
+static int diag_keep_lines(struct diagnose_result *r, struct agent_reply *reply)
+{
+	for (unsigned i = 0; i < reply->nlines; i++) {
+		char **v = realloc(r->decisions, (r->ndecisions + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->decisions = v;
+		r->decisions[r->ndecisions++] = reply->lines[i];
+		reply->lines[i] = NULL;
+	}
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int diag_decision(struct diagnose_result *r, const char *fmt, ...)
+{
+	char **v = realloc(r->decisions, (r->ndecisions + 1) * sizeof(*v));
+	va_list ap;
+	int n;
+
+	if (!v)
+		return -ENOMEM;
+	r->decisions = v;
+	va_start(ap, fmt);
+	n = vasprintf(&r->decisions[r->ndecisions], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	r->ndecisions++;
+	return 0;
+}
+
+static int diag_push(char ***v, unsigned *n, char *s)
+{
+	char **nv;
+
+	if (!s)
+		return -ENOMEM;
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
+	}
+	*v = nv;
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
+		       uint32_t exclude_tgid, const struct diagnose_steps_opts *o,
+		       struct diagnose_result *r, char **steps_json, char **cause)
+{
+	struct agent_reply reply = { 0 };
+	struct agent *own_agent = NULL, *a;
+	struct profile *own = NULL;
+	struct calib_opts opts;
+	struct tree *t = NULL;
+	char **entries = NULL, **notes = NULL;
+	unsigned nentries = 0, nnotes = 0, ran = 0;
+	double t0 = diag_now(), texec = 0;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	*steps_json = NULL;
+	if (co)
+		opts = *co;
+	else
+		calib_opts_default(&opts);
+	if (!opts.freq_hz)
+		opts.freq_hz = freq_hz;
+	a = o->agent;
+	if (!a) {
+		a = own_agent = agent_heuristic_new();
+		if (!a) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	if (exclude_tgid) {
+		own = diag_without(p, exclude_tgid);
+		if (!own) {
+			err = -errno;
+			diag_cause(cause, "cannot filter the profile: %s", strerror(errno));
+			goto out;
+		}
+		p = own;
+	}
+	t = tree_build(p, NULL);
+	if (!t) {
+		err = -errno;
+		diag_cause(cause, "cannot build the tree: %s", strerror(errno));
+		goto out;
+	}
+	err = calib_run(t, &opts);
+	if (err < 0) {
+		diag_cause(cause, "cannot calibrate: %s", err == -EINVAL ?
+			   "no reference or no loaded window was measured" : strerror(-err));
+		goto out;
+	}
+	/* the naive answer from the calibration alone, before steps add nodes */
+	err = diag_naive(t, r);
+	if (err)
+		goto out;
+	for (unsigned turn = 0;; turn++) {
+		struct agent_ctx ctx = { .tree = t, .step_index = ran, .step_max = o->max_steps };
+		struct step_report rep = { 0 };
+		struct step_preflight pf = { 0 };
+		struct step_exec_info info;
+		struct step_data *d = NULL;
+		struct step_exec *x = NULL;
+		struct agent_event ev = { 0 };
+		char desc[256], line[512], *summary = NULL;
+		double ts;
+
+		agent_reply_clear(&reply);
+		err = agent_turn_wait(a, &ctx, &reply, o->stop_fd);
+		if (err < 0) {
+			if (!*cause)
+				diag_cause(cause, "the agent's turn failed: %s", strerror(-err));
+			goto out;
+		}
+		err = diag_keep_lines(r, &reply);
+		if (err)
+			goto out;
+		if (reply.kind != AGENT_REPLY_PROPOSAL || !reply.step || turn > 2 * o->max_steps + 2)
+			break;
+		step_describe(reply.step, desc, sizeof(desc));
+		if (o->auto_accept && ran >= o->max_steps) {
+			/* over the budget (an LLM may not count): declined, a verdict asked for */
+			ev.kind = AGENT_EV_VETOED;
+			ev.step = reply.step;
+			ev.text = "the step budget is spent: give your verdict from the tree as measured";
+			a->ops->tell(a, &ev, NULL);
+			err = diag_decision(r, "proposed %s: not run (the budget of %u steps is spent)",
+					    desc, o->max_steps);
+			if (err)
+				goto out;
+			continue;
+		}
+		rep.index = ran;
+		rep.s = reply.step;
+		if (!o->auto_accept) {
+			diag_log(o->log, "the agent proposes a step: %s; batch diagnose runs steps only "
+				 "with --auto (or accept it in the interactive argus)", desc);
+			rep.decision = "not run (needs --auto or a person's accept)";
+			err = diag_push(&entries, &nentries, step_report_json(&rep));
+			if (!err)
+				err = diag_decision(r, "proposed %s: not run without --auto", desc);
+			if (err)
+				goto out;
+			break;
+		}
+		rep.decision = "auto";
+		ts = diag_now();
+		err = step_preflight(reply.step, o->caps ? o->caps : caps_cached(), NULL, 0, NULL, &pf);
+		step_preflight_line(&pf, line, sizeof(line));
+		diag_log(o->log, "step %u (auto-accepted): %s; pre-flight: %s", ran + 1, desc, line);
+		rep.pf = &pf;
+		if (!err && pf.overhead_pct > (o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
+									: STEP_EXEC_DEFAULT_BUDGET_PCT)) {
+			/* it would be detached at once: say so instead of running it */
+			double b = o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
+								    : STEP_EXEC_DEFAULT_BUDGET_PCT;
+
+			pf.ok = 0;
+			free(pf.cause);
+			if (asprintf(&pf.cause, "estimated overhead %.1f%% of a CPU is over the budget "
+				     "of %g%% (raise it with --budget)", pf.overhead_pct, b) < 0)
+				pf.cause = NULL;
+			snprintf(line, sizeof(line), "not run: %s", pf.cause ? pf.cause : "over budget");
+			diag_log(o->log, "step %u: %s", ran + 1, line);
+			err = -EDQUOT;
+		}
+		if (err < 0) {
+			/* the agent hears why, and may propose something else */
+			ev.kind = AGENT_EV_VETOED;
+			ev.step = reply.step;
+			ev.text = line;
+			a->ops->tell(a, &ev, NULL);
+			err = diag_push(&entries, &nentries, step_report_json(&rep));
+			if (!err)
+				err = diag_decision(r, "step %u %s: pre-flight failed: %s", ran + 1, desc,
+						    pf.cause ? pf.cause : "?");
+			step_preflight_clear(&pf);
+			ran++;
+			if (err)
+				goto out;
+			continue;
+		}
+		ev.kind = AGENT_EV_ACCEPTED;
+		ev.step = reply.step;
+		a->ops->tell(a, &ev, NULL);
+		x = step_exec_new(reply.step, o->exec, cause);
+		if (!x) {
+			err = -errno;
+			step_preflight_clear(&pf);
+			goto out;
+		}
+		err = step_exec_run(x, o->stop_fd, cause);
+		step_exec_info(x, &info);
+		d = step_exec_take_data(x);
+		step_exec_free(x);
+		texec += diag_now() - ts;
+		if (err < 0) {
+			step_data_free(d);
+			step_preflight_clear(&pf);
+			goto out;
+		}
+		err = step_merge_into_tree(t, reply.step, d, ran);
+		if (!err)
+			err = calib_run(t, &opts);
+		summary = step_summary(reply.step, d, 1);
+		if (summary && info.state == STEP_EXEC_OVER_BUDGET) {
+			char *s2 = NULL;
+
+			if (asprintf(&s2, "%s (%s)", summary, info.reason) >= 0) {
+				free(summary);
+				summary = s2;
+			}
+		}
+		rep.d = d;
+		rep.info = &info;
+		rep.summary = summary;
+		if (!err)
+			err = diag_push(&entries, &nentries, step_report_json(&rep));
+		if (!err && summary) {
+			diag_log(o->log, "step %u result: %s", ran + 1, summary);
+			err = diag_decision(r, "step %u %s: %s", ran + 1, desc, summary);
+			if (!err) {
+				char *note = NULL;
+
+				if (asprintf(&note, "step %u, %s: %s", ran + 1,
+					     step_kind_name(reply.step->kind), summary) < 0)
+					note = NULL;
+				err = diag_push(&notes, &nnotes, note);
+			}
+			ev.kind = AGENT_EV_RESULT;
+			ev.text = summary;
+			if (!err)
+				a->ops->tell(a, &ev, NULL);
+		}
+		free(summary);
+		step_data_free(d);
+		step_preflight_clear(&pf);
+		ran++;
+		if (err)
+			goto out;
+	}
+	/* the last turn's verdict, with the steps' evidence */
+	if (reply.kind == AGENT_REPLY_PROPOSAL && !reply.verdict.found && !reply.verdict.summary) {
+		/* proposals without an interim verdict to the end (an LLM): the
+		 * tree's own descent, steps' nodes included */
+		struct agent_reply dr = { 0 };
+
+		err = agent_reply_line(&dr, "no verdict from the %s agent: the verdict is the "
+				       "tree's own descent", agent_name(a));
+		if (!err)
+			err = agent_descend(t, NULL, 0.5, &reply.verdict, &dr);
+		if (!err)
+			err = diag_keep_lines(r, &dr);
+		agent_reply_clear(&dr);
+		if (err)
+			goto out;
+	}
+	r->verdict = reply.verdict;
+	memset(&reply.verdict, 0, sizeof(reply.verdict));
+	err = diag_agent_extras(a, r);
+	for (unsigned i = 0; i < nnotes && !err; i++)
+		err = verdict_add_note(&r->verdict, "%s", notes[i]);
+	if (!err) {
+		*steps_json = step_report_array(entries, nentries);
+		if (!*steps_json)
+			err = -ENOMEM;
+	}
+out:
+	agent_reply_clear(&reply);
+	for (unsigned i = 0; i < nentries; i++)
+		free(entries[i]);
+	free(entries);
+	for (unsigned i = 0; i < nnotes; i++)
+		free(notes[i]);
+	free(notes);
+	agent_free(own_agent);
+	tree_free(t);
+	profile_free(own);
+	r->thinking_s = diag_now() - t0 - texec;
+	r->steps_s = texec;
+	if (err < 0 && cause && !*cause)
+		diag_cause(cause, "diagnose with steps failed: %s", strerror(-err));
 	return err;
 }

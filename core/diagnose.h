@@ -27,6 +27,7 @@ struct diagnose_result {
 	unsigned nnaive;
 	double thinking_s;         /* tree + calibration + descent / agent turns */
 	double waiting_s;          /* waiting for the human (0 in batch) */
+	double steps_s;            /* running steps (part of measuring, not thinking) */
 	/* with an agent (diagnose_run_agent) */
 	char agent[16];            /* "heuristic", "llm"; "" = the built-in descent */
 	struct agent_hyp *hyp;     /* the agent's hypothesis ledger at the end; owned */
@@ -49,14 +50,41 @@ int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned 
 struct agent;
 
 /* The same, the verdict coming from agent a (core/agent_select.h) instead of
- * the built-in descent: turns until a verdict.  Without a step executor no
- * step can run, so the agent is given a budget of 0 steps and a proposal is
- * declined (told as a veto saying why) — after 3 proposals the tree's own
- * descent gives the verdict.  stop_fd (a signalfd, or -1) readable cancels:
+ * the built-in descent: turns until a verdict, where no step can run (argus
+ * diff: recorded files).  The agent is given a budget of 0 steps and a
+ * proposal is declined (told as a veto saying why) — after 3 proposals the
+ * tree's own descent gives the verdict.  stop_fd (a signalfd, or -1) readable cancels:
  * -EINTR.  The reasoning lines of every turn go to r->decisions. */
 int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
 		       uint32_t exclude_tgid, struct agent *a, int stop_fd,
 		       struct diagnose_result *r, char **cause);
+
+/* diagnose with instrumentation steps (`argus diagnose --auto`): after the
+ * calibration, agent turns; each proposal is pre-flighted (validated,
+ * attached briefly, its rate estimated), then — with auto_accept — run
+ * against the same load (core/step_exec), merged into the tree
+ * (core/step_merge), the tree re-calibrated and the agent told the result
+ * (AGENT_EV_RESULT), until a verdict or max_steps.  Without auto_accept a
+ * proposal is only recorded (decision "not run") and said on the log: a
+ * step needs a person's accept or --auto.  The verdict's notes cite every
+ * step's one-line result.  *steps_json (caller frees) is the "steps" array
+ * text (core/step_json.h entries).  Returns 0, -EINTR when stop_fd fired
+ * during a step (the step was detached), or -errno with *cause. */
+struct caps;
+struct step_exec_opts;
+struct diagnose_steps_opts {
+	struct agent *agent;            /* not owned; NULL: a heuristic of its own */
+	unsigned max_steps;
+	int auto_accept;
+	const struct step_exec_opts *exec; /* template: load, log, budget, pairs */
+	const struct caps *caps;        /* for validation; NULL: caps_cached() */
+	int stop_fd;                    /* signalfd, or -1 */
+	FILE *log;                      /* progress lines; NULL none */
+};
+
+int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
+		       uint32_t exclude_tgid, const struct diagnose_steps_opts *o,
+		       struct diagnose_result *r, char **steps_json, char **cause);
 
 /* Frees what r owns and zeroes it. */
 void diagnose_result_clear(struct diagnose_result *r);
@@ -70,6 +98,7 @@ struct diagnose_run_info {
 	unsigned pairs, freq_hz;
 	double window_s, settle_s;
 	unsigned saved_ref_windows;
+	const char *steps_json;    /* the "steps" array as JSON text; NULL: [] */
 };
 
 /* Writes the one-object JSON of `argus diagnose --json` (man/argus.1) and a

@@ -92,4 +92,61 @@ struct kind_ops {
 /* The ops of kind k, or NULL when this build has no probe for it. */
 const struct kind_ops *kind_ops_get(enum step_kind k);
 
+/* --- added by the kinds branch (additive) ---
+ *
+ * Marker frames.  Every stack a kind puts in step_data.prof is the kernel
+ * path of the event's context, ROOT FIRST, followed by one marker frame at
+ * the LEAF end whose name starts with '[' (kind_frame_is_marker):
+ *
+ *   sample              no marker: plain sampled stacks
+ *   tracepoint_stacks   <stack> ; "[tp] category:name"          (the firing)
+ *   tracepoint_latency  <stack at begin> ; "[tp] <begin tracepoint>"
+ *   function_latency    <stack at entry> ; "[fn] NAME"
+ *   offcpu              <blocked stack> ; "[offcpu] woken by COMM (tgid N, ...)"
+ *                       ; <waker's stack, LEAF first>  (or "[offcpu] no wakeup seen")
+ *   counts              no stacks (per-target events only)
+ *
+ * The executor matches the frames before the first marker root first
+ * against the tree and hangs the marker (and what follows it) under the
+ * deepest matching node, or under the tracepoint's own node when nothing
+ * matches.  Frames after the marker are information about the event (the
+ * waker's stack), not a path of the event's own context.  A stack may be
+ * the marker alone (no kernel stack could be taken).  Frames of the BPF
+ * machinery itself (bpf_prog_*, bpf_trace_run*, __bpf_trace_*) are dropped.
+ *
+ * ntargets of step_data for each kind: kind_ntargets(). */
+
+/* Nonzero when name is a marker frame (starts with '['). */
+static inline int kind_frame_is_marker(const char *name)
+{
+	return name && name[0] == '[';
+}
+
+/* How many per-target rows a validated step has: nresolved for
+ * tracepoint_stacks, counts, function_latency; 1 for the others (a
+ * tracepoint_latency pair is one target). */
+unsigned kind_ntargets(const struct step *s);
+/* The unit of the profile counts for kind k ("samples", "events",
+ * "intervals", "us blocked"). */
+const char *kind_unit(enum step_kind k);
+
+/* tracepoint_stacks with sample_every 0: the rate of the targets (with the
+ * filter) is counted for KIND_RATE_PROBE_S seconds by the counts probe
+ * before attaching, and 1 in N firings is recorded with a stack, N =
+ * ceil(rate / KIND_TPSTACKS_BUDGET) (each recorded firing costs a stack
+ * walk, about a microsecond here: 20k/s is ~2% of one CPU).  Every firing is
+ * still counted exactly (step_target_win.events); profile counts are
+ * recorded x N. */
+#define KIND_TPSTACKS_BUDGET 20000.0   /* recorded firings per second */
+#define KIND_RATE_PROBE_S 0.2
+/* N for a measured rate (events per second); at least 1. */
+unsigned kind_tpstacks_auto_every(double rate);
+/* The 1-in-N a tracepoint_stacks probe uses (after automatic choice). */
+unsigned kind_tpstacks_every(const struct kind_probe *kp);
+
+/* Pre-flight: firings per second of a validated step's tracepoints
+ * (tracepoint_stacks, counts: its targets; tracepoint_latency: begin),
+ * with its filter, counted for secs seconds.  0 or -errno with *cause. */
+int kind_estimate_rate(const struct step *s, double secs, double *rate, char **cause);
+
 #endif

@@ -726,3 +726,13 @@ double measure_elapsed(struct source *s)
 {
 	return s ? ((struct measure *)s->priv)->elapsed : 0;
 }
+
+void measure_close_sampler(struct source *s)
+{
+	struct measure *m = s ? s->priv : NULL;
+
+	if (m && m->smp_open) {
+		m->smp.close(m->smp.ctx);
+		m->smp_open = 0;
+	}
+}

@@ -96,6 +96,11 @@ struct load *measure_victim(struct source *s);
  * failure reported at its first loaded window): the caller exits 127. */
 int measure_noexec(struct source *s);
 
+/* Closes the sampler (its BPF programs detach) and keeps the loads: after
+ * the calibration, while steps run against the same loads (diagnose
+ * --auto).  Idempotent. */
+void measure_close_sampler(struct source *s);
+
 /* Seconds spent measuring (first tick to DONE). */
 double measure_elapsed(struct source *s);
 

@@ -247,3 +247,91 @@ out:
 	fclose(f);
 	return err;
 }
+
+/* ---- BPF run-time statistics ------------------------------------------------ */
+
+#include <bpf/bpf.h>
+#include <fcntl.h>
+
+#define PROBE_STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
+/* A handle at or above this is "the sysctl was changed from (h - base)". */
+#define PROBE_STATS_SYSCTL_BASE 0x40000000
+
+static int probe_sysctl_read(void)
+{
+	FILE *f = fopen(PROBE_STATS_SYSCTL, "r");
+	int v = -1;
+
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -EIO;
+	fclose(f);
+	return v;
+}
+
+static int probe_sysctl_write(int v)
+{
+	FILE *f = fopen(PROBE_STATS_SYSCTL, "w");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%d\n", v) < 0)
+		err = -EIO;
+	if (fclose(f) != 0 && !err)
+		err = -errno;
+	return err;
+}
+
+int probe_bpf_stats_begin(char **cause)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME), prev, err;
+
+	if (fd >= 0)
+		return fd;
+	prev = probe_sysctl_read();
+	if (prev < 0) {
+		err = prev;
+		goto fail;
+	}
+	if (prev == 1)
+		return PROBE_STATS_SYSCTL_BASE + 1;
+	err = probe_sysctl_write(1);
+	if (err < 0)
+		goto fail;
+	return PROBE_STATS_SYSCTL_BASE + prev;
+fail:
+	if (cause) {
+		free(*cause);
+		if (asprintf(cause, "cannot enable BPF run-time statistics (%s): the overhead "
+			     "of steps cannot be measured; run as root", strerror(-err)) < 0)
+			*cause = NULL;
+	}
+	return err;
+}
+
+void probe_bpf_stats_end(int handle)
+{
+	if (handle < 0)
+		return;
+	if (handle >= PROBE_STATS_SYSCTL_BASE) {
+		if (handle - PROBE_STATS_SYSCTL_BASE != 1)
+			probe_sysctl_write(handle - PROBE_STATS_SYSCTL_BASE);
+		return;
+	}
+	close(handle);
+}
+
+int probe_prog_run_stats(int prog_fd, unsigned long long *run_ns, unsigned long long *run_cnt)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) < 0)
+		return -errno;
+	*run_ns = info.run_time_ns;
+	*run_cnt = info.run_cnt;
+	return 0;
+}

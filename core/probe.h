@@ -61,4 +61,19 @@ int probe_parse_cpulist(const char *s, int *out, int max);
  * (caller frees).  Returns the count or -errno. */
 int probe_online_cpus(int **cpus);
 
+/* BPF run-time statistics (run_time_ns / run_cnt per program), which the
+ * overhead guard of steps reads.  Enabled through BPF_ENABLE_STATS: the
+ * kernel keeps them on while the returned fd is open and turns them off
+ * when the last such fd closes, even when argus is killed, so
+ * kernel.bpf_stats_enabled is never left changed.  Where that call is
+ * refused, falls back to writing kernel.bpf_stats_enabled=1 and
+ * probe_bpf_stats_end writes back the previous value.  Returns a handle
+ * (>= 0) for probe_bpf_stats_end, or -errno with *cause. */
+int probe_bpf_stats_begin(char **cause);
+/* Ends what probe_bpf_stats_begin started (closes the fd or restores the
+ * sysctl); negative handles are ignored. */
+void probe_bpf_stats_end(int handle);
+/* run_time_ns and run_cnt of the program behind prog_fd; 0 or -errno. */
+int probe_prog_run_stats(int prog_fd, unsigned long long *run_ns, unsigned long long *run_cnt);
+
 #endif

@@ -200,7 +200,8 @@ int tpstacks_read(struct tpstacks *t, tpstacks_cb cb, void *arg)
 	if (!ips)
 		return -ENOMEM;
 	while (!bpf_map_get_next_key(cfd, prev, &next)) {
-		struct tpstacks_stack s = { .tp = next.tp, .tgid = next.tgid, .ips = ips };
+		struct tpstacks_stack s = { .tp = next.tp, .tgid = next.tgid, .ips = ips,
+					    .stack_id = next.stack_id };
 		__u64 count;
 
 		key = next;
@@ -220,4 +221,18 @@ int tpstacks_read(struct tpstacks *t, tpstacks_cb cb, void *arg)
 	}
 	free(ips);
 	return rc;
+}
+
+void tpstacks_runtime(struct tpstacks *t, uint64_t *ns, uint64_t *cnt)
+{
+	for (unsigned i = 0; i < t->ntps; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(tps_prog(t->skel, i)), &info, &len)) {
+			*ns += info.run_time_ns;
+			*cnt += info.run_cnt;
+		}
+	}
 }

@@ -36,6 +36,9 @@ struct tpstacks_stack {
 	                                   (bpf_prog_*, bpf_trace_run*): symbolisers drop them */
 	unsigned nips;                  /* 0 when no stack could be taken */
 	uint64_t count;                 /* recorded firings (multiply by sample_every) */
+	uint32_t stack_id;              /* the kernel's stack id (TPSTACKS_NO_STACK:
+	                                   none); with tp, tgid and comm it names the
+	                                   counter, for readers that keep snapshots */
 };
 
 struct tpstacks_totals {
@@ -64,5 +67,8 @@ int tpstacks_read(struct tpstacks *t, tpstacks_cb cb, void *arg);
 /* Totals of tracepoint tp summed over CPUs; 0 or -errno. */
 int tpstacks_totals(struct tpstacks *t, unsigned tp, struct tpstacks_totals *out);
 unsigned tpstacks_sample_every(const struct tpstacks *t);
+/* Adds the BPF run time and runs of its programs (run-time statistics must
+ * be on, see kind_stats_enable) to *ns and *cnt. */
+void tpstacks_runtime(struct tpstacks *t, uint64_t *ns, uint64_t *cnt);
 
 #endif

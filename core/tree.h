@@ -79,6 +79,8 @@ struct tree_node {
 
 #define TREE_F_VERDICT  0x1u  /* on the verdict path */
 #define TREE_F_FOCUS    0x2u  /* the node a proposal concerns */
+#define TREE_F_STEP     0x4u  /* added by a step: counts in the step's unit over
+                               * the step's windows (core/step_merge.h) */
 
 enum tree_group {
 	TREE_BY_SUBSYS = 0,       /* all -> subsystem -> frames */

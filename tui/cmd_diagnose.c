@@ -21,6 +21,7 @@
 #include "opts_load.h"
 #include "opts_session.h"
 #include "probe.h"
+#include "step_exec.h"
 
 static double diag_mono(void)
 {
@@ -36,12 +37,17 @@ static void diagnose_usage(FILE *out)
 		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
 		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
 		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n"
-		"                      [--session FILE | --no-session] [--agent heuristic|llm [--redact]]\n\n"
+		"                      [--session FILE | --no-session] [--auto [--steps N] [--budget PCT]]\n"
+		"                      [--agent heuristic|llm [--redact]]\n\n"
 		"Measures k pairs of reference (load paused) and loaded windows, calibrates the\n"
 		"kernel calling-context tree and prints the verdict as one JSON object.\n\n"
 		"options:\n"
-		"  %-22s %s\n  %-22s %s\n", "--batch", "no terminal interface (the only mode of diagnose)",
-		"--json", "the verdict as JSON on stdout (the only format)");
+		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
+		"--batch", "no terminal interface (the only mode of diagnose)",
+		"--json", "the verdict as JSON on stdout (the only format)",
+		"--auto", "accept and run the agent's instrumentation steps (logged as \"auto\")",
+		"--steps N", "at most N steps with --auto (default 3)",
+		"--budget PCT", "a step's overhead budget, % of one CPU (default 2)");
 	opts_load_help(out);
 	opts_session_help(out);
 	opts_agent_help(out);
@@ -78,7 +84,10 @@ int cmd_diagnose(int argc, char **argv)
 	struct agent *agent = NULL;
 	char *cause = NULL;
 	double t0 = diag_mono();
-	int ret = EXIT_ERROR, sfd = -1, noexec = 0, sig = 0, err;
+	int ret = EXIT_ERROR, sfd = -1, noexec = 0, sig = 0, err, autorun = 0;
+	unsigned max_steps = 3;
+	double budget = 0;
+	char *steps_json = NULL;
 	sigset_t oldmask;
 	char lstate[48] = "";
 
@@ -104,6 +113,26 @@ int cmd_diagnose(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--batch") || !strcmp(argv[i], "--json")) {
 			i++;
+		} else if (!strcmp(argv[i], "--auto")) {
+			autorun = 1;
+			i++;
+		} else if ((!strcmp(argv[i], "--steps") || !strcmp(argv[i], "--budget")) &&
+			   i + 1 < argc) {
+			char *end;
+			double v = strtod(argv[i + 1], &end);
+
+			if (*end || v < 0 || (argv[i][2] == 's' && (v != (unsigned)v || v > 100)) ||
+			    (argv[i][2] == 'b' && !(v > 0))) {
+				fprintf(stderr, "argus: diagnose: %s wants a %s number, not '%s'\n",
+					argv[i], argv[i][2] == 's' ? "whole" : "positive", argv[i + 1]);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			if (argv[i][2] == 's')
+				max_steps = (unsigned)v;
+			else
+				budget = v;
+			i += 2;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			diagnose_usage(stdout);
 			ret = EXIT_OK;
@@ -211,16 +240,56 @@ int cmd_diagnose(int argc, char **argv)
 	info.measuring_s = measure_elapsed(msrc);
 	if (measure_load(msrc))
 		info.load_state = load_state(measure_load(msrc), lstate, sizeof(lstate));
-	/* End the loads before thinking: the verdict does not need them. */
-	src->ops->stop(src);
-	err = diagnose_run_agent(src->ops->profile(src), NULL, ol.m.freq_hz, (uint32_t)getpid(),
-				 agent, sfd, &res, &cause);
+	if (autorun && !measure_load(msrc)) {
+		fprintf(stderr, "argus: steps compare the load paused and running, and there is no "
+			"load argus may pause (-p without --pause): running none\n");
+		autorun = 0;
+	}
+	if (autorun && max_steps) {
+		struct diagnose_steps_opts so = { 0 };
+		struct step_exec_opts xo;
+
+		/* the loads stay for the steps; the calibration's sampler goes */
+		measure_close_sampler(msrc);
+		step_exec_opts_default(&xo);
+		xo.load = measure_load(msrc);
+		xo.log = stderr;
+		xo.settle_s = ol.m.settle_s;
+		if (budget > 0)
+			xo.budget_pct = budget;
+		so.agent = agent;
+		so.max_steps = max_steps;
+		so.auto_accept = 1;
+		so.exec = &xo;
+		so.stop_fd = sfd;
+		so.log = stderr;
+		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
+					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
+		if (err != -EINTR)
+			src->ops->stop(src);
+	} else if (agent) {
+		/* End the loads before thinking: the verdict does not need them. */
+		src->ops->stop(src);
+		err = diagnose_run_agent(src->ops->profile(src), NULL, ol.m.freq_hz,
+					 (uint32_t)getpid(), agent, sfd, &res, &cause);
+	} else {
+		struct diagnose_steps_opts so = { 0 };
+
+		/* End the loads before thinking: the verdict does not need them. */
+		src->ops->stop(src);
+		so.max_steps = max_steps;
+		so.stop_fd = -1;
+		so.log = stderr;
+		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
+					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
+	}
 	if (err == -EINTR) {
 		struct signalfd_siginfo si;
 
 		if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			sig = (int)si.ssi_signo;
-			fprintf(stderr, "argus: %s: the agent's turn cancelled\n", strsignal(sig));
+			fprintf(stderr, "argus: %s: the step or the agent's turn stopped; resuming and "
+				"ending the loads\n", strsignal(sig));
 			ret = 128 + sig;
 		}
 		goto out;
@@ -229,6 +298,7 @@ int cmd_diagnose(int argc, char **argv)
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		goto out;
 	}
+	info.measuring_s += res.steps_s; /* measuring = windows + steps */
 	if (ses) {
 		char line[160];
 
@@ -244,6 +314,7 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	info.elapsed_s = diag_mono() - t0;
 	info.load_cmd = ol.load_cmd;
+	info.steps_json = steps_json;
 	info.pairs = ol.m.pairs;
 	info.window_s = ol.m.window_s;
 	info.settle_s = ol.m.settle_s;
@@ -262,6 +333,7 @@ int cmd_diagnose(int argc, char **argv)
 	ret = EXIT_OK;
 out:
 	diagnose_result_clear(&res);
+	free(steps_json);
 	source_free(src);            /* resumes, then ends the loads it owns */
 	if (ses && session_close(ses) && ret == EXIT_OK)
 		fprintf(stderr, "argus: the session file may be incomplete (a write failed)\n");

@@ -1,20 +1,46 @@
-/* cmd_step — validate (and, once the executor lands, run) one step spec. */
+/* cmd_step — `argus step FILE|-`: validate one step spec and run it against
+ * a load in alternating reference/loaded windows; results as JSON on stdout.
+ * `--check` only validates.  Progress goes to stderr.  Signals arrive
+ * through a signalfd: on SIGINT/SIGTERM/SIGHUP/SIGQUIT the probe is
+ * detached, the loads are resumed and ended, and argus exits 128+signal. */
 #include <errno.h>
-#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
 
 #include "caps.h"
 #include "cmd.h"
+#include "load.h"
+#include "measure.h"
+#include "opts_load.h"
+#include "probe.h"
 #include "step.h"
+#include "step_exec.h"
+#include "step_json.h"
+#include "step_preflight.h"
 
 static void step_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: argus step --check FILE|-\n"
-		"  --check   parse and validate the spec against this kernel; print it with its\n"
-		"            targets resolved (globs expanded), or the first error by field\n");
+		"       argus step [--budget PCT] [--step-pairs K] [load options] FILE|- [-- CMD ARGS]\n\n"
+		"Validates an instrumentation step spec (JSON, see argus(1) STEP SPEC) and, without\n"
+		"--check, runs it against the load in alternating reference (load paused) and\n"
+		"loaded windows, printing its results as one JSON object on stdout.\n\n"
+		"options:\n"
+		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
+		"--check", "parse and validate only; print the spec with its targets resolved",
+		"--only-load", "count only the load's own processes (its cgroup, else its PID)",
+		"--budget PCT", "overhead budget, % of one CPU (default 2); over it the step is detached",
+		"--step-pairs K", "reference/loaded window pairs for the step (default 3)");
+	opts_load_help(out);
+	fprintf(out, "\nexit status: 0 results printed (also when stopped over budget), 1 error or\n"
+		"invalid spec, 2 usage, 3 privileges, 4 kernel (kind unavailable), 127 the load\n"
+		"could not be run, 128+N killed by signal N (probe detached, loads ended)\n");
 }
 
 static char *read_all(FILE *f, size_t *len)
@@ -44,38 +70,16 @@ static char *read_all(FILE *f, size_t *len)
 	return buf;
 }
 
-int cmd_step(int argc, char **argv)
+/* Reads, parses and validates the spec at path; prints the error. */
+static int step_load_spec(const char *path, struct step **out)
 {
-	static const struct option opts[] = {
-		{ "check", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int check = 0, opt, rc = EXIT_ERROR;
-	const char *path;
-	struct step *s = NULL;
 	struct step_error e;
-	char *text = NULL, *json = NULL;
+	struct step *s = NULL;
 	size_t len = 0;
+	char *text;
 	FILE *f;
+	int rc = EXIT_ERROR;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c': check = 1; break;
-		case 'h': step_usage(stdout); return EXIT_OK;
-		default: step_usage(stderr); return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		step_usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (!check) {
-		fprintf(stderr, "argus step: running steps is not built yet; 'argus step --check FILE' validates one\n");
-		return EXIT_ERROR;
-	}
-	path = argv[optind];
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
 		fprintf(stderr, "argus step: cannot open %s: %s\n", path, strerror(errno));
@@ -100,17 +104,277 @@ int cmd_step(int argc, char **argv)
 		rc = strstr(e.msg, "not available on this kernel") ? EXIT_KERNEL : EXIT_ERROR;
 		goto out;
 	}
-	json = step_to_json(s);
-	if (!json)
-		goto out;
-	printf("%s\n", json);
-	for (unsigned i = 0; i < s->nresolved; i++)
-		printf("resolved: %s\n", s->resolved[i]);
+	*out = s;
+	s = NULL;
 	rc = EXIT_OK;
 out:
-	free(json);
 	free(text);
 	step_free(s);
+	return rc;
+}
+
+static int step_check(const char *path)
+{
+	struct step *s = NULL;
+	char *json;
+	int rc = step_load_spec(path, &s);
+
+	if (rc != EXIT_OK)
+		return rc;
+	json = step_to_json(s);
+	if (json) {
+		printf("%s\n", json);
+		for (unsigned i = 0; i < s->nresolved; i++)
+			printf("resolved: %s\n", s->resolved[i]);
+	} else {
+		rc = EXIT_ERROR;
+	}
+	free(json);
+	step_free(s);
+	return rc;
+}
+
+/* The loads come from a measure source that never measures: one place
+ * (measure_new) starts loads, victims and backgrounds the same way for
+ * every command. */
+static int64_t inert_collect(void *ctx, struct profile *p, unsigned win)
+{
+	return 0;
+}
+
+static void inert_close(void *ctx)
+{
+}
+
+static const struct measure_sampler inert_sampler = {
+	.collect = inert_collect,
+	.close = inert_close,
+};
+
+static int step_signalfd(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int cmd_step(int argc, char **argv)
+{
+	struct opts_load ol;
+	struct step *s = NULL;
+	struct step_exec *x = NULL;
+	struct step_exec_opts xo;
+	struct step_exec_info info;
+	struct step_preflight pf = { 0 };
+	struct step_data *d = NULL;
+	struct step_report rep = { 0 };
+	struct source *src = NULL;
+	const char *path = NULL;
+	char *cause = NULL, *json = NULL, line[512];
+	int check = 0, only_load = 0, rc = EXIT_ERROR, sfd = -1, noexec = 0, err;
+	unsigned pairs = 0;
+	double budget = 0;
+	sigset_t oldmask;
+
+	opts_load_init(&ol);
+	for (int i = 1; i < argc;) {
+		int r;
+
+		if (!strcmp(argv[i], "-")) {
+			path = argv[i++];
+			continue;
+		}
+		r = opts_load_parse(&ol, argc, argv, &i, stderr);
+		if (r < 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (r > 0)
+			continue;
+		if (!strcmp(argv[i], "--check") || !strcmp(argv[i], "--json")) {
+			check |= !strcmp(argv[i], "--check");
+			i++;
+		} else if (!strcmp(argv[i], "--only-load")) {
+			only_load = 1;
+			i++;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			step_usage(stdout);
+			rc = EXIT_OK;
+			goto out;
+		} else if ((!strcmp(argv[i], "--budget") || !strcmp(argv[i], "--step-pairs")) &&
+			   i + 1 < argc) {
+			char *end;
+			double v = strtod(argv[i + 1], &end);
+
+			if (*end || !(v > 0) || (argv[i][2] == 's' && (v != (unsigned)v || v > 100))) {
+				fprintf(stderr, "argus step: %s wants a positive number, not '%s'\n",
+					argv[i], argv[i + 1]);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			if (argv[i][2] == 'b')
+				budget = v;
+			else
+				pairs = (unsigned)v;
+			i += 2;
+		} else if (argv[i][0] != '-' && !path) {
+			path = argv[i++];
+		} else {
+			fprintf(stderr, "argus step: unknown option '%s'; 'argus step --help' lists them\n",
+				argv[i]);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!path) {
+		step_usage(stderr);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (check) {
+		rc = step_check(path);
+		goto out;
+	}
+	if (opts_load_finish(&ol, 1, stderr) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (ol.m.pid && !ol.m.pause) {
+		fprintf(stderr, "argus step: a step pauses the load for its reference windows: add "
+			"--pause to -p %d, or start the load with --load CMD\n", (int)ol.m.pid);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (probe_check_privileges(&cause) < 0) {
+		fprintf(stderr, "argus: %s\n", cause);
+		rc = EXIT_PRIV;
+		goto out;
+	}
+	if (probe_check_btf(&cause) < 0) {
+		fprintf(stderr, "argus: %s\n", cause);
+		rc = EXIT_KERNEL;
+		goto out;
+	}
+	rc = step_load_spec(path, &s);
+	if (rc != EXIT_OK)
+		goto out;
+	rc = EXIT_ERROR;
+	sfd = step_signalfd(&oldmask);
+	if (sfd < 0) {
+		fprintf(stderr, "argus: cannot watch signals: %s\n", strerror(-sfd));
+		goto out;
+	}
+	load_set_log(stderr);
+	ol.m.log = NULL;
+	ol.m.load_flags |= LOAD_F_STDOUT_STDERR;
+	ol.m.sampler = &inert_sampler;
+	src = measure_new(&ol.m, &noexec, &cause);
+	if (!src) {
+		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
+		rc = noexec ? EXIT_NOEXEC : EXIT_ERROR;
+		goto out;
+	}
+	if (only_load && measure_load(src) && !s->filter.cgroup && !s->filter.tgid &&
+	    !s->filter.pid) {
+		struct load *l = measure_load(src);
+		struct step_error e;
+
+		if (load_cgroup_path(l))
+			s->filter.cgroup = strdup(load_cgroup_path(l));
+		else
+			s->filter.tgid = (int)load_pid(l);
+		if (step_validate(s, caps_cached(), NULL, &e)) {
+			fprintf(stderr, "argus step: %s: %s: %s\n", path, e.field, e.msg);
+			goto out;
+		}
+	}
+	/* does it attach, how many events, what does it cost */
+	err = step_preflight(s, NULL, NULL, 0, NULL, &pf);
+	fprintf(stderr, "argus: step: pre-flight: %s\n", step_preflight_line(&pf, line, sizeof(line)));
+	if (err < 0) {
+		rc = err == -ENOSYS || err == -EPERM || err == -EOPNOTSUPP ? EXIT_KERNEL : EXIT_ERROR;
+		goto out;
+	}
+	step_exec_opts_default(&xo);
+	xo.load = measure_load(src);
+	xo.log = stderr;
+	xo.settle_s = ol.m.settle_s;
+	if (pairs)
+		xo.pairs = pairs;
+	if (budget > 0)
+		xo.budget_pct = budget;
+	x = step_exec_new(s, &xo, &cause);
+	if (!x) {
+		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
+		rc = errno == ENOSYS ? EXIT_KERNEL : EXIT_ERROR;
+		goto out;
+	}
+	err = step_exec_run(x, sfd, &cause);
+	if (err == -EINTR) {
+		struct signalfd_siginfo si;
+
+		if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			fprintf(stderr, "argus: %s: detaching the step, resuming and ending the loads\n",
+				strsignal((int)si.ssi_signo));
+			rc = 128 + (int)si.ssi_signo;
+		}
+		goto out;
+	}
+	if (err < 0) {
+		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
+		rc = measure_load(src) && !load_started(measure_load(src)) ? EXIT_NOEXEC : EXIT_ERROR;
+		goto out;
+	}
+	step_exec_info(x, &info);
+	d = step_exec_take_data(x);
+	step_exec_free(x);
+	x = NULL;
+	if (info.state == STEP_EXEC_OVER_BUDGET)
+		fprintf(stderr, "argus: step %s\n", info.reason);
+	rep.s = s;
+	rep.decision = "run";
+	rep.pf = &pf;
+	rep.d = d;
+	rep.info = &info;
+	json = step_report_json(&rep);
+	if (!json) {
+		fprintf(stderr, "argus: cannot write the results: %s\n", strerror(errno));
+		goto out;
+	}
+	printf("%s\n", json);
+	fflush(stdout);
+	{
+		const char *sum = strstr(json, "\"summary\":\"");
+
+		if (sum) {
+			char *e = strchr(sum + 11, '"');
+
+			fprintf(stderr, "argus: step: %.*s\n", e ? (int)(e - sum - 11) : 80, sum + 11);
+		}
+	}
+	rc = EXIT_OK;
+out:
+	step_exec_free(x);           /* detaches first */
+	step_data_free(d);
+	step_preflight_clear(&pf);
+	source_free(src);            /* resumes, then ends the loads it owns */
+	load_registry_cleanup();
+	if (sfd >= 0) {
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	}
+	free(json);
+	free(cause);
+	step_free(s);
 	caps_cached_free();
+	opts_load_free(&ol);
 	return rc;
 }

@@ -1,0 +1,59 @@
+/* offcpu — structs shared by bpf/offcpu.bpf.c and core/probe_offcpu.c.
+ *
+ * Time blocked per {blocked kernel stack, tgid, comm, waker stack, waker
+ * tgid, waker comm}: sched_switch notes when a task that passes the filter
+ * blocks (its state is not running) with its kernel stack; sched_waking
+ * notes who wakes it (the waker's stack and identity); when the task is
+ * switched in again the blocked time is added.  Fixed-width types only.
+ */
+#ifndef ARGUS_BPF_OFFCPU_H
+#define ARGUS_BPF_OFFCPU_H
+
+#define OFFCPU_COMM_LEN 16
+#define OFFCPU_MAX_DEPTH 127
+#define OFFCPU_BUCKETS 64
+#define OFFCPU_NO_STACK 0xffffffffu
+
+/* In-flight: key pid (__u32). */
+struct offcpu_start {
+	__u64 ts;
+	__u32 stack_id;
+	__u32 tgid;
+	char comm[OFFCPU_COMM_LEN];
+};
+
+/* Who woke a blocked task: key pid (__u32). */
+struct offcpu_waker {
+	__u32 stack_id;
+	__u32 tgid;
+	char comm[OFFCPU_COMM_LEN];
+};
+
+/* Key of the aggregate map; value struct offcpu_val (monotonic). */
+struct offcpu_key {
+	__u32 stack_id;
+	__u32 tgid;
+	char comm[OFFCPU_COMM_LEN];
+	__u32 waker_stack_id;   /* OFFCPU_NO_STACK: no wakeup seen (a timeout,
+	                         * a signal, or woken before we attached) */
+	__u32 waker_tgid;
+	char waker_comm[OFFCPU_COMM_LEN];
+};
+
+struct offcpu_val {
+	__u64 count;            /* blocked intervals */
+	__u64 total_ns;
+};
+
+/* One per CPU (per-CPU array, one entry). */
+struct offcpu_counters {
+	__u64 blocked;          /* switch-outs of filtered tasks not running */
+	__u64 intervals;        /* completed (switched in again) */
+	__u64 total_ns;
+	__u64 woken;            /* wakeups of tracked tasks */
+	__u64 stack_error;
+	__u64 map_full;         /* interval not counted per stack */
+	__u64 hist[OFFCPU_BUCKETS];
+};
+
+#endif

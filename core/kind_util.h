@@ -1,0 +1,73 @@
+/* kind_util — what the step kinds' adapters (core/kind_*.c) and probes
+ * (core/probe_{counts,tplat,offcpu,funclat}.c) share: the filter resolved
+ * for BPF, user-side snapshots of monotonic map values (windows are
+ * differences; nothing is deleted while BPF runs), a cache of symbolised
+ * kernel stacks, and BPF run-time statistics.
+ */
+#ifndef ARGUS_KIND_UTIL_H
+#define ARGUS_KIND_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ksym_table;
+struct step_filter;
+
+/* The step filter as BPF rodata wants it: cgroup as its v2 id. */
+struct kind_filter {
+	int pid, tgid;              /* 0 = any */
+	char comm[16];              /* "" = any */
+	uint64_t cgroup_id;         /* 0 = any */
+	char cgroup_path[512];      /* absolute directory, "" = none */
+	char cgroup_rel[512];       /* the same below the cgroup2 mount ("/a/b"), as
+	                               /proc/PID/cgroup shows it */
+};
+
+/* Resolves f (NULL = no filter) into out: a cgroup path relative to the
+ * cgroup2 mount is made absolute and its id (inode) taken.  0, or -errno
+ * with *cause (caller frees). */
+int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, char **cause);
+
+/* Replaces *cause (may be NULL) with a printf-style message. */
+void kind_set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Snapshot of monotonic values: fixed-size binary key -> nv uint64s,
+ * inserted as zeros on first sight. */
+struct kind_snap;
+struct kind_snap *kind_snap_new(size_t key_size, unsigned nv); /* NULL, errno */
+void kind_snap_free(struct kind_snap *s); /* NULL-safe */
+/* The values of key (nv of them, zero when new); NULL on ENOMEM.  Valid
+ * until the next kind_snap_get. */
+uint64_t *kind_snap_get(struct kind_snap *s, const void *key);
+
+/* Reads the kernel stack of id into ips (leaf first, at most max);
+ * returns how many addresses, or -errno (-ENOENT: gone). */
+typedef int (*kind_stack_read_cb)(void *arg, uint32_t id, uint64_t *ips, unsigned max);
+
+/* Symbolised stacks by id, root first, with the BPF machinery's own leaf
+ * frames (bpf_prog_*, bpf_trace_run*, __bpf_trace_*, trace_call_bpf,
+ * perf_trace_run_bpf_submit) dropped.  Names are owned by the cache. */
+struct kind_stacks;
+struct kind_stacks *kind_stacks_new(kind_stack_read_cb read, void *arg); /* NULL, errno */
+void kind_stacks_free(struct kind_stacks *c); /* NULL-safe */
+/* Frames of stack id root first into *frames (valid while c lives);
+ * returns how many (0 for an unreadable or empty stack), or -ENOMEM. */
+int kind_stacks_get(struct kind_stacks *c, uint32_t id, const struct ksym_table *ks,
+		    const char *const **frames);
+/* Nonzero for a frame name of the BPF machinery (dropped from stacks). */
+int kind_frame_is_machinery(const char *name);
+
+/* Turns on BPF run-time statistics while held: returns an fd (close it to
+ * release) or -errno.  Absent statistics leave run times at 0. */
+int kind_stats_enable(void);
+/* Adds prog_fd's run time and run count (since load) to *ns and *cnt. */
+void kind_prog_runtime(int prog_fd, uint64_t *ns, uint64_t *cnt);
+
+/* comm and a shortened command line of process tgid from /proc, as
+ * "comm" or "comm: cmdline"; "" when the process is gone.  Returns buf. */
+char *kind_proc_name(uint32_t tgid, char *buf, size_t len);
+
+/* For each of n monotonic counters: out += cur - prev; prev = cur. */
+void kind_delta_add(uint64_t *out, const uint64_t *cur, uint64_t *prev, unsigned n);
+
+#endif

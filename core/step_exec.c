@@ -1,0 +1,581 @@
+/* step_exec — one step in alternating reference/loaded windows (see
+ * step_exec.h). */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ksym.h"
+#include "load.h"
+#include "probe.h"
+#include "step_exec.h"
+
+struct step_exec {
+	struct step *s;
+	struct step_exec_opts o;
+	const struct kind_ops *ops;
+	struct kind_probe *kp;
+	struct ksym_table *own_ks;
+	const struct ksym_table *ks;
+	struct step_data *d;
+	int stats_handle;
+	enum step_exec_state state;
+	char reason[160];
+	enum cond *seq;
+	unsigned nseq, done;
+	int win;                     /* step_data window being measured, -1 */
+	int settling;
+	enum cond cur;
+	double window_s;
+	double t0, now, phase_start, phase_end, last_collect, end_at;
+	double attach_t, detach_t;   /* when the probe was attached / detached */
+	double guard_t;              /* last guard check */
+	uint64_t guard_ns;           /* run_ns at the last guard check */
+	uint64_t run0_ns;            /* run_ns at the first tick */
+	double guard_pct, guard_max;
+	struct kind_stats last;      /* stats at the last read */
+	char load_state[48];
+};
+
+__attribute__((format(printf, 2, 3)))
+static void sx_cause(char **cause, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!cause)
+		return;
+	free(*cause);
+	*cause = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(cause, fmt, ap) < 0)
+		*cause = NULL;
+	va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void sx_log(struct step_exec *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!x->o.log)
+		return;
+	va_start(ap, fmt);
+	fputs("argus: step: ", x->o.log);
+	vfprintf(x->o.log, fmt, ap);
+	fputc('\n', x->o.log);
+	fflush(x->o.log);
+	va_end(ap);
+}
+
+static double sx_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void step_exec_opts_default(struct step_exec_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pairs = STEP_EXEC_DEFAULT_PAIRS;
+	o->settle_s = STEP_EXEC_DEFAULT_SETTLE_S;
+	o->budget_pct = STEP_EXEC_DEFAULT_BUDGET_PCT;
+}
+
+const char *step_exec_state_name(enum step_exec_state st)
+{
+	static const char *const names[] = { "ready", "running", "done", "over budget",
+					     "stopped", "failed" };
+
+	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "?";
+}
+
+double step_exec_overhead_pct(uint64_t run_ns, double secs)
+{
+	return secs > 0 ? run_ns / (secs * 1e9) * 100.0 : 0;
+}
+
+/* ---- the probe ------------------------------------------------------------- */
+
+static void sx_read_stats(struct step_exec *x)
+{
+	if (x->kp && x->ops->stats)
+		x->ops->stats(x->kp, &x->last);
+}
+
+static void sx_detach(struct step_exec *x, double now)
+{
+	if (!x->kp)
+		return;
+	sx_read_stats(x);
+	x->ops->close(x->kp);
+	x->kp = NULL;
+	x->detach_t = now;
+}
+
+/* Makes condition c true for the load: start/resume or pause. */
+static int sx_apply(struct step_exec *x, enum cond c, char **cause)
+{
+	int err;
+
+	x->cur = c;
+	if (!x->o.load)
+		return 0;
+	if (c == COND_LOAD)
+		err = load_started(x->o.load) ? load_resume(x->o.load)
+					      : load_start(x->o.load, cause);
+	else
+		err = load_pause(x->o.load);
+	if (err < 0 && (!cause || !*cause))
+		sx_cause(cause, "cannot %s the load (PID %d): %s",
+			 c == COND_LOAD ? "resume" : "pause", (int)load_pid(x->o.load),
+			 strerror(-err));
+	return err;
+}
+
+/* The run is over: detach, resume the load, record why. */
+static void sx_finish(struct step_exec *x, double now, enum step_exec_state st)
+{
+	if (x->state != STEP_EXEC_RUNNING && x->state != STEP_EXEC_READY)
+		return;
+	x->state = st;
+	x->end_at = now;
+	sx_detach(x, now);
+	if (x->o.load)
+		load_resume(x->o.load);
+	x->win = -1;
+	x->settling = 0;
+}
+
+/* ---- windows ------------------------------------------------------------------ */
+
+static int sx_collect(struct step_exec *x, double now, char **cause)
+{
+	int err;
+
+	if (x->win < 0 || !x->kp)
+		return 0;
+	err = x->ops->collect(x->kp, x->d, (unsigned)x->win, x->ks);
+	if (err < 0) {
+		sx_cause(cause, "cannot read the %s probe: %s", step_kind_name(x->s->kind),
+			 strerror(-err));
+		return err;
+	}
+	step_data_window_end(x->d, (unsigned)x->win, now - x->phase_start);
+	x->last_collect = now;
+	return 1;
+}
+
+static int sx_open_window(struct step_exec *x, double now, char **cause)
+{
+	int w = step_data_window_begin(x->d, x->seq[x->done], now - x->t0);
+
+	if (w < 0) {
+		sx_cause(cause, "cannot open a step window: %s", strerror(-w));
+		return w;
+	}
+	x->win = w;
+	x->settling = 0;
+	x->phase_start = now;
+	x->phase_end = now + x->window_s;
+	x->last_collect = now;
+	sx_log(x, "window %u/%u %s %.2f s", x->done + 1, x->nseq, cond_name(x->seq[x->done]),
+	       x->window_s);
+	return 0;
+}
+
+static void sx_settle(struct step_exec *x, double now)
+{
+	x->settling = 1;
+	x->phase_start = now;
+	x->phase_end = now + x->o.settle_s;
+}
+
+/* Checks the BPF run time since the last check; 1 when over budget. */
+static int sx_guard(struct step_exec *x, double now, int force)
+{
+	double dt = now - x->guard_t;
+	uint64_t dns;
+
+	if (!x->kp || (!force && dt < STEP_EXEC_GUARD_S) || dt <= 0)
+		return 0;
+	sx_read_stats(x);
+	dns = x->last.run_ns >= x->guard_ns ? x->last.run_ns - x->guard_ns : 0;
+	x->guard_ns = x->last.run_ns;
+	x->guard_t = now;
+	if (x->o.no_bpf_stats && x->stats_handle < 0 && !x->last.run_ns)
+		return 0;
+	x->guard_pct = step_exec_overhead_pct(dns, dt);
+	if (x->guard_pct > x->guard_max)
+		x->guard_max = x->guard_pct;
+	if (x->guard_pct > x->o.budget_pct) {
+		snprintf(x->reason, sizeof(x->reason),
+			 "stopped: over budget (%.1f%% of a CPU > %g%%)", x->guard_pct,
+			 x->o.budget_pct);
+		return 1;
+	}
+	return 0;
+}
+
+int step_exec_tick(struct step_exec *x, double now, char **cause)
+{
+	int err, changed = 0;
+
+	if (!x)
+		return -EINVAL;
+	x->now = now;
+	if (x->state != STEP_EXEC_READY && x->state != STEP_EXEC_RUNNING)
+		return 0;
+	if (x->state == STEP_EXEC_READY) {
+		x->state = STEP_EXEC_RUNNING;
+		x->t0 = now;
+		x->guard_t = now;
+		sx_read_stats(x);
+		x->guard_ns = x->last.run_ns;
+		x->run0_ns = x->last.run_ns;
+		err = sx_apply(x, x->seq[0], cause);
+		if (err < 0)
+			goto fail;
+		sx_settle(x, now);
+		return 0;
+	}
+	if (sx_guard(x, now, 0)) {
+		/* keep what the current window holds, then detach */
+		err = sx_collect(x, now, cause);
+		if (err < 0)
+			goto fail;
+		if (x->win >= 0)
+			x->done++;
+		sx_log(x, "%s", x->reason);
+		sx_finish(x, now, STEP_EXEC_OVER_BUDGET);
+		return 1;
+	}
+	if (x->settling) {
+		if (now < x->phase_end)
+			return 0;
+		err = x->ops->discard ? x->ops->discard(x->kp) : 0;
+		if (err < 0) {
+			sx_cause(cause, "cannot reset the %s probe: %s", step_kind_name(x->s->kind),
+				 strerror(-err));
+			goto fail;
+		}
+		err = sx_open_window(x, now, cause);
+		if (err < 0)
+			goto fail;
+		return 0;
+	}
+	if (now >= x->phase_end) {
+		err = sx_collect(x, now, cause);
+		if (err < 0)
+			goto fail;
+		x->win = -1;
+		x->done++;
+		if (x->done == x->nseq) {
+			sx_log(x, "measured %u windows in %.1f s", x->done, now - x->t0);
+			sx_finish(x, now, STEP_EXEC_DONE);
+			return 1;
+		}
+		if (x->seq[x->done] != x->cur) {
+			err = sx_apply(x, x->seq[x->done], cause);
+			if (err < 0)
+				goto fail;
+			sx_settle(x, now);
+		} else {
+			err = sx_open_window(x, now, cause);
+			if (err < 0)
+				goto fail;
+		}
+		return 1;
+	}
+	if (x->o.collect_s > 0 && now - x->last_collect >= x->o.collect_s) {
+		err = sx_collect(x, now, cause);
+		if (err < 0)
+			goto fail;
+		changed = err;
+	}
+	return changed;
+fail:
+	sx_finish(x, now, STEP_EXEC_FAILED);
+	if (cause && *cause)
+		snprintf(x->reason, sizeof(x->reason), "failed: %s", *cause);
+	return err;
+}
+
+int step_exec_timeout_ms(struct step_exec *x, double now)
+{
+	double next;
+
+	if (!x || step_exec_finished(x))
+		return -1;
+	if (x->state == STEP_EXEC_READY)
+		return 0;
+	next = x->phase_end;
+	if (!x->settling && x->o.collect_s > 0 && x->last_collect + x->o.collect_s < next)
+		next = x->last_collect + x->o.collect_s;
+	if (x->kp && x->guard_t + STEP_EXEC_GUARD_S < next)
+		next = x->guard_t + STEP_EXEC_GUARD_S;
+	return next <= now ? 0 : (int)((next - now) * 1000) + 1;
+}
+
+int step_exec_finished(const struct step_exec *x)
+{
+	return !x || (x->state != STEP_EXEC_READY && x->state != STEP_EXEC_RUNNING);
+}
+
+enum cond step_exec_cond(const struct step_exec *x)
+{
+	return x ? x->cur : COND_REF;
+}
+
+void step_exec_status(struct step_exec *x, struct source_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!x)
+		return;
+	st->phase = step_exec_finished(x) ? SOURCE_DONE
+		    : x->state == STEP_EXEC_READY ? SOURCE_STARTING
+		    : x->settling ? SOURCE_SETTLING : SOURCE_STEP;
+	st->window = x->done < x->nseq ? x->done : x->nseq ? x->nseq - 1 : 0;
+	st->nwindows = x->nseq;
+	st->elapsed_s = x->state == STEP_EXEC_READY ? 0
+			: step_exec_finished(x) ? x->end_at - x->t0 : x->now - x->t0;
+	if (!step_exec_finished(x) && x->phase_end > x->now)
+		st->phase_left_s = x->phase_end - x->now;
+	st->samples = x->last.events;
+	st->dropped = x->last.lost;
+	st->probes = x->kp ? x->last.progs : 0;
+	st->overhead_pct = x->stats_handle >= 0 || x->last.run_ns ? x->guard_pct : -1;
+	if (x->o.load) {
+		load_state(x->o.load, x->load_state, sizeof(x->load_state));
+		st->load_state = x->load_state;
+	}
+}
+
+void step_exec_info(const struct step_exec *x, struct step_exec_info *in)
+{
+	double t1, att;
+
+	memset(in, 0, sizeof(*in));
+	if (!x)
+		return;
+	in->state = x->state;
+	snprintf(in->reason, sizeof(in->reason), "%s", x->reason);
+	in->pairs = x->nseq / 2;
+	in->windows = x->d ? x->d->nwin : 0;
+	in->window_s = x->window_s;
+	in->settle_s = x->o.settle_s;
+	t1 = step_exec_finished(x) ? x->end_at : x->now;
+	in->elapsed_s = x->state == STEP_EXEC_READY ? 0 : t1 - x->t0;
+	att = x->state == STEP_EXEC_READY ? 0 : (x->kp ? x->now : x->detach_t) - x->t0;
+	in->run_ns = x->last.run_ns;
+	in->run_cnt = x->last.run_cnt;
+	in->events = x->last.events;
+	in->lost = x->last.lost;
+	in->progs = x->last.progs;
+	in->budget_pct = x->o.budget_pct;
+	if (x->stats_handle >= 0 || x->last.run_ns) {
+		in->overhead_pct = att > 0 ? step_exec_overhead_pct(x->last.run_ns - x->run0_ns, att)
+				   : 0;
+		in->overhead_max_pct = x->guard_max;
+	} else {
+		in->overhead_pct = -1;
+		in->overhead_max_pct = -1;
+	}
+}
+
+const struct step *step_exec_step(const struct step_exec *x)
+{
+	return x ? x->s : NULL;
+}
+
+const struct step_data *step_exec_data(const struct step_exec *x)
+{
+	return x ? x->d : NULL;
+}
+
+struct step_data *step_exec_take_data(struct step_exec *x)
+{
+	struct step_data *d;
+
+	if (!x)
+		return NULL;
+	d = x->d;
+	x->d = NULL;
+	if (d)
+		d->lost = x->last.lost > d->lost ? x->last.lost : d->lost;
+	return d;
+}
+
+void step_exec_stop(struct step_exec *x)
+{
+	if (!x)
+		return;
+	if (!step_exec_finished(x)) {
+		double now = sx_mono();
+
+		if (x->state == STEP_EXEC_RUNNING)
+			snprintf(x->reason, sizeof(x->reason), "stopped before the end");
+		sx_finish(x, now, STEP_EXEC_STOPPED);
+	}
+	sx_detach(x, x->now);
+	if (x->o.load)
+		load_resume(x->o.load);
+}
+
+void step_exec_free(struct step_exec *x)
+{
+	if (!x)
+		return;
+	step_exec_stop(x);
+	probe_bpf_stats_end(x->stats_handle);
+	step_data_free(x->d);
+	ksym_free(x->own_ks);
+	step_free(x->s);
+	free(x->seq);
+	free(x);
+}
+
+/* Windows per condition and their length from the step's duration. */
+static void sx_plan_shape(const struct step *s, unsigned want, unsigned *pairs, double *win)
+{
+	double dur = s->duration_s > 0 ? s->duration_s : 1;
+	unsigned p = want ? want : STEP_EXEC_DEFAULT_PAIRS;
+
+	while (p > 1 && dur / p < STEP_EXEC_MIN_WINDOW_S)
+		p--;
+	*pairs = p;
+	*win = dur / p;
+}
+
+struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opts *o,
+				char **cause)
+{
+	struct step_exec *x = NULL;
+	struct step_exec_opts def;
+	unsigned pairs, ntg;
+	int err = 0;
+
+	if (!s) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!o) {
+		step_exec_opts_default(&def);
+		o = &def;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	x->stats_handle = -1;
+	x->win = -1;
+	x->o = *o;
+	if (x->o.settle_s < 0)
+		x->o.settle_s = STEP_EXEC_DEFAULT_SETTLE_S;
+	if (!(x->o.budget_pct > 0))
+		x->o.budget_pct = STEP_EXEC_DEFAULT_BUDGET_PCT;
+	x->s = step_clone(s);
+	if (!x->s) {
+		err = -errno;
+		goto fail;
+	}
+	if (!x->s->nresolved && (x->s->ntargets || x->s->begin)) {
+		err = -EINVAL;
+		sx_cause(cause, "the step was not validated (no resolved targets): run step_validate first");
+		goto fail;
+	}
+	x->ops = o->ops ? o->ops : kind_ops_get(s->kind);
+	if (!x->ops) {
+		err = -ENOSYS;
+		sx_cause(cause, "this build has no probe for %s steps", step_kind_name(s->kind));
+		goto fail;
+	}
+	sx_plan_shape(x->s, o->pairs, &pairs, &x->window_s);
+	x->nseq = 2 * pairs;
+	x->seq = calloc(x->nseq, sizeof(*x->seq));
+	if (!x->seq) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned i = 0; i < x->nseq; i++)
+		x->seq[i] = i % 2 ? COND_LOAD : COND_REF;
+	ntg = kind_ntargets(x->s);
+	x->d = step_data_new(ntg, kind_unit(s->kind));
+	if (!x->d) {
+		err = -errno;
+		goto fail;
+	}
+	x->ks = o->ks;
+	if (!x->ks && !o->ops) {
+		x->own_ks = ksym_load(NULL);
+		if (!x->own_ks) {
+			err = -errno;
+			sx_cause(cause, "cannot read /proc/kallsyms: %s", strerror(errno));
+			goto fail;
+		}
+		x->ks = x->own_ks;
+	}
+	if (!o->no_bpf_stats) {
+		char *why = NULL;
+
+		x->stats_handle = probe_bpf_stats_begin(&why);
+		if (x->stats_handle < 0)
+			sx_log(x, "%s", why ? why : "no BPF statistics");
+		free(why);
+	}
+	err = x->ops->open(x->s, &x->kp, cause);
+	if (err < 0 || !x->kp) {
+		if (!err)
+			err = -EIO;
+		x->kp = NULL;
+		goto fail;
+	}
+	x->attach_t = sx_mono();
+	x->now = x->attach_t;
+	sx_read_stats(x);
+	{
+		char desc[256];
+
+		sx_log(x, "%s: %u pairs of %.2f s windows, settle %.2f s, budget %g%% of a CPU",
+		       step_describe(x->s, desc, sizeof(desc)), pairs, x->window_s, x->o.settle_s,
+		       x->o.budget_pct);
+	}
+	return x;
+fail:
+	if (x)
+		step_exec_free(x);
+	if (cause && !*cause)
+		sx_cause(cause, "cannot start the step: %s", strerror(-err));
+	errno = -err;
+	return NULL;
+}
+
+int step_exec_run(struct step_exec *x, int stop_fd, char **cause)
+{
+	int err = 0;
+
+	if (!x)
+		return -EINVAL;
+	while (!step_exec_finished(x)) {
+		struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
+		int to;
+
+		err = step_exec_tick(x, sx_mono(), cause);
+		if (err < 0)
+			return err;
+		if (step_exec_finished(x))
+			break;
+		to = step_exec_timeout_ms(x, sx_mono());
+		if (poll(&pfd, stop_fd >= 0 ? 1 : 0, to) > 0 && (pfd.revents & POLLIN)) {
+			step_exec_stop(x);
+			sx_cause(cause, "interrupted");
+			return -EINTR;
+		}
+	}
+	return 0;
+}

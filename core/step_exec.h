@@ -1,0 +1,173 @@
+/* step_exec — runs one validated instrumentation step in alternating
+ * reference/loaded windows, as the calibration did.
+ *
+ * The executor opens the step's kind probe (core/kind.h) once, then walks a
+ * plan of 2*pairs windows R L R L ...: in a reference window the load is
+ * paused (load_pause), in a loaded window it runs (load_start the first
+ * time, load_resume after): core/load.c is the one place that pauses and
+ * resumes.  After every switch a settle time passes whose events the kind
+ * drops (kind_ops.discard).  At the end of every window (and every
+ * collect_s within it, for live display) the kind adds what accrued into
+ * that window of a struct step_data.  The load is never left paused: the
+ * executor resumes it when it finishes, stops, fails or is freed.
+ *
+ * Overhead guard: BPF run-time statistics are enabled while an executor
+ * lives (probe_bpf_stats_begin: the kernel turns them off again when argus
+ * exits, however it exits).  Every STEP_EXEC_GUARD_S the run time of the
+ * step's programs over the last interval is compared with the budget
+ * (default 2% of one CPU); over it, the probe is detached at once, the
+ * windows measured so far are kept, and the executor ends in state
+ * STEP_EXEC_OVER_BUDGET with a reason such as
+ * "stopped: over budget (3.4% of a CPU > 2%)".
+ *
+ * Two ways to drive it:
+ *  - batch: step_exec_run(x, signal_fd, &cause) blocks until done; it
+ *    returns early when the signalfd becomes readable.
+ *  - a poll loop (the TUI): call step_exec_tick(x, now, &cause) whenever
+ *    step_exec_timeout_ms(x, now) has elapsed (or on any wake-up: ticking
+ *    early is harmless); step_exec_status fills a struct source_status
+ *    with phase SOURCE_STEP while it runs (SOURCE_SETTLING during settle
+ *    time) and SOURCE_DONE at the end.  now is CLOCK_MONOTONIC seconds.
+ *
+ * Ownership and lifetimes: the executor copies the step (step_clone) and
+ * never references the caller's.  It does not own opts.load or opts.ks;
+ * both must outlive it.  The struct step_data it fills belongs to the
+ * executor until step_exec_take_data hands it over (then the caller frees
+ * it with step_data_free); step_exec_data peeks at it (valid until the next
+ * tick or free).  Nothing is loaded in the kernel after step_exec_stop or
+ * step_exec_free, and nothing stays loaded if argus dies: probes are owned
+ * by the process's fds.
+ */
+#ifndef ARGUS_STEP_EXEC_H
+#define ARGUS_STEP_EXEC_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kind.h"
+#include "source.h"
+#include "step.h"
+
+struct load;
+struct ksym_table;
+
+#define STEP_EXEC_DEFAULT_PAIRS 3
+#define STEP_EXEC_MIN_WINDOW_S 0.25
+#define STEP_EXEC_DEFAULT_SETTLE_S 0.1
+#define STEP_EXEC_DEFAULT_BUDGET_PCT 2.0
+#define STEP_EXEC_GUARD_S 0.25          /* overhead checked this often */
+
+struct step_exec_opts {
+	unsigned pairs;              /* reference/loaded pairs; 0: the default.
+	                              * Window length = step duration_s / pairs
+	                              * (duration_s is per condition); pairs is
+	                              * lowered so windows last at least
+	                              * STEP_EXEC_MIN_WINDOW_S */
+	double settle_s;             /* <0: the default; 0 allowed */
+	double budget_pct;           /* % of one CPU; 0: the default (2%) */
+	double collect_s;            /* >0: also collect this often within a
+	                              * window (live trees); 0: window ends only */
+	struct load *load;           /* paused in reference windows; not owned.
+	                              * NULL: no load to pause — every window then
+	                              * runs under the same condition and the
+	                              * comparison is void (tests, idle checks) */
+	const struct ksym_table *ks; /* not owned; NULL: the executor loads
+	                              * /proc/kallsyms itself (not with opts.ops) */
+	const struct kind_ops *ops;  /* NULL: kind_ops_get(step kind); tests plug a fake */
+	int no_bpf_stats;            /* do not enable BPF statistics (tests) */
+	FILE *log;                   /* progress lines; NULL: none */
+};
+
+void step_exec_opts_default(struct step_exec_opts *o);
+
+enum step_exec_state {
+	STEP_EXEC_READY,             /* created, nothing measured yet */
+	STEP_EXEC_RUNNING,
+	STEP_EXEC_DONE,              /* every window measured */
+	STEP_EXEC_OVER_BUDGET,       /* detached by the overhead guard */
+	STEP_EXEC_STOPPED,           /* step_exec_stop before the end */
+	STEP_EXEC_FAILED,            /* tick returned an error */
+};
+
+const char *step_exec_state_name(enum step_exec_state st); /* "done", ... */
+
+/* What a finished (or stopped) run measured besides the step_data. */
+struct step_exec_info {
+	enum step_exec_state state;
+	char reason[160];            /* why it ended early ("stopped: over budget
+	                              * (3.4% of a CPU > 2%)"); "" when done */
+	unsigned pairs, windows;     /* planned pairs; windows measured */
+	double window_s, settle_s;
+	double elapsed_s;            /* first tick to the end */
+	double overhead_pct;         /* BPF run time of the step's programs over
+	                              * the time they were attached, % of one
+	                              * CPU; <0 unknown (no statistics) */
+	double overhead_max_pct;     /* the worst guard interval */
+	double budget_pct;
+	uint64_t run_ns, run_cnt;    /* BPF run time and runs since open */
+	uint64_t events, lost;       /* kind_stats at the end */
+	unsigned progs;
+};
+
+struct step_exec;
+
+/* Prepares a run of step s (validated: s->resolved filled) — opens the
+ * kind's probe (attaching it; what it counts before the first window is
+ * discarded) and enables BPF statistics.  Returns NULL with errno and
+ * *cause (caller frees) set: no probe for the kind in this build
+ * (ENOSYS), a load that cannot be paused, an attach failure. */
+struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opts *o,
+				char **cause);
+
+/* Advances the run to now (monotonic seconds).  Returns 1 when the data
+ * changed (a collect happened), 0 when not, -errno on failure with *cause
+ * (the run is then over: state FAILED, probe detached, load resumed).
+ * Ending over budget is not a failure: tick returns 1 and the state says it. */
+int step_exec_tick(struct step_exec *x, double now, char **cause);
+
+/* Milliseconds until the next tick is due; -1 when the run is over. */
+int step_exec_timeout_ms(struct step_exec *x, double now);
+
+/* 1 once the run is over (done, over budget, stopped or failed). */
+int step_exec_finished(const struct step_exec *x);
+
+/* Progress as a source status: phase SOURCE_STEP / SOURCE_SETTLING /
+ * SOURCE_DONE, window, nwindows, elapsed, phase_left_s, samples = events,
+ * dropped = lost, probes, overhead_pct (last guard interval), load_state. */
+void step_exec_status(struct step_exec *x, struct source_status *st);
+
+/* The condition of the window running or settling (COND_REF / COND_LOAD). */
+enum cond step_exec_cond(const struct step_exec *x);
+
+/* Fills info (valid any time; final once finished). */
+void step_exec_info(const struct step_exec *x, struct step_exec_info *info);
+
+/* The step being run (the executor's copy; valid while x lives). */
+const struct step *step_exec_step(const struct step_exec *x);
+
+/* The data so far; owned by the executor, valid until the next tick/free. */
+const struct step_data *step_exec_data(const struct step_exec *x);
+
+/* Hands the data over (caller frees with step_data_free); afterwards the
+ * executor holds none.  Call once finished. */
+struct step_data *step_exec_take_data(struct step_exec *x);
+
+/* Ends the run now: detaches the probe, resumes the load; state STOPPED
+ * unless already over.  Idempotent. */
+void step_exec_stop(struct step_exec *x);
+
+/* Stops and frees; NULL-safe.  Does not free opts.load or opts.ks. */
+void step_exec_free(struct step_exec *x);
+
+/* Blocking run for batch commands: ticks until finished, waiting in poll()
+ * in between.  When stop_fd >= 0 (a signalfd) becomes readable the run is
+ * stopped (state STOPPED, the fd left unread for the caller) and -EINTR
+ * returned.  Returns 0 when the run ended (done or over budget, see
+ * step_exec_info), -errno with *cause. */
+int step_exec_run(struct step_exec *x, int stop_fd, char **cause);
+
+/* The guard's verdict on one interval, for tests and the pre-flight:
+ * percent of one CPU that run_ns over secs is. */
+double step_exec_overhead_pct(uint64_t run_ns, double secs);
+
+#endif

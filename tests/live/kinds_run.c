@@ -1,0 +1,203 @@
+/* kinds_run — driver for tests/live/kinds.sh and tests/bench/kinds.sh: runs
+ * one step through its kind_ops for SECS seconds in one loaded window and
+ * prints what it measured, one "key value" per line:
+ *
+ *   kinds_run [--force] 'STEP JSON' SECS
+ *
+ *   kinds_run load-nanosleep SECS   a process "argus-nsleep" doing nanosleep(1 ms)
+ *   kinds_run load-pipe SECS        "argus-preader" blocked reading a pipe that
+ *                                   "argus-pwriter" writes a byte to every 2 ms
+ *
+ * --force: when validation refuses the step (a kind this kernel lacks), try
+ * to open it anyway with the targets as given, to show the kernel's refusal.
+ * Exit 0 ok, 2 invalid step, 3 open refused (cause printed), 1 other.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int load_nanosleep(double secs)
+{
+	struct timespec ms = { 0, 1000000 };
+	double end = now() + secs;
+
+	prctl(PR_SET_NAME, "argus-nsleep");
+	while (now() < end)
+		nanosleep(&ms, NULL);
+	return 0;
+}
+
+static int load_pipe(double secs)
+{
+	struct timespec ms2 = { 0, 2000000 };
+	double end = now() + secs;
+	int p[2];
+	pid_t c;
+	char b = 'x';
+
+	if (pipe(p))
+		return 1;
+	c = fork();
+	if (c == 0) {
+		prctl(PR_SET_NAME, "argus-preader");
+		close(p[1]);
+		while (read(p[0], &b, 1) == 1)
+			;
+		_exit(0);
+	}
+	prctl(PR_SET_NAME, "argus-pwriter");
+	close(p[0]);
+	while (now() < end) {
+		nanosleep(&ms2, NULL);
+		if (write(p[1], &b, 1) != 1)
+			break;
+	}
+	close(p[1]);
+	waitpid(c, NULL, 0);
+	return 0;
+}
+
+#include "caps.h"
+#include "kind.h"
+#include "ksym.h"
+#include "step.h"
+
+static int by_count(const void *a, const void *b)
+{
+	const struct profile_stack *x = *(const struct profile_stack *const *)a;
+	const struct profile_stack *y = *(const struct profile_stack *const *)b;
+
+	return x->total < y->total ? 1 : x->total > y->total ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct kind_ops *ops;
+	struct kind_probe *kp = NULL;
+	struct step_error serr;
+	struct step_data *d = NULL;
+	struct ksym_table *ks;
+	struct kind_stats st;
+	struct step *s = NULL;
+	struct timespec ts;
+	char *cause = NULL;
+	int force = 0, w, rc = 1, err;
+	double secs;
+
+	if (argc == 3 && !strcmp(argv[1], "load-nanosleep"))
+		return load_nanosleep(atof(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "load-pipe"))
+		return load_pipe(atof(argv[2]));
+	if (argc > 1 && !strcmp(argv[1], "--force")) {
+		force = 1;
+		argv++;
+		argc--;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: kinds_run [--force] STEP-JSON SECS\n");
+		return 1;
+	}
+	secs = atof(argv[2]);
+	if (step_parse_json(argv[1], strlen(argv[1]), &s, &serr)) {
+		printf("invalid %s: %s\n", serr.field, serr.msg);
+		return 2;
+	}
+	if (step_validate(s, caps_cached(), NULL, &serr)) {
+		printf("invalid %s: %s\n", serr.field, serr.msg);
+		if (!force) {
+			rc = 2;
+			goto out;
+		}
+		s->resolved = calloc(s->ntargets + 2, sizeof(char *));
+		if (s->begin)
+			s->resolved[s->nresolved++] = strdup(s->begin);
+		if (s->end)
+			s->resolved[s->nresolved++] = strdup(s->end);
+		for (unsigned i = 0; i < s->ntargets; i++)
+			s->resolved[s->nresolved++] = strdup(s->targets[i]);
+	}
+	ks = ksym_load(NULL);
+	ops = kind_ops_get(s->kind);
+	printf("kind %s\n", step_kind_name(s->kind));
+	err = ops->open(s, &kp, &cause);
+	if (err) {
+		printf("open_error %d %s\n", err, strerror(-err));
+		printf("cause %s\n", cause ? cause : "(none)");
+		rc = 3;
+		ksym_free(ks);
+		goto out;
+	}
+	if (s->kind == STEP_TRACEPOINT_STACKS)
+		printf("every %u\n", kind_tpstacks_every(kp));
+	d = step_data_new(kind_ntargets(s), kind_unit(s->kind));
+	ops->discard(kp);
+	w = step_data_window_begin(d, COND_LOAD, 0);
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+	nanosleep(&ts, NULL);
+	err = ops->collect(kp, d, (unsigned)w, ks);
+	step_data_window_end(d, (unsigned)w, secs);
+	if (err) {
+		printf("collect_error %d %s\n", err, strerror(-err));
+		goto done;
+	}
+	printf("unit %s\n", d->unit);
+	for (unsigned t = 0; t < d->ntargets; t++) {
+		struct step_target_win *tw = step_data_target(d, (unsigned)w, t);
+
+		printf("t%u.events %llu\n", t, (unsigned long long)tw->events);
+		printf("t%u.recorded %llu\n", t, (unsigned long long)tw->recorded);
+		printf("t%u.rate %.1f\n", t, tw->events / secs);
+		printf("t%u.total_ns %llu\n", t, (unsigned long long)tw->total_ns);
+		printf("t%u.p50_ns %.0f\n", t, kind_hist_percentile(tw->hist, 50));
+		printf("t%u.p99_ns %.0f\n", t, kind_hist_percentile(tw->hist, 99));
+	}
+	printf("lost %llu\n", (unsigned long long)d->lost);
+	printf("stacks %zu\n", d->prof->nstacks);
+	{
+		struct profile_stack **v = calloc(d->prof->nstacks + 1, sizeof(*v));
+		uint64_t total = 0;
+
+		for (size_t i = 0; i < d->prof->nstacks; i++) {
+			v[i] = &d->prof->stacks[i];
+			total += v[i]->total;
+		}
+		printf("prof_total %llu\n", (unsigned long long)total);
+		qsort(v, d->prof->nstacks, sizeof(*v), by_count);
+		for (size_t i = 0; i < d->prof->nstacks && i < 8; i++) {
+			printf("top %llu %s ", (unsigned long long)v[i]->total, v[i]->comm);
+			for (uint32_t f = 0; f < v[i]->nframes; f++)
+				printf("%s%s", f ? ";" : "", v[i]->frames[f]);
+			printf("\n");
+		}
+		free(v);
+	}
+	ops->stats(kp, &st);
+	printf("stats.events %llu\nstats.lost %llu\nstats.run_ns %llu\nstats.run_cnt %llu\n"
+	       "stats.progs %u\n", (unsigned long long)st.events, (unsigned long long)st.lost,
+	       (unsigned long long)st.run_ns, (unsigned long long)st.run_cnt, st.progs);
+	rc = 0;
+done:
+	ops->close(kp);
+	step_data_free(d);
+	ksym_free(ks);
+out:
+	free(cause);
+	step_free(s);
+	caps_cached_free();
+	return rc;
+}
