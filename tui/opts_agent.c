@@ -32,6 +32,8 @@ void opts_agent_free(struct opts_agent *oa)
 {
 	redact_free(oa->red);
 	oa->red = NULL;
+	free(oa->note);
+	oa->note = NULL;
 }
 
 void opts_agent_help(FILE *out)
@@ -122,7 +124,8 @@ struct agent *opts_agent_new(struct opts_agent *oa, const char *load_cmd, llm_de
 	if (oa->redact && !oa->red) {
 		oa->red = redact_new();
 		if (!oa->red || (load_cmd && redact_add_command(oa->red, load_cmd) < 0)) {
-			fprintf(err, "argus: --redact: out of memory\n");
+			if (err)
+				fprintf(err, "argus: --redact: out of memory\n");
 			return NULL;
 		}
 	}
@@ -132,8 +135,9 @@ struct agent *opts_agent_new(struct opts_agent *oa, const char *load_cmd, llm_de
 	so.turn_arg = oa;
 	so.redact = oa->red;
 	a = agent_select(oa->agent, &so, &note);
-	if (note)
+	if (note && err)
 		fprintf(err, "argus: %s\n", note);
-	free(note);
+	free(oa->note);
+	oa->note = note;
 	return a;
 }

@@ -29,7 +29,10 @@ struct opts_agent {
 	const char *agent;        /* "heuristic", "llm"; NULL: not given */
 	int redact;               /* --redact */
 	struct session *ses;      /* when set: each LLM turn is written there */
-	FILE *log;                /* when set: one line per LLM turn (stderr in batch) */
+	FILE *log;                /* when set: one line per LLM turn (stderr in batch;
+	                           * never while curses is up) */
+	char *note;               /* opts_agent_new's note for people ("no LLM
+	                           * configured ..."), or NULL; owned */
 	/* private */
 	struct redact *red;       /* owned; outlives the agent */
 };
@@ -45,9 +48,10 @@ void opts_agent_help(FILE *out);
 
 /* The agent oa asks for (the heuristic when --agent was not given).
  * load_cmd (may be NULL) is registered for --redact; on_delta streams the
- * LLM's reply (may be NULL).  A note ("no LLM configured ...") is printed on
- * err as "argus: NOTE".  NULL after printing why (the LLM configured wrongly,
- * prompts missing). */
+ * LLM's reply (may be NULL).  A note ("no LLM configured ...", or why the
+ * LLM cannot be used) is kept in oa->note and, when err is not NULL,
+ * printed there as "argus: NOTE" (the TUI passes NULL and shows oa->note).
+ * NULL when the LLM is configured wrongly or prompts are missing. */
 struct agent *opts_agent_new(struct opts_agent *oa, const char *load_cmd, llm_delta_cb on_delta,
 			     void *delta_arg, FILE *err);
 
