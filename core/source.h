@@ -43,6 +43,9 @@ struct source_status {
 	unsigned closed;        /* profile windows [0, closed) are final: their
 	                         * counts will not change (session writers read
 	                         * newly completed windows by it) */
+	const char *detail;     /* replaces the phase in the status bar when set
+	                         * ("replay event 3/20: window"); valid until the
+	                         * next call into the source */
 };
 
 struct source;

@@ -505,6 +505,8 @@ static int tree_build_prepare(struct tree_builder *b)
 			continue;
 		if (only && !bsearch(&st->tgid, only, nonly, sizeof(*only), tree_u32_cmp))
 			continue;
+		if (o && o->exclude_tgid && st->tgid == o->exclude_tgid)
+			continue;
 		b->off[i] = nfr;
 		for (uint32_t f = 0; f < st->nframes; f++) {
 			err = tree_frame_index(b, st->frames[f], &b->fidx[nfr + f]);

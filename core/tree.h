@@ -91,6 +91,9 @@ struct tree_opts {
 	enum tree_group group;
 	const uint32_t *only_tgids; /* when non-NULL: keep only these stacks */
 	size_t nonly;
+	uint32_t exclude_tgid;      /* nonzero: leave this process's stacks out
+	                             * (argus itself: reading maps costs more when
+	                             * loaded, a delta the measurement causes) */
 };
 
 struct tree {

@@ -8,7 +8,9 @@ if [ "$(id -u)" = 0 ]; then
 	sleep 1
 	exec ./argus --load "build/scenarios/pagefault --seconds 600"
 fi
-echo "demo: not root, so no live probes; browsing recorded profiles instead"
+echo "demo: not root, so no live probes; replaying a recorded diagnosis instead"
+echo "      (tests/data/session-pagefault.jsonl: argus diagnose on a page-fault loop)"
+echo "      n steps forward, p back, x explains a node, w writes a report, q quits"
 echo "      (run 'sudo make demo' for the live demo)"
-sleep 1
-exec ./argus diff tests/data/ref.folded tests/data/load.folded
+sleep 2
+exec ./argus replay tests/data/session-pagefault.jsonl

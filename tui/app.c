@@ -18,10 +18,19 @@
 
 #include "agent.h"
 #include "app.h"
+#include "opts_agent.h"
 #include "calib.h"
+#include "edit_line.h"
+#include "edit_spec.h"
 #include "fmt.h"
+#include "pane.h"
+#include "export.h"
+#include "fmt.h"
+#include "glossary.h"
 #include "probe.h"
+#include "source_replay.h"
 #include "theme.h"
+#include "view_agent.h"
 #include "view_keys.h"
 #include "view_log.h"
 #include "view_screen.h"
@@ -69,6 +78,15 @@ struct app {
 	double last_rebuild;
 	int pending_change;
 	struct source_status st;
+	/* the agent pane (NULL without one) */
+	struct pane *pane;
+	int focus_agent;          /* Tab: keys go to the agent pane */
+	struct edit_line *talk;   /* ':' prompt, history in $XDG_STATE_HOME */
+	struct edit_line *field;  /* field edits and veto reasons, in memory */
+	int replay;               /* src is a session replay: n/p step through it */
+	struct verdict vd;        /* the descent's verdict over the tree shown */
+	char **vd_lines;          /* and its decisions */
+	unsigned vd_nlines;
 };
 
 static const char *const theme_cycle[] = { "default", "light", "high-contrast", "mono" };
@@ -118,10 +136,20 @@ static void set_cause(char **cause, const char *fmt, ...)
 
 /* ---- tree --------------------------------------------------------------------- */
 
+static void app_verdict_clear(struct app *a)
+{
+	verdict_clear(&a->vd);
+	for (unsigned i = 0; i < a->vd_nlines; i++)
+		free(a->vd_lines[i]);
+	free(a->vd_lines);
+	a->vd_lines = NULL;
+	a->vd_nlines = 0;
+}
+
 static int rebuild(struct app *a, char **cause)
 {
 	const struct profile *p = a->src->ops->profile(a->src);
-	struct tree_opts topts = { .group = a->group };
+	struct tree_opts topts = { .group = a->group, .exclude_tgid = a->o.exclude_tgid };
 	struct tree *t, *old = a->t;
 	int calibrated = 0, err;
 
@@ -134,23 +162,31 @@ static int rebuild(struct app *a, char **cause)
 		return err ? err : -ENOMEM;
 	}
 	a->summary[0] = '\0';
+	if (a->pane)
+		pane_merge(a->pane, t);   /* accepted steps' results, again */
 	if (profile_cond_windows(p, COND_REF) && profile_cond_windows(p, COND_LOAD)) {
 		struct calib_opts co;
 
 		calib_opts_default(&co);
 		co.freq_hz = a->st.freq_hz;
 		if (calib_run(t, &co) == 0) {
-			struct verdict vd;
+			struct agent_reply reply = { 0 };
 
-			memset(&vd, 0, sizeof(vd));
 			calibrated = 1;
-			agent_descend(t, t->root, a->o.explain, &vd, NULL);
-			verdict_clear(&vd);
+			app_verdict_clear(a);
+			agent_descend(t, t->root, a->o.explain, &a->vd, &reply);
+			a->vd_lines = reply.lines;
+			a->vd_nlines = reply.nlines;
+			reply.lines = NULL;
+			reply.nlines = 0;
+			agent_reply_clear(&reply);
 			calib_summary(t, a->utf8, a->summary, sizeof(a->summary));
 		}
 	}
 	tree_sort(t, calibrated ? TREE_SORT_DELTA : TREE_SORT_TOTAL);
 	a->calibrated = calibrated;
+	if (a->pane)
+		pane_after_rebuild(a->pane, t);
 	err = view_tree_set(a->v, t, calibrated);
 	a->t = t;
 	tree_free(old);
@@ -203,8 +239,12 @@ static void overlay_close(struct app *a)
 static void open_help(struct app *a)
 {
 	overlay_free(a);
+	if (a->replay)
+		for (const struct key_binding *b = key_replay_table; b->label; b++)
+			overlay_add(a, "%-12s %s", b->label, b->help);
 	for (const struct key_binding *b = key_table; b->label; b++)
-		overlay_add(a, "%-12s %s", b->label, b->help);
+		if (!a->replay || key_lookup_replay(b->code[0]) == b->action)
+			overlay_add(a, "%-12s %s", b->label, b->help);
 	overlay_add(a, "%s", "");
 	if (a->calibrated) {
 		overlay_add(a, "columns: ref/s load/s (samples per second in each condition),");
@@ -308,6 +348,180 @@ static void cycle_theme(struct app *a)
 	set_msg(a, "theme %s", a->theme.name);
 }
 
+/* ---- replay, explain (x), export (w) ------------------------------------------------ */
+
+/* Adds text to the overlay wrapped at width columns (the texts are ASCII). */
+static void overlay_wrap(struct app *a, const char *text, int width)
+{
+	while (*text) {
+		int n = (int)strlen(text), cut = n;
+
+		if (n > width) {
+			cut = width;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = width;
+		}
+		overlay_add(a, "%.*s", cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+static void open_explain(struct app *a)
+{
+	struct tree_node *n = view_tree_selected(a->v);
+	char text[1024], title[120];
+	int width = a->scr.cols > 20 ? a->scr.cols - 12 : 60;
+
+	if (!n)
+		return;
+	if (width > 76)
+		width = 76;
+	overlay_free(a);
+	overlay_wrap(a, glossary_explain(n, text, sizeof(text)), width);
+	overlay_add(a, "%s", "");
+	overlay_wrap(a, glossary_numbers(n, a->calibrated, a->t && a->t->root ?
+					 tree_node_sum(a->t->root) : 0, a->st.freq_hz,
+					 text, sizeof(text)), width);
+	if (n->flags & TREE_F_VERDICT) {
+		overlay_add(a, "%s", "");
+		overlay_wrap(a, "It is on the verdict path: the descent followed it because it "
+			     "explains most of its parent's increase.", width);
+	}
+	snprintf(title, sizeof(title), "what is %.*s", (int)(subsys_base_len(n->name) > 100 ? 100 :
+							     subsys_base_len(n->name)), n->name);
+	overlay_open(a, title);
+}
+
+/* The report's file name: after the session, in the current directory, or
+ * in $TMPDIR (/tmp) when that is not writable. */
+static void export_path(struct app *a, char *buf, size_t len)
+{
+	char base[256];
+	const char *s = a->o.session_path, *dir = ".";
+	size_t pos = source_replay_pos(a->src);
+
+	if (s) {
+		const char *slash = strrchr(s, '/');
+		size_t bl;
+
+		snprintf(base, sizeof(base), "%s", slash ? slash + 1 : s);
+		bl = strlen(base);
+		if (bl > 6 && !strcmp(base + bl - 6, ".jsonl"))
+			base[bl - 6] = '\0';
+	} else {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(base, sizeof(base), "argus-%Y%m%d-%H%M%S", &tm);
+	}
+	if (access(".", W_OK) != 0) {
+		dir = getenv("TMPDIR");
+		if (!dir || !*dir)
+			dir = "/tmp";
+	}
+	if (a->replay && pos < source_replay_count(a->src))
+		snprintf(buf, len, "%s/%s-event%zu.md", dir, base, pos);
+	else
+		snprintf(buf, len, "%s/%s.md", dir, base);
+}
+
+static void write_export(struct app *a)
+{
+	struct export_view xv;
+	char path[PATH_MAX];
+	FILE *f;
+	int err;
+
+	memset(&xv, 0, sizeof(xv));
+	export_path(a, path, sizeof(path));
+	xv.name = a->o.session_path ? a->o.session_path : (a->o.title ? a->o.title : "argus");
+	xv.log = source_replay_log(a->src);
+	xv.nev = source_replay_pos(a->src);
+	xv.t = a->t;
+	if (a->replay && source_replay_verdict(a->src)) {
+		xv.v = source_replay_verdict(a->src);
+		xv.v_recorded = 1;
+	} else if (a->calibrated) {
+		xv.v = &a->vd;
+	}
+	xv.lines = a->vd_lines;
+	xv.nlines = a->vd_nlines;
+	f = fopen(path, "w");
+	if (!f) {
+		set_msg(a, "cannot write %s: %s", path, strerror(errno));
+		return;
+	}
+	err = export_markdown(&xv, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err)
+		set_msg(a, "cannot write %s: %s", path, strerror(-err));
+	else
+		set_msg(a, "wrote %s", path);
+}
+
+static int replay_move(struct app *a, enum key_action act, char **cause)
+{
+	size_t pos = source_replay_pos(a->src), n = source_replay_count(a->src);
+	int r;
+
+	switch (act) {
+	case KEY_ACT_REPLAY_NEXT:
+		if (pos >= n) {
+			set_msg(a, "end of the session (%zu events); p steps back", n);
+			return 0;
+		}
+		pos++;
+		break;
+	case KEY_ACT_REPLAY_PREV:
+		if (pos == 0) {
+			set_msg(a, "start of the session; n steps forward");
+			return 0;
+		}
+		pos--;
+		break;
+	case KEY_ACT_REPLAY_START:
+		pos = 0;
+		break;
+	default:
+		pos = n;
+		break;
+	}
+	r = source_replay_seek(a->src, pos);
+	if (r < 0) {
+		set_cause(cause, "cannot replay event %zu: %s", pos, strerror(-r));
+		return r;
+	}
+	a->src->ops->status(a->src, &a->st);
+	if (r > 0) {
+		/* the tree as it was at this event, now rather than at the next refresh */
+		a->src->ops->tick(a->src, mono_s(), cause);
+		r = rebuild(a, cause);
+		if (r)
+			return r;
+		a->pending_change = 0;
+	}
+	return 0;
+}
+
+/* The footer line of a replay: the current event as a person reads it. */
+static void replay_footer(struct app *a, char *buf, size_t len)
+{
+	char text[300];
+	const struct session_event *e = source_replay_current(a->src);
+
+	source_replay_event_text(e, text, sizeof(text));
+	if (!e && source_replay_log(a->src) && source_replay_log(a->src)->nnotes)
+		snprintf(buf, len, " %.300s", source_replay_log(a->src)->notes[0]);
+	else
+		snprintf(buf, len, " %s", text);
+}
+
 /* ---- keys ------------------------------------------------------------------------- */
 
 static void search_run(struct app *a)
@@ -392,13 +606,215 @@ static void key_overlay(struct app *a, int code)
 	overlay_close(a);
 }
 
+/* ---- the agent pane ------------------------------------------------------------- */
+
+/* the node the pane's reply concerns, selected in the tree */
+static void pane_sync_tree(struct app *a)
+{
+	struct tree_node *n;
+
+	if (!a->pane || !a->pane->select_focus || !a->t)
+		return;
+	a->pane->select_focus = 0;
+	n = a->pane->focus_id ? tree_find_id(a->t, a->pane->focus_id) : NULL;
+	if (!n)
+		return;
+	/* TREE_F_FOCUS marks it; clear the mark elsewhere */
+	for (size_t i = 0; i < a->v->nvn; i++)
+		a->v->vn[i].n->flags &= ~TREE_F_FOCUS;
+	n->flags |= TREE_F_FOCUS;
+	view_tree_select_node(a->v, n);
+}
+
+static char *prompt(struct app *a, struct edit_line *e, const char *text, const char *initial,
+		    enum edit_complete what)
+{
+	char *line;
+
+	if (!e) {
+		set_msg(a, "no line editor: out of memory");
+		return NULL;
+	}
+	line = edit_line_read(e, text, initial, a->scr.rows - 1, what);
+	screen_invalidate(&a->scr);
+	return line;
+}
+
+static void pane_edit_field(struct app *a)
+{
+	struct pane *p = a->pane;
+	const char *f = fmt_agent_fields[p->cursor];
+	char val[1024], pr[64], *line;
+	int names = !strcmp(f, "target") || !strcmp(f, "begin") || !strcmp(f, "end");
+
+	fmt_agent_field_value(pane_shown_step(p), f, val, sizeof(val));
+	snprintf(pr, sizeof(pr), "%s> ", f);
+	line = prompt(a, a->field, pr, val, names ? EDIT_COMPLETE_NAMES : EDIT_COMPLETE_NONE);
+	if (!line)
+		return;                   /* abandoned: unchanged */
+	pane_edit_set(p, f, line);
+	free(line);
+}
+
+static void pane_edit_whole(struct app *a)
+{
+	struct pane *p = a->pane;
+	char *json, *out = NULL, *cause = NULL;
+	int rc;
+
+	if (p->mode == FMT_AGENT_MODE_PROPOSAL && pane_edit_begin(p) < 0)
+		return;
+	if (p->mode != FMT_AGENT_MODE_EDIT) {
+		set_msg(a, "nothing to edit: no proposal is waiting");
+		return;
+	}
+	json = step_to_json(pane_shown_step(p));
+	if (!json) {
+		set_msg(a, "cannot write the step as JSON: out of memory");
+		return;
+	}
+	rc = edit_spec_run(json, &out, &cause);
+	screen_invalidate(&a->scr);
+	if (rc < 0)
+		set_msg(a, "%s", cause ? cause : "the editor failed");
+	else if (rc == 1)
+		set_msg(a, "unchanged");
+	else if (out)
+		pane_edit_json(p, out);
+	free(json);
+	free(out);
+	free(cause);
+}
+
+/* Keys for the agent pane; returns 1 when the key was taken. */
+static int key_pane(struct app *a, int code)
+{
+	struct pane *p = a->pane;
+	enum key_action act = key_lookup(code);
+	char *line;
+
+	if (!p)
+		return 0;
+	if (p->mode == FMT_AGENT_MODE_EDIT) {
+		switch (act) {
+		case KEY_ACT_UP:
+			if (p->cursor > 0)
+				p->cursor--;
+			p->version++;
+			return 1;
+		case KEY_ACT_DOWN:
+			if (fmt_agent_fields[p->cursor + 1])
+				p->cursor++;
+			p->version++;
+			return 1;
+		case KEY_ACT_TOGGLE:
+		case KEY_ACT_EDIT:
+			pane_edit_field(a);
+			return 1;
+		case KEY_ACT_CANCEL:
+			pane_edit_abandon(p);
+			return 1;
+		default:
+			break;
+		}
+	}
+	switch (act) {
+	case KEY_ACT_PANE_FOCUS:
+		a->focus_agent = !a->focus_agent;
+		if (a->scr.zoom != SCREEN_ZOOM_NONE) {
+			a->scr.zoom = a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
+			screen_relayout(&a->scr);
+			screen_set_theme(&a->scr, &a->theme, term_depth());
+		}
+		set_msg(a, "focus: %s", a->focus_agent ? "agent pane" : "tree");
+		return 1;
+	case KEY_ACT_ZOOM:
+		a->scr.zoom = a->scr.zoom != SCREEN_ZOOM_NONE ? SCREEN_ZOOM_NONE :
+			      a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
+		screen_relayout(&a->scr);
+		screen_set_theme(&a->scr, &a->theme, term_depth());
+		return 1;
+	case KEY_ACT_ACCEPT:
+		pane_accept(p, a->t);
+		return 1;
+	case KEY_ACT_EDIT:
+		pane_edit_begin(p);
+		return 1;
+	case KEY_ACT_EDIT_JSON:
+		pane_edit_whole(a);
+		return 1;
+	case KEY_ACT_VETO:
+		if (p->mode != FMT_AGENT_MODE_PROPOSAL && p->mode != FMT_AGENT_MODE_EDIT) {
+			pane_veto(p, a->t, NULL);  /* says there is nothing to veto */
+			return 1;
+		}
+		line = prompt(a, a->field, "veto reason (Enter: none; Ctrl-C: keep it)> ", NULL,
+			      EDIT_COMPLETE_NONE);
+		if (line)
+			pane_veto(p, a->t, line);
+		else
+			set_msg(a, "not vetoed: the proposal is still waiting");
+		free(line);
+		return 1;
+	case KEY_ACT_ANOTHER:
+		pane_another(p, a->t);
+		return 1;
+	case KEY_ACT_UNDO:
+		pane_undo(p);
+		return 1;
+	case KEY_ACT_TALK:
+		line = prompt(a, a->talk, "talk to the agent> ", NULL, EDIT_COMPLETE_NAMES);
+		if (line && *line)
+			pane_talk(p, a->t, line);
+		free(line);
+		return 1;
+	case KEY_ACT_FOCUS_NODE:
+		if (view_tree_selected(a->v))
+			pane_focus(p, a->t, view_tree_selected(a->v));
+		return 1;
+	case KEY_ACT_CANCEL:
+		pane_cancel(p);
+		return 1;
+	default:
+		break;
+	}
+	if (a->focus_agent) {
+		int page = a->scr.agent.h > 4 ? a->scr.agent.h - 4 : 1;
+
+		switch (act) {
+		case KEY_ACT_UP:
+			view_agent_scroll(p, 1);
+			return 1;
+		case KEY_ACT_DOWN:
+			view_agent_scroll(p, -1);
+			return 1;
+		case KEY_ACT_PGUP:
+			view_agent_scroll(p, page);
+			return 1;
+		case KEY_ACT_PGDN:
+			view_agent_scroll(p, -page);
+			return 1;
+		case KEY_ACT_HOME:
+			view_agent_scroll(p, 1 << 20);
+			return 1;
+		case KEY_ACT_END:
+			view_agent_scroll(p, -(1 << 20));
+			return 1;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
 static int key_tree(struct app *a, int code, char **cause)
 {
 	struct view_tree *v = a->v;
 	long page = v->height > 1 ? (long)v->height - 1 : 1;
+	enum key_action act = a->replay ? key_lookup_replay(code) : key_lookup(code);
 	int err = 0, r;
 
-	switch (key_lookup(code)) {
+	switch (act) {
 	case KEY_ACT_TOGGLE:
 		err = view_tree_toggle(v);
 		break;
@@ -445,7 +861,7 @@ static int key_tree(struct app *a, int code, char **cause)
 			set_msg(a, "no search yet: press / and type a name");
 			break;
 		}
-		r = view_tree_find(v, key_lookup(code) == KEY_ACT_SEARCH_NEXT ? 1 : -1, 0,
+		r = view_tree_find(v, act == KEY_ACT_SEARCH_NEXT ? 1 : -1, 0,
 				   view_tree_match_name, a->last_query);
 		if (r <= 0)
 			set_msg(a, "no match for '%s'", a->last_query);
@@ -456,7 +872,7 @@ static int key_tree(struct app *a, int code, char **cause)
 			set_msg(a, "nothing is marked: significance needs reference and loaded windows");
 			break;
 		}
-		r = view_tree_find(v, key_lookup(code) == KEY_ACT_SIG_NEXT ? 1 : -1, 0,
+		r = view_tree_find(v, act == KEY_ACT_SIG_NEXT ? 1 : -1, 0,
 				   view_tree_match_significant, NULL);
 		if (r <= 0)
 			set_msg(a, "no significant node");
@@ -483,6 +899,31 @@ static int key_tree(struct app *a, int code, char **cause)
 	case KEY_ACT_QUIT:
 		a->quit = 1;
 		break;
+	case KEY_ACT_PANE_FOCUS:
+	case KEY_ACT_ZOOM:
+	case KEY_ACT_ACCEPT:
+	case KEY_ACT_EDIT:
+	case KEY_ACT_EDIT_JSON:
+	case KEY_ACT_VETO:
+	case KEY_ACT_ANOTHER:
+	case KEY_ACT_UNDO:
+	case KEY_ACT_TALK:
+	case KEY_ACT_FOCUS_NODE:
+	case KEY_ACT_CANCEL:
+		if (!a->pane)
+			set_msg(a, "no agent pane: it comes with a calibrated run (--load CMD)");
+		break;
+	case KEY_ACT_EXPLAIN:
+		open_explain(a);
+		break;
+	case KEY_ACT_EXPORT:
+		write_export(a);
+		break;
+	case KEY_ACT_REPLAY_NEXT:
+	case KEY_ACT_REPLAY_PREV:
+	case KEY_ACT_REPLAY_START:
+	case KEY_ACT_REPLAY_END:
+		return replay_move(a, act, cause);
 	case KEY_ACT_NONE:
 		break;
 	}
@@ -511,6 +952,8 @@ static int read_keys(struct app *a, char **cause)
 			key_overlay(a, code);
 			continue;
 		}
+		if (key_pane(a, code))
+			continue;
 		err = key_tree(a, code, cause);
 		if (err)
 			return err;
@@ -535,6 +978,7 @@ static void render(struct app *a)
 		doupdate();
 		return;
 	}
+	pane_sync_tree(a);
 	view_tree_set_height(a->v, (unsigned)screen_tree_rows(&a->scr));
 	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated);
 	ctx.gl = a->gl;
@@ -554,9 +998,33 @@ static void render(struct app *a)
 		snprintf(footer, sizeof(footer), " %s", a->msg);
 		ft = footer;
 		frole = THEME_STATUS_WARN;
+	} else if (a->replay) {
+		replay_footer(a, footer, sizeof(footer));
+		ft = footer;
 	}
-	screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->o.threshold);
-	screen_draw_status(&a->scr, &a->st, a->gl);
+	if (screen_tree_shown(&a->scr))
+		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->o.threshold);
+	if (a->pane) {
+		struct source_status st = a->st;
+		char phase[128];
+		const char *ph = pane_status(a->pane, &st, phase, sizeof(phase));
+
+		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name : "none",
+				a->focus_agent, a->gl);
+		/* the message line of a hidden tree goes to the status bar */
+		if (!screen_tree_shown(&a->scr) && ft) {
+			fmt_line_reset(&a->scr.scratch);
+			fmt_line_add(&a->scr.scratch, frole == THEME_NORMAL ? THEME_STATUS : frole, ft,
+				     a->scr.status.w);
+			fmt_line_pad(&a->scr.scratch, THEME_STATUS, a->scr.status.w);
+		} else {
+			fmt_status_ex(&a->scr.scratch, &st, a->scr.status.w, a->gl, ph,
+				      a->o.auto_accept ? "AUTO: steps load without asking" : NULL);
+		}
+		screen_put_line(&a->scr, a->scr.wstatus, &a->scr.cstatus, 0, &a->scr.scratch);
+	} else {
+		screen_draw_status(&a->scr, &a->st, a->gl);
+	}
 	if (a->mode == MODE_OVERLAY)
 		screen_draw_overlay(&a->scr, a->ov_title, (const char *const *)a->ov_lines,
 				    a->ov_n, &a->ov_top);
@@ -705,6 +1173,14 @@ static int loop(struct app *a, char **cause)
 			if (t >= 0 && t < tmo)
 				tmo = t;
 		}
+		if (a->pane) {
+			int t = pane_timeout_ms(a->pane, now);
+
+			if (t >= 0 && t < tmo)
+				tmo = t;
+			if (a->pane->need_rebuild)
+				tmo = 0;
+		}
 		if (a->pending_change) {
 			double due = a->last_rebuild + a->o.refresh_s - now;
 			int t = due > 0 ? (int)ceil(due * 1000) : 0;
@@ -764,6 +1240,18 @@ static int loop(struct app *a, char **cause)
 			a->pending_change = 0;
 			a->last_rebuild = now;
 		}
+		if (a->pane) {
+			/* the first turn sees the tree of every window: not before
+			 * the rebuild that follows the last one */
+			pane_tick(a->pane, a->t, a->calibrated && !a->pending_change, &a->st, now);
+			if (a->pane->need_rebuild) {
+				err = rebuild(a, cause);
+				if (err)
+					break;
+				a->pane->need_rebuild = 0;
+				pane_tick(a->pane, a->t, a->calibrated, &a->st, now);
+			}
+		}
 		if (now >= next_status)
 			next_status = now + 1.0;
 		render(a);
@@ -786,6 +1274,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	if (a.o.refresh_s <= 0)
 		a.o.refresh_s = 1.0;
 	a.group = a.o.group;
+	a.replay = source_replay_is(src);
 	err = theme_load(&a.theme, a.o.theme, cause);
 	if (err)
 		goto out;
@@ -815,6 +1304,30 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	}
 	a.utf8 = !a.o.ascii && glyphs_locale_utf8();
 	a.gl = glyphs_get(a.utf8);
+	if (a.o.agent_pane) {
+		struct pane_opts po = {
+			.steps = a.o.steps,
+			.auto_accept = a.o.auto_accept,
+			.utf8 = a.utf8,
+			.load = a.o.load,
+			.preflight = a.o.load != NULL,
+		};
+		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed turns */
+		struct agent *ag = a.o.agent ? opts_agent_new(a.o.agent, NULL, NULL, NULL, NULL)
+					     : agent_heuristic_new();
+		char *hp = edit_line_history_path();
+
+		a.pane = ag ? pane_new(&po, ag) : NULL;
+		a.talk = edit_line_new(hp);
+		a.field = edit_line_new(NULL);
+		free(hp);
+		if (!a.pane) {
+			err = -ENOMEM;
+			set_cause(cause, "cannot make the agent pane: out of memory");
+			goto out;
+		}
+		a.scr.want_agent = 1;
+	}
 
 	sigemptyset(&a.sigmask);
 	sigaddset(&a.sigmask, SIGINT);
@@ -889,6 +1402,9 @@ out:
 	if (curses_up)
 		probe_set_log(NULL, NULL);
 	release_stderr(&a);
+	pane_free(a.pane);           /* stops a running step before the loads end */
+	edit_line_free(a.talk);
+	edit_line_free(a.field);
 	if (src && src->ops->stop)
 		src->ops->stop(src);
 	if (err && a.log) {
@@ -908,6 +1424,7 @@ out:
 	if (masked)
 		sigprocmask(SIG_SETMASK, &a.oldmask, NULL);
 	view_tree_free(a.v);
+	app_verdict_clear(&a);
 	tree_free(a.t);
 	log_ring_free(a.log);
 	if (a.logf)

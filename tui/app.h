@@ -17,6 +17,8 @@
 #define ARGUS_APP_H
 
 #include "source.h"
+
+struct load;
 #include "tree.h"
 
 struct opts_agent;
@@ -31,6 +33,14 @@ struct tui_opts {
 	double explain;           /* agent_descend's share; 0.5 by default */
 	enum tree_group group;    /* initial grouping */
 	double refresh_s;         /* tree rebuild at most this often; 1 s */
+	int agent_pane;           /* show the agent pane (calibrated runs) */
+	unsigned steps;           /* --steps N: at most N steps; 0: 5 */
+	int auto_accept;          /* --auto: accept every proposal */
+	struct load *load;        /* the load steps pause (measure_load); not owned */
+	const char *session_path; /* the session being written or replayed: `w`
+	                           * names its report after it; NULL: a time stamp */
+	uint32_t exclude_tgid;    /* stacks of this process are left out of the
+	                           * tree (argus's own, live); 0: none */
 	struct opts_agent *agent; /* --agent, --redact (tui/opts_agent.h): the agent
 	                           * pane makes its agent with opts_agent_new; may
 	                           * be NULL */

@@ -18,6 +18,7 @@
 #include "import.h"
 #include "measure.h"
 #include "opts_load.h"
+#include "opts_session.h"
 #include "reference.h"
 #include "cmd.h"
 #include "opts_agent.h"
@@ -36,6 +37,8 @@ enum tui_opt_id {
 	OPT_KEYS,
 	OPT_HELP,
 	OPT_STATIC,
+	OPT_STEPS,
+	OPT_AUTO,
 };
 
 struct tui_option {
@@ -54,6 +57,10 @@ static const struct tui_option tui_options[] = {
 	{ OPT_THRESHOLD, 0, "threshold", "PCT",
 	  "hide nodes below PCT% of all samples (default 0.1)", 0 },
 	{ OPT_LOG, 'v', "log", "FILE", "write log messages (libbpf's included) to FILE", 0 },
+	{ OPT_STEPS, 0, "steps", "N",
+	  "the agent proposes at most N instrumentation steps (default 5)", 0 },
+	{ OPT_AUTO, 0, "auto", NULL,
+	  "accept every proposed step without asking (the status bar says so)", 0 },
 	{ OPT_KEYS, 0, "keys", NULL, "print the key bindings and exit", 0 },
 	{ OPT_HELP, 'h', "help", NULL, "this help", 0 },
 	{ OPT_STATIC, 0, "static", "FILE[,FILE...]",
@@ -84,6 +91,7 @@ static void tui_usage(FILE *out)
 	}
 	fprintf(out, "\nload options (shared with 'argus diagnose'):\n");
 	opts_load_help(out);
+	opts_session_help(out);
 	fprintf(out, "\nagent options:\n");
 	opts_agent_help(out);
 	fprintf(out, "\nkeys ('?' in the tree shows them too):\n");
@@ -234,6 +242,8 @@ int cmd_tui(int argc, char **argv)
 	char *cause = NULL, title[256];
 	const char *static_files = NULL;
 	struct source *src = NULL;
+	struct session *ses = NULL;
+	struct opts_session os = { 0 };
 	int i = 1, rc = EXIT_OK, err, noexec = 0, calibrated = 0;
 
 	setlocale(LC_ALL, "");
@@ -249,6 +259,13 @@ int cmd_tui(int argc, char **argv)
 
 		if (r == 0)
 			r = opts_agent_parse(&oa, argc, argv, &i, stderr);
+		if (r < 0) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (r > 0)
+			continue;
+		r = opts_session_parse(&os, argc, argv, &i, stderr);
 		if (r < 0) {
 			rc = EXIT_USAGE;
 			goto out;
@@ -298,6 +315,22 @@ int cmd_tui(int argc, char **argv)
 		case OPT_STATIC:
 			static_files = val;
 			break;
+		case OPT_STEPS: {
+			char *end;
+			unsigned long n = strtoul(val, &end, 10);
+
+			if (end == val || *end || n < 1 || n > 64) {
+				fprintf(stderr, "argus: --steps '%s' is not a number of steps (1-64)\n",
+					val);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			to.steps = (unsigned)n;
+			break;
+		}
+		case OPT_AUTO:
+			to.auto_accept = 1;
+			break;
 		}
 	}
 	if (opts_load_finish(&ol, 0, stderr) < 0) {
@@ -333,6 +366,9 @@ int cmd_tui(int argc, char **argv)
 		goto run;
 	}
 
+	/* argus's own work (reading maps, drawing) grows when loaded: leave it
+	 * out of the tree, the descent and the session, as diagnose does */
+	to.exclude_tgid = (uint32_t)getpid();
 	err = probe_check_privileges(&cause);
 	if (err) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : "needs root");
@@ -359,6 +395,8 @@ int cmd_tui(int argc, char **argv)
 		snprintf(title, sizeof(title), "argus %s%s", ol.load_cmd ? "--load " : "",
 			 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
 		to.title = title;
+		to.agent_pane = 1;
+		to.load = measure_load(src);
 	} else {
 		po.freq_hz = ol.m.freq_hz;
 		po.tgids = pid ? &pid : NULL;
@@ -379,16 +417,48 @@ int cmd_tui(int argc, char **argv)
 		}
 	}
 
+	/* every run is a session (--no-session: none) */
+	ses = opts_session_open(&os, "argus", &ol, 0, &cause);
+	if (!ses && cause) {
+		fprintf(stderr, "argus: %s\n", cause);
+		rc = EXIT_ERROR;
+		goto out;
+	}
+	if (ses) {
+		struct source_session_opts so = { .verdict_at_done = 1, .freq_hz = ol.m.freq_hz,
+						  .exclude_tgid = to.exclude_tgid };
+
+		src = source_session_new(src, ses, &so);
+		if (!src) {
+			fprintf(stderr, "argus: %s\n", strerror(errno));
+			rc = EXIT_ERROR;
+			goto out;
+		}
+		to.session_path = session_path(ses);
+	}
+
 run:
 	err = tui_run(src, &to, &cause);
 	if (err) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
-		rc = calibrated && measure_noexec(src) ? EXIT_NOEXEC : exit_for(err);
+		rc = calibrated && measure_noexec(source_session_inner(src)) ? EXIT_NOEXEC :
+		     exit_for(err);
 	}
 out:
 	free(cause);
 	probe_set_log(NULL, NULL);
 	source_free(src);
+	if (ses) {
+		char *path = strdup(session_path(ses));
+
+		if (session_close(ses))
+			fprintf(stderr, "argus: the session file %s may be incomplete (a write failed)\n",
+				path ? path : "");
+		else
+			fprintf(stderr, "argus: session %s (argus replay shows it again)\n",
+				path ? path : "");
+		free(path);
+	}
 	opts_load_free(&ol);
 	opts_agent_free(&oa);
 	return rc;

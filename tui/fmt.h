@@ -149,6 +149,11 @@ char *fmt_phase(const struct source_status *st, char *buf, size_t len);
  * not fit are left out, least important first. */
 void fmt_status(struct fmt_line *l, const struct source_status *st, int width,
 		const struct glyphs *gl);
+/* fmt_status with the phase said by the caller (phase: NULL keeps the
+ * source's) and a first segment in the warning role (warn: NULL none; e.g.
+ * "AUTO: steps load without asking"). */
+void fmt_status_ex(struct fmt_line *l, const struct source_status *st, int width,
+		   const struct glyphs *gl, const char *phase, const char *warn);
 /* The header: title left, summary (calib_summary) after it. */
 void fmt_header(struct fmt_line *l, int width, const char *title, const char *summary,
 		const struct glyphs *gl);

@@ -123,10 +123,14 @@ static void add_name(struct fmt_line *l, enum theme_role r, const char *name, in
 		fmt_line_add(l, r, gl->g[GLYPH_ELLIPSIS], -1);
 }
 
-static void add_col(struct fmt_line *l, enum theme_role r, const char *s)
+static void add_col(struct fmt_line *l, enum theme_role r, const char *s, int w)
 {
+	int end = l->width + 1 + w;
+
+	/* a column never takes more than its width (the row's width math) */
 	fmt_line_add(l, THEME_NORMAL, " ", -1);
-	fmt_line_add(l, r, s, -1);
+	fmt_line_add(l, r, s, w);
+	fmt_line_pad(l, THEME_NORMAL, end);
 }
 
 void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
@@ -187,7 +191,9 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 		if (room - tagw < 4)
 			tag = NULL, tagw = 0;
 	}
-	add_name(l, v->calibrated ? dr : (n->kind == TREE_FRAME ? THEME_NORMAL : THEME_HEADER),
+	/* the node the agent's proposal concerns */
+	add_name(l, (n->flags & TREE_F_FOCUS) ? THEME_FOCUS :
+		 v->calibrated ? dr : (n->kind == TREE_FRAME ? THEME_NORMAL : THEME_HEADER),
 		 n->name ? n->name : "?", room - tagw, c->match, gl);
 	if (tag)
 		fmt_line_add(l, tagrole, tag, -1);
@@ -199,25 +205,25 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 
 		switch (col) {
 		case FMT_COL_SAMPLES:
-			add_col(l, THEME_NORMAL, fmt_count(tree_node_sum(n), w, buf, sizeof(buf)));
+			add_col(l, THEME_NORMAL, fmt_count(tree_node_sum(n), w, buf, sizeof(buf)), w);
 			break;
 		case FMT_COL_PCT:
 			add_col(l, THEME_NORMAL,
 				fmt_pct(c->root_total ? 100.0 * (double)tree_node_sum(n) /
-						(double)c->root_total : 0, w, buf, sizeof(buf)));
+						(double)c->root_total : 0, w, buf, sizeof(buf)), w);
 			break;
 		case FMT_COL_SELF:
 			add_col(l, THEME_DIM, fmt_count(n->self[COND_REF] + n->self[COND_LOAD], w,
-							buf, sizeof(buf)));
+							buf, sizeof(buf)), w);
 			break;
 		case FMT_COL_REF:
-			add_col(l, THEME_NORMAL, fmt_rate(st->rate[COND_REF], w, buf, sizeof(buf)));
+			add_col(l, THEME_NORMAL, fmt_rate(st->rate[COND_REF], w, buf, sizeof(buf)), w);
 			break;
 		case FMT_COL_LOAD:
-			add_col(l, THEME_NORMAL, fmt_rate(st->rate[COND_LOAD], w, buf, sizeof(buf)));
+			add_col(l, THEME_NORMAL, fmt_rate(st->rate[COND_LOAD], w, buf, sizeof(buf)), w);
 			break;
 		case FMT_COL_DELTA:
-			add_col(l, dr, fmt_signed(st->delta, w, buf, sizeof(buf)));
+			add_col(l, dr, fmt_signed(st->delta, w, buf, sizeof(buf)), w);
 			break;
 		case FMT_COL_DPCT: {
 			char t[32];
@@ -225,21 +231,27 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 			if (st->rate[COND_REF] > 0) {
 				double p = 100.0 * st->delta / st->rate[COND_REF];
 
+				double x = st->rate[COND_LOAD] / st->rate[COND_REF];
+
+				/* at most 6 columns: "+99999%" would push the
+				 * significance glyph into the next row */
 				if (fabs(p) < 9.95)
 					snprintf(t, sizeof(t), "%+.1f%%", p);
-				else if (fabs(p) < 99999)
+				else if (fabs(p) < 9999.5)
 					snprintf(t, sizeof(t), "%+.0f%%", p);
+				else if (x < 99999.5)
+					snprintf(t, sizeof(t), "x%.0f", x);
 				else
 					snprintf(t, sizeof(t), "%s", p > 0 ? "+big" : "-big");
 			} else {
 				snprintf(t, sizeof(t), "%s", st->rate[COND_LOAD] > 0 ? "new" : "");
 			}
 			snprintf(buf, sizeof(buf), "%*s", w, t);
-			add_col(l, dr, buf);
+			add_col(l, dr, buf, w);
 			break;
 		}
 		case FMT_COL_SIG:
-			add_col(l, dr, st->significant ? gl->g[GLYPH_SIG] : " ");
+			add_col(l, dr, st->significant ? gl->g[GLYPH_SIG] : " ", w);
 			break;
 		case FMT_COL_N:
 			break;

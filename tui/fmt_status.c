@@ -12,6 +12,10 @@ char *fmt_phase(const struct source_status *st, char *buf, size_t len)
 		snprintf(of, sizeof(of), "/%u", st->nwindows);
 	if (st->phase_left_s > 0)
 		snprintf(left, sizeof(left), " (%.0fs left)", st->phase_left_s);
+	if (st->detail) {
+		snprintf(buf, len, "%s", st->detail);
+		return buf;
+	}
 	switch (st->phase) {
 	case SOURCE_STARTING:
 		snprintf(buf, len, "starting");
@@ -50,6 +54,12 @@ enum { SEG_PHASE, SEG_RATE, SEG_SAMPLES, SEG_DROPPED, SEG_ELAPSED, SEG_PROBES,
 void fmt_status(struct fmt_line *l, const struct source_status *st, int width,
 		const struct glyphs *gl)
 {
+	fmt_status_ex(l, st, width, gl, NULL, NULL);
+}
+
+void fmt_status_ex(struct fmt_line *l, const struct source_status *st, int width,
+		   const struct glyphs *gl, const char *phase, const char *warn)
+{
 	/* most important first; shown in SEG_ order */
 	static const int prio[] = { SEG_DROPPED, SEG_PHASE, SEG_ELAPSED, SEG_SAMPLES, SEG_RATE,
 				    SEG_LOAD, SEG_PROBES, SEG_OVERHEAD };
@@ -64,8 +74,11 @@ void fmt_status(struct fmt_line *l, const struct source_status *st, int width,
 		seg[i][0] = '\0';
 		role[i] = THEME_STATUS;
 	}
-	fmt_phase(st, seg[SEG_PHASE], sizeof(seg[SEG_PHASE]));
-	if (st->phase == SOURCE_SETTLING)
+	if (phase)
+		snprintf(seg[SEG_PHASE], sizeof(seg[SEG_PHASE]), "%s", phase);
+	else
+		fmt_phase(st, seg[SEG_PHASE], sizeof(seg[SEG_PHASE]));
+	if (st->phase == SOURCE_SETTLING && !phase)
 		role[SEG_PHASE] = THEME_STATUS_WARN;
 	if (st->phase != SOURCE_STATIC && st->phase != SOURCE_DONE) {
 		if (st->freq_hz)
@@ -97,7 +110,7 @@ void fmt_status(struct fmt_line *l, const struct source_status *st, int width,
 
 	snprintf(sep, sizeof(sep), " %s ", gl->g[GLYPH_SEP]);
 	sepw = fmt_width(sep);
-	used = 1;
+	used = 1 + (warn ? fmt_width(warn) + sepw : 0);
 	for (unsigned k = 0; k < sizeof(prio) / sizeof(prio[0]); k++) {
 		int i = prio[k], w;
 
@@ -111,6 +124,11 @@ void fmt_status(struct fmt_line *l, const struct source_status *st, int width,
 	}
 	fmt_line_reset(l);
 	fmt_line_add(l, THEME_STATUS, " ", width);
+	if (warn) {
+		/* always shown, however narrow: it says steps load unasked */
+		fmt_line_add(l, THEME_STATUS_WARN, warn, width - l->width);
+		first = 0;
+	}
 	for (int i = 0; i < SEG_N; i++) {
 		if (!on[i])
 			continue;

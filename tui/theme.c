@@ -28,6 +28,10 @@ static const char *const role_names[THEME_ROLE_N] = {
 	[THEME_SEARCH_MATCH] = "search-match",
 	[THEME_DIM] = "dim",
 	[THEME_DROPPED] = "dropped",
+	[THEME_FOCUS] = "focus",
+	[THEME_KEY] = "key",
+	[THEME_AGENT] = "agent",
+	[THEME_HUMAN] = "human",
 };
 
 /* Keep in step with themes/default.theme (test_fmt compares the two). */
@@ -45,7 +49,11 @@ static const char default_text[] =
 	"verdict       = 120 default bold    | green default bold    | bold\n"
 	"search-match  = 16 220              | black yellow          | underline,bold\n"
 	"dim           = 242 default         | white default dim     | dim\n"
-	"dropped       = 231 160 bold        | white red bold        | reverse,bold\n";
+	"dropped       = 231 160 bold        | white red bold        | reverse,bold\n"
+	"focus         = 16 150 bold         | black green           | reverse,underline\n"
+	"key           = 229 default bold    | yellow default bold   | bold\n"
+	"agent         = 152 default         | cyan default          | none\n"
+	"human         = 222 default bold    | yellow default        | bold\n";
 
 static const char *const color_names[8] = {
 	"black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",

@@ -27,6 +27,10 @@ enum theme_role {
 	THEME_SEARCH_MATCH,
 	THEME_DIM,
 	THEME_DROPPED,
+	THEME_FOCUS,          /* the node a proposal concerns; the focused pane's title */
+	THEME_KEY,            /* key names in hints */
+	THEME_AGENT,          /* the agent's words in the transcript */
+	THEME_HUMAN,          /* the person's words and decisions */
 	THEME_ROLE_N
 };
 

@@ -26,12 +26,52 @@ const struct key_binding key_table[] = {
 	{ "[", { '[' }, KEY_ACT_SIG_PREV, "previous significant node (calibrated)" },
 	{ "y", { 'y' }, KEY_ACT_WHY, "why is this node marked: numbers and test" },
 	{ "p", { 'p' }, KEY_ACT_GROUP, "group by process / by subsystem" },
+	{ "x", { 'x' }, KEY_ACT_EXPLAIN,
+	  "explain the selected function or subsystem, and its numbers in words" },
+	{ "w", { 'w' }, KEY_ACT_EXPORT,
+	  "write a markdown report of this view (file named after the session)" },
 	{ "T", { 'T' }, KEY_ACT_THEME, "next theme (default light high-contrast mono)" },
 	{ "Ctrl-L", { KEY_CTRL('l') }, KEY_ACT_REDRAW, "redraw the screen" },
+	{ "Tab", { '\t', KEY_FN(KEY_BTAB) }, KEY_ACT_PANE_FOCUS,
+	  "move the focus between the tree and the agent pane" },
+	{ "z", { 'z' }, KEY_ACT_ZOOM, "enlarge the focused pane to the whole screen (again: both)" },
+	{ "a", { 'a' }, KEY_ACT_ACCEPT,
+	  "agent: accept the proposal (or the edit): load the step and measure it" },
+	{ "e", { 'e' }, KEY_ACT_EDIT,
+	  "agent: edit the proposal field by field (j/k field, Enter edit, Esc abandon)" },
+	{ "E", { 'E' }, KEY_ACT_EDIT_JSON, "agent: edit the whole proposal as JSON in $VISUAL/$EDITOR" },
+	{ "v", { 'v' }, KEY_ACT_VETO,
+	  "agent: veto the proposal, with an optional reason; nothing is loaded" },
+	{ "r", { 'r' }, KEY_ACT_ANOTHER, "agent: ask for another proposal" },
+	{ "u", { 'u' }, KEY_ACT_UNDO, "agent: undo the last accepted step (detach, drop its results)" },
+	{ ":", { ':' }, KEY_ACT_TALK,
+	  "agent: talk (focus NAME, why, stop, ...); Up recalls earlier lines" },
+	{ "f", { 'f' }, KEY_ACT_FOCUS_NODE, "agent: focus on the selected tree node (a new turn)" },
+	{ "Esc", { 27 }, KEY_ACT_CANCEL, "agent: cancel its turn; abandon an edit" },
 	{ "?", { '?', KEY_FN(KEY_F(1)) }, KEY_ACT_HELP, "this help" },
 	{ "q", { 'q', 'Q' }, KEY_ACT_QUIT, "quit (detaches every probe)" },
 	{ NULL, { 0 }, KEY_ACT_NONE, NULL },
 };
+
+const struct key_binding key_replay_table[] = {
+	{ "n", { 'n', KEY_FN(KEY_SRIGHT) }, KEY_ACT_REPLAY_NEXT,
+	  "replay: next event (window, proposal, decision, result, verdict)" },
+	{ "p", { 'p', KEY_FN(KEY_SLEFT) }, KEY_ACT_REPLAY_PREV, "replay: previous event" },
+	{ "{", { '{' }, KEY_ACT_REPLAY_START, "replay: back to the start" },
+	{ "}", { '}' }, KEY_ACT_REPLAY_END, "replay: to the last event" },
+	{ "P", { 'P' }, KEY_ACT_GROUP, "replay: group by process / by subsystem" },
+	{ ">", { '>' }, KEY_ACT_SEARCH_NEXT, "replay: next search match" },
+	{ NULL, { 0 }, KEY_ACT_NONE, NULL },
+};
+
+enum key_action key_lookup_replay(int code)
+{
+	for (const struct key_binding *b = key_replay_table; b->label; b++)
+		for (int i = 0; i < 4 && b->code[i]; i++)
+			if (b->code[i] == code)
+				return b->action;
+	return key_lookup(code);
+}
 
 enum key_action key_lookup(int code)
 {
@@ -45,5 +85,7 @@ enum key_action key_lookup(int code)
 void key_print(FILE *out)
 {
 	for (const struct key_binding *b = key_table; b->label; b++)
+		fprintf(out, "  %-12s %s\n", b->label, b->help);
+	for (const struct key_binding *b = key_replay_table; b->label; b++)
 		fprintf(out, "  %-12s %s\n", b->label, b->help);
 }

@@ -35,6 +35,24 @@ enum key_action {
 	KEY_ACT_REDRAW,
 	KEY_ACT_HELP,
 	KEY_ACT_QUIT,
+	/* the agent pane (tui/pane.h) */
+	KEY_ACT_PANE_FOCUS,
+	KEY_ACT_ZOOM,
+	KEY_ACT_ACCEPT,
+	KEY_ACT_EDIT,
+	KEY_ACT_EDIT_JSON,
+	KEY_ACT_VETO,
+	KEY_ACT_ANOTHER,
+	KEY_ACT_UNDO,
+	KEY_ACT_TALK,
+	KEY_ACT_FOCUS_NODE,
+	KEY_ACT_CANCEL,
+	KEY_ACT_EXPLAIN,          /* x: what this function does, numbers in words */
+	KEY_ACT_EXPORT,           /* w: write a markdown report of the view */
+	KEY_ACT_REPLAY_NEXT,      /* argus replay: next event */
+	KEY_ACT_REPLAY_PREV,
+	KEY_ACT_REPLAY_START,
+	KEY_ACT_REPLAY_END,
 };
 
 struct key_binding {
@@ -47,8 +65,14 @@ struct key_binding {
 /* The table, ended by an entry with a NULL label. */
 extern const struct key_binding key_table[];
 
+/* Keys of `argus replay` that take precedence over key_table there (n and p
+ * step through the session's events). */
+extern const struct key_binding key_replay_table[];
+
 /* Action bound to code, KEY_ACT_NONE when none. */
 enum key_action key_lookup(int code);
+/* The same in replay mode (key_replay_table first). */
+enum key_action key_lookup_replay(int code);
 /* Prints "  LABEL  help" lines (the man page's KEYS section comes from it). */
 void key_print(FILE *out);
 

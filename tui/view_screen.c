@@ -42,9 +42,11 @@ static void del_windows(struct screen *s)
 		delwin(s->wtree);
 	if (s->wstatus)
 		delwin(s->wstatus);
+	if (s->wagent)
+		delwin(s->wagent);
 	if (s->overlay)
 		delwin(s->overlay);
-	s->whead = s->wtree = s->wstatus = s->overlay = NULL;
+	s->whead = s->wtree = s->wstatus = s->wagent = s->overlay = NULL;
 }
 
 /* The one place that decides where everything goes. */
@@ -56,19 +58,37 @@ static void screen_layout(struct screen *s)
 	s->status = (struct rect){ s->rows - 1, 0, 1, s->cols };
 	s->tree = (struct rect){ 1, 0, mid, s->cols };
 	s->agent = (struct rect){ 0, 0, 0, 0 };
-	if (!s->want_agent)
+	if (!s->want_agent || s->zoom == SCREEN_ZOOM_TREE)
 		return;
-	if (s->cols >= 120) {           /* side by side */
+	if (s->zoom == SCREEN_ZOOM_AGENT) {
+		s->agent = s->tree;
+		s->tree = (struct rect){ 1, 0, 0, 0 };
+	} else if (s->cols >= 120) {    /* side by side */
 		int tw = s->cols * 3 / 5;
 
-		s->tree.w = tw;
-		s->agent = (struct rect){ 1, tw, mid, s->cols - tw };
-	} else {                        /* stacked */
-		int th = mid * 3 / 5;
+		s->tree.w = tw;          /* one blank column between the panes */
+		s->agent = (struct rect){ 1, tw + 1, mid, s->cols - tw - 1 };
+	} else {                        /* stacked: the agent needs room for a proposal */
+		int th = mid / 2;
 
 		s->tree.h = th;
 		s->agent = (struct rect){ 1 + th, 0, mid - th, s->cols };
 	}
+}
+
+int screen_tree_shown(const struct screen *s)
+{
+	return !s->too_small && s->wtree && s->tree.h > 0;
+}
+
+int screen_agent_shown(const struct screen *s)
+{
+	return !s->too_small && s->wagent && s->agent.h > 0;
+}
+
+int screen_relayout(struct screen *s)
+{
+	return screen_resize(s, s->rows, s->cols);
 }
 
 int screen_resize(struct screen *s, int rows, int cols)
@@ -83,12 +103,18 @@ int screen_resize(struct screen *s, int rows, int cols)
 		return 0;
 	screen_layout(s);
 	s->whead = newwin(s->header.h, s->header.w, s->header.y, s->header.x);
-	s->wtree = newwin(s->tree.h, s->tree.w, s->tree.y, s->tree.x);
+	if (s->tree.h > 0 && s->tree.w > 0)
+		s->wtree = newwin(s->tree.h, s->tree.w, s->tree.y, s->tree.x);
 	s->wstatus = newwin(s->status.h, s->status.w, s->status.y, s->status.x);
-	if (!s->whead || !s->wtree || !s->wstatus)
+	if (s->agent.h > 0 && s->agent.w > 0) {
+		s->wagent = newwin(s->agent.h, s->agent.w, s->agent.y, s->agent.x);
+		if (!s->wagent)
+			return -ENOMEM;
+	}
+	if (!s->whead || (!s->wtree && s->tree.h > 0) || !s->wstatus)
 		return -ENOMEM;
 	if (cache_resize(&s->chead, 1) || cache_resize(&s->ctree, s->tree.h) ||
-	    cache_resize(&s->cstatus, 1))
+	    cache_resize(&s->cstatus, 1) || cache_resize(&s->cagent, s->agent.h))
 		return -ENOMEM;
 	return 0;
 }
@@ -107,6 +133,7 @@ void screen_fini(struct screen *s)
 	cache_free(&s->chead);
 	cache_free(&s->ctree);
 	cache_free(&s->cstatus);
+	cache_free(&s->cagent);
 }
 
 static attr_t map_attrs(unsigned a)
@@ -148,6 +175,8 @@ void screen_set_theme(struct screen *s, const struct theme *t, enum theme_depth 
 	}
 	if (s->wtree)
 		wbkgdset(s->wtree, ' ' | s->attr[THEME_NORMAL]);
+	if (s->wagent)
+		wbkgdset(s->wagent, ' ' | s->attr[THEME_NORMAL]);
 	screen_invalidate(s);
 }
 
@@ -159,6 +188,8 @@ void screen_invalidate(struct screen *s)
 		memset(s->ctree.valid, 0, (size_t)s->ctree.n);
 	if (s->cstatus.valid)
 		memset(s->cstatus.valid, 0, (size_t)s->cstatus.n);
+	if (s->cagent.valid)
+		memset(s->cagent.valid, 0, (size_t)s->cagent.n);
 	clearok(curscr, TRUE);
 }
 
@@ -170,27 +201,44 @@ int screen_tree_rows(const struct screen *s)
 void screen_put_line(struct screen *s, WINDOW *w, struct line_cache *c, int y,
 		     const struct fmt_line *l)
 {
-	int maxw = getmaxx(w);
+	int maxw, used = 0, bx, by;
 
-	if (y < 0 || y >= c->n)
+	if (!w || y < 0 || y >= c->n)
 		return;
+	maxw = getmaxx(w);
+	getbegyx(w, by, bx);
+	/* never the bottom-right cell of the screen: writing it scrolls or
+	 * leaves the cursor in the margin on some terminals */
+	if (by + y == s->rows - 1 && bx + maxw == s->cols && maxw > 1)
+		maxw--;
 	if (c->valid[y] && fmt_line_eq(&c->line[y], l)) {
 		s->skipped++;
 		return;
 	}
 	s->drawn++;
 	wmove(w, y, 0);
-	for (unsigned i = 0; i < l->nspan; i++) {
+	for (unsigned i = 0; i < l->nspan && used < maxw; i++) {
 		const struct fmt_span *sp = &l->span[i];
 		attr_t a = s->attr[sp->role];
+		int sw = fmt_widthn(l->text + sp->start, sp->len);
+		size_t n = sp->len;
 
 		if (l->selected)
 			a = s->attr[THEME_SELECTED] | (a & (A_BOLD | A_UNDERLINE));
+		/* a line wider than its window would wrap into the next row */
+		if (used + sw > maxw) {
+			char tmp[FMT_LINE_MAX];
+
+			memcpy(tmp, l->text + sp->start, sp->len);
+			tmp[sp->len] = 0;
+			n = fmt_fit(tmp, maxw - used, &sw);
+		}
 		wattrset(w, a);
-		waddnstr(w, l->text + sp->start, sp->len);
+		waddnstr(w, l->text + sp->start, (int)n);
+		used += sw;
 	}
 	wattrset(w, s->attr[l->selected ? THEME_SELECTED : THEME_NORMAL]);
-	if (l->width < maxw)
+	if (used < maxw)
 		wclrtoeol(w);
 	memcpy(&c->line[y], l, sizeof(*l));
 	c->valid[y] = 1;
@@ -210,7 +258,7 @@ void screen_draw_tree(struct screen *s, struct view_tree *v, const struct fmt_ro
 {
 	int nrows = screen_tree_rows(s);
 
-	if (s->too_small)
+	if (!screen_tree_shown(s))
 		return;
 	fmt_colhead(&s->scratch, ctx);
 	screen_put_line(s, s->wtree, &s->ctree, 0, &s->scratch);
@@ -319,6 +367,8 @@ void screen_close_overlay(struct screen *s)
 		touchwin(s->wtree);
 	if (s->wstatus)
 		touchwin(s->wstatus);
+	if (s->wagent)
+		touchwin(s->wagent);
 }
 
 void screen_draw_too_small(struct screen *s)
@@ -352,7 +402,10 @@ void screen_flush(struct screen *s)
 {
 	if (!s->too_small) {
 		wnoutrefresh(s->whead);
-		wnoutrefresh(s->wtree);
+		if (s->wtree)
+			wnoutrefresh(s->wtree);
+		if (s->wagent)
+			wnoutrefresh(s->wagent);
 		wnoutrefresh(s->wstatus);
 		if (s->overlay) {
 			touchwin(s->overlay);

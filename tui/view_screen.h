@@ -17,6 +17,12 @@
 
 struct view_tree;
 
+enum {
+	SCREEN_ZOOM_NONE,
+	SCREEN_ZOOM_TREE,         /* the tree alone (the agent pane hidden) */
+	SCREEN_ZOOM_AGENT,        /* the agent pane alone */
+};
+
 #define SCREEN_MIN_COLS 40
 #define SCREEN_MIN_ROWS 10
 
@@ -34,11 +40,12 @@ struct screen {
 	int rows, cols;
 	int too_small;
 	int want_agent;           /* reserve the agent pane */
+	int zoom;                 /* SCREEN_ZOOM_*: one pane takes the whole middle */
 	struct rect header, tree, agent, status;
-	WINDOW *whead, *wtree, *wstatus;
+	WINDOW *whead, *wtree, *wstatus, *wagent; /* wagent NULL without the pane */
 	attr_t attr[THEME_ROLE_N];
 	enum theme_depth depth;
-	struct line_cache chead, ctree, cstatus;
+	struct line_cache chead, ctree, cstatus, cagent;
 	struct fmt_line scratch;
 	WINDOW *overlay;
 	/* statistics for the benchmark: rows drawn / skipped since reset */
@@ -55,6 +62,12 @@ int screen_resize(struct screen *s, int rows, int cols);
 void screen_set_theme(struct screen *s, const struct theme *t, enum theme_depth d);
 /* Forgets what is on the screen so the next draw repaints everything. */
 void screen_invalidate(struct screen *s);
+
+/* Lays out again after want_agent or zoom changed; 0 or -ENOMEM. */
+int screen_relayout(struct screen *s);
+/* 1 when the tree pane / the agent pane is on screen now. */
+int screen_tree_shown(const struct screen *s);
+int screen_agent_shown(const struct screen *s);
 
 /* Rows available for tree rows (pane height minus heading and footer). */
 int screen_tree_rows(const struct screen *s);
