@@ -8,8 +8,8 @@
 # the measured tree and completes from it.
 #
 # With `diagnose --auto` (the step executor) the step runs through real
-# probes (filtered to the load's comm: other loads on the machine fault
-# too): steps[0] must show user page faults far above the reference, the
+# probes (filtered to the load's comm, llmdiag_pf, a name no other test
+# uses: tests of other builds may run page-fault loads on the machine): steps[0] must show user page faults far above the reference, the
 # verdict must cite it and the second prompt must carry the step's result.  Without it the proposal
 # is declined (no step can run) and the second prompt says so.  Either way:
 # the first prompt holds the calibrated tree (handle_mm_fault with numbers),
@@ -23,7 +23,7 @@ need_cmd jq
 need_cmd curl
 [ -x "$ARGUS" ] || skip "no $ARGUS; run make"
 [ -x "$BUILD/scenarios/pagefault" ] || skip "no scenario loads; run make"
-cp "$BUILD/scenarios/pagefault" "$TMP/anonload"
+cp "$BUILD/scenarios/pagefault" "$TMP/llmdiag_pf"
 stub_start
 mkdir -p "$TMP/stub"
 AUTO=
@@ -35,7 +35,7 @@ for prov in openai anthropic; do
 	llm_env $prov
 	# shellcheck disable=SC2086
 	"$ARGUS" diagnose --batch --json --agent llm $AUTO --session "$TMP/$prov.session" \
-		--load "$TMP/anonload" >"$TMP/$prov.out" 2>"$TMP/$prov.err"
+		--load "$TMP/llmdiag_pf" >"$TMP/$prov.out" 2>"$TMP/$prov.err"
 	rc=$?
 	stub_log "$TMP/stub/$prov.log"
 	cat "$TMP/$prov.err"
@@ -88,7 +88,7 @@ for prov in openai anthropic; do
 		grep -q 'no step can run in this mode' "$TMP/$prov.p1" ||
 			fail "$prov: the second prompt does not say the step was declined"
 	fi
-	pgrep -f "$TMP/anonload" >/dev/null && fail "$prov: the load is still running"
+	pgrep -f "$TMP/llmdiag_pf" >/dev/null && fail "$prov: the load is still running"
 done
 canary_check
 [ -n "$AUTO" ] || echo "note: verdict-only (no diagnose --auto in this build): the step was proposed, validated, not run"
