@@ -107,6 +107,8 @@ struct descent {
 
 static double self_delta(const struct descent *d, const struct tree_node *n)
 {
+	if (n->flags & TREE_F_STEP)
+		return 0; /* counted over the step's windows, not the tree's */
 	return n->self[COND_LOAD] / d->secs[COND_LOAD] -
 	       n->self[COND_REF] / d->secs[COND_REF];
 }
@@ -158,12 +160,15 @@ static const struct tree_node *best_child(const struct tree_node *n)
 {
 	const struct tree_node *best = NULL;
 
-	for (unsigned i = 0; i < n->nchild; i++) {
-		const struct tree_node *c = n->child[i];
+	for (int pass = 0; pass < 2 && !best; pass++)
+		for (unsigned i = 0; i < n->nchild; i++) {
+			const struct tree_node *c = n->child[i];
 
-		if (is_up(c) && (!best || c->stat.delta > best->stat.delta))
-			best = c;
-	}
+			if (other_unit(n, c) != pass)
+				continue;
+			if (is_up(c) && (!best || c->stat.delta > best->stat.delta))
+				best = c;
+		}
 	return best;
 }
 
@@ -498,6 +503,17 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 			break;
 		}
 		share = base > 0 ? best->stat.delta / base : 0;
+		if (other_unit(cur, best)) {
+			evidence(ev, sizeof(ev), best);
+			err = agent_reply_line(r, "%s -> %s: no child of %s rises in samples; the step's "
+					       "events rise %+.1f/s there (ref %.1f/s, load %.1f/s), %s",
+					       cur->name, best->name, cur->name, best->stat.delta,
+					       best->stat.rate[COND_REF], best->stat.rate[COND_LOAD], ev);
+			if (err)
+				return err;
+			cur = (struct tree_node *)best;
+			continue;
+		}
 		{
 			const struct skid *bs = skid_of(best);
 			double bself = self_delta(&d, best);

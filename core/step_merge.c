@@ -638,7 +638,14 @@ char *step_result_line(const struct step_target_result *r, int utf8, char *buf, 
 	char a[32], b[32], c[32], d[32], pct[32], q[32];
 
 	if (r->has_lat && (r->intervals[COND_REF] || r->intervals[COND_LOAD])) {
-		sm_fmt_p(q, sizeof(q), "p", r->lat_p);
+		/* intervals in one condition only: no distributions to compare,
+		 * the rate test says whether they are real */
+		int one = !r->intervals[COND_REF] || !r->intervals[COND_LOAD];
+
+		if (one)
+			sm_fmt_p(q, sizeof(q), "q", r->q);
+		else
+			sm_fmt_p(q, sizeof(q), "p", r->lat_p);
 		snprintf(buf, len, "%s p99 %s %s %s (p50 %s %s %s), %llu %s %llu intervals, %s%s",
 			 sm_short(r->name), step_fmt_ns(r->p99_ns[COND_REF], a, sizeof(a)), arrow,
 			 step_fmt_ns(r->p99_ns[COND_LOAD], b, sizeof(b)),
@@ -646,7 +653,7 @@ char *step_result_line(const struct step_target_result *r, int utf8, char *buf, 
 			 step_fmt_ns(r->p50_ns[COND_LOAD], d, sizeof(d)),
 			 (unsigned long long)r->intervals[COND_REF], arrow,
 			 (unsigned long long)r->intervals[COND_LOAD], q,
-			 r->lat_significant ? "" : " (n.s.)");
+			 (one ? r->significant : r->lat_significant) ? "" : " (n.s.)");
 		return buf;
 	}
 	if (r->rate[COND_REF] > 0)
