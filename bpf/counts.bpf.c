@@ -29,7 +29,7 @@ static __always_inline int on_fire(__u32 i)
 
 	if (!c)
 		return 0;
-	if (filter_pass(bpf_get_current_pid_tgid(), comm))
+	if (filter_pass(bpf_get_current_pid_tgid(), comm, 0))
 		c->fired++;
 	else
 		c->filtered_out++;

@@ -24,14 +24,17 @@ static __always_inline int filter_comm_matches(const char *comm)
 	return 1;
 }
 
-/* 1 when the current task passes the filter; comm (FILTER_COMM_LEN bytes)
- * receives its name. */
-static __always_inline int filter_pass(__u64 pid_tgid, char *comm)
+/* 1 when the current task passes the filter.  comm (FILTER_COMM_LEN bytes)
+ * receives the task's name when want_comm or a comm filter is set (reading
+ * it costs; counting programs do not ask). */
+static __always_inline int filter_pass(__u64 pid_tgid, char *comm, int want_comm)
 {
 	if ((filter_pid && (__u32)pid_tgid != filter_pid) ||
 	    (filter_tgid && (pid_tgid >> 32) != filter_tgid) ||
 	    (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup))
 		return 0;
+	if (!want_comm && !filter_comm_on)
+		return 1;
 	bpf_get_current_comm(comm, FILTER_COMM_LEN);
 	if (filter_comm_on && !filter_comm_matches(comm))
 		return 0;

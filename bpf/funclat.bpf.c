@@ -55,7 +55,7 @@ static __always_inline int on_entry(void *ctx, __u32 slot)
 		return 0;
 	ik.pid_tgid = bpf_get_current_pid_tgid();
 	ik.slot = slot;
-	if (!filter_pass(ik.pid_tgid, comm)) {
+	if (!filter_pass(ik.pid_tgid, comm, 0)) {
 		h->filtered_out++;
 		return 0;
 	}

@@ -91,7 +91,7 @@ static __always_inline void on_switch(void *ctx, struct task_struct *prev,
 	if (!c)
 		return;
 	/* prev blocks: note when, where and who */
-	if (pid && task_state(prev) != 0 && filter_pass(pid_tgid, st.comm)) {
+	if (pid && task_state(prev) != 0 && filter_pass(pid_tgid, st.comm, 1)) {
 		id = bpf_get_stackid(ctx, &stacks, 0);
 		if (id < 0) {
 			c->stack_error++;

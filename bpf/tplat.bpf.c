@@ -68,7 +68,7 @@ int argus_tplat_begin(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	if (filter_nr >= 0 && (__s64)ctx->args[1] != filter_nr)
 		return 0;
-	if (!filter_pass(pid_tgid, st.comm)) {
+	if (!filter_pass(pid_tgid, st.comm, 1)) {
 		h->filtered_out++;
 		return 0;
 	}

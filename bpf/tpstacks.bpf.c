@@ -74,14 +74,18 @@ static __always_inline int on_fire(struct bpf_raw_tracepoint_args *ctx, __u32 tp
 		c->filtered_out++;
 		return 0;
 	}
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	if (filter_comm_on && !comm_matches(key.comm)) {
-		c->filtered_out++;
-		return 0;
+	if (filter_comm_on) {
+		bpf_get_current_comm(key.comm, sizeof(key.comm));
+		if (!comm_matches(key.comm)) {
+			c->filtered_out++;
+			return 0;
+		}
 	}
 	c->fired++;
 	if (sample_every > 1 && c->fired % sample_every)
 		return 0;
+	if (!filter_comm_on) /* read only for the firings recorded */
+		bpf_get_current_comm(key.comm, sizeof(key.comm));
 	c->recorded++;
 	id = bpf_get_stackid(ctx, &stacks, 0); /* kernel stack */
 	if (id < 0) {

@@ -623,10 +623,10 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 		diag_log(o->log, "step %u (auto-accepted): %s; pre-flight: %s", ran + 1, desc, line);
 		rep.pf = &pf;
 		if (!err && pf.overhead_pct > (o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
-									: STEP_EXEC_DEFAULT_BUDGET_PCT)) {
+					       : step_exec_default_budget(reply.step->kind))) {
 			/* it would be detached at once: say so instead of running it */
 			double b = o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
-								    : STEP_EXEC_DEFAULT_BUDGET_PCT;
+					 : step_exec_default_budget(reply.step->kind);
 
 			pf.ok = 0;
 			free(pf.cause);

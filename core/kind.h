@@ -39,9 +39,11 @@ struct step_target_win {
  * tracepoint_stacks, microseconds blocked for offcpu, intervals begun for
  * tracepoint_latency/function_latency); per-target numbers per window. */
 struct step_data {
-	struct profile *prof;       /* owned; frames root first; a stack's first
-	                             * frame may be a synthetic "[tp] category:name"
-	                             * or "[offcpu]" marker (see the kind) */
+	struct profile *prof;       /* owned; frames root first; the kernel path
+	                             * is followed by a synthetic marker frame at
+	                             * the LEAF end ("[tp] category:name",
+	                             * "[offcpu] woken by ...", "[fn] name"): see
+	                             * "Marker frames" below */
 	struct step_target_win *tw; /* ntargets * nwin, row-major by window */
 	unsigned ntargets, nwin, cap_win;
 	const char *unit;           /* "samples", "events", "us blocked", "intervals" */
@@ -134,10 +136,10 @@ const char *kind_unit(enum step_kind k);
  * filter) is counted for KIND_RATE_PROBE_S seconds by the counts probe
  * before attaching, and 1 in N firings is recorded with a stack, N =
  * ceil(rate / KIND_TPSTACKS_BUDGET) (each recorded firing costs a stack
- * walk, about a microsecond here: 20k/s is ~2% of one CPU).  Every firing is
- * still counted exactly (step_target_win.events); profile counts are
- * recorded x N. */
-#define KIND_TPSTACKS_BUDGET 20000.0   /* recorded firings per second */
+ * walk, 1-2 us here: 5k/s is ~1% of one CPU; every firing also costs ~100 ns
+ * to count, tests/bench/kinds.sh).  Every firing is still counted exactly
+ * (step_target_win.events); profile counts are recorded x N. */
+#define KIND_TPSTACKS_BUDGET 5000.0    /* recorded firings per second */
 #define KIND_RATE_PROBE_S 0.2
 /* N for a measured rate (events per second); at least 1. */
 unsigned kind_tpstacks_auto_every(double rate);

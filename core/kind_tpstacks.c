@@ -12,7 +12,7 @@
  * (with the filter) is counted for KIND_RATE_PROBE_S by the counts probe, and
  * N = ceil(rate / KIND_TPSTACKS_BUDGET) so that at most ~KIND_TPSTACKS_BUDGET
  * firings per second are recorded with a stack (each costs a stack walk,
- * ~1 us).  The rate is measured in whatever condition holds at open.
+ * 1-2 us).  The rate is measured in whatever condition holds at open.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -270,7 +270,7 @@ int kind_stacks_get(struct kind_stacks *c, uint32_t id, const struct ksym_table 
 		else
 			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)ips[skip]);
 		/* the BPF program itself symbolises as a bare address */
-		if (!kind_frame_is_machinery(buf) && strncmp(buf, "0x", 2))
+		if (!kind_frame_is_machinery(buf) && (!ks || strncmp(buf, "0x", 2)))
 			break;
 	}
 	for (int i = n - 1; i >= skip; i--) {

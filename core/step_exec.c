@@ -1,6 +1,7 @@
 /* step_exec — one step in alternating reference/loaded windows (see
  * step_exec.h). */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,7 +36,8 @@ struct step_exec {
 	double guard_t;              /* last guard check */
 	uint64_t guard_ns;           /* run_ns at the last guard check */
 	uint64_t run0_ns;            /* run_ns at the first tick */
-	double guard_pct, guard_max;
+	double guard_pct, guard_max;  /* running average (~1 s), its maximum */
+	unsigned guard_n;
 	struct kind_stats last;      /* stats at the last read */
 	char load_state[48];
 };
@@ -83,7 +85,12 @@ void step_exec_opts_default(struct step_exec_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->pairs = STEP_EXEC_DEFAULT_PAIRS;
 	o->settle_s = STEP_EXEC_DEFAULT_SETTLE_S;
-	o->budget_pct = STEP_EXEC_DEFAULT_BUDGET_PCT;
+	o->budget_pct = 0;
+}
+
+double step_exec_default_budget(enum step_kind k)
+{
+	return k == STEP_SAMPLE ? STEP_EXEC_DEFAULT_BUDGET_PCT : STEP_EXEC_EVENT_BUDGET_PCT;
 }
 
 const char *step_exec_state_name(enum step_exec_state st)
@@ -198,7 +205,7 @@ static void sx_settle(struct step_exec *x, double now)
 /* Checks the BPF run time since the last check; 1 when over budget. */
 static int sx_guard(struct step_exec *x, double now, int force)
 {
-	double dt = now - x->guard_t;
+	double dt = now - x->guard_t, pct;
 	uint64_t dns;
 
 	if (!x->kp || (!force && dt < STEP_EXEC_GUARD_S) || dt <= 0)
@@ -209,10 +216,17 @@ static int sx_guard(struct step_exec *x, double now, int force)
 	x->guard_t = now;
 	if (x->o.no_bpf_stats && x->stats_handle < 0 && !x->last.run_ns)
 		return 0;
-	x->guard_pct = step_exec_overhead_pct(dns, dt);
+	pct = step_exec_overhead_pct(dns, dt);
+	/* a sustained cost, not one busy quarter second: the average over
+	 * about STEP_EXEC_GUARD_AVG_S decides, unless one interval runs away */
+	x->guard_pct = x->guard_n++ ? x->guard_pct + (pct - x->guard_pct) *
+				      (1 - exp(-dt / STEP_EXEC_GUARD_AVG_S)) : pct;
 	if (x->guard_pct > x->guard_max)
 		x->guard_max = x->guard_pct;
-	if (x->guard_pct > x->o.budget_pct) {
+	if ((now - x->t0 >= STEP_EXEC_GUARD_AVG_S && x->guard_pct > x->o.budget_pct) ||
+	    pct > STEP_EXEC_GUARD_RUNAWAY * x->o.budget_pct) {
+		if (pct > x->guard_pct)
+			x->guard_pct = pct;
 		snprintf(x->reason, sizeof(x->reason),
 			 "stopped: over budget (%.1f%% of a CPU > %g%%)", x->guard_pct,
 			 x->o.budget_pct);
@@ -478,7 +492,7 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 	if (x->o.settle_s < 0)
 		x->o.settle_s = STEP_EXEC_DEFAULT_SETTLE_S;
 	if (!(x->o.budget_pct > 0))
-		x->o.budget_pct = STEP_EXEC_DEFAULT_BUDGET_PCT;
+		x->o.budget_pct = step_exec_default_budget(s->kind);
 	x->s = step_clone(s);
 	if (!x->s) {
 		err = -errno;

@@ -47,7 +47,7 @@ static void diagnose_usage(FILE *out)
 		"--json", "the verdict as JSON on stdout (the only format)",
 		"--auto", "accept and run the agent's instrumentation steps (logged as \"auto\")",
 		"--steps N", "at most N steps with --auto (default 3)",
-		"--budget PCT", "a step's overhead budget, % of one CPU (default 2)");
+		"--budget PCT", "a step's overhead budget, % of one CPU (default 2 for sample, 5 for the others)");
 	opts_load_help(out);
 	opts_session_help(out);
 	opts_agent_help(out);

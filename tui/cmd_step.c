@@ -35,7 +35,7 @@ static void step_usage(FILE *out)
 		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
 		"--check", "parse and validate only; print the spec with its targets resolved",
 		"--only-load", "count only the load's own processes (its cgroup, else its PID)",
-		"--budget PCT", "overhead budget, % of one CPU (default 2); over it the step is detached",
+		"--budget PCT", "overhead budget, % of one CPU (default 2 for sample, 5 for the others); over it the step is detached",
 		"--step-pairs K", "reference/loaded window pairs for the step (default 3)");
 	opts_load_help(out);
 	fprintf(out, "\nexit status: 0 results printed (also when stopped over budget), 1 error or\n"

@@ -86,6 +86,7 @@ void key_print(FILE *out)
 {
 	for (const struct key_binding *b = key_table; b->label; b++)
 		fprintf(out, "  %-12s %s\n", b->label, b->help);
+	fprintf(out, "\nin 'argus replay' these keys take over:\n");
 	for (const struct key_binding *b = key_replay_table; b->label; b++)
 		fprintf(out, "  %-12s %s\n", b->label, b->help);
 }

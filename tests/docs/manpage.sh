@@ -16,9 +16,12 @@ done
 for o in $("$ARGUS" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 	grep -qF -- "$o" "$text" || missing="$missing option:$o"
 done
-# keys: the first column of argus --keys
-"$ARGUS" --keys | sed 's/^  //' | cut -c1-12 | tr -s ' ' '\n' | grep . | sort -u | while read -r k; do
-	sed -n '/^KEYS/,/^STEP SPEC/p' "$text" | grep -qF -- "$k" || echo "key:$k"
+# keys: the first column of argus --keys must be a tag of the man page's KEYS
+# section (the text before the description on a tag line), not just a word
+sed -n '/^KEYS/,/^STEP SPEC/p' "$text" | grep -E '^ {7}[^ ]' | sed -E 's/^ {7}//; s/  .*//' |
+	sed 's/, /\n/g; s/ /\n/g' | grep . | sort -u >"$TMP/man.keys"
+"$ARGUS" --keys | grep '^  ' | sed 's/^  //' | cut -c1-12 | tr -s ' ' '\n' | grep . | sort -u | while read -r k; do
+	grep -qxF -- "$k" "$TMP/man.keys" || echo "key:$k"
 done >"$TMP/keys.missing"
 missing="$missing $(cat "$TMP/keys.missing" | tr '\n' ' ')"
 for st in 0 1 2 3 4 127; do

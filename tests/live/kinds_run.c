@@ -7,6 +7,11 @@
  *   kinds_run load-nanosleep SECS   a process "argus-nsleep" doing nanosleep(1 ms)
  *   kinds_run load-pipe SECS        "argus-preader" blocked reading a pipe that
  *                                   "argus-pwriter" writes a byte to every 2 ms
+ *   kinds_run load-pingpong SECS    two processes bouncing a byte over pipes;
+ *                                   prints ops_per_sec
+ *
+ * After the probe is open it prints "attached" (flushed), so that a
+ * benchmark can start its load then.
  *
  * --force: when validation refuses the step (a kind this kernel lacks), try
  * to open it anyway with the targets as given, to show the kernel's refusal.
@@ -38,6 +43,42 @@ static int load_nanosleep(double secs)
 	prctl(PR_SET_NAME, "argus-nsleep");
 	while (now() < end)
 		nanosleep(&ms, NULL);
+	return 0;
+}
+
+/* Two processes bouncing a byte over two pipes: context switches and
+ * wakeups as fast as they go; prints ops_per_sec (round trips). */
+static int load_pingpong(double secs)
+{
+	int a[2], b[2];
+	double t0 = now(), end = t0 + secs;
+	unsigned long n = 0;
+	char c = 'x';
+	pid_t k;
+
+	if (pipe(a) || pipe(b))
+		return 1;
+	k = fork();
+	if (k == 0) {
+		prctl(PR_SET_NAME, "argus-pong");
+		close(a[1]);
+		close(b[0]);
+		while (read(a[0], &c, 1) == 1 && write(b[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	prctl(PR_SET_NAME, "argus-ping");
+	close(a[0]);
+	close(b[1]);
+	while (now() < end) {
+		for (int i = 0; i < 100; i++)
+			if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
+				return 1;
+		n += 100;
+	}
+	close(a[1]);
+	waitpid(k, NULL, 0);
+	printf("ops=%lu seconds=%.3f ops_per_sec=%.0f\n", n, now() - t0, n / (now() - t0));
 	return 0;
 }
 
@@ -100,6 +141,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "load-nanosleep"))
 		return load_nanosleep(atof(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "load-pingpong"))
+		return load_pingpong(atof(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "load-pipe"))
 		return load_pipe(atof(argv[2]));
 	if (argc > 1 && !strcmp(argv[1], "--force")) {
@@ -143,6 +186,8 @@ int main(int argc, char **argv)
 	}
 	if (s->kind == STEP_TRACEPOINT_STACKS)
 		printf("every %u\n", kind_tpstacks_every(kp));
+	printf("attached\n");
+	fflush(stdout);
 	d = step_data_new(kind_ntargets(s), kind_unit(s->kind));
 	ops->discard(kp);
 	w = step_data_window_begin(d, COND_LOAD, 0);

@@ -208,19 +208,29 @@ static void test_guard_trips(void **state)
 
 	memset(&F, 0, sizeof(F));
 	F.rate[COND_REF] = F.rate[COND_LOAD] = 100;
-	F.run_frac = 0.05; /* 5% of a CPU */
-	d = run_fake(s, 2.0, &info);
+	F.run_frac = 0.08; /* 8% of a CPU, over the 5% of a per-event kind */
+	d = run_fake(s, 0, &info);
 	assert_int_equal(info.state, STEP_EXEC_OVER_BUDGET);
-	assert_non_null(strstr(info.reason, "stopped: over budget (5.0% of a CPU > 2%)"));
+	assert_non_null(strstr(info.reason, "stopped: over budget (8.0% of a CPU > 5%)"));
 	assert_int_equal(F.closes, 1);
-	assert_true(info.elapsed_s < 1.0); /* detached at the first check */
+	/* judged on its ~1 s average: not at the first quarter second */
+	assert_true(info.elapsed_s >= 1.0 && info.elapsed_s < 2.0);
+	step_data_free(d);
+
+	/* a runaway (over ten times the budget) is detached at the first check */
+	memset(&F, 0, sizeof(F));
+	F.rate[COND_REF] = F.rate[COND_LOAD] = 100;
+	F.run_frac = 0.6;
+	d = run_fake(s, 0, &info);
+	assert_int_equal(info.state, STEP_EXEC_OVER_BUDGET);
+	assert_true(info.elapsed_s < 0.5);
 	step_data_free(d);
 
 	/* under the budget: runs to the end */
 	memset(&F, 0, sizeof(F));
 	F.rate[COND_REF] = F.rate[COND_LOAD] = 100;
 	F.run_frac = 0.01;
-	d = run_fake(s, 2.0, &info);
+	d = run_fake(s, 0, &info);
 	assert_int_equal(info.state, STEP_EXEC_DONE);
 	assert_true(fabs(info.overhead_pct - 1.0) < 0.1);
 	step_data_free(d);

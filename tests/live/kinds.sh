@@ -1,0 +1,127 @@
+#!/bin/sh
+# kinds — every step kind this kernel supports, through kind_ops
+# (tests/live/kinds_run.c), over a load that must show it:
+#  sample             pagefault: do_anonymous_page under handle_mm_fault
+#  tracepoint_stacks  exceptions:page_fault_user on pagefault: stacks through
+#                     exc_page_fault, scaled counts within N per CPU of the
+#                     exact firings
+#  tracepoint_latency raw_syscalls sys_enter/sys_exit on a nanosleep(1 ms)
+#                     loop: p50 between 0.5 ms and 8 ms; block_rq_issue /
+#                     block_rq_complete (keyed by request) under dd oflag=direct
+#  offcpu             a pipe reader woken by a writer: blocked time under
+#                     anon_pipe_read (or pipe_read), woken by the writer's comm
+#  counts             exceptions:* on pagefault: nonzero rates
+#  function_latency   refused cleanly with the kernel's reason when this
+#                     kernel has neither fentry nor kprobes
+# and nothing stays loaded afterwards.
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd cc
+need_cmd pkg-config
+[ -f "$BUILD/libargus.a" ] || skip "no $BUILD/libargus.a; run make"
+[ -x "$BUILD/scenarios/pagefault" ] || skip "no $BUILD/scenarios/pagefault; run make"
+
+cc -O1 -g -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/kinds_run" \
+	"$ROOT/tests/live/kinds_run.c" "$BUILD/libargus.a" \
+	$(pkg-config --libs libbpf libcjson libcurl) -lelf -lz -lm || fail "cannot build the driver"
+RUN="$TMP/kinds_run"
+val() { sed -n "s/^$1 //p" "$2" | head -n 1; }
+top() { sed -n 's/^top [0-9]* [^ ]* //p' "$1"; }
+pids=""
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+# --- sample and tracepoint_stacks and counts over pagefault ---
+"$BUILD/scenarios/pagefault" --seconds 30 >/dev/null &
+pf=$!; pids="$pids $pf"
+sleep 0.3
+
+"$RUN" "{\"kind\":\"sample\",\"freq_hz\":999,\"filter\":{\"tgid\":$pf},\"duration_s\":1}" 1.5 >"$TMP/sample" ||
+	{ cat "$TMP/sample"; fail "sample: driver failed"; }
+cat "$TMP/sample" | cut -c1-200
+[ "$(val t0.events "$TMP/sample")" -gt 100 ] || fail "sample: fewer than 100 samples"
+top "$TMP/sample" | grep -q 'handle_mm_fault;.*do_anonymous_page' ||
+	fail "sample: no do_anonymous_page under handle_mm_fault among the hottest stacks"
+
+"$RUN" "{\"kind\":\"tracepoint_stacks\",\"target\":\"exceptions:page_fault_user\",\"filter\":{\"tgid\":$pf},\"duration_s\":1}" 1.5 >"$TMP/tps" ||
+	{ cat "$TMP/tps"; fail "tracepoint_stacks: driver failed"; }
+cat "$TMP/tps" | cut -c1-200
+ev=$(val t0.events "$TMP/tps"); every=$(val every "$TMP/tps"); tot=$(val prof_total "$TMP/tps")
+[ "$ev" -gt 1000 ] || fail "tracepoint_stacks: page_fault_user fired only $ev times"
+top "$TMP/tps" | head -n 1 | grep -q 'exc_page_fault;\[tp\] exceptions:page_fault_user$' ||
+	fail "tracepoint_stacks: hottest stack does not end in exc_page_fault;[tp] exceptions:page_fault_user"
+top "$TMP/tps" | grep -q 'bpf_trace_run\|bpf_prog_' && fail "tracepoint_stacks: BPF machinery frames left in stacks"
+d=$((ev - tot)); [ $d -lt 0 ] && d=$((-d))
+ncpu=$(nproc)
+[ $d -le $((every * ncpu * 2)) ] || fail "tracepoint_stacks: scaled total $tot is $d away from $ev firings (1 in $every)"
+[ "$(val t0.recorded "$TMP/tps")" -le $((ev / every + ncpu)) ] || fail "tracepoint_stacks: recorded more than 1 in $every"
+
+"$RUN" "{\"kind\":\"counts\",\"target\":\"exceptions:*\",\"filter\":{\"tgid\":$pf},\"duration_s\":1}" 1 >"$TMP/counts" ||
+	{ cat "$TMP/counts"; fail "counts: driver failed"; }
+cat "$TMP/counts"
+sum=$(sed -n 's/^t[0-9]*\.events //p' "$TMP/counts" | awk '{s+=$1} END {print s+0}')
+[ "$sum" -gt 1000 ] || fail "counts: exceptions:* counted only $sum events on a faulting load"
+kill $pf; wait $pf 2>/dev/null
+
+# --- tracepoint_latency: a syscall pair on nanosleep(1 ms) ---
+"$RUN" load-nanosleep 30 &
+ns=$!; pids="$pids $ns"
+sleep 0.3
+"$RUN" "{\"kind\":\"tracepoint_latency\",\"begin\":\"raw_syscalls:sys_enter\",\"end\":\"raw_syscalls:sys_exit\",\"filter\":{\"pid\":$ns},\"duration_s\":1}" 1.5 >"$TMP/lat" ||
+	{ cat "$TMP/lat"; fail "tracepoint_latency: driver failed"; }
+cat "$TMP/lat" | cut -c1-200
+n=$(val t0.events "$TMP/lat"); p50=$(val t0.p50_ns "$TMP/lat")
+[ "$n" -gt 100 ] || fail "tracepoint_latency: only $n intervals from a nanosleep(1 ms) loop"
+[ "$p50" -ge 500000 ] && [ "$p50" -le 8388608 ] || fail "tracepoint_latency: p50 $p50 ns is not between 0.5 and 8 ms"
+top "$TMP/lat" | grep -q '\[tp\] raw_syscalls:sys_enter$' || fail "tracepoint_latency: begin stacks lack the marker"
+kill $ns; wait $ns 2>/dev/null
+
+# --- tracepoint_latency keyed by request: block_rq_issue -> complete ---
+ddf=/var/tmp/argus-kinds-dd.$$
+if dd if=/dev/zero of=$ddf bs=4k count=1 oflag=direct 2>/dev/null; then
+	( end=$(($(date +%s) + 20)); while [ "$(date +%s)" -lt $end ]; do
+		dd if=/dev/zero of=$ddf bs=64k count=32 oflag=direct 2>/dev/null; done; rm -f $ddf ) &
+	dd_loop=$!; pids="$pids $dd_loop"
+	sleep 0.2
+	"$RUN" '{"kind":"tracepoint_latency","begin":"block:block_rq_issue","end":"block:block_rq_complete","duration_s":1}' 1.5 >"$TMP/blk" ||
+		{ cat "$TMP/blk"; fail "tracepoint_latency block: driver failed"; }
+	cat "$TMP/blk" | cut -c1-200
+	kill $dd_loop 2>/dev/null; wait $dd_loop 2>/dev/null; rm -f $ddf
+	n=$(val t0.events "$TMP/blk"); p50=$(val t0.p50_ns "$TMP/blk")
+	[ "$n" -gt 10 ] || fail "block_rq_issue/complete: only $n requests completed under dd oflag=direct"
+	[ "$p50" -ge 1024 ] || fail "block_rq_issue/complete: p50 $p50 ns is implausibly short"
+else
+	echo "block_rq: skipped (no O_DIRECT-writable file system at /var/tmp)"
+fi
+
+# --- offcpu: a pipe reader woken by a writer ---
+"$RUN" load-pipe 30 &
+pp=$!; pids="$pids $pp"
+sleep 0.3
+"$RUN" '{"kind":"offcpu","filter":{"comm":"argus-preader"},"duration_s":1}' 1.5 >"$TMP/off" ||
+	{ cat "$TMP/off"; fail "offcpu: driver failed"; }
+cat "$TMP/off" | cut -c1-300
+[ "$(val t0.events "$TMP/off")" -gt 100 ] || fail "offcpu: fewer than 100 blocked intervals"
+[ "$(val prof_total "$TMP/off")" -gt 500000 ] || fail "offcpu: less than 0.5 s blocked in 1.5 s"
+top "$TMP/off" | head -n 1 | grep -q 'pipe_read;.*\[offcpu\] woken by argus-pwriter' ||
+	fail "offcpu: hottest blocked stack is not a pipe read woken by argus-pwriter"
+top "$TMP/off" | head -n 1 | grep -q '\[offcpu\].*;try_to_wake_up;.*pipe_write' ||
+	fail "offcpu: the waker's stack (try_to_wake_up ... pipe_write) is missing"
+kill $pp; wait $pp 2>/dev/null
+
+# --- function_latency: this kernel's refusal, or a working probe ---
+"$RUN" --force '{"kind":"function_latency","target":"vfs_read","duration_s":1}' 1 >"$TMP/fl"
+rc=$?
+cat "$TMP/fl"
+case $rc in
+0) grep -q '^t0.events' "$TMP/fl" || fail "function_latency: ran but printed no events" ;;
+3) grep -q '^cause .*fentry.*kprobe' "$TMP/fl" || fail "function_latency: refusal does not name fentry and kprobes"
+   grep -Eq '^open_error -(1|95|2) ' "$TMP/fl" || fail "function_latency: unexpected error code" ;;
+*) fail "function_latency: driver exit $rc" ;;
+esac
+
+if command -v bpftool >/dev/null; then
+	bpftool prog show | grep -E 'name argus_(cnt|tps|tplat|offcpu|fl|profile)' &&
+		fail "an argus program is still loaded"
+fi
+echo "kinds: ok"
