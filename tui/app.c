@@ -18,6 +18,7 @@
 
 #include "agent.h"
 #include "app.h"
+#include "opts_agent.h"
 #include "calib.h"
 #include "edit_line.h"
 #include "edit_spec.h"
@@ -1311,7 +1312,9 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.load = a.o.load,
 			.preflight = a.o.load != NULL,
 		};
-		struct agent *ag = agent_heuristic_new();
+		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed turns */
+		struct agent *ag = a.o.agent ? opts_agent_new(a.o.agent, NULL, NULL, NULL, NULL)
+					     : agent_heuristic_new();
 		char *hp = edit_line_history_path();
 
 		a.pane = ag ? pane_new(&po, ag) : NULL;
