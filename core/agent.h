@@ -13,6 +13,8 @@
 #ifndef ARGUS_AGENT_H
 #define ARGUS_AGENT_H
 
+#include <poll.h>
+
 #include "tree.h"
 #include "verdict.h"
 
@@ -63,6 +65,15 @@ struct agent_event {
 	const struct tree_node *node;
 };
 
+/* One competing explanation an agent keeps (the hypothesis ledger), shown
+ * in the agent pane and the diagnose JSON. */
+struct agent_hyp {
+	char name[64];
+	char status[12];              /* "open", "supported" or "refuted" */
+	char evidence[160];           /* what moved it last */
+	unsigned turn;                /* the turn that last changed it (1-based) */
+};
+
 struct agent;
 
 struct agent_ops {
@@ -79,6 +90,13 @@ struct agent_ops {
 	 * any, is put in *out as AGENT_REPLY_TEXT (out->kind, out->text). */
 	int (*tell)(struct agent *a, const struct agent_event *ev, struct agent_reply *out);
 	void (*free)(struct agent *a);
+	/* The hypothesis ledger: *out points into the agent (valid until the
+	 * next turn); returns how many.  May be NULL (none kept). */
+	unsigned (*hypotheses)(const struct agent *a, const struct agent_hyp **out);
+	/* For agents that answer from poll: the sockets to wait on (up to max;
+	 * returns how many) and the longest wait in ms (-1: none).  May be NULL. */
+	int (*pollfds)(struct agent *a, struct pollfd *fds, int max);
+	int (*timeout_ms)(struct agent *a);
 };
 
 struct agent {
@@ -93,6 +111,27 @@ static inline void agent_free(struct agent *a)
 {
 	if (a)
 		a->ops->free(a);
+}
+
+/* The agent's hypothesis ledger (0 entries for agents that keep none, like
+ * the heuristic); *out valid until the agent's next turn. */
+static inline unsigned agent_hypotheses(const struct agent *a, const struct agent_hyp **out)
+{
+	*out = NULL;
+	return a && a->ops->hypotheses ? a->ops->hypotheses(a, out) : 0;
+}
+
+/* The poll loop's share for an agent whose turn answered -EINPROGRESS:
+ * sockets to add (returns how many, 0 for agents without any) and the
+ * longest wait before agent poll must run (-1: no deadline). */
+static inline int agent_pollfds(struct agent *a, struct pollfd *fds, int max)
+{
+	return a && a->ops->pollfds ? a->ops->pollfds(a, fds, max) : 0;
+}
+
+static inline int agent_timeout_ms(struct agent *a)
+{
+	return a && a->ops->timeout_ms ? a->ops->timeout_ms(a) : -1;
 }
 
 /* Tree-guided descent (ARCHITECTURE.md): from the root, follow the child with

@@ -11,6 +11,7 @@
 
 #include "agent_llm.h"
 #include "calib.h"
+#include "redact.h"
 
 #ifndef ARGUS_DATADIR
 #define ARGUS_DATADIR "/usr/local/share/argus"
@@ -47,7 +48,7 @@ struct agent_llm {
 	char *pending;              /* the last proposal, described */
 	unsigned nsteps;
 	unsigned turns;
-	struct agent_llm_hyp hyp[AGENT_LLM_MAX_HYP];
+	struct agent_hyp hyp[AGENT_LLM_MAX_HYP];
 	unsigned nhyp;
 	struct agent_llm_stats st;
 	char error[512];
@@ -469,6 +470,45 @@ static void step_err_text(const struct step_error *e, char *buf, size_t len)
 		snprintf(buf, len, "%s", e->msg);
 }
 
+/* Placeholders the LLM wrote (filter.comm "proc-1", a cgroup "path-2") back
+ * to what they stand for, before validation. */
+static int unredact_one(struct agent_llm *al, char **field)
+{
+	const char *orig = *field ? redact_reverse(al->o.redact, *field) : NULL;
+	char *dup;
+
+	if (!orig)
+		return 0;
+	dup = strdup(orig);
+	if (!dup)
+		return -ENOMEM;
+	free(*field);
+	*field = dup;
+	return 0;
+}
+
+static int unredact_step(struct agent_llm *al, struct step *s)
+{
+	if (unredact_one(al, &s->filter.comm) || unredact_one(al, &s->filter.cgroup))
+		return -ENOMEM;
+	for (unsigned i = 0; i < s->ntargets; i++)
+		if (unredact_one(al, &s->targets[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Registers what a step names about the user's processes, so that later
+ * prompts (its description in the history) redact it. */
+static void redact_step(struct agent_llm *al, const struct step *s)
+{
+	if (!al->o.redact || !s)
+		return;
+	if (s->filter.comm && *s->filter.comm)
+		redact_name(al->o.redact, REDACT_PROC, s->filter.comm);
+	if (s->filter.cgroup && *s->filter.cgroup)
+		redact_name(al->o.redact, REDACT_PATH, s->filter.cgroup);
+}
+
 static int step_from_json(struct agent_llm *al, const char *json, struct step **out, char *err,
 			  size_t errlen)
 {
@@ -487,6 +527,10 @@ static int step_from_json(struct agent_llm *al, const char *json, struct step **
 	}
 	if (rc)
 		return rc;
+	if (al->o.redact && unredact_step(al, s)) {
+		step_free(s);
+		return -ENOMEM;
+	}
 	if (al->o.kinds_mask && !(al->o.kinds_mask & (1u << s->kind))) {
 		snprintf(err, errlen, "field kind: %s is not available on this kernel%s%s",
 			 step_kind_name(s->kind),
@@ -516,6 +560,65 @@ static const struct tree_node *child_named(const struct tree_node *n, const char
 		if (n->child[i]->name && !strcmp(n->child[i]->name, name))
 			return n->child[i];
 	return NULL;
+}
+
+/* The descendant of n named name with the largest |delta|, or NULL. */
+static const struct tree_node *desc_named(const struct tree_node *n, const char *name)
+{
+	const struct tree_node *best = NULL;
+
+	for (unsigned i = 0; i < n->nchild; i++) {
+		const struct tree_node *c = n->child[i], *b;
+
+		if (c->name && !strcmp(c->name, name) &&
+		    (!best || fabs(c->stat.delta) > fabs(best->stat.delta)))
+			best = c;
+		b = desc_named(c, name);
+		if (b && (!best || fabs(b->stat.delta) > fabs(best->stat.delta)))
+			best = b;
+	}
+	return best;
+}
+
+/* The node named name below n's children (they are looked up first), with
+ * the largest |delta|, or NULL. */
+static const struct tree_node *below_named(const struct tree_node *n, const char *name)
+{
+	const struct tree_node *best = NULL;
+
+	for (unsigned i = 0; i < n->nchild; i++) {
+		const struct tree_node *b = desc_named(n->child[i], name);
+
+		if (b && (!best || fabs(b->stat.delta) > fabs(best->stat.delta)))
+			best = b;
+	}
+	return best;
+}
+
+/* Appends the frames from below `from` down to `to` (a descendant) to the
+ * verdict path; 1 on success, 0 when out of memory. */
+static int chain_push(struct verdict *v, const struct tree_node *from, const struct tree_node *to)
+{
+	const struct tree_node *chain[VERDICT_MAX_PATH];
+	unsigned n = 0;
+
+	for (const struct tree_node *p = to; p && p != from && n < VERDICT_MAX_PATH; p = p->parent)
+		chain[n++] = p;
+	while (n--) {
+		const struct tree_node *p = chain[n];
+
+		if (p->kind == TREE_SUBSYS) {
+			snprintf(v->subsystem, sizeof(v->subsystem), "%s", p->name);
+			continue;
+		}
+		if (p->kind == TREE_PROCESS || v->npath == VERDICT_MAX_PATH)
+			continue;
+		v->path[v->npath] = strdup(p->name);
+		if (!v->path[v->npath])
+			return 0;
+		v->npath++;
+	}
+	return 1;
 }
 
 static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdict *v, char *err,
@@ -558,12 +661,25 @@ static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdi
 			snprintf(err, errlen, "verdict.path[%d]: expected a node name", i);
 			goto bad;
 		}
+		if (al->o.redact && redact_reverse(al->o.redact, e->valuestring))
+			cJSON_SetValuestring((cJSON *)e, redact_reverse(al->o.redact, e->valuestring));
 		if (i == 0 && node && node->name && !strcmp(e->valuestring, node->name)) {
 			i++;
 			continue; /* the root named too */
 		}
 		if (node) {
 			c = child_named(node, e->valuestring);
+			if (!c) {
+				/* a frame further down: the LLM skipped frames between */
+				c = below_named(node, e->valuestring);
+				if (c && chain_push(v, node, c)) {
+					node = c;
+					i++;
+					continue;
+				}
+				if (c)
+					goto nomem;
+			}
 			if (!c) {
 				struct sbuf b = { 0 };
 
@@ -576,6 +692,12 @@ static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdi
 				goto bad;
 			}
 			node = c;
+			if (node->kind == TREE_SUBSYS)
+				snprintf(v->subsystem, sizeof(v->subsystem), "%s", node->name);
+			if (node->kind == TREE_SUBSYS || node->kind == TREE_PROCESS) {
+				i++;
+				continue; /* grouping levels: the path is code */
+			}
 		}
 		if (v->npath < VERDICT_MAX_PATH) {
 			v->path[v->npath] = strdup(e->valuestring);
@@ -590,9 +712,9 @@ static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdi
 		if (!v->leaf)
 			goto nomem;
 	}
-	if (cJSON_IsString(sub))
+	if (cJSON_IsString(sub) && !v->subsystem[0])
 		snprintf(v->subsystem, sizeof(v->subsystem), "%s", sub->valuestring);
-	else if (v->npath)
+	else if (v->npath && !v->subsystem[0])
 		snprintf(v->subsystem, sizeof(v->subsystem), "%s", v->path[0]);
 	v->confidence = cJSON_IsNumber(conf) ? fmin(1, fmax(0, conf->valuedouble)) : 0.5;
 	if (cJSON_IsString(sum))
@@ -750,7 +872,7 @@ static char *ledger_text(const struct agent_llm *al)
 	return sb_take(&b);
 }
 
-unsigned agent_llm_hypotheses(const struct agent *a, const struct agent_llm_hyp **out)
+unsigned agent_llm_hypotheses(const struct agent *a, const struct agent_hyp **out)
 {
 	const struct agent_llm *al = a->priv;
 
@@ -840,6 +962,25 @@ static char *strv_join(char **v, unsigned n, unsigned from, const char *none)
 	return sb_take(&b);
 }
 
+/* Process nodes ("comm [tgid]") and their comms, registered for redaction. */
+static void redact_procs(struct redact *r, const struct tree_node *n)
+{
+	if (n->kind == TREE_PROCESS && n->name && *n->name) {
+		char comm[64];
+
+		redact_name(r, REDACT_PROC, n->name);
+		snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(n->name, "["), n->name);
+		for (size_t k = strlen(comm); k && comm[k - 1] == ' '; k--)
+			comm[k - 1] = '\0';
+		if (*comm)
+			redact_name(r, REDACT_PROC, comm);
+		return;
+	}
+	for (unsigned i = 0; i < n->nchild; i++)
+		if (n->child[i]->kind == TREE_PROCESS || n->kind == TREE_ROOT)
+			redact_procs(r, n->child[i]);
+}
+
 static char *turn_text(struct agent_llm *al, const struct agent_ctx *ctx)
 {
 	char idx[16], max[16], *tree, *hist, *vet, *focus = NULL, *hyp, *out = NULL;
@@ -862,6 +1003,15 @@ static char *turn_text(struct agent_llm *al, const struct agent_ctx *ctx)
 		const char *vals[] = { idx, max, focus, tree, hist, vet, hyp };
 
 		out = agent_llm_template(al->turn_tmpl, names, vals, 7);
+	}
+	if (out && al->o.redact) {
+		char *r;
+
+		if (ctx->tree && ctx->tree->root)
+			redact_procs(al->o.redact, ctx->tree->root);
+		r = redact_text(al->o.redact, out);
+		free(out);
+		out = r;
 	}
 	free(hyp);
 	free(tree);
@@ -907,6 +1057,13 @@ static int start_repair(struct agent_llm *al, const char *why)
 	};
 	int rc;
 
+	if (fix && al->o.redact) {
+		char *r = redact_text(al->o.redact, fix);
+
+		free(fix);
+		fix = r;
+		m[2].content = fix;
+	}
 	if (!fix)
 		return -ENOMEM;
 	rc = llm_request_start(al->llm, m, 3, al->system, al->schema, al->o.on_delta,
@@ -986,6 +1143,7 @@ static int al_poll(struct agent *a, struct agent_reply *out)
 		}
 		reply_line(out, acct, strlen(acct));
 		if (out->kind == AGENT_REPLY_PROPOSAL) {
+			redact_step(al, out->step);
 			step_describe(out->step, desc, sizeof(desc));
 			free(al->pending);
 			al->pending = strdup(desc);
@@ -1060,6 +1218,7 @@ static int al_tell(struct agent *a, const struct agent_event *ev, struct agent_r
 		break;
 	case AGENT_EV_EDITED:
 		al->nsteps++;
+		redact_step(al, ev->step);
 		if (ev->step)
 			step_describe(ev->step, desc, sizeof(desc));
 		else
@@ -1125,6 +1284,16 @@ static void al_free(struct agent *a)
 	free(al);
 }
 
+static int al_pollfds(struct agent *a, struct pollfd *fds, int max)
+{
+	return llm_pollfds(((struct agent_llm *)a->priv)->llm, fds, max);
+}
+
+static int al_timeout_ms(struct agent *a)
+{
+	return llm_timeout_ms(((struct agent_llm *)a->priv)->llm);
+}
+
 static const struct agent_ops agent_llm_ops = {
 	.name = "llm",
 	.turn = al_turn,
@@ -1132,6 +1301,9 @@ static const struct agent_ops agent_llm_ops = {
 	.cancel = al_cancel,
 	.tell = al_tell,
 	.free = al_free,
+	.hypotheses = agent_llm_hypotheses,
+	.pollfds = al_pollfds,
+	.timeout_ms = al_timeout_ms,
 };
 
 struct agent *agent_llm_new(const struct llm_config *cfg, const struct agent_llm_opts *o,

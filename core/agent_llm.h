@@ -29,6 +29,8 @@
 #include "llm.h"
 #include "step.h"
 
+struct redact; /* core/redact.h */
+
 /* Checks a parsed step against this kernel; 0 or -EINVAL with err filled. */
 typedef int (*agent_llm_validate_cb)(struct step *s, void *arg, struct step_error *err);
 
@@ -41,6 +43,9 @@ struct agent_llm_opts {
 	size_t tree_budget;           /* bytes of rendered tree; 0: 6000 (~1500 tokens) */
 	llm_delta_cb on_delta;        /* streamed text for the agent pane; may be NULL */
 	void *delta_arg;
+	struct redact *redact;        /* non-NULL: names, command lines and paths in
+	                               * what is sent replaced by placeholders
+	                               * (core/redact.h); not owned */
 };
 
 /* Turn accounting, for the transcript and the session. */
@@ -57,13 +62,9 @@ struct agent_llm_stats {
 };
 
 /* One competing explanation the LLM keeps (the "hypothesis ledger"), from
- * its reply lines "hypothesis: NAME: open|supported|refuted: EVIDENCE". */
-struct agent_llm_hyp {
-	char name[64];
-	char status[12];              /* "open", "supported" or "refuted" */
-	char evidence[160];           /* what moved it last */
-	unsigned turn;                /* the turn that last changed it (1-based) */
-};
+ * its reply lines "hypothesis: NAME: open|supported|refuted: EVIDENCE": the
+ * generic struct agent_hyp (agent.h), under its earlier name. */
+#define agent_llm_hyp agent_hyp
 
 #define AGENT_LLM_MAX_HYP 8
 

@@ -10,6 +10,8 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "agent_select.h"
+#include "step.h"
 #include "caps.h"
 #include "session_step.h"
 #include "step_exec.h"
@@ -52,6 +54,7 @@ void diagnose_result_clear(struct diagnose_result *r)
 	free(r->decisions);
 	for (unsigned i = 0; i < r->nnaive; i++)
 		free(r->naive_path[i]);
+	free(r->hyp);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -121,8 +124,130 @@ fail:
 	return NULL;
 }
 
+/* Moves reply's lines to the end of r->decisions. */
+static int diag_take_lines(struct diagnose_result *r, struct agent_reply *reply)
+{
+	char **v;
+
+	if (!reply->nlines)
+		return 0;
+	v = realloc(r->decisions, (r->ndecisions + reply->nlines) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v + r->ndecisions, reply->lines, reply->nlines * sizeof(*v));
+	r->decisions = v;
+	r->ndecisions += reply->nlines;
+	free(reply->lines);
+	reply->lines = NULL;
+	reply->nlines = 0;
+	return 0;
+}
+
+#define DIAG_MAX_DECLINED 3
+
+/* What the agent adds to the result: its name, its hypothesis ledger, the
+ * LLM's counters. */
+static int diag_agent_extras(const struct agent *a, struct diagnose_result *r)
+{
+	const struct agent_hyp *hyp;
+	struct agent_llm_stats st;
+	unsigned nh = agent_hypotheses(a, &hyp);
+
+	snprintf(r->agent, sizeof(r->agent), "%s", agent_name(a));
+	free(r->hyp);
+	r->hyp = NULL;
+	r->nhyp = 0;
+	if (nh) {
+		r->hyp = calloc(nh, sizeof(*r->hyp));
+		if (!r->hyp)
+			return -ENOMEM;
+		memcpy(r->hyp, hyp, nh * sizeof(*hyp));
+		r->nhyp = nh;
+	}
+	if (!agent_llm_stats_of(a, &st)) {
+		r->llm = 1;
+		r->llm_requests = st.requests;
+		r->llm_repairs = st.repairs;
+		r->llm_fallbacks = st.fallbacks;
+		r->llm_s = st.latency_s;
+		r->tokens_in = st.tokens_in;
+		r->tokens_out = st.tokens_out;
+	}
+	return 0;
+}
+
+/* Agent turns over the calibrated tree until a verdict (see
+ * diagnose_run_agent). */
+static int diag_agent(struct tree *t, struct agent *a, int stop_fd, struct diagnose_result *r,
+		      char **cause)
+{
+	struct agent_ctx ctx = { .tree = t, .step_index = 0, .step_max = 0 };
+	struct agent_reply reply = { 0 };
+	unsigned declined = 0;
+	int err = 0;
+
+	snprintf(r->agent, sizeof(r->agent), "%s", agent_name(a));
+	for (;;) {
+		char desc[256];
+		struct agent_event ev = { .kind = AGENT_EV_VETOED };
+
+		err = agent_turn_wait(a, &ctx, &reply, stop_fd);
+		if (err) {
+			diag_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
+			goto out;
+		}
+		r->turns++;
+		if (reply.kind == AGENT_REPLY_VERDICT) {
+			err = diag_take_lines(r, &reply);
+			r->verdict = reply.verdict;
+			memset(&reply.verdict, 0, sizeof(reply.verdict));
+			break;
+		}
+		if (reply.kind == AGENT_REPLY_PROPOSAL && reply.step)
+			step_describe(reply.step, desc, sizeof(desc));
+		else
+			snprintf(desc, sizeof(desc), "no step (a text reply)");
+		err = diag_take_lines(r, &reply);
+		if (!err)
+			err = agent_reply_line(&reply, "proposed %s: not run (this run executes no "
+					       "steps; --auto runs them)", desc);
+		if (!err)
+			err = diag_take_lines(r, &reply);
+		if (err)
+			goto out;
+		agent_reply_clear(&reply);
+		if (++declined == DIAG_MAX_DECLINED) {
+			err = agent_reply_line(&reply, "%u replies without a verdict: the verdict is "
+					       "the tree's own descent", declined);
+			if (!err)
+				err = agent_descend(t, NULL, 0.5, &r->verdict, &reply);
+			if (!err)
+				err = diag_take_lines(r, &reply);
+			break;
+		}
+		ev.text = "no step can run in this mode (step budget 0): give your verdict from "
+			  "the tree as measured";
+		err = a->ops->tell(a, &ev, NULL);
+		if (err)
+			goto out;
+	}
+	err = diag_agent_extras(a, r);
+out:
+	if (err && err != -EINTR && cause && !*cause)
+		diag_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
+	agent_reply_clear(&reply);
+	return err;
+}
+
 int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
 		 uint32_t exclude_tgid, struct diagnose_result *r, char **cause)
+{
+	return diagnose_run_agent(p, co, freq_hz, exclude_tgid, NULL, -1, r, cause);
+}
+
+int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
+		       uint32_t exclude_tgid, struct agent *a, int stop_fd,
+		       struct diagnose_result *r, char **cause)
 {
 	struct agent_reply reply = { 0 };
 	struct profile *own = NULL;
@@ -157,6 +282,13 @@ int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned 
 	if (err < 0) {
 		diag_cause(cause, "cannot calibrate: %s", err == -EINVAL ?
 			   "no reference or no loaded window was measured" : strerror(-err));
+		goto out;
+	}
+	if (a) {
+		err = diag_agent(t, a, stop_fd, r, cause);
+		if (err < 0)
+			goto out;
+		err = diag_naive(t, r);
 		goto out;
 	}
 	err = agent_descend(t, NULL, 0.5, &r->verdict, &reply);
@@ -237,6 +369,32 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 		cJSON_AddNullToObject(jn, "leaf");
 
 	cJSON_AddItemToObject(o, "decisions", diag_strings(r->decisions, r->ndecisions));
+	if (r->agent[0]) {
+		cJSON *hy = cJSON_CreateArray();
+
+		cJSON_AddStringToObject(o, "agent", r->agent);
+		for (unsigned i = 0; hy && i < r->nhyp; i++) {
+			cJSON *h = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(h, "name", r->hyp[i].name);
+			cJSON_AddStringToObject(h, "state", r->hyp[i].status);
+			cJSON_AddStringToObject(h, "evidence", r->hyp[i].evidence);
+			cJSON_AddNumberToObject(h, "turn", r->hyp[i].turn);
+			cJSON_AddItemToArray(hy, h);
+		}
+		cJSON_AddItemToObject(o, "hypotheses", hy);
+		cJSON_AddNumberToObject(o, "turns", r->turns);
+	}
+	if (r->llm) {
+		cJSON *jl = cJSON_AddObjectToObject(o, "llm");
+
+		cJSON_AddNumberToObject(jl, "requests", r->llm_requests);
+		cJSON_AddNumberToObject(jl, "repairs", r->llm_repairs);
+		cJSON_AddNumberToObject(jl, "fallbacks", r->llm_fallbacks);
+		diag_num(jl, "latency_s", r->llm_s);
+		cJSON_AddNumberToObject(jl, "tokens_in", (double)r->tokens_in);
+		cJSON_AddNumberToObject(jl, "tokens_out", (double)r->tokens_out);
+	}
 	{
 		cJSON *steps = info && info->steps_json ? cJSON_Parse(info->steps_json) : NULL;
 
@@ -264,6 +422,7 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 		tm = cJSON_AddObjectToObject(o, "timing");
 		diag_num(tm, "measuring_s", info->measuring_s);
 		diag_num(tm, "thinking_s", r->thinking_s);
+		diag_num(tm, "waiting_for_human_s", r->waiting_s);
 		opt = cJSON_AddObjectToObject(o, "options");
 		cJSON_AddNumberToObject(opt, "pairs", info->pairs);
 		diag_num(opt, "window_s", info->window_s);
@@ -421,12 +580,7 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 		double ts;
 
 		agent_reply_clear(&reply);
-		err = a->ops->turn(a, &ctx, &reply);
-		if (err == -EINPROGRESS) {
-			diag_cause(cause, "the %s agent answers asynchronously; batch diagnose drives "
-				   "only synchronous agents", a->ops->name);
-			err = -EOPNOTSUPP;
-		}
+		err = agent_turn_wait(a, &ctx, &reply, o->stop_fd);
 		if (err < 0) {
 			if (!*cause)
 				diag_cause(cause, "the agent's turn failed: %s", strerror(-err));
@@ -441,6 +595,18 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 		if (reply.kind != AGENT_REPLY_PROPOSAL || !reply.step || turn > 2 * o->max_steps + 2)
 			break;
 		step_describe(reply.step, desc, sizeof(desc));
+		if (o->auto_accept && ran >= o->max_steps) {
+			/* over the budget (an LLM may not count): declined, a verdict asked for */
+			ev.kind = AGENT_EV_VETOED;
+			ev.step = reply.step;
+			ev.text = "the step budget is spent: give your verdict from the tree as measured";
+			a->ops->tell(a, &ev, NULL);
+			err = diag_decision(r, "proposed %s: not run (the budget of %u steps is spent)",
+					    desc, o->max_steps);
+			if (err)
+				goto out;
+			continue;
+		}
 		rep.index = ran;
 		rep.s = reply.step;
 		if (!o->auto_accept) {
@@ -554,8 +720,24 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 			goto out;
 	}
 	/* the last turn's verdict, with the steps' evidence */
+	if (reply.kind == AGENT_REPLY_PROPOSAL && !reply.verdict.found && !reply.verdict.summary) {
+		/* proposals without an interim verdict to the end (an LLM): the
+		 * tree's own descent, steps' nodes included */
+		struct agent_reply dr = { 0 };
+
+		err = agent_reply_line(&dr, "no verdict from the %s agent: the verdict is the "
+				       "tree's own descent", agent_name(a));
+		if (!err)
+			err = agent_descend(t, NULL, 0.5, &reply.verdict, &dr);
+		if (!err)
+			err = diag_keep_lines(r, &dr);
+		agent_reply_clear(&dr);
+		if (err)
+			goto out;
+	}
 	r->verdict = reply.verdict;
 	memset(&reply.verdict, 0, sizeof(reply.verdict));
+	err = diag_agent_extras(a, r);
 	for (unsigned i = 0; i < nnotes && !err; i++)
 		err = verdict_add_note(&r->verdict, "%s", notes[i]);
 	if (!err) {
@@ -575,6 +757,7 @@ out:
 	tree_free(t);
 	profile_free(own);
 	r->thinking_s = diag_now() - t0 - texec;
+	r->steps_s = texec;
 	if (err < 0 && cause && !*cause)
 		diag_cause(cause, "diagnose with steps failed: %s", strerror(-err));
 	return err;

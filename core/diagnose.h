@@ -13,6 +13,7 @@
 
 #include "calib.h"
 #include "profile.h"
+#include "agent.h"
 #include "verdict.h"
 
 struct diagnose_result {
@@ -24,7 +25,18 @@ struct diagnose_result {
 	char naive_subsystem[16];
 	char *naive_path[VERDICT_MAX_PATH]; /* owned */
 	unsigned nnaive;
-	double thinking_s;         /* tree + calibration + descent */
+	double thinking_s;         /* tree + calibration + descent / agent turns */
+	double waiting_s;          /* waiting for the human (0 in batch) */
+	double steps_s;            /* running steps (part of measuring, not thinking) */
+	/* with an agent (diagnose_run_agent) */
+	char agent[16];            /* "heuristic", "llm"; "" = the built-in descent */
+	struct agent_hyp *hyp;     /* the agent's hypothesis ledger at the end; owned */
+	unsigned nhyp;
+	unsigned turns;            /* agent turns taken */
+	int llm;                   /* the counters below are set */
+	unsigned llm_requests, llm_repairs, llm_fallbacks;
+	double llm_s;              /* HTTP time, retries included */
+	unsigned long tokens_in, tokens_out;
 };
 
 /* Builds the calibrated tree of p and descends.  co may be NULL (defaults;
@@ -34,6 +46,18 @@ struct diagnose_result {
  * -errno with *cause. */
 int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
 		 uint32_t exclude_tgid, struct diagnose_result *r, char **cause);
+
+struct agent;
+
+/* The same, the verdict coming from agent a (core/agent_select.h) instead of
+ * the built-in descent: turns until a verdict, where no step can run (argus
+ * diff: recorded files).  The agent is given a budget of 0 steps and a
+ * proposal is declined (told as a veto saying why) — after 3 proposals the
+ * tree's own descent gives the verdict.  stop_fd (a signalfd, or -1) readable cancels:
+ * -EINTR.  The reasoning lines of every turn go to r->decisions. */
+int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
+		       uint32_t exclude_tgid, struct agent *a, int stop_fd,
+		       struct diagnose_result *r, char **cause);
 
 /* diagnose with instrumentation steps (`argus diagnose --auto`): after the
  * calibration, agent turns; each proposal is pre-flighted (validated,
@@ -46,7 +70,6 @@ int diagnose_run(const struct profile *p, const struct calib_opts *co, unsigned 
  * step's one-line result.  *steps_json (caller frees) is the "steps" array
  * text (core/step_json.h entries).  Returns 0, -EINTR when stop_fd fired
  * during a step (the step was detached), or -errno with *cause. */
-struct agent;
 struct caps;
 struct step_exec_opts;
 struct session;

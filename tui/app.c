@@ -18,6 +18,7 @@
 
 #include "agent.h"
 #include "app.h"
+#include "opts_agent.h"
 #include "calib.h"
 #include "edit_line.h"
 #include "edit_spec.h"
@@ -1330,7 +1331,11 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.preflight = a.o.load != NULL,
 			.ses = a.o.session,
 		};
-		struct agent *ag = a.replay ? NULL : agent_heuristic_new();
+		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed
+		 * turns; a replay has none (its pane shows the recorded transcript) */
+		struct agent *ag = a.replay ? NULL :
+				   a.o.agent ? opts_agent_new(a.o.agent, NULL, NULL, NULL, NULL)
+					     : agent_heuristic_new();
 		char *hp = edit_line_history_path();
 
 		a.pane = ag || a.replay ? pane_new(&po, ag) : NULL;

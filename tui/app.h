@@ -22,6 +22,8 @@ struct load;
 struct session;
 #include "tree.h"
 
+struct opts_agent;
+
 struct tui_opts {
 	const char *theme;        /* name or path; NULL: default */
 	int ascii;                /* force ASCII glyphs */
@@ -42,6 +44,9 @@ struct tui_opts {
 	                           * records its steps there); not owned; NULL */
 	uint32_t exclude_tgid;    /* stacks of this process are left out of the
 	                           * tree (argus's own, live); 0: none */
+	struct opts_agent *agent; /* --agent, --redact (tui/opts_agent.h): the agent
+	                           * pane makes its agent with opts_agent_new; may
+	                           * be NULL */
 };
 
 /* Defaults above. */

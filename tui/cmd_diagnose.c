@@ -17,6 +17,7 @@
 #include "diagnose.h"
 #include "load.h"
 #include "measure.h"
+#include "opts_agent.h"
 #include "opts_load.h"
 #include "opts_session.h"
 #include "probe.h"
@@ -36,7 +37,8 @@ static void diagnose_usage(FILE *out)
 		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
 		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
 		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n"
-		"                      [--session FILE | --no-session] [--auto [--steps N] [--budget PCT]]\n\n"
+		"                      [--session FILE | --no-session] [--auto [--steps N] [--budget PCT]]\n"
+		"                      [--agent heuristic|llm [--redact]]\n\n"
 		"Measures k pairs of reference (load paused) and loaded windows, calibrates the\n"
 		"kernel calling-context tree and prints the verdict as one JSON object.\n\n"
 		"options:\n"
@@ -48,6 +50,7 @@ static void diagnose_usage(FILE *out)
 		"--budget PCT", "a step's overhead budget, % of one CPU (default 2 for sample, 5 for the others)");
 	opts_load_help(out);
 	opts_session_help(out);
+	opts_agent_help(out);
 	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
 		"4 kernel, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
 }
@@ -77,6 +80,8 @@ int cmd_diagnose(int argc, char **argv)
 	struct session *ses = NULL;
 	struct opts_session os = { 0 };
 	struct opts_load ol;
+	struct opts_agent oa;
+	struct agent *agent = NULL;
 	char *cause = NULL;
 	double t0 = diag_mono();
 	int ret = EXIT_ERROR, sfd = -1, noexec = 0, sig = 0, err, autorun = 0;
@@ -87,9 +92,12 @@ int cmd_diagnose(int argc, char **argv)
 	char lstate[48] = "";
 
 	opts_load_init(&ol);
+	opts_agent_init(&oa);
 	for (int i = 1; i < argc;) {
 		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
 
+		if (r == 0)
+			r = opts_agent_parse(&oa, argc, argv, &i, stderr);
 		if (r < 0) {
 			ret = EXIT_USAGE;
 			goto out;
@@ -150,6 +158,13 @@ int cmd_diagnose(int argc, char **argv)
 		ret = EXIT_KERNEL;
 		goto out;
 	}
+	if (oa.agent) {
+		/* before measuring: a misconfigured LLM is said at once */
+		oa.log = stderr;
+		agent = opts_agent_new(&oa, ol.load_cmd, NULL, NULL, stderr);
+		if (!agent)
+			goto out;
+	}
 	sfd = diag_signalfd(&oldmask);
 	if (sfd < 0) {
 		fprintf(stderr, "argus: cannot watch signals: %s\n", strerror(-sfd));
@@ -167,6 +182,7 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (ses)
 		fprintf(stderr, "argus: session %s\n", session_path(ses));
+	oa.ses = ses; /* each LLM turn recorded (llm_turn events) */
 	src = msrc = measure_new(&ol.m, &noexec, &cause);
 	if (!src) {
 		int e = errno;
@@ -241,6 +257,7 @@ int cmd_diagnose(int argc, char **argv)
 		xo.settle_s = ol.m.settle_s;
 		if (budget > 0)
 			xo.budget_pct = budget;
+		so.agent = agent;
 		so.max_steps = max_steps;
 		so.auto_accept = 1;
 		so.exec = &xo;
@@ -249,18 +266,13 @@ int cmd_diagnose(int argc, char **argv)
 		so.ses = ses;
 		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
-		if (err == -EINTR) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-				sig = (int)si.ssi_signo;
-				fprintf(stderr, "argus: %s: step detached; resuming and ending the loads\n",
-					strsignal(sig));
-				ret = 128 + sig;
-			}
-			goto out;
-		}
+		if (err != -EINTR)
+			src->ops->stop(src);
+	} else if (agent) {
+		/* End the loads before thinking: the verdict does not need them. */
 		src->ops->stop(src);
+		err = diagnose_run_agent(src->ops->profile(src), NULL, ol.m.freq_hz,
+					 (uint32_t)getpid(), agent, sfd, &res, &cause);
 	} else {
 		struct diagnose_steps_opts so = { 0 };
 
@@ -273,10 +285,22 @@ int cmd_diagnose(int argc, char **argv)
 		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 	}
+	if (err == -EINTR) {
+		struct signalfd_siginfo si;
+
+		if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			sig = (int)si.ssi_signo;
+			fprintf(stderr, "argus: %s: the step or the agent's turn stopped; resuming and "
+				"ending the loads\n", strsignal(sig));
+			ret = 128 + sig;
+		}
+		goto out;
+	}
 	if (err < 0) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		goto out;
 	}
+	info.measuring_s += res.steps_s; /* measuring = windows + steps */
 	if (ses) {
 		char line[160];
 
@@ -321,6 +345,8 @@ out:
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	}
 	free(cause);
+	agent_free(agent);
+	opts_agent_free(&oa);
 	opts_load_free(&ol);
 	return ret;
 }

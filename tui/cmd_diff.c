@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "diagnose.h"
 #include "import.h"
+#include "opts_agent.h"
 #include "profile.h"
 #include "session.h"
 #include "source_static.h"
@@ -30,6 +31,7 @@ static void diff_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: argus diff REF LOAD [--batch [--json]] [--session FILE] [--freq HZ]\n"
+		"                  [--agent heuristic|llm [--redact]]\n"
 		"                  [--theme NAME] [--ascii]\n\n"
 		"Compares a reference profile (idle, or the load paused) with a loaded one, both\n"
 		"recorded elsewhere: folded stacks ('a;b;c COUNT', root first) or 'perf script'\n"
@@ -44,6 +46,7 @@ static void diff_usage(FILE *out)
 		"--freq HZ", "the sampling frequency the files were recorded at (CPU-ms/s)",
 		"--theme NAME", "color theme of the interactive view (default, light, ...)",
 		"--ascii", "ASCII line drawing even in a UTF-8 locale");
+	opts_agent_help(out);
 	fprintf(out,
 		"\nA folded file may start with '# argus-window secs=S cond=ref|load' to give its\n"
 		"length; perf script files give theirs by their time stamps; a file of unknown\n"
@@ -120,9 +123,20 @@ int cmd_diff(int argc, char **argv)
 	int batch = 0, json = 0, ascii = 0, rc = EXIT_ERROR, err;
 	double t0 = diff_now(), t_read;
 	char *cause = NULL;
+	struct opts_agent oa;
+	struct agent *agent = NULL;
 
+	opts_agent_init(&oa);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int r = opts_agent_parse(&oa, argc, argv, &i, stderr);
+
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0) {
+			i--; /* the loop's i++ */
+			continue;
+		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			diff_usage(stdout);
 			return EXIT_OK;
@@ -232,7 +246,14 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 
-	err = diagnose_run(p, NULL, freq, 0, &res, &cause);
+	if (oa.agent) {
+		oa.ses = ses;
+		oa.log = stderr;
+		agent = opts_agent_new(&oa, NULL, NULL, NULL, stderr);
+		if (!agent)
+			goto out;
+	}
+	err = diagnose_run_agent(p, NULL, freq, 0, agent, -1, &res, &cause);
 	if (err) {
 		fprintf(stderr, "argus: diff: %s\n", cause ? cause : strerror(-err));
 		goto out;
@@ -286,5 +307,7 @@ out:
 	free(cause);
 	diagnose_result_clear(&res);
 	profile_free(p);
+	agent_free(agent);
+	opts_agent_free(&oa);
 	return rc;
 }

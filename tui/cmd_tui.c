@@ -21,6 +21,7 @@
 #include "opts_session.h"
 #include "reference.h"
 #include "cmd.h"
+#include "opts_agent.h"
 #include "probe.h"
 #include "probe_profile.h"
 #include "source_live.h"
@@ -91,6 +92,8 @@ static void tui_usage(FILE *out)
 	fprintf(out, "\nload options (shared with 'argus diagnose'):\n");
 	opts_load_help(out);
 	opts_session_help(out);
+	fprintf(out, "\nagent options:\n");
+	opts_agent_help(out);
 	fprintf(out, "\nkeys ('?' in the tree shows them too):\n");
 	key_print(out);
 	fprintf(out, "\nNeeds root, or CAP_BPF and CAP_PERFMON.  NO_COLOR=1 for no colors.\n"
@@ -234,6 +237,7 @@ int cmd_tui(int argc, char **argv)
 	struct tui_opts to;
 	struct probe_profile_opts po;
 	struct opts_load ol;
+	struct opts_agent oa;
 	uint32_t pid;
 	char *cause = NULL, title[256];
 	const char *static_files = NULL;
@@ -245,12 +249,16 @@ int cmd_tui(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	tui_opts_default(&to);
 	opts_load_init(&ol);
+	opts_agent_init(&oa);
+	to.agent = &oa;
 	memset(&po, 0, sizeof(po));
 	while (i < argc) {
 		const struct tui_option *o;
 		const char *val;
 		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
 
+		if (r == 0)
+			r = opts_agent_parse(&oa, argc, argv, &i, stderr);
 		if (r < 0) {
 			rc = EXIT_USAGE;
 			goto out;
@@ -453,5 +461,6 @@ out:
 		free(path);
 	}
 	opts_load_free(&ol);
+	opts_agent_free(&oa);
 	return rc;
 }

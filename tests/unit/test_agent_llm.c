@@ -20,6 +20,7 @@
 #include <curl/curl.h>
 
 #include "agent_llm.h"
+#include "redact.h"
 
 #define CANARY "sk-CANARY-5b1e0c77a9f2d3"
 
@@ -567,6 +568,65 @@ static int env_teardown(void **state)
 	return system(cmd);
 }
 
+/* --redact: the process node, its comm and a path never reach the LLM;
+ * the LLM's placeholder in a step filter maps back to the real comm. */
+static void test_redacted_turn(void **state)
+{
+	struct tree_node *root, *proc, *mm;
+	struct tree t = { .nnodes = 4 };
+	struct agent_ctx ctx = { .tree = &t, .step_max = 8 };
+	struct agent_event say = { .kind = AGENT_EV_SAY,
+				   .text = "secretd keeps its data in /home/alice/db.sqlite" };
+	struct agent_reply r = { 0 }, said = { 0 };
+	struct agent_llm_opts o = { .validate = validate };
+	struct llm_config cfg;
+	struct redact *red = NULL;
+	char url[256], *cause = NULL, *req;
+	struct agent *a;
+
+	NEED_STUB();
+	root = node(NULL, "all", 100, 500, 1);
+	proc = node(root, "secretd [4242]", 90, 490, 1);
+	mm = node(proc, "mm", 10, 400, 1);
+	t.root = root;
+	proc->kind = TREE_PROCESS;
+	mm->kind = TREE_SUBSYS;
+	node(mm, "handle_mm_fault", 5, 395, 1);
+	red = redact_new();
+	assert_non_null(red);
+	o.redact = red;
+	llm_config_defaults(&cfg);
+	snprintf(url, sizeof(url), "%s/v1", stub);
+	cfg.url = url;
+	cfg.model = (char *)"stub-model";
+	cfg.api_key = (char *)CANARY;
+	cfg.timeout_ms = 5000;
+	a = agent_llm_new(&cfg, &o, &cause);
+	assert_non_null(a);
+	assert_int_equal(a->ops->tell(a, &say, &said), 0);
+	reply_free(&said);
+	script("[{\"text\":\"faults of proc-2\",\"tool_args\":{\"kind\":\"tracepoint_stacks\","
+	       "\"target\":\"exceptions:page_fault_user\",\"duration_s\":5,"
+	       "\"filter\":{\"comm\":\"proc-2\"}}}]");
+	assert_int_equal(run_turn(a, &ctx, &r), 0);
+	assert_int_equal(r.kind, AGENT_REPLY_PROPOSAL);
+	/* proc-1 is the node "secretd [4242]", proc-2 its comm */
+	assert_string_equal(r.step->filter.comm, "secretd");
+	req = request_text(0);
+	printf("# %s\n", strstr(req, "proc-1"));
+	assert_null(strstr(req, "secretd"));
+	assert_null(strstr(req, "/home/alice"));
+	assert_null(strstr(req, "4242"));
+	assert_non_null(strstr(req, "proc-1  ref 90  load 490"));
+	assert_non_null(strstr(req, "proc-2 keeps its data in path-1"));
+	assert_non_null(strstr(req, "handle_mm_fault  ref 5  load 395"));
+	free(req);
+	reply_free(&r);
+	agent_free(a);
+	redact_free(red);
+	node_free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -579,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_twice_bad_falls_back),
 		cmocka_unit_test(test_verdict_grounded),
 		cmocka_unit_test(test_veto_reaches_prompt),
+		cmocka_unit_test(test_redacted_turn),
 	};
 	int rc;
 
