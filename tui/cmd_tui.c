@@ -436,6 +436,7 @@ int cmd_tui(int argc, char **argv)
 		}
 		to.session_path = session_path(ses);
 		to.session = ses;
+		oa.ses = ses;     /* each LLM turn recorded (llm_turn events) */
 	}
 
 run:
