@@ -37,6 +37,7 @@
 #include "view_tree.h"
 
 #define APP_MAX_SRC_FDS 16
+#define APP_MAX_AGENT_FDS 8
 #define APP_LOG_LINES 500
 
 enum app_mode {
@@ -1156,7 +1157,7 @@ static int loop(struct app *a, char **cause)
 
 	a->last_rebuild = -1e9;
 	while (!a->quit) {
-		struct pollfd fds[3 + APP_MAX_SRC_FDS];
+		struct pollfd fds[3 + APP_MAX_SRC_FDS + APP_MAX_AGENT_FDS];
 		int nfds = 3, nsrc = 0, tmo = 1000, rc;
 
 		fds[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
@@ -1166,6 +1167,12 @@ static int loop(struct app *a, char **cause)
 			nsrc = a->src->ops->pollfds(a->src, fds + 3, APP_MAX_SRC_FDS);
 			if (nsrc > 0)
 				nfds += nsrc;
+		}
+		if (a->pane && a->pane->in_flight) {   /* the LLM's sockets: its reply at once */
+			int nag = agent_pollfds(a->pane->agent, fds + nfds, APP_MAX_AGENT_FDS);
+
+			if (nag > 0)
+				nfds += nag;
 		}
 		if (a->src->ops->timeout_ms) {
 			int t = a->src->ops->timeout_ms(a->src, now);
@@ -1313,11 +1320,18 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.preflight = a.o.load != NULL,
 		};
 		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed turns */
-		struct agent *ag = a.o.agent ? opts_agent_new(a.o.agent, NULL, NULL, NULL, NULL)
+		/* the LLM's reply streams into the pane as it arrives (tui/pane_stream.h) */
+		struct pane_stream *ps = pane_stream_new();
+		struct agent *ag = !ps ? NULL :
+				   a.o.agent ? opts_agent_new(a.o.agent, NULL, pane_stream_delta, ps, NULL)
 					     : agent_heuristic_new();
 		char *hp = edit_line_history_path();
 
 		a.pane = ag ? pane_new(&po, ag) : NULL;
+		if (a.pane)
+			a.pane->stream = ps;
+		else
+			pane_stream_free(ps);
 		a.talk = edit_line_new(hp);
 		a.field = edit_line_new(NULL);
 		free(hp);
