@@ -37,7 +37,7 @@ char *fmt_stream_status(const struct pane_stream *ps, int utf8, char *buf, size_
 
 	off = snprintf(buf, len, "thinking%s %ld s (Esc cancels)", ell, s < 0 ? 0 : s);
 	if (ps && ps->tool_bytes && off >= 0 && (size_t)off < len)
-		snprintf(buf + off, len - (size_t)off, " %s proposing a step%s %zu bytes",
-			 utf8 ? "\u00b7" : "-", ell, ps->tool_bytes);
+		snprintf(buf + off, len - (size_t)off, "\nproposing a step%s %zu bytes", ell,
+			 ps->tool_bytes);
 	return buf;
 }

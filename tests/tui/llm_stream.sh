@@ -11,12 +11,13 @@
 #     out" line.
 #  2. r: the second reply is delayed 60 s; Esc -> "cancelled" in the
 #     transcript, argus still running; r asks again -> the third reply (a
-#     verdict) with its own accounting line; q -> a sane exit.
+#     proposal again) with its own accounting line; q -> a sane exit.
 # The API key is in no file argus wrote and never on screen.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/llm_lib.sh"
 need_root
 need_cmd curl
+need_cmd jq
 . "$(dirname "$0")/tmux.inc"
 PF="$BUILD/scenarios/pagefault"
 [ -x "$PF" ] || skip "no $PF; run make first"
@@ -40,11 +41,9 @@ shot() { screen | tee -a "$SHOTS"; }
 stub_start
 stub_script "$ROOT/tests/data/llm/stream_openai.json"
 llm_env openai
-start 120 60 LANG=C.UTF-8 TERM=xterm-256color ARGUS_LLM_PROVIDER="$ARGUS_LLM_PROVIDER" \
-	ARGUS_LLM_URL="$ARGUS_LLM_URL" ARGUS_LLM_MODEL="$ARGUS_LLM_MODEL" \
-	ARGUS_LLM_API_KEY="$ARGUS_LLM_API_KEY" XDG_CONFIG_HOME="$XDG_CONFIG_HOME" \
-	XDG_STATE_HOME="$XDG_STATE_HOME" no_proxy="$no_proxy" NO_PROXY="$NO_PROXY" \
-	-- --agent llm --load "$PF --seconds 120" --pairs 3 --no-session
+# ARGUS_LLM_* (llm_env, exported) reach argus through the tmux server's
+# environment: run.sh must not hold the key
+start 120 60 LANG=C.UTF-8 TERM=xterm-256color -- --agent llm --load "$PF --seconds 120" --pairs 3 --no-session
 
 # ---- 1: the reply streams in ----------------------------------------------------------
 wait_long STREAMFIRST 60
@@ -76,15 +75,17 @@ sleep 1
 kill -0 "$apid" 2>/dev/null || fail "argus is gone after Esc"
 screen | grep -q 'ARGUS-EXIT' && fail "argus exited after Esc"
 keys r
-wait_long "anonymous page faults: do_anonymous_page" 30
+wait_long "proposal · step 1 of at most" 30
+screen | grep -q ASKEDAGAIN || fail "the third reply (after r) is not on screen"
 wait_for "1900 tokens in, 160 out"
 shot | grep -E 'llm: [0-9.]+ s, 1900 tokens in, 160 out' ||
 	fail "the third turn's accounting is not in the transcript"
 keys q
 expect_sane_exit
 shot >/dev/null
+mkdir -p "$TMP/stub"
 stub_log "$TMP/stub/requests.json"
 [ "$(jq length "$TMP/stub/requests.json")" -eq 3 ] ||
-	fail "expected 3 LLM requests (stream, cancelled, verdict), got $(jq length "$TMP/stub/requests.json")"
+	fail "expected 3 LLM requests (stream, cancelled, asked again), got $(jq length "$TMP/stub/requests.json")"
 canary_check
 echo "the reply streamed (partial screen before the end), Esc cancelled, r asked again"
