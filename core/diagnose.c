@@ -13,6 +13,7 @@
 #include "agent_select.h"
 #include "step.h"
 #include "caps.h"
+#include "session_step.h"
 #include "step_exec.h"
 #include "step_json.h"
 #include "step_merge.h"
@@ -585,6 +586,9 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 				diag_cause(cause, "the agent's turn failed: %s", strerror(-err));
 			goto out;
 		}
+		if (reply.kind == AGENT_REPLY_PROPOSAL && reply.step)
+			session_step_proposal(o->ses, ran + 1, a->ops->name, reply.step, reply.lines,
+					      reply.nlines, reply.focus ? reply.focus->name : NULL);
 		err = diag_keep_lines(r, &reply);
 		if (err)
 			goto out;
@@ -617,6 +621,7 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 			break;
 		}
 		rep.decision = "auto";
+		session_step_decision(o->ses, ran + 1, SESSION_ACCEPT, "auto", NULL, reply.step, NULL);
 		ts = diag_now();
 		err = step_preflight(reply.step, o->caps ? o->caps : caps_cached(), NULL, 0, NULL, &pf);
 		step_preflight_line(&pf, line, sizeof(line));
@@ -643,6 +648,7 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 			ev.step = reply.step;
 			ev.text = line;
 			a->ops->tell(a, &ev, NULL);
+			session_step_result(o->ses, ran + 1, reply.step, NULL, NULL, line, exclude_tgid);
 			err = diag_push(&entries, &nentries, step_report_json(&rep));
 			if (!err)
 				err = diag_decision(r, "step %u %s: pre-flight failed: %s", ran + 1, desc,
@@ -667,6 +673,7 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 		d = step_exec_take_data(x);
 		step_exec_free(x);
 		texec += diag_now() - ts;
+		session_step_result(o->ses, ran + 1, reply.step, d, &info, NULL, exclude_tgid);
 		if (err < 0) {
 			step_data_free(d);
 			step_preflight_clear(&pf);

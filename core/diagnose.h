@@ -72,6 +72,7 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
  * during a step (the step was detached), or -errno with *cause. */
 struct caps;
 struct step_exec_opts;
+struct session;
 struct diagnose_steps_opts {
 	struct agent *agent;            /* not owned; NULL: a heuristic of its own */
 	unsigned max_steps;
@@ -80,6 +81,8 @@ struct diagnose_steps_opts {
 	const struct caps *caps;        /* for validation; NULL: caps_cached() */
 	int stop_fd;                    /* signalfd, or -1 */
 	FILE *log;                      /* progress lines; NULL none */
+	struct session *ses;            /* proposals, "auto" decisions, results and
+	                                 * step windows written there; not owned; NULL */
 };
 
 int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,

@@ -466,6 +466,17 @@ static void write_export(struct app *a)
 		set_msg(a, "wrote %s", path);
 }
 
+/* 1 when the replayed session has transcript lines for the agent pane */
+static int app_replay_talks(struct source *src)
+{
+	const struct session_log *l = source_replay_log(src);
+
+	for (size_t i = 0; l && i < l->nev; i++)
+		if (l->ev[i].type == SESSION_EV_TRANSCRIPT)
+			return 1;
+	return 0;
+}
+
 static int replay_move(struct app *a, enum key_action act, char **cause)
 {
 	size_t pos = source_replay_pos(a->src), n = source_replay_count(a->src);
@@ -499,6 +510,10 @@ static int replay_move(struct app *a, enum key_action act, char **cause)
 		return r;
 	}
 	a->src->ops->status(a->src, &a->st);
+	if (a->pane && pane_replay(a->pane, source_replay_log(a->src), pos) < 0) {
+		set_cause(cause, "cannot replay the transcript: out of memory");
+		return -ENOMEM;
+	}
 	if (r > 0) {
 		/* the tree as it was at this event, now rather than at the next refresh */
 		a->src->ops->tick(a->src, mono_s(), cause);
@@ -696,6 +711,8 @@ static int key_pane(struct app *a, int code)
 
 	if (!p)
 		return 0;
+	if (a->replay && act != KEY_ACT_PANE_FOCUS && act != KEY_ACT_ZOOM)
+		return 0;         /* a replayed pane only shows */
 	if (p->mode == FMT_AGENT_MODE_EDIT) {
 		switch (act) {
 		case KEY_ACT_UP:
@@ -1008,10 +1025,11 @@ static void render(struct app *a)
 	if (a->pane) {
 		struct source_status st = a->st;
 		char phase[128];
-		const char *ph = pane_status(a->pane, &st, phase, sizeof(phase));
+		/* a replay's phase is the replay's position */
+		const char *ph = a->replay ? NULL : pane_status(a->pane, &st, phase, sizeof(phase));
 
-		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name : "none",
-				a->focus_agent, a->gl);
+		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
+				a->replay ? "replay" : "none", a->focus_agent, a->gl);
 		/* the message line of a hidden tree goes to the status bar */
 		if (!screen_tree_shown(&a->scr) && ft) {
 			fmt_line_reset(&a->scr.scratch);
@@ -1311,27 +1329,34 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	}
 	a.utf8 = !a.o.ascii && glyphs_locale_utf8();
 	a.gl = glyphs_get(a.utf8);
-	if (a.o.agent_pane) {
+	if (a.o.agent_pane || (a.replay && app_replay_talks(src))) {
 		struct pane_opts po = {
 			.steps = a.o.steps,
 			.auto_accept = a.o.auto_accept,
 			.utf8 = a.utf8,
 			.load = a.o.load,
 			.preflight = a.o.load != NULL,
+			.ses = a.o.session,
 		};
-		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed turns */
-		/* the LLM's reply streams into the pane as it arrives (tui/pane_stream.h) */
+		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed
+		 * turns; a replay has none (its pane shows the recorded transcript).  The
+		 * LLM's reply streams into the pane as it arrives (tui/pane_stream.h) */
 		struct pane_stream *ps = pane_stream_new();
-		struct agent *ag = !ps ? NULL :
+		struct agent *ag = a.replay || !ps ? NULL :
 				   a.o.agent ? opts_agent_new(a.o.agent, NULL, pane_stream_delta, ps, NULL)
 					     : agent_heuristic_new();
 		char *hp = edit_line_history_path();
 
-		a.pane = ag ? pane_new(&po, ag) : NULL;
+		a.pane = ag || (a.replay && ps) ? pane_new(&po, ag) : NULL;
 		if (a.pane)
 			a.pane->stream = ps;
 		else
 			pane_stream_free(ps);
+		if (a.pane && a.replay &&
+		    pane_replay(a.pane, source_replay_log(src), source_replay_pos(src)) < 0) {
+			pane_free(a.pane);
+			a.pane = NULL;
+		}
 		a.talk = edit_line_new(hp);
 		a.field = edit_line_new(NULL);
 		free(hp);

@@ -19,6 +19,7 @@
 #include "source.h"
 
 struct load;
+struct session;
 #include "tree.h"
 
 struct opts_agent;
@@ -39,6 +40,8 @@ struct tui_opts {
 	struct load *load;        /* the load steps pause (measure_load); not owned */
 	const char *session_path; /* the session being written or replayed: `w`
 	                           * names its report after it; NULL: a time stamp */
+	struct session *session;  /* the session being written (the agent pane
+	                           * records its steps there); not owned; NULL */
 	uint32_t exclude_tgid;    /* stacks of this process are left out of the
 	                           * tree (argus's own, live); 0: none */
 	struct opts_agent *agent; /* --agent, --redact (tui/opts_agent.h): the agent

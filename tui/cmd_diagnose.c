@@ -263,6 +263,7 @@ int cmd_diagnose(int argc, char **argv)
 		so.exec = &xo;
 		so.stop_fd = sfd;
 		so.log = stderr;
+		so.ses = ses;
 		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 		if (err != -EINTR)
@@ -280,6 +281,7 @@ int cmd_diagnose(int argc, char **argv)
 		so.max_steps = max_steps;
 		so.stop_fd = -1;
 		so.log = stderr;
+		so.ses = ses;
 		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 	}

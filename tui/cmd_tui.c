@@ -435,6 +435,8 @@ int cmd_tui(int argc, char **argv)
 			goto out;
 		}
 		to.session_path = session_path(ses);
+		to.session = ses;
+		oa.ses = ses;     /* each LLM turn recorded (llm_turn events) */
 	}
 
 run:

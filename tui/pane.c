@@ -8,8 +8,25 @@
 
 #include "caps.h"
 #include "pane.h"
+#include "session_step.h"
 
 /* ---- transcript ------------------------------------------------------------------ */
+
+/* the transcript's "who" of an entry kind */
+static const char *pane_who(enum fmt_agent_kind kind)
+{
+	switch (kind) {
+	case FMT_AGENT_HUMAN:
+		return "human";
+	case FMT_AGENT_REASON:
+	case FMT_AGENT_PROPOSAL:
+	case FMT_AGENT_VERDICT:
+	case FMT_AGENT_TEXT:
+		return "agent";
+	default:
+		return "argus";
+	}
+}
 
 static int pane_vsay(struct pane *p, enum fmt_agent_kind kind, const char *fmt, va_list ap)
 {
@@ -28,6 +45,8 @@ static int pane_vsay(struct pane *p, enum fmt_agent_kind kind, const char *fmt, 
 		return -ENOMEM;
 	p->tr[p->ntr].kind = kind;
 	p->tr[p->ntr].text = text;
+	if (p->o.ses)
+		session_write_transcript(p->o.ses, pane_who(kind), text);
 	p->ntr++;
 	p->scroll = 0;            /* new text: back to the end */
 	p->version++;
@@ -223,6 +242,8 @@ static int take_reply(struct pane *p, struct tree *t, struct agent_reply *r)
 		drop_proposal(p);
 		p->prop = r->step;
 		r->step = NULL;
+		session_step_proposal(p->o.ses, p->nsteps + 1, p->agent->ops->name, p->prop,
+				      r->lines, r->nlines, r->focus ? r->focus->name : NULL);
 		pane_say(p, FMT_AGENT_PROPOSAL, "step %u of at most %u: %s", p->nrun + 1,
 			 p->o.steps, step_describe(p->prop, desc, sizeof(desc)));
 		if (validate(p, p->prop))
@@ -238,6 +259,8 @@ static int take_reply(struct pane *p, struct tree *t, struct agent_reply *r)
 		}
 		break;
 	case AGENT_REPLY_VERDICT:
+		if (p->o.ses)
+			session_write_verdict(p->o.ses, &r->verdict, r->lines, r->nlines);
 		pane_say(p, FMT_AGENT_VERDICT, "%s",
 			 r->verdict.summary ? r->verdict.summary :
 			 r->verdict.found ? "found" : "no bottleneck found");
@@ -304,10 +327,14 @@ static void tell(struct pane *p, enum agent_event_kind kind, const char *text,
 
 static void run_finished(struct pane *p, struct pane_run *r)
 {
-	char reason[200], *sum;
+	char reason[200], *sum = NULL;
 
 	pane_exec_reason(r->x, reason, sizeof(reason));
 	r->res = pane_exec_take(r->x);
+	if (r->res)
+		sum = pane_result_summary(r->res, r->step, p->o.utf8);
+	pane_exec_record(p->o.ses, r->x, r->res, r->step, r->idx + 1,
+			 sum ? sum : reason[0] ? reason : NULL);
 	pane_exec_free(r->x);
 	r->x = NULL;
 	if (!r->res) {
@@ -315,7 +342,6 @@ static void run_finished(struct pane *p, struct pane_run *r)
 			 reason[0] ? ": " : "", reason);
 		tell(p, AGENT_EV_RESULT, "the step measured nothing", r->step, NULL);
 	} else {
-		sum = pane_result_summary(r->res, r->step, p->o.utf8);
 		pane_say(p, FMT_AGENT_RESULT, "step %u: %s%s%s", r->idx + 1,
 			 sum ? sum : "measured", reason[0] ? "; " : "", reason);
 		tell(p, AGENT_EV_RESULT, sum ? sum : "measured", r->step, NULL);
@@ -474,6 +500,12 @@ int pane_accept(struct pane *p, struct tree *t)
 		set_mode(p, p->edit ? FMT_AGENT_MODE_EDIT : FMT_AGENT_MODE_PROPOSAL);
 		return err;
 	}
+	if (p->edit && diff[0])
+		session_step_decision(p->o.ses, r->idx + 1, SESSION_EDIT,
+				      p->o.auto_accept ? "auto" : "human", diff, p->prop, p->edit);
+	else
+		session_step_decision(p->o.ses, r->idx + 1, SESSION_ACCEPT,
+				      p->o.auto_accept ? "auto" : "human", NULL, p->prop, NULL);
 	if (p->edit && diff[0]) {
 		r->step = p->edit;
 		r->original = p->prop;
@@ -501,6 +533,8 @@ int pane_veto(struct pane *p, struct tree *t, const char *reason)
 		pane_say(p, FMT_AGENT_HUMAN, "vetoed: %s", reason);
 	else
 		pane_say(p, FMT_AGENT_HUMAN, "vetoed (no reason given)");
+	session_step_decision(p->o.ses, p->nsteps + 1, SESSION_VETO, "human",
+			      reason && *reason ? reason : NULL, p->prop, NULL);
 	tell(p, AGENT_EV_VETOED, reason ? reason : "", p->edit ? p->edit : p->prop, NULL);
 	drop_proposal(p);
 	pane_say(p, FMT_AGENT_INFO, "nothing was loaded; the agent looks again");
@@ -512,6 +546,8 @@ int pane_another(struct pane *p, struct tree *t)
 {
 	if (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT) {
 		pane_say(p, FMT_AGENT_HUMAN, "another proposal, please");
+		session_step_decision(p->o.ses, p->nsteps + 1, SESSION_VETO, "human",
+				      "asked for another proposal", p->prop, NULL);
 		tell(p, AGENT_EV_VETOED, "asked for another proposal", p->prop, NULL);
 		drop_proposal(p);
 	} else if (p->mode == FMT_AGENT_MODE_IDLE) {
@@ -543,6 +579,9 @@ int pane_undo(struct pane *p)
 	running = r->x != NULL;
 	if (r->res)
 		p->need_rebuild = 1;
+	session_step_decision(p->o.ses, idx + 1, SESSION_UNDO, "human",
+			      running ? "stopped and detached" : "results dropped",
+			      r->original ? r->original : r->step, NULL);
 	run_clear(r);
 	p->nrun--;
 	pane_say(p, FMT_AGENT_HUMAN, "undo step %u: %s", idx + 1,
@@ -773,6 +812,34 @@ void pane_after_rebuild(struct pane *p, struct tree *t)
 	if (fn)
 		fn->flags |= TREE_F_FOCUS;
 	p->version++;
+}
+
+/* ---- replay ------------------------------------------------------------------------------ */
+
+int pane_replay(struct pane *p, const struct session_log *l, size_t nev)
+{
+	int err = 0;
+
+	for (unsigned i = 0; i < p->ntr; i++)
+		free(p->tr[i].text);
+	p->ntr = 0;
+	p->o.ses = NULL;          /* a replay writes nothing */
+	drop_proposal(p);
+	for (size_t i = 0; l && i < nev && i < l->nev && !err; i++) {
+		const struct session_event *e = &l->ev[i];
+		enum fmt_agent_kind k = FMT_AGENT_INFO;
+
+		if (e->type != SESSION_EV_TRANSCRIPT || !e->text)
+			continue;
+		if (e->who && !strcmp(e->who, "human"))
+			k = FMT_AGENT_HUMAN;
+		else if (e->who && !strcmp(e->who, "agent"))
+			k = FMT_AGENT_REASON;
+		err = pane_say(p, k, "%s", e->text);
+	}
+	p->mode = FMT_AGENT_MODE_IDLE;
+	p->version++;
+	return err;
 }
 
 /* ---- status -------------------------------------------------------------------------------- */

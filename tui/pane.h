@@ -20,6 +20,7 @@
 #include "fmt_agent.h"
 #include "pane_exec.h"
 #include "pane_stream.h"
+#include "session.h"
 #include "source.h"
 #include "step.h"
 #include "tree.h"
@@ -35,6 +36,9 @@ struct pane_opts {
 	struct load *load;        /* the load steps pause; not owned, may be NULL */
 	const struct caps *caps;  /* for validation; NULL: caps_cached() */
 	int preflight;            /* count with the step's probe before offering it */
+	struct session *ses;      /* proposals, decisions, results, step windows and
+	                           * the transcript are written there as they happen;
+	                           * not owned; NULL: none (--no-session) */
 };
 
 struct pane_entry {
@@ -125,6 +129,11 @@ void pane_merge(struct pane *p, struct tree *t);
 /* After a rebuild: marks the focus node (TREE_F_FOCUS) and says in the
  * transcript where new results went. */
 void pane_after_rebuild(struct pane *p, struct tree *t);
+
+/* Replay (`argus replay`): the transcript becomes the session's transcript
+ * lines among its first nev events, the pane idle (no agent, nothing
+ * runs).  0 or -ENOMEM. */
+int pane_replay(struct pane *p, const struct session_log *l, size_t nev);
 
 /* Status bar: the phase to show (NULL: the source's) into buf, and st
  * adjusted with a running step's probes and overhead. */

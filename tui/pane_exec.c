@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "pane_exec.h"
+#include "session.h"
 
 #if __has_include("step_exec.h") && __has_include("step_merge.h")
 #include "caps.h"
+#include "session_step.h"
 #include "step_exec.h"
 #include "step_merge.h"
 #include "step_preflight.h"
@@ -96,6 +98,20 @@ int pane_result_merge(const struct pane_result *r, const struct step *s, struct 
 void pane_result_free(struct pane_result *r)
 {
 	step_data_free((struct step_data *)r);
+}
+
+int pane_exec_record(struct session *ses, const struct pane_exec *x,
+		     const struct pane_result *res, const struct step *s, unsigned step,
+		     const char *summary)
+{
+	struct step_exec_info info;
+
+	if (!ses)
+		return 0;
+	if (x)
+		step_exec_info((const struct step_exec *)x, &info);
+	return session_step_result(ses, step, s, (const struct step_data *)res, x ? &info : NULL,
+				   summary, 0);
 }
 
 #else /* no executor in this build */
@@ -193,5 +209,17 @@ int pane_result_merge(const struct pane_result *r, const struct step *s, struct 
 void pane_result_free(struct pane_result *r)
 {
 	(void)r;
+}
+
+int pane_exec_record(struct session *ses, const struct pane_exec *x,
+		     const struct pane_result *res, const struct step *s, unsigned step,
+		     const char *summary)
+{
+	(void)x;
+	(void)res;
+	(void)s;
+	if (!ses)
+		return 0;
+	return session_write_step_result(ses, step, "error", summary ? summary : "not run", NULL);
 }
 #endif

@@ -15,6 +15,7 @@
 #include "tree.h"
 
 struct load;
+struct session;
 struct pane_exec;
 struct pane_result;        /* a finished step's data */
 
@@ -54,5 +55,12 @@ char *pane_result_summary(const struct pane_result *r, const struct step *s, int
 int pane_result_merge(const struct pane_result *r, const struct step *s, struct tree *t,
 		      unsigned idx);
 void pane_result_free(struct pane_result *r); /* NULL-safe */
+
+/* Writes the outcome of finished x (its data res, NULL when none; s the step
+ * as run) to ses as session step (1-based): a step_result with summary and
+ * then the step's windows.  ses NULL: nothing.  0 or -errno. */
+int pane_exec_record(struct session *ses, const struct pane_exec *x,
+		     const struct pane_result *res, const struct step *s, unsigned step,
+		     const char *summary);
 
 #endif

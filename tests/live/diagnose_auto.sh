@@ -14,7 +14,7 @@ need_cmd python3
 try=0
 while :; do
 	try=$((try + 1))
-	"$ARGUS" diagnose --batch --json --auto --steps 1 --budget 400 -- \
+	"$ARGUS" diagnose --batch --json --auto --steps 1 --budget 400 --session "$TMP/s.jsonl" -- \
 		"$BUILD/scenarios/pagefault" --seconds 120 >"$TMP/out.json" 2>"$TMP/err" ||
 		{ cat "$TMP/err"; fail "diagnose --auto failed"; }
 	grep -q '"found":true' "$TMP/out.json" && break
@@ -41,6 +41,19 @@ assert cited, notes
 print("cited:", cited[0])
 assert any("step 1" in x for x in d["decisions"]), d["decisions"]
 EOP
+# the session holds the step: proposal, "auto" decision, result, windows
+if command -v jq >/dev/null 2>&1; then
+	jq -s -e 'any(.[]; .type=="proposal" and .step==1 and .spec.kind=="tracepoint_stacks")' \
+		"$TMP/s.jsonl" >/dev/null || fail "the session lacks the step's proposal"
+	jq -s -e 'any(.[]; .type=="decision" and .step==1 and .action=="accept" and .by=="auto" and
+		.original.kind=="tracepoint_stacks")' "$TMP/s.jsonl" >/dev/null ||
+		fail "the session lacks the auto decision"
+	jq -s -e 'any(.[]; .type=="step_result" and .step==1 and .status=="ok" and
+		(.summary | contains("page_fault_user")))' "$TMP/s.jsonl" >/dev/null ||
+		fail "the session lacks the step's result"
+	jq -s -e '[.[] | select(.type=="window" and .step==1)] | length >= 2' "$TMP/s.jsonl" >/dev/null ||
+		fail "the session lacks the step's windows"
+fi
 grep -q "auto-accepted" "$TMP/err" || fail "stderr does not say the step was auto-accepted"
 
 # Without --auto: proposed, not run, said on stderr.

@@ -1,0 +1,102 @@
+#!/bin/sh
+# Live (root): the agent pane writes its steps to the session.  On the
+# page-fault scenario (--pairs 3): v with a reason, then a (accept) the next
+# proposal, wait for its result, q.  The session file must hold a proposal,
+# a "veto" decision by a human with the reason, an "accept" (or "edit")
+# decision, a step_result, the step's windows (step >= 1), human and agent
+# transcript lines and a verdict; `argus replay --batch --json` lists them,
+# and the interactive replay shows the transcript in the agent pane.
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd jq
+. "$(dirname "$0")/tmux.inc"
+PF="$BUILD/scenarios/pagefault"
+[ -x "$PF" ] || skip "no $PF; run make first"
+
+# wait_long TEXT SECONDS
+wait_long() {
+	i=0
+	while [ $i -lt $(($2 * 10)) ]; do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "--- screen (waiting for '$1'):"
+	screen
+	fail "did not see '$1'"
+}
+
+S1="$TMP/veto.jsonl" S="$TMP/accept.jsonl"
+REASON="not now, look again"
+# ---- 1: veto with a reason (the heuristic does not propose a vetoed rule
+# again, so the accept is a second run) ----------------------------------------
+start 120 60 LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$TMP/state" \
+	-- --load "$PF --seconds 120" --pairs 3 --session "$S1"
+wait_long "proposal · step 1 of at most 5" 30
+keys v
+wait_for "veto reason"
+keys "$REASON" Enter
+wait_for "vetoed: $REASON"
+wait_for "verdict>"
+keys q
+expect_sane_exit
+# ---- 2: accept, the step runs ------------------------------------------------------
+start 120 60 LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$TMP/state" \
+	-- --load "$PF --seconds 120" --pairs 3 --session "$S"
+wait_long "proposal · step 1 of at most 5" 30
+keys a
+wait_for "accepted step 1"
+wait_long "result> step 1" 60
+keys q
+expect_sane_exit
+
+for f in "$S1" "$S"; do [ -s "$f" ] || fail "no session file $f"; done
+has() { jq -s -e "$2" "$1" >/dev/null; }
+has "$S1" 'any(.[]; .type=="proposal" and .step==1 and .spec.kind != null and (.lines | length) > 0)' ||
+	fail "session 1 lacks the proposal"
+jq -s -e --arg r "$REASON" 'any(.[]; .type=="decision" and .step==1 and .action=="veto" and
+	.by=="human" and .reason==$r and .original.kind != null)' "$S1" >/dev/null ||
+	fail "session 1 lacks the veto with its reason and the original spec"
+has "$S1" 'any(.[]; .type=="step_result")' && fail "session 1: a vetoed step has a result"
+jq -s -e --arg r "$REASON" 'any(.[]; .type=="transcript" and .who=="human" and (.text | contains($r)))' \
+	"$S1" >/dev/null || fail "session 1: the veto is not in the transcript"
+has "$S1" 'any(.[]; .type=="transcript" and .who=="agent")' || fail "session 1: no agent lines"
+has "$S1" 'any(.[]; .type=="verdict")' || fail "session 1: no verdict"
+
+has "$S" 'any(.[]; .type=="proposal" and .step==1 and .spec.kind != null)' ||
+	fail "session 2 lacks the proposal"
+has "$S" 'any(.[]; .type=="decision" and .step==1 and .by=="human" and
+	((.action=="accept" and .original.kind != null) or
+	 (.action=="edit" and .original.kind != null and .edited.kind != null)))' ||
+	fail "session 2 lacks the accept decision"
+has "$S" 'any(.[]; .type=="step_result" and .step==1 and .status!="error" and (.summary | length) > 0 and .result.spec.kind != null)' ||
+	{ jq -c 'select(.type=="step_result") | del(.result.stacks)' "$S" | cut -c1-600; fail "session 2 lacks step 1's result"; }
+has "$S" '[.[] | select(.type=="window" and .step==1 and .samples > 0)] | length >= 2' ||
+	fail "session 2 lacks step 1's windows"
+has "$S" 'any(.[]; .type=="verdict")' || fail "session 2: no verdict"
+order=$(jq -r 'select(.type=="proposal" or .type=="decision" or .type=="step_result") |
+	.type + (if .action then ":" + .action else "" end)' "$S" | head -n 3 | tr '\n' ' ')
+[ "$order" = "proposal decision:accept step_result " ] ||
+	[ "$order" = "proposal decision:edit step_result " ] || fail "events out of order: $order"
+
+"$ARGUS" replay --batch --json "$S1" >"$TMP/r1.json" || fail "argus replay --batch --json failed"
+jq -e --arg r "$REASON" 'any(.events[]; .type=="decision" and (.text | contains("vetoed")) and (.text | contains($r)))' \
+	"$TMP/r1.json" >/dev/null || fail "replay's veto text lacks the reason"
+"$ARGUS" replay --batch --json "$S" >"$TMP/r.json" || fail "argus replay --batch --json failed"
+for t in proposal decision step_result transcript verdict; do
+	jq -e --arg t "$t" 'any(.events[]; .type==$t)' "$TMP/r.json" >/dev/null ||
+		fail "replay does not list a $t event"
+done
+
+# the interactive replay: the transcript in the agent pane up to the event
+start 120 60 LANG=C.UTF-8 TERM=xterm-256color -- replay "$S1"
+wait_for "agent (replay)"
+keys '}'
+wait_for "vetoed: $REASON"
+keys '{'
+wait_gone "vetoed: $REASON"
+keys '}'
+wait_for "vetoed: $REASON"
+keys q
+expect_sane_exit
+echo "ok: pane_session"
