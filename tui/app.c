@@ -37,6 +37,7 @@
 #include "view_tree.h"
 
 #define APP_MAX_SRC_FDS 16
+#define APP_MAX_AGENT_FDS 8
 #define APP_LOG_LINES 500
 
 enum app_mode {
@@ -1174,7 +1175,7 @@ static int loop(struct app *a, char **cause)
 
 	a->last_rebuild = -1e9;
 	while (!a->quit) {
-		struct pollfd fds[3 + APP_MAX_SRC_FDS];
+		struct pollfd fds[3 + APP_MAX_SRC_FDS + APP_MAX_AGENT_FDS];
 		int nfds = 3, nsrc = 0, tmo = 1000, rc;
 
 		fds[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
@@ -1184,6 +1185,12 @@ static int loop(struct app *a, char **cause)
 			nsrc = a->src->ops->pollfds(a->src, fds + 3, APP_MAX_SRC_FDS);
 			if (nsrc > 0)
 				nfds += nsrc;
+		}
+		if (a->pane && a->pane->in_flight) {   /* the LLM's sockets: its reply at once */
+			int nag = agent_pollfds(a->pane->agent, fds + nfds, APP_MAX_AGENT_FDS);
+
+			if (nag > 0)
+				nfds += nag;
 		}
 		if (a->src->ops->timeout_ms) {
 			int t = a->src->ops->timeout_ms(a->src, now);
@@ -1332,13 +1339,19 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.ses = a.o.session,
 		};
 		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed
-		 * turns; a replay has none (its pane shows the recorded transcript) */
-		struct agent *ag = a.replay ? NULL :
-				   a.o.agent ? opts_agent_new(a.o.agent, NULL, NULL, NULL, NULL)
+		 * turns; a replay has none (its pane shows the recorded transcript).  The
+		 * LLM's reply streams into the pane as it arrives (tui/pane_stream.h) */
+		struct pane_stream *ps = pane_stream_new();
+		struct agent *ag = a.replay || !ps ? NULL :
+				   a.o.agent ? opts_agent_new(a.o.agent, NULL, pane_stream_delta, ps, NULL)
 					     : agent_heuristic_new();
 		char *hp = edit_line_history_path();
 
-		a.pane = ag || a.replay ? pane_new(&po, ag) : NULL;
+		a.pane = ag || (a.replay && ps) ? pane_new(&po, ag) : NULL;
+		if (a.pane)
+			a.pane->stream = ps;
+		else
+			pane_stream_free(ps);
 		if (a.pane && a.replay &&
 		    pane_replay(a.pane, source_replay_log(src), source_replay_pos(src)) < 0) {
 			pane_free(a.pane);

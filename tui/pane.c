@@ -122,6 +122,7 @@ void pane_free(struct pane *p)
 	if (p->agent && p->in_flight && p->agent->ops->cancel)
 		p->agent->ops->cancel(p->agent);
 	agent_free(p->agent);
+	pane_stream_free(p->stream);
 	for (unsigned i = 0; i < p->ntr; i++)
 		free(p->tr[i].text);
 	free(p->tr);
@@ -203,8 +204,9 @@ static void reply_lines(struct pane *p, const struct agent_reply *r)
 		pane_say(p, FMT_AGENT_INFO, "%u reasoning lines before these (': why' shows them)",
 			 from);
 	}
-	for (unsigned i = from; i < r->nlines; i++)
-		pane_say(p, FMT_AGENT_REASON, "%s", r->lines[i]);
+	for (unsigned i = 0; i < r->nlines; i++)   /* the LLM's latency and tokens: always */
+		if (i >= from || !strncmp(r->lines[i], "llm: ", 5))
+			pane_say(p, FMT_AGENT_REASON, "%s", r->lines[i]);
 }
 
 static void drop_proposal(struct pane *p)
@@ -289,6 +291,7 @@ static int do_turn(struct pane *p, struct tree *t)
 	err = p->agent->ops->turn(p->agent, &ctx, &r);
 	if (err == -EINPROGRESS) {
 		p->in_flight = 1;
+		pane_stream_begin(p->stream);
 		set_mode(p, FMT_AGENT_MODE_THINKING);
 		return 0;
 	}
@@ -387,8 +390,12 @@ int pane_tick(struct pane *p, struct tree *t, int calibrated, const struct sourc
 
 		memset(&rep, 0, sizeof(rep));
 		rc = p->agent->ops->poll(p->agent, &rep);
-		if (rc != -EINPROGRESS)
+		if (rc != -EINPROGRESS) {
 			p->in_flight = 0;
+			pane_stream_end(p->stream);
+		}
+		if (pane_stream_changed(p->stream, &p->stream_seen))
+			p->version++;   /* streamed text or the elapsed seconds */
 		if (rc == 0) {
 			take_reply(p, t, &rep);
 		} else if (rc != -EINPROGRESS) {
@@ -408,8 +415,13 @@ int pane_timeout_ms(struct pane *p, double now)
 		return pane_exec_timeout_ms(r->x, now);
 	if (p->turn_wanted && !p->need_rebuild)
 		return 0;
-	if (p->in_flight)
-		return 50;
+	if (p->in_flight) {   /* the agent's own deadline, the elapsed seconds shown */
+		int a = agent_timeout_ms(p->agent), s = pane_stream_timeout_ms(p->stream);
+
+		if (a < 0 || (s >= 0 && s < a))
+			a = s;
+		return a < 0 || a > 1000 ? 1000 : a;
+	}
 	return -1;
 }
 
@@ -637,6 +649,7 @@ void pane_cancel(struct pane *p)
 	p->in_flight = 0;
 	if (p->agent && p->agent->ops->cancel)
 		p->agent->ops->cancel(p->agent);
+	pane_stream_end(p->stream);
 	pane_say(p, FMT_AGENT_HUMAN, "cancelled the agent's turn (r asks again)");
 	set_mode(p, FMT_AGENT_MODE_IDLE);
 }

@@ -19,6 +19,7 @@
 #include "agent.h"
 #include "fmt_agent.h"
 #include "pane_exec.h"
+#include "pane_stream.h"
 #include "session.h"
 #include "source.h"
 #include "step.h"
@@ -82,6 +83,8 @@ struct pane {
 	int need_rebuild;         /* results changed: the tree must be rebuilt */
 	int select_focus;         /* the view should select focus_id */
 	int keep_selection;       /* new results are selected: the next reply does not move it */
+	struct pane_stream *stream; /* an LLM turn as it streams in; owned; may be NULL */
+	unsigned stream_seen;     /* the stream's version last shown */
 };
 
 /* Returns a pane talking to agent (takes ownership), or NULL with errno. */

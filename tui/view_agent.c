@@ -2,10 +2,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmt_stream.h"
 #include "pane.h"
 #include "view_agent.h"
 
 #define ENTRY_MAX_LINES 64
+#define STREAM_LINES 8            /* the streamed reply's last lines shown */
+
+/* transcript entry e, the live ones (a turn in flight) after the kept ones */
+static struct fmt_agent_entry entry_at(const struct pane *p, unsigned e,
+				       const struct fmt_agent_entry *live)
+{
+	if (e >= p->ntr)
+		return live[e - p->ntr];
+	return (struct fmt_agent_entry){ p->tr[e].kind, p->tr[e].text };
+}
 
 void view_agent_scroll(struct pane *p, int delta)
 {
@@ -22,14 +33,28 @@ static void transcript_lines(struct pane *p, struct fmt_line *out, int rows, int
 			     const struct glyphs *gl, struct fmt_line *tmp)
 {
 	int from_end = 0, need, total = 0;
+	struct fmt_agent_entry live[2];
+	char status[160];
+	unsigned nent = p->ntr, nlive = 0;
+
+	/* a turn in flight: what it streamed so far, then how long it thinks */
+	if (p->in_flight && p->stream && p->stream->active) {
+		const char *tail = fmt_stream_tail(p->stream, STREAM_LINES);
+
+		if (*tail)
+			live[nlive++] = (struct fmt_agent_entry){ FMT_AGENT_TEXT, tail };
+		fmt_stream_status(p->stream, p->o.utf8, status, sizeof(status));
+		live[nlive++] = (struct fmt_agent_entry){ FMT_AGENT_INFO, status };
+		nent += nlive;
+	}
 
 	for (int i = 0; i < rows; i++) {
 		fmt_line_reset(&out[i]);
 		fmt_line_pad(&out[i], THEME_NORMAL, width);
 	}
 	/* how many lines in all (to clamp the scroll), counted from the end */
-	for (unsigned e = p->ntr; e-- > 0;) {
-		struct fmt_agent_entry en = { p->tr[e].kind, p->tr[e].text };
+	for (unsigned e = nent; e-- > 0;) {
+		struct fmt_agent_entry en = entry_at(p, e, live);
 
 		total += (int)fmt_agent_entry_lines(tmp, 0, &en, width, gl);
 		if (total > rows + p->scroll)
@@ -38,8 +63,8 @@ static void transcript_lines(struct pane *p, struct fmt_line *out, int rows, int
 	if (p->scroll > total - rows)
 		p->scroll = total - rows > 0 ? total - rows : 0;
 	need = rows + p->scroll;
-	for (unsigned e = p->ntr; e-- > 0 && from_end < need;) {
-		struct fmt_agent_entry en = { p->tr[e].kind, p->tr[e].text };
+	for (unsigned e = nent; e-- > 0 && from_end < need;) {
+		struct fmt_agent_entry en = entry_at(p, e, live);
 		unsigned n = fmt_agent_entry_lines(tmp, ENTRY_MAX_LINES, &en, width, gl);
 
 		if (n > ENTRY_MAX_LINES)
