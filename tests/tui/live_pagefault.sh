@@ -14,10 +14,10 @@ PF="$BUILD/scenarios/pagefault"
 # the BPF programs a process holds, from its fds (other argus runs may be
 # loading and unloading their own meanwhile)
 prog_ids() { cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u; }
-start 120 30 LANG=C.UTF-8 TERM=xterm-256color -- --pairs 3 -- "$PF" --seconds 60
+start 120 60 LANG=C.UTF-8 TERM=xterm-256color -- --pairs 3 --no-session -- "$PF" --seconds 60
 wait_for "reference window"
 screen | grep -q 'dropped [0-9]' || fail "no dropped counter in the status bar"
-apid=$(pgrep -f -- "$ARGUS --pairs 3 -- $PF --seconds 60" | head -n 1)
+apid=$(pgrep -f -- "$ARGUS --pairs 3 --no-session -- $PF --seconds 60" | head -n 1)
 [ -n "$apid" ] || fail "cannot find argus's pid"
 ours=$(prog_ids "$apid")
 [ -n "$ours" ] || fail "argus holds no BPF program while the tree runs"
