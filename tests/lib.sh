@@ -8,4 +8,8 @@ need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
 : "${ARGUS:=$ROOT/argus}"
 : "${BUILD:=$ROOT/build}"
 TMP=$(mktemp -d /tmp/argus-test.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# at_exit CMD: run CMD when the test exits (latest first); one EXIT trap for
+# all, so helpers sourced together (tmux, the LLM stub) don't undo each other
+AT_EXIT=""
+at_exit() { AT_EXIT="$1; $AT_EXIT"; }
+trap 'eval "$AT_EXIT"; rm -rf "$TMP"' EXIT

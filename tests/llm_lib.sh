@@ -15,7 +15,7 @@ stub_start() {
 	python3 "$ROOT/tests/llm_stub.py" --port 0 --log "$TMP/stub-requests.log" \
 		--max-seconds 600 >"$TMP/stub.out" 2>"$TMP/stub.err" &
 	STUB=$!
-	trap 'kill $STUB 2>/dev/null; wait $STUB 2>/dev/null; rm -rf "$TMP"' EXIT
+	at_exit 'kill $STUB 2>/dev/null; wait $STUB 2>/dev/null'
 	i=0
 	while [ ! -s "$TMP/stub.out" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	PORT=$(head -n 1 "$TMP/stub.out")

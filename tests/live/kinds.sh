@@ -28,8 +28,8 @@ RUN="$TMP/kinds_run"
 val() { sed -n "s/^$1 //p" "$2" | head -n 1; }
 top() { sed -n 's/^top [0-9]* [^ ]* //p' "$1"; }
 pids=""
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
+at_exit cleanup
 
 # --- sample and tracepoint_stacks and counts over pagefault ---
 "$BUILD/scenarios/pagefault" --seconds 30 >/dev/null &
@@ -121,7 +121,11 @@ case $rc in
 esac
 
 if command -v bpftool >/dev/null; then
-	bpftool prog show | grep -E 'name argus_(cnt|tps|tplat|offcpu|fl|profile)' &&
-		fail "an argus program is still loaded"
+	# freed asynchronously once the driver's fds close: bounded wait
+	i=0
+	while bpftool prog show | grep -qE 'name argus_(cnt|tps|tplat|offcpu|fl|profile)'; do
+		sleep 0.1; i=$((i + 1))
+		[ $i -lt 50 ] || { bpftool prog show | grep -E 'name argus_'; fail "an argus program is still loaded"; }
+	done
 fi
 echo "kinds: ok"
