@@ -17,7 +17,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-const volatile __u32 sample_every = 1;
+/* not const: user space retunes 1-in-N while attached (automatic mode) */
+__u32 sample_every = 1;
 const volatile __u32 filter_pid = 0;
 const volatile __u32 filter_tgid = 0;
 const volatile __u32 filter_comm_on = 0;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/types.h>
@@ -36,6 +37,9 @@ struct kind_tps {
 	struct tpstacks *t;
 	unsigned ntps;
 	unsigned every;
+	int auto_every;             /* sample_every 0: retuned at every read */
+	double last_read;           /* monotonic seconds of the last retune */
+	uint64_t fired_acc;         /* firings since then */
 	char **markers;             /* "[tp] category:name" per target */
 	struct kind_snap *snap;     /* snap_key -> recorded count */
 	struct kind_stacks *stacks;
@@ -50,6 +54,14 @@ struct kind_tps {
 	const struct ksym_table *ks;
 	int discard;
 };
+
+static double kind_tps_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static int tps_read_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 {
@@ -126,6 +138,7 @@ static int tps_open(const struct step *s, struct kind_probe **out, char **cause)
 			goto fail;
 		}
 	k->every = s->sample_every;
+	k->auto_every = !s->sample_every;
 	if (!k->every) {
 		double rate = 0;
 
@@ -148,6 +161,7 @@ static int tps_open(const struct step *s, struct kind_probe **out, char **cause)
 		err = -errno;
 		goto fail;
 	}
+	k->last_read = kind_tps_now(); /* the rate is measured from attach on */
 	k->stats_fd = kind_stats_enable();
 	*out = (struct kind_probe *)k;
 	return 0;
@@ -196,9 +210,16 @@ static int tps_one(void *arg, const struct tpstacks_stack *st)
 	return rc;
 }
 
-/* Reads the exact per-target totals; adds their growth to d (NULL: drop). */
+/* Reads the exact per-target totals; adds their growth to d (NULL: drop).
+ * In automatic mode, then picks 1-in-N for what comes next from the rate
+ * just seen: the rate at open may have been measured with the load paused
+ * or not yet started, so it is never trusted for long.  Stacks read before
+ * this call were recorded under the old N and scaled by it. */
 static int tps_totals(struct kind_tps *k, struct step_data *d, unsigned w)
 {
+	uint64_t fired = 0;
+	double now = kind_tps_now();
+
 	for (unsigned i = 0; i < k->ntps; i++) {
 		struct tpstacks_totals t;
 		struct step_target_win *tw = d ? step_data_target(d, w, i) : NULL;
@@ -210,6 +231,7 @@ static int tps_totals(struct kind_tps *k, struct step_data *d, unsigned w)
 		lost = (t.count_map_full - k->prev[i].count_map_full) +
 		       (t.stack_error - k->prev[i].stack_error);
 		k->events += t.fired - k->prev[i].fired;
+		fired += t.fired - k->prev[i].fired;
 		k->lost += lost;
 		if (tw) {
 			tw->events += t.fired - k->prev[i].fired;
@@ -219,6 +241,19 @@ static int tps_totals(struct kind_tps *k, struct step_data *d, unsigned w)
 		}
 		k->prev[i] = t;
 	}
+	k->fired_acc += fired;
+	if (k->auto_every && now - k->last_read < KIND_RATE_PROBE_S)
+		return 0; /* too short to judge a rate: keep counting */
+	if (k->auto_every) {
+		unsigned n = kind_tpstacks_auto_every(k->fired_acc / (now - k->last_read));
+
+		if (n != k->every) {
+			tpstacks_set_sample_every(k->t, n);
+			k->every = n;
+		}
+	}
+	k->last_read = now;
+	k->fired_acc = 0;
 	return 0;
 }
 

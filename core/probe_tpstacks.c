@@ -90,7 +90,7 @@ struct tpstacks *tpstacks_open(const struct tpstacks_opts *o, char **cause)
 		set_cause(cause, "cannot open the tracepoint_stacks BPF object: %s", strerror(-err));
 		goto fail;
 	}
-	t->skel->rodata->sample_every = t->sample_every;
+	t->skel->data->sample_every = t->sample_every;
 	t->skel->rodata->filter_pid = o->pid > 0 ? (unsigned)o->pid : 0;
 	t->skel->rodata->filter_tgid = o->tgid > 0 ? (unsigned)o->tgid : 0;
 	if (o->comm && *o->comm) {
@@ -160,6 +160,13 @@ struct tpstacks *tpstacks_open_step(const struct step *s, char **cause)
 unsigned tpstacks_sample_every(const struct tpstacks *t)
 {
 	return t->sample_every;
+}
+
+void tpstacks_set_sample_every(struct tpstacks *t, unsigned n)
+{
+	t->sample_every = n > 1 ? n : 1;
+	/* .data is mapped into this process: the programs see it at once */
+	t->skel->data->sample_every = t->sample_every;
 }
 
 int tpstacks_totals(struct tpstacks *t, unsigned tp, struct tpstacks_totals *out)

@@ -67,6 +67,10 @@ int tpstacks_read(struct tpstacks *t, tpstacks_cb cb, void *arg);
 /* Totals of tracepoint tp summed over CPUs; 0 or -errno. */
 int tpstacks_totals(struct tpstacks *t, unsigned tp, struct tpstacks_totals *out);
 unsigned tpstacks_sample_every(const struct tpstacks *t);
+/* Records 1 in n firings from now on (n <= 1: every one); takes effect while
+ * attached.  Counts already recorded keep the old n: change it only right
+ * after reading them. */
+void tpstacks_set_sample_every(struct tpstacks *t, unsigned n);
 /* Adds the BPF run time and runs of its programs (run-time statistics must
  * be on, see kind_stats_enable) to *ns and *cnt. */
 void tpstacks_runtime(struct tpstacks *t, uint64_t *ns, uint64_t *cnt);

@@ -209,6 +209,26 @@ static void reply_lines(struct pane *p, const struct agent_reply *r)
 			pane_say(p, FMT_AGENT_REASON, "%s", r->lines[i]);
 }
 
+/* The agent's hypothesis ledger (an LLM keeps one; the heuristic none),
+ * shown whenever a turn changed it, so the person sees why it drills where
+ * it does. */
+static void hypothesis_lines(struct pane *p)
+{
+	const struct agent_hyp *h = NULL;
+	unsigned n = agent_hypotheses(p->agent, &h), last = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (h[i].turn > last)
+			last = h[i].turn;
+	if (!n || last == p->hyp_turn)
+		return;
+	p->hyp_turn = last;
+	pane_say(p, FMT_AGENT_INFO, "hypotheses:");
+	for (unsigned i = 0; i < n; i++)
+		pane_say(p, FMT_AGENT_REASON, "  %s: %s%s%s", h[i].name, h[i].status,
+			 h[i].evidence[0] ? " - " : "", h[i].evidence);
+}
+
 static void drop_proposal(struct pane *p)
 {
 	step_free(p->prop);
@@ -227,6 +247,8 @@ static int take_reply(struct pane *p, struct tree *t, struct agent_reply *r)
 	int err = 0;
 
 	reply_lines(p, r);
+	if (p->agent)
+		hypothesis_lines(p);
 	if (r->focus && !p->keep_selection) {
 		p->focus_id = r->focus->id;
 		p->select_focus = 1;

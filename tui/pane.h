@@ -78,6 +78,7 @@ struct pane {
 	unsigned nsteps;          /* steps started so far, undone ones included */
 	int started;              /* the first turn happened */
 	unsigned nturns;          /* replies taken */
+	unsigned hyp_turn;        /* the ledger's last turn already shown */
 	int turn_wanted;          /* a new turn is due (after a veto, results, focus) */
 	int in_flight;            /* a turn answered -EINPROGRESS: poll it */
 	int need_rebuild;         /* results changed: the tree must be rebuilt */

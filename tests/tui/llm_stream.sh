@@ -61,6 +61,8 @@ wait_for "1500 tokens in, 120 out"
 shot | grep -E 'llm: [0-9.]+ s, 1500 tokens in, 120 out' ||
 	fail "the turn's latency and tokens are not in the transcript"
 screen | grep -q 'thinking…' && fail "the thinking line stays after the reply"
+# the hypothesis ledger the reply opened is shown in the pane
+shot | grep -q 'anonymous page faults: open' || fail "the hypothesis ledger is not in the agent pane"
 
 # ---- 2: Esc cancels the turn in flight -----------------------------------------------
 keys r
