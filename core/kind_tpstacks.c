@@ -4,17 +4,22 @@
  * dropped, with a marker frame "[tp] category:name" appended at the LEAF
  * end: the executor matches the kernel frames root first against the tree
  * and hangs the tracepoint under the deepest matching node (or under the
- * tracepoint's own node when nothing matches).  Counts are recorded firings
- * times sample_every (an estimate); events per target are the exact
- * firings counted in the kernel, recorded what was sampled.
+ * tracepoint's own node when nothing matches).  Events per target are the
+ * exact firings counted in the kernel; a stack's count is its recorded
+ * firings times (firings / recorded firings) of its target since the last
+ * read, so the stacks of a window sum to its exact firings whatever N was in
+ * force (an estimate per stack, exact in total).
  *
  * sample_every 0 (automatic): before attaching, the targets' firing rate
  * (with the filter) is counted for KIND_RATE_PROBE_S by the counts probe, and
  * N = ceil(rate / KIND_TPSTACKS_BUDGET) so that at most ~KIND_TPSTACKS_BUDGET
  * firings per second are recorded with a stack (each costs a stack walk,
- * 1-2 us).  The rate is measured in whatever condition holds at open.
+ * 1-2 us).  That rate may be of a load paused or not yet started, so N is
+ * raised (never lowered) while attached: at every read and every stats call
+ * (the executor's overhead guard, four times a second).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +44,9 @@ struct kind_tps {
 	unsigned every;
 	int auto_every;             /* sample_every 0: retuned at every read */
 	double last_read;           /* monotonic seconds of the last retune */
-	uint64_t fired_acc;         /* firings since then */
+	uint64_t retune_fired;      /* all targets' firings at the last retune */
+	double *scale;              /* per target, for the read in progress:
+	                             * firings / recorded firings since the last read */
 	char **markers;             /* "[tp] category:name" per target */
 	struct kind_snap *snap;     /* snap_key -> recorded count */
 	struct kind_stacks *stacks;
@@ -88,6 +95,7 @@ static void tps_close(struct kind_probe *kp)
 	kind_snap_free(k->snap);
 	kind_stacks_free(k->stacks);
 	free(k->prev);
+	free(k->scale);
 	free(k);
 }
 
@@ -125,9 +133,10 @@ static int tps_open(const struct step *s, struct kind_probe **out, char **cause)
 	k->ntps = s->nresolved;
 	k->markers = calloc(k->ntps, sizeof(*k->markers));
 	k->prev = calloc(k->ntps, sizeof(*k->prev));
+	k->scale = calloc(k->ntps, sizeof(*k->scale));
 	k->snap = kind_snap_new(sizeof(struct snap_key), 1);
 	k->stacks = kind_stacks_new(tps_read_stack, k);
-	if (!k->markers || !k->prev || !k->snap || !k->stacks) {
+	if (!k->markers || !k->prev || !k->scale || !k->snap || !k->stacks) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -206,7 +215,7 @@ static int tps_one(void *arg, const struct tpstacks_stack *st)
 		frames[i] = fr[i];
 	frames[n++] = k->markers[st->tp];
 	rc = profile_add(k->d->prof, k->w, frames, (unsigned)n, st->tgid, st->comm,
-			 d * k->every);
+			 (uint64_t)llround(d * k->scale[st->tp]));
 	return rc;
 }
 
@@ -217,9 +226,6 @@ static int tps_one(void *arg, const struct tpstacks_stack *st)
  * this call were recorded under the old N and scaled by it. */
 static int tps_totals(struct kind_tps *k, struct step_data *d, unsigned w)
 {
-	uint64_t fired = 0;
-	double now = kind_tps_now();
-
 	for (unsigned i = 0; i < k->ntps; i++) {
 		struct tpstacks_totals t;
 		struct step_target_win *tw = d ? step_data_target(d, w, i) : NULL;
@@ -231,7 +237,11 @@ static int tps_totals(struct kind_tps *k, struct step_data *d, unsigned w)
 		lost = (t.count_map_full - k->prev[i].count_map_full) +
 		       (t.stack_error - k->prev[i].stack_error);
 		k->events += t.fired - k->prev[i].fired;
-		fired += t.fired - k->prev[i].fired;
+		/* stacks read next are scaled so that they sum to the exact
+		 * firings, whatever N was in force while they were recorded */
+		k->scale[i] = t.recorded > k->prev[i].recorded ?
+			(double)(t.fired - k->prev[i].fired) / (t.recorded - k->prev[i].recorded) :
+			k->every;
 		k->lost += lost;
 		if (tw) {
 			tw->events += t.fired - k->prev[i].fired;
@@ -241,20 +251,34 @@ static int tps_totals(struct kind_tps *k, struct step_data *d, unsigned w)
 		}
 		k->prev[i] = t;
 	}
-	k->fired_acc += fired;
-	if (k->auto_every && now - k->last_read < KIND_RATE_PROBE_S)
-		return 0; /* too short to judge a rate: keep counting */
-	if (k->auto_every) {
-		unsigned n = kind_tpstacks_auto_every(k->fired_acc / (now - k->last_read));
-
-		if (n != k->every) {
-			tpstacks_set_sample_every(k->t, n);
-			k->every = n;
-		}
-	}
-	k->last_read = now;
-	k->fired_acc = 0;
 	return 0;
+}
+
+/* Automatic 1-in-N: raises N when the rate since the last retune needs it
+ * (never lowers it: a reference window with the load paused must not undo
+ * what the loaded one taught).  Called at every read and from stats, which
+ * the executor's overhead guard calls four times a second. */
+static void tps_retune(struct kind_tps *k)
+{
+	double now = kind_tps_now();
+	uint64_t fired = 0;
+	unsigned n;
+
+	if (!k->auto_every || now - k->last_read < KIND_RATE_PROBE_S)
+		return;
+	for (unsigned i = 0; i < k->ntps; i++) {
+		struct tpstacks_totals t;
+
+		if (tpstacks_totals(k->t, i, &t) == 0)
+			fired += t.fired;
+	}
+	n = kind_tpstacks_auto_every((fired - k->retune_fired) / (now - k->last_read));
+	if (n > k->every) {
+		tpstacks_set_sample_every(k->t, n);
+		k->every = n;
+	}
+	k->retune_fired = fired;
+	k->last_read = now;
 }
 
 static int tps_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
@@ -269,10 +293,11 @@ static int tps_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
 	k->w = w;
 	k->ks = ks;
 	k->discard = 0;
-	err = tpstacks_read(k->t, tps_one, k);
+	err = tps_totals(k, d, w);
 	if (!err)
-		err = tps_totals(k, d, w);
+		err = tpstacks_read(k->t, tps_one, k);
 	k->d = NULL;
+	tps_retune(k);
 	return err;
 }
 
@@ -282,10 +307,11 @@ static int tps_discard(struct kind_probe *kp)
 	int err;
 
 	k->discard = 1;
-	err = tpstacks_read(k->t, tps_one, k);
-	k->discard = 0;
+	err = tps_totals(k, NULL, 0);
 	if (!err)
-		err = tps_totals(k, NULL, 0);
+		err = tpstacks_read(k->t, tps_one, k);
+	k->discard = 0;
+	tps_retune(k);
 	return err;
 }
 
@@ -293,6 +319,7 @@ static void tps_stats(struct kind_probe *kp, struct kind_stats *st)
 {
 	struct kind_tps *k = (struct kind_tps *)kp;
 
+	tps_retune(k);
 	memset(st, 0, sizeof(*st));
 	st->events = k->events;
 	st->lost = k->lost;
