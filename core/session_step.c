@@ -102,3 +102,99 @@ int session_step_result(struct session *s, unsigned step, const struct step *st,
 	free(own);
 	return err;
 }
+
+int session_log_step_data(const struct session_log *l, size_t nev, unsigned step,
+			  struct step **s_out, struct step_data **d_out)
+{
+	const char *spec = NULL;
+	struct profile *p = NULL;
+	struct step *st = NULL;
+	struct step_data *d = NULL;
+	int has_result = 0, err;
+
+	*s_out = NULL;
+	*d_out = NULL;
+	for (size_t i = 0; i < nev && i < l->nev; i++) {
+		const struct session_event *e = &l->ev[i];
+
+		if (e->step != step)
+			continue;
+		if (e->type == SESSION_EV_PROPOSAL && e->spec_json)
+			spec = e->spec_json;
+		else if (e->type == SESSION_EV_DECISION && (e->edited_json || e->spec_json))
+			spec = e->edited_json ? e->edited_json : e->spec_json;
+		else if (e->type == SESSION_EV_STEP_RESULT)
+			has_result = 1;
+	}
+	if (!has_result || !spec)
+		return -ENOENT;
+	err = step_parse_json(spec, strlen(spec), &st, NULL);
+	if (err)
+		goto fail;
+	if (!st->nresolved && st->ntargets) {
+		/* not validated here (no kernel needed to replay): the targets as
+		 * written are what the markers name */
+		st->resolved = calloc(st->ntargets, sizeof(*st->resolved));
+		if (!st->resolved) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (unsigned i = 0; i < st->ntargets; i++)
+			if (!(st->resolved[i] = strdup(st->targets[i]))) {
+				err = -ENOMEM;
+				goto fail;
+			}
+		st->nresolved = st->ntargets;
+	}
+	p = session_log_profile_upto(l, nev, step);
+	if (!p) {
+		err = -ENOENT;
+		goto fail;
+	}
+	d = step_data_new(st->nresolved, kind_unit(st->kind));
+	if (!d) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned w = 0; w < p->nwin; w++) {
+		int dw = step_data_window_begin(d, p->wins[w].cond, p->wins[w].start_s);
+
+		if (dw < 0) {
+			err = dw;
+			goto fail;
+		}
+		step_data_window_end(d, (unsigned)dw, p->wins[w].secs);
+	}
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *ps = &p->stacks[i];
+		unsigned ti = 0;
+
+		for (uint32_t f = 0; f < ps->nframes; f++)
+			if (!strncmp(ps->frames[f], "[tp] ", 5))
+				for (unsigned k = 0; k < st->nresolved; k++)
+					if (!strcmp(ps->frames[f] + 5, st->resolved[k]))
+						ti = k;
+		for (unsigned w = 0; w < p->nwin; w++) {
+			struct step_target_win *tw;
+
+			if (!ps->win[w])
+				continue;
+			err = profile_add(d->prof, w, ps->frames, ps->nframes, ps->tgid, ps->comm,
+					  ps->win[w]);
+			if (err)
+				goto fail;
+			tw = step_data_target(d, w, ti);
+			tw->events += ps->win[w];
+			tw->recorded += ps->win[w];
+		}
+	}
+	profile_free(p);
+	*s_out = st;
+	*d_out = d;
+	return 0;
+fail:
+	profile_free(p);
+	step_data_free(d);
+	step_free(st);
+	return err;
+}

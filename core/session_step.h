@@ -38,4 +38,16 @@ int session_step_result(struct session *s, unsigned step, const struct step *st,
 			const struct step_data *d, const struct step_exec_info *info,
 			const char *summary, uint32_t exclude_tgid);
 
+struct step_data;
+
+/* For replay: step's spec (the edited one when the person edited it) and
+ * its measurements as recorded among the first nev events of l, rebuilt
+ * for step_merge_into_tree.  Events per target per window are summed from
+ * the stacks' "[tp] target" markers (exact for tracepoint_stacks, whose
+ * counts are scaled to the firings); latency histograms are not in the file,
+ * so latency annotations have rates only.  Returns 0 with *s_out and *d_out
+ * set (caller frees both), -ENOENT when step has no result yet, or -errno. */
+int session_log_step_data(const struct session_log *l, size_t nev, unsigned step,
+			  struct step **s_out, struct step_data **d_out);
+
 #endif

@@ -28,7 +28,10 @@
 #include "fmt.h"
 #include "glossary.h"
 #include "probe.h"
+#include "kind.h"
+#include "session_step.h"
 #include "source_replay.h"
+#include "step_merge.h"
 #include "theme.h"
 #include "view_agent.h"
 #include "view_keys.h"
@@ -147,6 +150,26 @@ static void app_verdict_clear(struct app *a)
 	a->vd_nlines = 0;
 }
 
+/* In a replay, the steps whose results were recorded up to the current
+ * event go into the tree as they did live (their event nodes and
+ * annotations), so the tree is the one of that moment. */
+static void replay_merge_steps(struct app *a, struct tree *t)
+{
+	const struct session_log *l = source_replay_log(a->src);
+	size_t pos = source_replay_pos(a->src);
+
+	for (unsigned s = 1; l && s < l->nstep_profile; s++) {
+		struct step *st;
+		struct step_data *d;
+
+		if (session_log_step_data(l, pos, s, &st, &d) < 0)
+			continue;
+		step_merge_into_tree(t, st, d, s);
+		step_data_free(d);
+		step_free(st);
+	}
+}
+
 static int rebuild(struct app *a, char **cause)
 {
 	const struct profile *p = a->src->ops->profile(a->src);
@@ -165,6 +188,8 @@ static int rebuild(struct app *a, char **cause)
 	a->summary[0] = '\0';
 	if (a->pane)
 		pane_merge(a->pane, t);   /* accepted steps' results, again */
+	if (a->replay)
+		replay_merge_steps(a, t);
 	if (profile_cond_windows(p, COND_REF) && profile_cond_windows(p, COND_LOAD)) {
 		struct calib_opts co;
 
