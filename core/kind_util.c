@@ -299,6 +299,22 @@ int kind_stats_enable(void)
 	return fd < 0 ? -errno : fd;
 }
 
+int kind_stackmap_copy(int map_fd, uint32_t id, unsigned depth, uint64_t *ips, unsigned max)
+{
+	uint64_t buf[KIND_STACKMAP_MAX_DEPTH] = { 0 };
+	unsigned n = 0;
+
+	if (depth > KIND_STACKMAP_MAX_DEPTH)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(map_fd, &id, buf))
+		return -errno;
+	while (n < max && n < depth && buf[n]) {
+		ips[n] = buf[n];
+		n++;
+	}
+	return (int)n;
+}
+
 void kind_prog_runtime(int prog_fd, uint64_t *ns, uint64_t *cnt)
 {
 	struct bpf_prog_info info;

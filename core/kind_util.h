@@ -63,6 +63,12 @@ int kind_stats_enable(void);
 /* Adds prog_fd's run time and run count (since load) to *ns and *cnt. */
 void kind_prog_runtime(int prog_fd, uint64_t *ns, uint64_t *cnt);
 
+/* Copies stack id from a BPF stack-trace map whose values are depth u64
+ * addresses (leaf first, zero-padded; depth <= KIND_STACKMAP_MAX_DEPTH)
+ * into ips, at most max.  Returns how many were copied, or -errno. */
+#define KIND_STACKMAP_MAX_DEPTH 127
+int kind_stackmap_copy(int map_fd, uint32_t id, unsigned depth, uint64_t *ips, unsigned max);
+
 /* comm and a shortened command line of process tgid from /proc, as
  * "comm" or "comm: cmdline"; "" when the process is gone.  Returns buf. */
 char *kind_proc_name(uint32_t tgid, char *buf, size_t len);

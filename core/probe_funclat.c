@@ -249,18 +249,9 @@ int probe_funclat_read(struct probe_funclat *pf, probe_funclat_cb cb, void *arg)
 int probe_funclat_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 {
 	struct probe_funclat *pf = arg;
-	uint64_t buf[FUNCLAT_MAX_DEPTH] = { 0 };
-	unsigned n = 0;
-
 	if (id == FUNCLAT_NO_STACK)
 		return -ENOENT;
-	if (bpf_map_lookup_elem(bpf_map__fd(pf->skel->maps.stacks), &id, buf))
-		return -errno;
-	while (n < max && n < FUNCLAT_MAX_DEPTH && buf[n]) {
-		ips[n] = buf[n];
-		n++;
-	}
-	return (int)n;
+	return kind_stackmap_copy(bpf_map__fd(pf->skel->maps.stacks), id, FUNCLAT_MAX_DEPTH, ips, max);
 }
 
 void probe_funclat_runtime(struct probe_funclat *pf, uint64_t *ns, uint64_t *cnt)

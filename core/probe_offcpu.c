@@ -173,18 +173,9 @@ int probe_offcpu_read(struct probe_offcpu *po, probe_offcpu_cb cb, void *arg)
 int probe_offcpu_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 {
 	struct probe_offcpu *po = arg;
-	uint64_t buf[OFFCPU_MAX_DEPTH] = { 0 };
-	unsigned n = 0;
-
 	if (id == OFFCPU_NO_STACK)
 		return -ENOENT;
-	if (bpf_map_lookup_elem(bpf_map__fd(po->skel->maps.stacks), &id, buf))
-		return -errno;
-	while (n < max && n < OFFCPU_MAX_DEPTH && buf[n]) {
-		ips[n] = buf[n];
-		n++;
-	}
-	return (int)n;
+	return kind_stackmap_copy(bpf_map__fd(po->skel->maps.stacks), id, OFFCPU_MAX_DEPTH, ips, max);
 }
 
 void probe_offcpu_runtime(struct probe_offcpu *po, uint64_t *ns, uint64_t *cnt)

@@ -188,18 +188,9 @@ int probe_tplat_read(struct probe_tplat *pt, probe_tplat_cb cb, void *arg)
 int probe_tplat_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 {
 	struct probe_tplat *pt = arg;
-	uint64_t buf[TPLAT_MAX_DEPTH] = { 0 };
-	unsigned n = 0;
-
 	if (id == TPLAT_NO_STACK)
 		return -ENOENT;
-	if (bpf_map_lookup_elem(bpf_map__fd(pt->skel->maps.stacks), &id, buf))
-		return -errno;
-	while (n < max && n < TPLAT_MAX_DEPTH && buf[n]) {
-		ips[n] = buf[n];
-		n++;
-	}
-	return (int)n;
+	return kind_stackmap_copy(bpf_map__fd(pt->skel->maps.stacks), id, TPLAT_MAX_DEPTH, ips, max);
 }
 
 void probe_tplat_runtime(struct probe_tplat *pt, uint64_t *ns, uint64_t *cnt)
