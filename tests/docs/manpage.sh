@@ -16,6 +16,12 @@ done
 for o in $("$ARGUS" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 	grep -qF -- "$o" "$text" || missing="$missing option:$o"
 done
+# and every option each subcommand's own --help lists
+for c in $("$ARGUS" --help | sed -n '/^commands:/,/^$/p' | awk 'NR>1 && NF {print $1}'); do
+	for o in $("$ARGUS" "$c" --help 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+		grep -qF -- "$o" "$text" || missing="$missing $c:$o"
+	done
+done
 # keys: the first column of argus --keys must be a tag of the man page's KEYS
 # section (the text before the description on a tag line), not just a word
 sed -n '/^KEYS/,/^STEP SPEC/p' "$text" | grep -E '^ {7}[^ ]' | sed -E 's/^ {7}//; s/  .*//' |
