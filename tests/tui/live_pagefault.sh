@@ -1,7 +1,8 @@
 #!/bin/sh
 # Live (root).  `argus -- pagefault` is a calibrated run: reference windows
 # with the load paused, loaded windows with it running; when the pairs are
-# done the verdict path (◆) reaches do_anonymous_page.  q restores the
+# done the verdict path (◆) reaches do_anonymous_page (a wide screen: the
+# tree pane beside the agent pane must not shorten the names it checks).  q restores the
 # terminal, ends the load and leaves none of argus's BPF programs.  Then plain
 # `argus` (no load) shows the live system-wide tree.
 . "$(dirname "$0")/../lib.sh"
@@ -14,7 +15,7 @@ PF="$BUILD/scenarios/pagefault"
 # the BPF programs a process holds, from its fds (other argus runs may be
 # loading and unloading their own meanwhile)
 prog_ids() { cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u; }
-start 120 60 LANG=C.UTF-8 TERM=xterm-256color -- --pairs 3 --no-session -- "$PF" --seconds 60
+start 200 60 LANG=C.UTF-8 TERM=xterm-256color -- --pairs 3 --no-session -- "$PF" --seconds 60
 wait_for "reference window"
 screen | grep -q 'dropped [0-9]' || fail "no dropped counter in the status bar"
 apid=$(pgrep -f -- "$ARGUS --pairs 3 --no-session -- $PF --seconds 60" | head -n 1)
