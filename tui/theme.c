@@ -34,7 +34,7 @@ static const char *const role_names[THEME_ROLE_N] = {
 	[THEME_HUMAN] = "human",
 };
 
-/* The four shipped themes, generated from themes/*.theme by the Makefile
+/* The four shipped themes, generated from themes/NAME.theme by the Makefile
  * (theme_builtin_table: {name, text}), so `--theme light` works from any
  * directory with nothing installed; a file of the same name overrides. */
 #include "theme_builtin.h"
