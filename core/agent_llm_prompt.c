@@ -7,21 +7,7 @@
 
 #include "agent_llm_int.h"
 #include "redact.h"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	struct al_sbuf b = { 0 };
-	char chunk[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		al_sb_addf(&b, "%.*s", (int)n, chunk);
-	fclose(f);
-	return al_sb_take(&b);
-}
+#include "util.h"
 
 char *al_prompt_load(const char *dir, const char *name, char **cause)
 {
@@ -41,8 +27,8 @@ char *al_prompt_load(const char *dir, const char *name, char **cause)
 		paths[np++] = al_asprintf("prompts/%s", name);
 	}
 	for (int i = 0; i < np && !text; i++)
-		if (paths[i])
-			text = slurp(paths[i]);
+		if (paths[i] && util_read_file(paths[i], 0, &text, NULL))
+			text = NULL;
 	if (!text && cause) {
 		*cause = al_asprintf("prompt file %s not found (looked in %s%s%s%s%s); "
 				   "install argus or set ARGUS_DATADIR", name,
