@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "agent_select.h"
+#include "analysis.h"
 #include "step.h"
 #include "caps.h"
 #include "session_step.h"
@@ -58,70 +59,32 @@ void diagnose_result_clear(struct diagnose_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The reference-less answer: hottest child by loaded total, down to a leaf. */
-static int diag_naive(const struct tree *t, struct diagnose_result *r)
+/* Moves the naive answer of an over to r. */
+static void diag_take_naive(struct analysis *an, struct diagnose_result *r)
 {
-	const struct tree_node *n = t->root;
-
-	while (n && n->nchild) {
-		const struct tree_node *best = NULL;
-
-		for (unsigned i = 0; i < n->nchild; i++) {
-			const struct tree_node *c = n->child[i];
-
-			if (c->kind == TREE_SUBSYS && c->subsys == SUBSYS_IDLE)
-				continue;
-			if (!best || c->total[COND_LOAD] > best->total[COND_LOAD])
-				best = c;
-		}
-		if (!best || !best->total[COND_LOAD])
-			break;
-		n = best;
-		if (n->kind == TREE_SUBSYS) {
-			snprintf(r->naive_subsystem, sizeof(r->naive_subsystem), "%s",
-				 subsys_name(n->subsys));
-			continue;
-		}
-		if (n->kind != TREE_FRAME && n->kind != TREE_EVENT)
-			continue;
-		if (r->nnaive == VERDICT_MAX_PATH)
-			break;
-		r->naive_path[r->nnaive] = strdup(n->name);
-		if (!r->naive_path[r->nnaive])
-			return -ENOMEM;
-		r->nnaive++;
-	}
-	return 0;
+	memcpy(r->naive_subsystem, an->naive_subsystem, sizeof(r->naive_subsystem));
+	memcpy(r->naive_path, an->naive_path, an->nnaive * sizeof(*r->naive_path));
+	r->nnaive = an->nnaive;
+	an->nnaive = 0;
 }
 
-/* A copy of p without the stacks of process tgid; NULL with errno. */
-static struct profile *diag_without(const struct profile *p, uint32_t tgid)
+/* The analysis of p without steps; an error when it cannot be calibrated
+ * (a verdict needs both conditions). */
+static int diag_analyse(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
+			uint32_t exclude_tgid, struct analysis *an, char **cause)
 {
-	struct profile *q = profile_new();
+	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .exclude_tgid = exclude_tgid,
+				    .calib = co, .freq_hz = freq_hz, .explain = 0.5 };
+	char why[160];
+	int err = analysis_run(p, NULL, 0, &ao, an, cause);
 
-	if (!q)
-		return NULL;
-	for (unsigned w = 0; w < p->nwin; w++) {
-		if (profile_window_begin(q, p->wins[w].cond, p->wins[w].start_s) < 0)
-			goto fail;
-		profile_window_end(q, w, p->wins[w].secs);
-		q->wins[w].lost = p->wins[w].lost;
+	if (err)
+		return err;
+	if (!an->calibrated) {
+		diag_cause(cause, "cannot calibrate: %s", analysis_calib_reason(an, why, sizeof(why)));
+		return an->calib_err;
 	}
-	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct profile_stack *s = &p->stacks[i];
-
-		if (s->tgid == tgid)
-			continue;
-		for (unsigned w = 0; w < p->nwin; w++)
-			if (s->win[w] && profile_add(q, w, s->frames, s->nframes, s->tgid, s->comm,
-						     s->win[w]) < 0)
-				goto fail;
-	}
-	return q;
-fail:
-	profile_free(q);
-	errno = ENOMEM;
-	return NULL;
+	return 0;
 }
 
 /* Moves reply's lines to the end of r->decisions. */
@@ -141,6 +104,27 @@ static int diag_take_lines(struct diagnose_result *r, struct agent_reply *reply)
 	reply->lines = NULL;
 	reply->nlines = 0;
 	return 0;
+}
+
+/* Moves the descent's verdict (when it gave one) and its lines to the end
+ * of r->decisions. */
+static int diag_take_descent(struct analysis *an, struct diagnose_result *r)
+{
+	struct agent_reply dr = { 0 };
+	int err;
+
+	if (an->descended) {
+		verdict_clear(&r->verdict);
+		analysis_take_verdict(an, &r->verdict, &dr.lines, &dr.nlines);
+	} else {
+		struct verdict none = { 0 };
+
+		analysis_take_verdict(an, &none, &dr.lines, &dr.nlines);
+		verdict_clear(&none);
+	}
+	err = diag_take_lines(r, &dr);
+	agent_reply_clear(&dr);
+	return err;
 }
 
 #define DIAG_MAX_DECLINED 3
@@ -178,10 +162,10 @@ static int diag_agent_extras(const struct agent *a, struct diagnose_result *r)
 
 /* Agent turns over the calibrated tree until a verdict (see
  * diagnose_run_agent). */
-static int diag_agent(struct tree *t, struct agent *a, int stop_fd, struct diagnose_result *r,
-		      char **cause)
+static int diag_agent(struct analysis *an, struct agent *a, int stop_fd,
+		      struct diagnose_result *r, char **cause)
 {
-	struct agent_ctx ctx = { .tree = t, .step_index = 0, .step_max = 0 };
+	struct agent_ctx ctx = { .tree = an->t, .step_index = 0, .step_max = 0 };
 	struct agent_reply reply = { 0 };
 	unsigned declined = 0;
 	int err = 0;
@@ -220,9 +204,9 @@ static int diag_agent(struct tree *t, struct agent *a, int stop_fd, struct diagn
 			err = agent_reply_line(&reply, "%u replies without a verdict: the verdict is "
 					       "the tree's own descent", declined);
 			if (!err)
-				err = agent_descend(t, NULL, 0.5, &r->verdict, &reply);
-			if (!err)
 				err = diag_take_lines(r, &reply);
+			if (!err)
+				err = diag_take_descent(an, r);
 			break;
 		}
 		ev.text = "no step can run in this mode (step budget 0): give your verdict from "
@@ -249,63 +233,31 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
 		       uint32_t exclude_tgid, struct agent *a, int stop_fd,
 		       struct diagnose_result *r, char **cause)
 {
-	struct agent_reply reply = { 0 };
-	struct profile *own = NULL;
-	struct calib_opts opts;
-	struct tree *t = NULL;
+	struct analysis an = { 0 };
 	double t0 = diag_now();
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	if (co)
-		opts = *co;
-	else
-		calib_opts_default(&opts);
-	if (!opts.freq_hz)
-		opts.freq_hz = freq_hz;
-	if (exclude_tgid) {
-		own = diag_without(p, exclude_tgid);
-		if (!own) {
-			err = -errno;
-			diag_cause(cause, "cannot filter the profile: %s", strerror(errno));
-			goto out;
-		}
-		p = own;
-	}
-	t = tree_build(p, NULL);
-	if (!t) {
-		err = -errno;
-		diag_cause(cause, "cannot build the tree: %s", strerror(errno));
+	err = diag_analyse(p, co, freq_hz, exclude_tgid, &an, cause);
+	if (err < 0)
 		goto out;
-	}
-	err = calib_run(t, &opts);
-	if (err < 0) {
-		diag_cause(cause, "cannot calibrate: %s", err == -EINVAL ?
-			   "no reference or no loaded window was measured" : strerror(-err));
-		goto out;
-	}
 	if (a) {
-		err = diag_agent(t, a, stop_fd, r, cause);
+		err = diag_agent(&an, a, stop_fd, r, cause);
 		if (err < 0)
 			goto out;
-		err = diag_naive(t, r);
+		diag_take_naive(&an, r);
 		goto out;
 	}
-	err = agent_descend(t, NULL, 0.5, &r->verdict, &reply);
-	if (err < 0) {
+	if (!an.descended) {
+		err = an.descent_err;
 		diag_cause(cause, "the descent failed: %s", strerror(-err));
 		goto out;
 	}
-	/* Take the reasoning lines over from the reply. */
-	r->decisions = reply.lines;
-	r->ndecisions = reply.nlines;
-	reply.lines = NULL;
-	reply.nlines = 0;
-	err = diag_naive(t, r);
+	/* the verdict and its reasoning lines are the descent's */
+	err = diag_take_descent(&an, r);
+	diag_take_naive(&an, r);
 out:
-	agent_reply_clear(&reply);
-	tree_free(t);
-	profile_free(own);
+	analysis_clear(&an);
 	r->thinking_s = diag_now() - t0;
 	return err;
 }
@@ -513,15 +465,42 @@ static int diag_push(char ***v, unsigned *n, char *s)
 	return 0;
 }
 
+/* At most this many steps' results are kept for the tree (more than any
+ * --steps budget asks for). */
+#define DIAG_MAX_KEPT 64
+
+/* The analysis again over p with the kept steps; it replaces *an.  A step
+ * that cannot be merged or a tree that does not calibrate any more fails. */
+static int diag_reanalyse(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
+			  uint32_t exclude_tgid, struct analysis_step *kept, unsigned nkept,
+			  struct analysis *an, char **cause)
+{
+	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .exclude_tgid = exclude_tgid,
+				    .calib = co, .freq_hz = freq_hz, .explain = 0.5 };
+	struct analysis next;
+	int err = analysis_run(p, kept, nkept, &ao, &next, cause);
+
+	if (err)
+		return err;
+	err = kept[nkept - 1].err;
+	if (!err && !next.calibrated)
+		err = next.calib_err;
+	analysis_clear(an);
+	*an = next;
+	return err;
+}
+
 int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
 		       uint32_t exclude_tgid, const struct diagnose_steps_opts *o,
 		       struct diagnose_result *r, char **steps_json, char **cause)
 {
 	struct agent_reply reply = { 0 };
 	struct agent *own_agent = NULL, *a;
-	struct profile *own = NULL;
-	struct calib_opts opts;
-	struct tree *t = NULL;
+	struct analysis an = { 0 };
+	struct analysis_step kept[DIAG_MAX_KEPT];
+	struct step *kept_step[DIAG_MAX_KEPT];
+	struct step_data *kept_data[DIAG_MAX_KEPT];
+	unsigned nkept = 0;
 	char **entries = NULL, **notes = NULL;
 	unsigned nentries = 0, nnotes = 0, ran = 0;
 	double t0 = diag_now(), texec = 0;
@@ -529,12 +508,6 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 
 	memset(r, 0, sizeof(*r));
 	*steps_json = NULL;
-	if (co)
-		opts = *co;
-	else
-		calib_opts_default(&opts);
-	if (!opts.freq_hz)
-		opts.freq_hz = freq_hz;
 	a = o->agent;
 	if (!a) {
 		a = own_agent = agent_heuristic_new();
@@ -543,33 +516,13 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 			goto out;
 		}
 	}
-	if (exclude_tgid) {
-		own = diag_without(p, exclude_tgid);
-		if (!own) {
-			err = -errno;
-			diag_cause(cause, "cannot filter the profile: %s", strerror(errno));
-			goto out;
-		}
-		p = own;
-	}
-	t = tree_build(p, NULL);
-	if (!t) {
-		err = -errno;
-		diag_cause(cause, "cannot build the tree: %s", strerror(errno));
+	err = diag_analyse(p, co, freq_hz, exclude_tgid, &an, cause);
+	if (err < 0)
 		goto out;
-	}
-	err = calib_run(t, &opts);
-	if (err < 0) {
-		diag_cause(cause, "cannot calibrate: %s", err == -EINVAL ?
-			   "no reference or no loaded window was measured" : strerror(-err));
-		goto out;
-	}
 	/* the naive answer from the calibration alone, before steps add nodes */
-	err = diag_naive(t, r);
-	if (err)
-		goto out;
+	diag_take_naive(&an, r);
 	for (unsigned turn = 0;; turn++) {
-		struct agent_ctx ctx = { .tree = t, .step_index = ran, .step_max = o->max_steps };
+		struct agent_ctx ctx = { .tree = an.t, .step_index = ran, .step_max = o->max_steps };
 		struct step_report rep = { 0 };
 		struct step_preflight pf = { 0 };
 		struct step_exec_info info;
@@ -577,6 +530,7 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 		struct step_exec *x = NULL;
 		struct agent_event ev = { 0 };
 		char desc[256], line[512], *summary = NULL;
+		int d_kept = 0;
 		double ts;
 
 		agent_reply_clear(&reply);
@@ -679,9 +633,20 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 			step_preflight_clear(&pf);
 			goto out;
 		}
-		err = step_merge_into_tree(t, reply.step, d, ran);
-		if (!err)
-			err = calib_run(t, &opts);
+		/* kept for every later analysis: the tree is built again with this
+		 * step's results merged and calibrated */
+		if (nkept == DIAG_MAX_KEPT) {
+			err = -ENOSPC;
+		} else if (!(kept_step[nkept] = step_clone(reply.step))) {
+			err = -ENOMEM;
+		} else {
+			kept_data[nkept] = d;    /* owned there now; d still reads it */
+			kept[nkept] = (struct analysis_step){ .step = kept_step[nkept], .data = d,
+							     .idx = ran };
+			nkept++;
+			err = diag_reanalyse(p, co, freq_hz, exclude_tgid, kept, nkept, &an, cause);
+			d_kept = 1;
+		}
 		summary = step_summary(reply.step, d, 1);
 		if (summary && info.state == STEP_EXEC_OVER_BUDGET) {
 			char *s2 = NULL;
@@ -713,7 +678,8 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 				a->ops->tell(a, &ev, NULL);
 		}
 		free(summary);
-		step_data_free(d);
+		if (!d_kept)
+			step_data_free(d);
 		step_preflight_clear(&pf);
 		ran++;
 		if (err)
@@ -727,8 +693,17 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 
 		err = agent_reply_line(&dr, "no verdict from the %s agent: the verdict is the "
 				       "tree's own descent", agent_name(a));
-		if (!err)
-			err = agent_descend(t, NULL, 0.5, &reply.verdict, &dr);
+		if (!err) {
+			/* the tree's own descent over the last analysis */
+			verdict_clear(&reply.verdict);
+			if (an.descended) {
+				err = diag_keep_lines(r, &dr);
+				agent_reply_clear(&dr);
+				analysis_take_verdict(&an, &reply.verdict, &dr.lines, &dr.nlines);
+			} else {
+				err = an.descent_err;
+			}
+		}
 		if (!err)
 			err = diag_keep_lines(r, &dr);
 		agent_reply_clear(&dr);
@@ -754,11 +729,20 @@ out:
 		free(notes[i]);
 	free(notes);
 	agent_free(own_agent);
-	tree_free(t);
-	profile_free(own);
+	for (unsigned i = 0; i < nkept; i++) {
+		step_free(kept_step[i]);
+		step_data_free(kept_data[i]);
+	}
+	analysis_clear(&an);
 	r->thinking_s = diag_now() - t0 - texec;
 	r->steps_s = texec;
 	if (err < 0 && cause && !*cause)
 		diag_cause(cause, "diagnose with steps failed: %s", strerror(-err));
 	return err;
+}
+
+int session_write_diagnosis(struct session *s, const struct diagnose_result *r)
+{
+	return session_write_conclusion(s, r->decisions, r->ndecisions, r->naive_subsystem,
+					r->naive_path, r->nnaive, &r->verdict);
 }

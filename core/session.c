@@ -522,6 +522,30 @@ int session_write_verdict(struct session *s, const struct verdict *v,
 	return emit(s, o, 1);
 }
 
+int session_write_conclusion(struct session *s, char *const *lines, unsigned nlines,
+			     const char *naive_subsystem, char *const *naive_path, unsigned nnaive,
+			     const struct verdict *v)
+{
+	int err;
+
+	for (unsigned i = 0; i < nlines; i++)
+		if ((err = session_write_transcript(s, "agent", lines[i])))
+			return err;
+	if (nnaive) {
+		char line[512];
+		size_t off = 0;
+
+		off += (size_t)snprintf(line, sizeof(line), "a profiler without a reference would "
+					"point at the hottest path: %s", naive_subsystem);
+		for (unsigned i = 0; i < nnaive && off < sizeof(line); i++)
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " > %s",
+						naive_path[i]);
+		if ((err = session_write_transcript(s, "argus", line)))
+			return err;
+	}
+	return session_write_verdict(s, v, lines, nlines);
+}
+
 char *session_json_quote(const char *str)
 {
 	cJSON *v = cJSON_CreateString(str ? str : "");

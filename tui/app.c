@@ -17,6 +17,7 @@
 #include <curses.h>
 
 #include "agent.h"
+#include "analysis.h"
 #include "app.h"
 #include "opts_agent.h"
 #include "calib.h"
@@ -42,6 +43,7 @@
 #define APP_MAX_SRC_FDS 16
 #define APP_MAX_AGENT_FDS 8
 #define APP_LOG_LINES 500
+#define APP_MAX_STEPS 128      /* steps merged into one tree (pane and replay) */
 
 enum app_mode {
 	MODE_TREE,
@@ -52,7 +54,7 @@ enum app_mode {
 struct app {
 	struct source *src;
 	struct tui_opts o;
-	struct tree *t;
+	struct tree *t;           /* an.t: the tree shown */
 	struct view_tree *v;
 	struct screen scr;
 	SCREEN *term;
@@ -65,9 +67,8 @@ struct app {
 	FILE *logf;
 	int sigfd, errpipe, saved_err;
 	sigset_t sigmask, oldmask;
-	int calibrated;
+	int calibrated;           /* an.calibrated */
 	enum tree_group group;
-	char summary[512];
 	enum app_mode mode;
 	char query[128];
 	size_t qlen;
@@ -88,9 +89,7 @@ struct app {
 	struct edit_line *talk;   /* ':' prompt, history in $XDG_STATE_HOME */
 	struct edit_line *field;  /* field edits and veto reasons, in memory */
 	int replay;               /* src is a session replay: n/p step through it */
-	struct verdict vd;        /* the descent's verdict over the tree shown */
-	char **vd_lines;          /* and its decisions */
-	unsigned vd_nlines;
+	struct analysis an;       /* the tree shown (an.t), its verdict, lines, summary */
 };
 
 static const char *const theme_cycle[] = { "default", "light", "high-contrast", "mono" };
@@ -140,82 +139,62 @@ static void set_cause(char **cause, const char *fmt, ...)
 
 /* ---- tree --------------------------------------------------------------------- */
 
-static void app_verdict_clear(struct app *a)
-{
-	verdict_clear(&a->vd);
-	for (unsigned i = 0; i < a->vd_nlines; i++)
-		free(a->vd_lines[i]);
-	free(a->vd_lines);
-	a->vd_lines = NULL;
-	a->vd_nlines = 0;
-}
-
 /* In a replay, the steps whose results were recorded up to the current
  * event go into the tree as they did live (their event nodes and
- * annotations), so the tree is the one of that moment. */
-static void replay_merge_steps(struct app *a, struct tree *t)
+ * annotations), so the tree is the one of that moment.  Fills out[0..max)
+ * with steps and data the caller frees (own_s, own_d); returns the count. */
+static unsigned replay_steps(struct app *a, struct analysis_step *out, struct step **own_s,
+			     struct step_data **own_d, unsigned max)
 {
 	const struct session_log *l = source_replay_log(a->src);
 	size_t pos = source_replay_pos(a->src);
+	unsigned n = 0;
 
-	for (unsigned s = 1; l && s < l->nstep_profile; s++) {
-		struct step *st;
-		struct step_data *d;
-
-		if (session_log_step_data(l, pos, s, &st, &d) < 0)
+	for (unsigned s = 1; l && s < l->nstep_profile && n < max; s++) {
+		if (session_log_step_data(l, pos, s, &own_s[n], &own_d[n]) < 0)
 			continue;
-		step_merge_into_tree(t, st, d, s);
-		step_data_free(d);
-		step_free(st);
+		out[n] = (struct analysis_step){ .step = own_s[n], .data = own_d[n], .idx = s };
+		n++;
 	}
+	return n;
 }
 
 static int rebuild(struct app *a, char **cause)
 {
 	const struct profile *p = a->src->ops->profile(a->src);
-	struct tree_opts topts = { .group = a->group, .exclude_tgid = a->o.exclude_tgid };
-	struct tree *t, *old = a->t;
-	int calibrated = 0, err;
+	struct analysis_opts ao = {
+		.group = a->group, .exclude_tgid = a->o.exclude_tgid, .freq_hz = a->st.freq_hz,
+		.explain = a->o.explain, .utf8 = a->utf8, .sort = 1,
+	};
+	struct analysis_step steps[APP_MAX_STEPS];
+	struct step *rs[APP_MAX_STEPS];
+	struct step_data *rd[APP_MAX_STEPS];
+	struct analysis next;
+	unsigned npane = 0, nrep = 0;
+	int err;
 
 	if (!p)
 		return 0;
-	t = tree_build(p, &topts);
-	if (!t) {
-		err = -errno;
-		set_cause(cause, "cannot build the tree: %s", strerror(errno));
-		return err ? err : -ENOMEM;
-	}
-	a->summary[0] = '\0';
 	if (a->pane)
-		pane_merge(a->pane, t);   /* accepted steps' results, again */
+		npane = pane_steps(a->pane, steps, APP_MAX_STEPS);   /* accepted steps' results, again */
 	if (a->replay)
-		replay_merge_steps(a, t);
-	if (profile_cond_windows(p, COND_REF) && profile_cond_windows(p, COND_LOAD)) {
-		struct calib_opts co;
-
-		calib_opts_default(&co);
-		co.freq_hz = a->st.freq_hz;
-		if (calib_run(t, &co) == 0) {
-			struct agent_reply reply = { 0 };
-
-			calibrated = 1;
-			app_verdict_clear(a);
-			agent_descend(t, t->root, a->o.explain, &a->vd, &reply);
-			a->vd_lines = reply.lines;
-			a->vd_nlines = reply.nlines;
-			reply.lines = NULL;
-			reply.nlines = 0;
-			agent_reply_clear(&reply);
-			calib_summary(t, a->utf8, a->summary, sizeof(a->summary));
-		}
+		nrep = replay_steps(a, steps + npane, rs, rd, APP_MAX_STEPS - npane);
+	err = analysis_run(p, steps, npane + nrep, &ao, &next, cause);
+	for (unsigned i = 0; i < nrep; i++) {
+		step_data_free(rd[i]);
+		step_free(rs[i]);
 	}
-	tree_sort(t, calibrated ? TREE_SORT_DELTA : TREE_SORT_TOTAL);
-	a->calibrated = calibrated;
-	if (a->pane)
-		pane_after_rebuild(a->pane, t);
-	err = view_tree_set(a->v, t, calibrated);
-	a->t = t;
-	tree_free(old);
+	if (err)
+		return err;
+	if (a->pane) {
+		pane_merged(a->pane, steps, npane);
+		pane_after_rebuild(a->pane, next.t);
+	}
+	err = view_tree_set(a->v, next.t, next.calibrated);
+	analysis_clear(&a->an);
+	a->an = next;
+	a->t = a->an.t;
+	a->calibrated = a->an.calibrated;
 	if (err)
 		set_cause(cause, "cannot lay out the tree: %s", strerror(-err));
 	return err;
@@ -473,10 +452,10 @@ static void write_export(struct app *a)
 		xv.v = source_replay_verdict(a->src);
 		xv.v_recorded = 1;
 	} else if (a->calibrated) {
-		xv.v = &a->vd;
+		xv.v = &a->an.verdict;
 	}
-	xv.lines = a->vd_lines;
-	xv.nlines = a->vd_nlines;
+	xv.lines = a->an.lines;
+	xv.nlines = a->an.nlines;
 	f = fopen(path, "w");
 	if (!f) {
 		set_msg(a, "cannot write %s: %s", path, strerror(errno));
@@ -1031,7 +1010,7 @@ static void render(struct app *a)
 	snprintf(title, sizeof(title), "%s %s %s%s", a->o.title ? a->o.title : "argus",
 		 a->gl->g[GLYPH_SEP], a->calibrated ? "calibrated" : "live",
 		 a->group == TREE_BY_PROCESS ? " by process" : "");
-	screen_draw_header(&a->scr, title, a->calibrated ? a->summary : NULL, a->gl);
+	screen_draw_header(&a->scr, title, a->calibrated ? a->an.summary : NULL, a->gl);
 	if (a->mode == MODE_SEARCH) {
 		snprintf(footer, sizeof(footer), "/%s%s", a->query,
 			 a->search_found ? "" : "   (no match)");
@@ -1488,8 +1467,7 @@ out:
 	if (masked)
 		sigprocmask(SIG_SETMASK, &a.oldmask, NULL);
 	view_tree_free(a.v);
-	app_verdict_clear(&a);
-	tree_free(a.t);
+	analysis_clear(&a.an);
 	log_ring_free(a.log);
 	if (a.logf)
 		fclose(a.logf);

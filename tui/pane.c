@@ -760,18 +760,32 @@ void pane_edit_abandon(struct pane *p)
 
 /* ---- the tree --------------------------------------------------------------------------- */
 
-void pane_merge(struct pane *p, struct tree *t)
+unsigned pane_steps(struct pane *p, struct analysis_step *out, unsigned max)
 {
-	for (unsigned i = 0; i < p->nrun; i++) {
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < p->nrun && n < max; i++) {
 		struct pane_run *r = &p->run[i];
-		int err;
 
 		if (!r->res)
 			continue;
-		err = pane_result_merge(r->res, r->step, t, r->idx);
-		if (err && !r->where_said) {
+		out[n++] = (struct analysis_step){ .step = r->step, .data = pane_result_data(r->res),
+						   .idx = r->idx };
+	}
+	return n;
+}
+
+void pane_merged(struct pane *p, const struct analysis_step *steps, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		struct pane_run *r = NULL;
+
+		for (unsigned i = 0; i < p->nrun && !r; i++)
+			if (p->run[i].res && p->run[i].idx == steps[k].idx)
+				r = &p->run[i];
+		if (r && steps[k].err && !r->where_said) {
 			pane_say(p, FMT_AGENT_ERROR, "step %u: its results cannot go into the tree: %s",
-				 r->idx + 1, strerror(-err));
+				 r->idx + 1, strerror(-steps[k].err));
 			r->where_said = 1;
 		}
 	}

@@ -8,7 +8,7 @@
  * at once so errors show by their field), a verdict or text.  Nothing is
  * loaded before the person accepts (`a`), unless auto_accept (--auto) was
  * given.  An accepted step runs through pane_exec (the executor); its data
- * is kept so that every tree rebuild merges it again (pane_merge), and `u`
+ * is kept so that every tree rebuild merges it again (pane_steps), and `u`
  * drops it.  Every decision goes to the transcript.
  */
 #ifndef ARGUS_PANE_H
@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "agent.h"
+#include "analysis.h"
 #include "fmt_agent.h"
 #include "pane_exec.h"
 #include "pane_stream.h"
@@ -125,8 +126,12 @@ void pane_edit_abandon(struct pane *p);
 /* The step the card shows: the edit when there is one, else the proposal. */
 const struct step *pane_shown_step(const struct pane *p);
 
-/* Merges every kept result into t (after tree_build, before calib_run). */
-void pane_merge(struct pane *p, struct tree *t);
+/* The kept results as steps for the analysis (core/analysis.h), at most
+ * max into out (borrowed from p: valid until the next decision); returns
+ * the count.  pane_merged then says in the transcript which of them could
+ * not go into the tree. */
+unsigned pane_steps(struct pane *p, struct analysis_step *out, unsigned max);
+void pane_merged(struct pane *p, const struct analysis_step *steps, unsigned n);
 /* After a rebuild: marks the focus node (TREE_F_FOCUS) and says in the
  * transcript where new results went. */
 void pane_after_rebuild(struct pane *p, struct tree *t);

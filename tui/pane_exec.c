@@ -89,10 +89,9 @@ char *pane_result_summary(const struct pane_result *r, const struct step *s, int
 	return step_summary(s, (const struct step_data *)r, utf8);
 }
 
-int pane_result_merge(const struct pane_result *r, const struct step *s, struct tree *t,
-		      unsigned idx)
+const struct step_data *pane_result_data(const struct pane_result *r)
 {
-	return step_merge_into_tree(t, s, (const struct step_data *)r, idx);
+	return (const struct step_data *)r;
 }
 
 void pane_result_free(struct pane_result *r)
@@ -196,14 +195,10 @@ char *pane_result_summary(const struct pane_result *r, const struct step *s, int
 	return NULL;
 }
 
-int pane_result_merge(const struct pane_result *r, const struct step *s, struct tree *t,
-		      unsigned idx)
+const struct step_data *pane_result_data(const struct pane_result *r)
 {
 	(void)r;
-	(void)s;
-	(void)t;
-	(void)idx;
-	return -ENOSYS;
+	return NULL;
 }
 
 void pane_result_free(struct pane_result *r)

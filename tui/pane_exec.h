@@ -51,9 +51,9 @@ int pane_exec_preflight(struct step *s, char *buf, size_t len);
 
 /* One line for the transcript (caller frees), NULL with errno. */
 char *pane_result_summary(const struct pane_result *r, const struct step *s, int utf8);
-/* Merges the result into t as step idx (before calib_run); 0 or -errno. */
-int pane_result_merge(const struct pane_result *r, const struct step *s, struct tree *t,
-		      unsigned idx);
+/* The measurements for the analysis (core/analysis.h: analysis_step.data);
+ * borrowed from r. */
+const struct step_data *pane_result_data(const struct pane_result *r);
 void pane_result_free(struct pane_result *r); /* NULL-safe */
 
 /* Writes the outcome of finished x (its data res, NULL when none; s the step
