@@ -1,6 +1,7 @@
 /* diagnose — calibrated verdict and naive answer from one profile; JSON. */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,10 @@
 #include "agent.h"
 #include "agent_select.h"
 #include "analysis.h"
+#include "controller.h"
 #include "step.h"
 #include "caps.h"
-#include "session_step.h"
+#include "session_sink.h"
 #include "step_exec.h"
 #include "step_json.h"
 #include "step_merge.h"
@@ -416,20 +418,6 @@ static void diag_log(FILE *log, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int diag_keep_lines(struct diagnose_result *r, struct agent_reply *reply)
-{
-	for (unsigned i = 0; i < reply->nlines; i++) {
-		char **v = realloc(r->decisions, (r->ndecisions + 1) * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->decisions = v;
-		r->decisions[r->ndecisions++] = reply->lines[i];
-		reply->lines[i] = NULL;
-	}
-	return 0;
-}
-
 __attribute__((format(printf, 2, 3)))
 static int diag_decision(struct diagnose_result *r, const char *fmt, ...)
 {
@@ -465,10 +453,6 @@ static int diag_push(char ***v, unsigned *n, char *s)
 	return 0;
 }
 
-/* At most this many steps' results are kept for the tree (more than any
- * --steps budget asks for). */
-#define DIAG_MAX_KEPT 64
-
 /* The analysis again over p with the kept steps; it replaces *an.  A step
  * that cannot be merged or a tree that does not calibrate any more fails. */
 static int diag_reanalyse(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
@@ -482,7 +466,8 @@ static int diag_reanalyse(const struct profile *p, const struct calib_opts *co, 
 
 	if (err)
 		return err;
-	err = kept[nkept - 1].err;
+	for (unsigned i = 0; i < nkept && !err; i++)
+		err = kept[i].err;
 	if (!err && !next.calibrated)
 		err = next.calib_err;
 	analysis_clear(an);
@@ -490,252 +475,244 @@ static int diag_reanalyse(const struct profile *p, const struct calib_opts *co, 
 	return err;
 }
 
+/* Batch's share of the controller's events: the session records its
+ * proposals, decisions and results; the decision lines, the log, the
+ * "steps" report and the verdict's notes are collected here. */
+struct diag_batch {
+	const struct diagnose_steps_opts *o;
+	struct diagnose_result *r;
+	struct session_sink sink;
+	char **entries, **notes;
+	unsigned nentries, nnotes;
+	double ts, texec;          /* the running step's start; time in steps */
+	int err;                   /* the first -ENOMEM */
+};
+
+static void diag_keep(struct diag_batch *b, int err)
+{
+	if (err && !b->err)
+		b->err = err;
+}
+
+static enum ctl_decide diag_decide(void *arg, struct controller *c, const struct step *s,
+				   const char **why)
+{
+	struct diag_batch *b = arg;
+
+	(void)s;
+	if (!b->o->auto_accept)
+		return CTL_DECIDE_STOP;
+	if (c->nsteps >= b->o->max_steps) {
+		/* over the budget (an LLM may not count): declined, a verdict asked for */
+		*why = "the step budget is spent: give your verdict from the tree as measured";
+		return CTL_DECIDE_DECLINE;
+	}
+	return CTL_DECIDE_ACCEPT;
+}
+
+static void diag_event(void *arg, const struct ctl_event *ev)
+{
+	struct diag_batch *b = arg;
+	struct diagnose_result *r = b->r;
+	struct step_report rep = { .index = ev->step_no ? ev->step_no - 1 : 0, .s = ev->step,
+				   .decision = "auto" };
+	char desc[256] = "";
+
+	session_sink_event(&b->sink, ev);
+	if (ev->step)
+		step_describe(ev->step, desc, sizeof(desc));
+	switch (ev->kind) {
+	case CTL_EV_REPLY:
+		for (unsigned i = 0; i < ev->reply->nlines; i++)
+			diag_keep(b, diag_decision(r, "%s", ev->reply->lines[i]));
+		break;
+	case CTL_EV_DECLINED:
+		diag_keep(b, diag_decision(r, "proposed %s: not run (the budget of %u steps is "
+					   "spent)", desc, b->o->max_steps));
+		break;
+	case CTL_EV_NOT_RUN:
+		diag_log(b->o->log, "the agent proposes a step: %s; batch diagnose runs steps only "
+			 "with --auto (or accept it in the interactive argus)", desc);
+		rep.decision = "not run (needs --auto or a person's accept)";
+		diag_keep(b, diag_push(&b->entries, &b->nentries, step_report_json(&rep)));
+		diag_keep(b, diag_decision(r, "proposed %s: not run without --auto", desc));
+		break;
+	case CTL_EV_DECISION:
+		b->ts = diag_now();       /* its pre-flight and run are time in steps */
+		break;
+	case CTL_EV_PREFLIGHT:
+		diag_log(b->o->log, "step %u (auto-accepted): %s; pre-flight: %s", ev->step_no, desc,
+			 ev->text);
+		if (ev->over_budget)
+			diag_log(b->o->log, "step %u: %s", ev->step_no, ev->why);
+		if (ev->ok)
+			break;
+		rep.pf = ev->pf;
+		diag_keep(b, diag_push(&b->entries, &b->nentries, step_report_json(&rep)));
+		diag_keep(b, diag_decision(r, "step %u %s: pre-flight failed: %s", ev->step_no, desc,
+					   ev->pf && ev->pf->cause ? ev->pf->cause : "?"));
+		break;
+	case CTL_EV_RESULT:
+		if (!ev->info)
+			break;            /* not run: said at its pre-flight */
+		b->texec += diag_now() - b->ts;
+		if (!ev->ok)
+			break;            /* the run failed: diagnose fails */
+		rep.pf = ev->pf;
+		rep.d = ev->data;
+		rep.info = ev->info;
+		rep.summary = ev->summary;
+		diag_keep(b, diag_push(&b->entries, &b->nentries, step_report_json(&rep)));
+		if (ev->summary) {
+			char *note = NULL;
+
+			diag_log(b->o->log, "step %u result: %s", ev->step_no, ev->summary);
+			diag_keep(b, diag_decision(r, "step %u %s: %s", ev->step_no, desc, ev->summary));
+			if (asprintf(&note, "step %u, %s: %s", ev->step_no,
+				     step_kind_name(ev->step->kind), ev->summary) < 0)
+				note = NULL;
+			diag_keep(b, diag_push(&b->notes, &b->nnotes, note));
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* Runs c until it is done: the one poll loop of batch (the agent's sockets,
+ * the running step's timer, stop_fd), the analysis again after every
+ * result. */
+static int diag_drive(struct controller *c, struct diag_batch *b, const struct profile *p,
+		      const struct calib_opts *co, unsigned freq_hz, uint32_t exclude_tgid,
+		      struct analysis *an, char **cause)
+{
+	const struct diagnose_steps_opts *o = b->o;
+	struct analysis_step kept[CTL_MAX_RUNS];
+	int err;
+
+	for (;;) {
+		struct pollfd fds[1 + 16];
+		int n = 0, tmo, rc;
+
+		if (ctl_need_rebuild(c)) {
+			unsigned nk = ctl_steps(c, kept, CTL_MAX_RUNS);
+
+			err = diag_reanalyse(p, co, freq_hz, exclude_tgid, kept, nk, an, cause);
+			if (err)
+				return err;
+			ctl_rebuilt(c);
+		}
+		rc = ctl_tick(c, an->t, 1, NULL, diag_now());
+		if (b->err)
+			return b->err;
+		if (rc < 0 || c->mode == CTL_DONE) {
+			if (rc < 0 && c->cause && cause && !*cause)
+				diag_cause(cause, "%s", c->cause);
+			return rc < 0 ? rc : 0;
+		}
+		tmo = ctl_timeout_ms(c, diag_now());
+		if (tmo == 0)
+			continue;
+		if (o->stop_fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = o->stop_fd, .events = POLLIN };
+		n += ctl_pollfds(c, fds + n, 16);
+		if (c->in_flight && (tmo < 0 || tmo > 200))
+			tmo = 200;
+		if (poll(fds, (nfds_t)n, tmo < 0 ? 200 : tmo) > 0 && o->stop_fd >= 0 &&
+		    (fds[0].revents & POLLIN)) {
+			/* a signal: the step detached (its windows kept), the turn cancelled */
+			ctl_stop(c);
+			if (c->cause && cause && !*cause)
+				diag_cause(cause, "%s", c->cause);
+			return c->error ? c->error : -EINTR;
+		}
+	}
+}
+
 int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
 		       uint32_t exclude_tgid, const struct diagnose_steps_opts *o,
 		       struct diagnose_result *r, char **steps_json, char **cause)
 {
-	struct agent_reply reply = { 0 };
-	struct agent *own_agent = NULL, *a;
+	struct diag_batch b = { .o = o, .r = r };
+	struct agent *a;
+	struct controller *c = NULL;
 	struct analysis an = { 0 };
-	struct analysis_step kept[DIAG_MAX_KEPT];
-	struct step *kept_step[DIAG_MAX_KEPT];
-	struct step_data *kept_data[DIAG_MAX_KEPT];
-	unsigned nkept = 0;
-	char **entries = NULL, **notes = NULL;
-	unsigned nentries = 0, nnotes = 0, ran = 0;
-	double t0 = diag_now(), texec = 0;
+	struct ctl_opts cop = { 0 };
+	double t0 = diag_now();
 	int err;
 
 	memset(r, 0, sizeof(*r));
 	*steps_json = NULL;
-	a = o->agent;
+	b.sink = (struct session_sink){ .ses = o->ses, .exclude_tgid = exclude_tgid };
+	a = o->agent ? o->agent : agent_heuristic_new();
 	if (!a) {
-		a = own_agent = agent_heuristic_new();
-		if (!a) {
-			err = -ENOMEM;
-			goto out;
-		}
+		err = -ENOMEM;
+		goto out;
+	}
+	cop.steps = o->max_steps;
+	cop.auto_accept = o->auto_accept;
+	cop.utf8 = 1;
+	cop.caps = o->caps;
+	cop.batch = 1;
+	cop.max_turns = 2 * o->max_steps + 3;
+	cop.budget_pct = o->exec ? o->exec->budget_pct : 0;
+	cop.decide = diag_decide;
+	cop.decide_arg = &b;
+	cop.agent_borrowed = o->agent != NULL;
+	cop.exec_arg = (void *)o->exec;
+	cop.sinks[0] = (struct ctl_sink){ diag_event, &b };
+	c = ctl_new(&cop, a);
+	if (!c) {
+		err = -ENOMEM;
+		goto out;
 	}
 	err = diag_analyse(p, co, freq_hz, exclude_tgid, &an, cause);
 	if (err < 0)
 		goto out;
 	/* the naive answer from the calibration alone, before steps add nodes */
 	diag_take_naive(&an, r);
-	for (unsigned turn = 0;; turn++) {
-		struct agent_ctx ctx = { .tree = an.t, .step_index = ran, .step_max = o->max_steps };
-		struct step_report rep = { 0 };
-		struct step_preflight pf = { 0 };
-		struct step_exec_info info;
-		struct step_data *d = NULL;
-		struct step_exec *x = NULL;
-		struct agent_event ev = { 0 };
-		char desc[256], line[512], *summary = NULL;
-		int d_kept = 0;
-		double ts;
-
-		agent_reply_clear(&reply);
-		err = agent_turn_wait(a, &ctx, &reply, o->stop_fd);
-		if (err < 0) {
-			if (!*cause)
-				diag_cause(cause, "the agent's turn failed: %s", strerror(-err));
-			goto out;
-		}
-		if (reply.kind == AGENT_REPLY_PROPOSAL && reply.step)
-			session_step_proposal(o->ses, ran + 1, a->ops->name, reply.step, reply.lines,
-					      reply.nlines, reply.focus ? reply.focus->name : NULL);
-		err = diag_keep_lines(r, &reply);
-		if (err)
-			goto out;
-		if (reply.kind != AGENT_REPLY_PROPOSAL || !reply.step || turn > 2 * o->max_steps + 2)
-			break;
-		step_describe(reply.step, desc, sizeof(desc));
-		if (o->auto_accept && ran >= o->max_steps) {
-			/* over the budget (an LLM may not count): declined, a verdict asked for */
-			ev.kind = AGENT_EV_VETOED;
-			ev.step = reply.step;
-			ev.text = "the step budget is spent: give your verdict from the tree as measured";
-			a->ops->tell(a, &ev, NULL);
-			err = diag_decision(r, "proposed %s: not run (the budget of %u steps is spent)",
-					    desc, o->max_steps);
-			if (err)
-				goto out;
-			continue;
-		}
-		rep.index = ran;
-		rep.s = reply.step;
-		if (!o->auto_accept) {
-			diag_log(o->log, "the agent proposes a step: %s; batch diagnose runs steps only "
-				 "with --auto (or accept it in the interactive argus)", desc);
-			rep.decision = "not run (needs --auto or a person's accept)";
-			err = diag_push(&entries, &nentries, step_report_json(&rep));
-			if (!err)
-				err = diag_decision(r, "proposed %s: not run without --auto", desc);
-			if (err)
-				goto out;
-			break;
-		}
-		rep.decision = "auto";
-		session_step_decision(o->ses, ran + 1, SESSION_ACCEPT, "auto", NULL, reply.step, NULL);
-		ts = diag_now();
-		err = step_preflight(reply.step, o->caps ? o->caps : caps_cached(), NULL, 0, NULL, &pf);
-		step_preflight_line(&pf, line, sizeof(line));
-		diag_log(o->log, "step %u (auto-accepted): %s; pre-flight: %s", ran + 1, desc, line);
-		rep.pf = &pf;
-		if (!err && pf.overhead_pct > (o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
-					       : step_exec_default_budget(reply.step->kind))) {
-			/* it would be detached at once: say so instead of running it */
-			double b = o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
-					 : step_exec_default_budget(reply.step->kind);
-
-			pf.ok = 0;
-			free(pf.cause);
-			if (asprintf(&pf.cause, "estimated overhead %.1f%% of a CPU is over the budget "
-				     "of %g%% (raise it with --budget)", pf.overhead_pct, b) < 0)
-				pf.cause = NULL;
-			snprintf(line, sizeof(line), "not run: %s", pf.cause ? pf.cause : "over budget");
-			diag_log(o->log, "step %u: %s", ran + 1, line);
-			err = -EDQUOT;
-		}
-		if (err < 0) {
-			/* the agent hears why, and may propose something else */
-			ev.kind = AGENT_EV_VETOED;
-			ev.step = reply.step;
-			ev.text = line;
-			a->ops->tell(a, &ev, NULL);
-			session_step_result(o->ses, ran + 1, reply.step, NULL, NULL, line, exclude_tgid);
-			err = diag_push(&entries, &nentries, step_report_json(&rep));
-			if (!err)
-				err = diag_decision(r, "step %u %s: pre-flight failed: %s", ran + 1, desc,
-						    pf.cause ? pf.cause : "?");
-			step_preflight_clear(&pf);
-			ran++;
-			if (err)
-				goto out;
-			continue;
-		}
-		ev.kind = AGENT_EV_ACCEPTED;
-		ev.step = reply.step;
-		a->ops->tell(a, &ev, NULL);
-		x = step_exec_new(reply.step, o->exec, cause);
-		if (!x) {
-			err = -errno;
-			step_preflight_clear(&pf);
-			goto out;
-		}
-		err = step_exec_run(x, o->stop_fd, cause);
-		step_exec_info(x, &info);
-		d = step_exec_take_data(x);
-		step_exec_free(x);
-		texec += diag_now() - ts;
-		session_step_result(o->ses, ran + 1, reply.step, d, &info, NULL, exclude_tgid);
-		if (err < 0) {
-			step_data_free(d);
-			step_preflight_clear(&pf);
-			goto out;
-		}
-		/* kept for every later analysis: the tree is built again with this
-		 * step's results merged and calibrated */
-		if (nkept == DIAG_MAX_KEPT) {
-			err = -ENOSPC;
-		} else if (!(kept_step[nkept] = step_clone(reply.step))) {
-			err = -ENOMEM;
-		} else {
-			kept_data[nkept] = d;    /* owned there now; d still reads it */
-			kept[nkept] = (struct analysis_step){ .step = kept_step[nkept], .data = d,
-							     .idx = ran };
-			nkept++;
-			err = diag_reanalyse(p, co, freq_hz, exclude_tgid, kept, nkept, &an, cause);
-			d_kept = 1;
-		}
-		summary = step_summary(reply.step, d, 1);
-		if (summary && info.state == STEP_EXEC_OVER_BUDGET) {
-			char *s2 = NULL;
-
-			if (asprintf(&s2, "%s (%s)", summary, info.reason) >= 0) {
-				free(summary);
-				summary = s2;
-			}
-		}
-		rep.d = d;
-		rep.info = &info;
-		rep.summary = summary;
-		if (!err)
-			err = diag_push(&entries, &nentries, step_report_json(&rep));
-		if (!err && summary) {
-			diag_log(o->log, "step %u result: %s", ran + 1, summary);
-			err = diag_decision(r, "step %u %s: %s", ran + 1, desc, summary);
-			if (!err) {
-				char *note = NULL;
-
-				if (asprintf(&note, "step %u, %s: %s", ran + 1,
-					     step_kind_name(reply.step->kind), summary) < 0)
-					note = NULL;
-				err = diag_push(&notes, &nnotes, note);
-			}
-			ev.kind = AGENT_EV_RESULT;
-			ev.text = summary;
-			if (!err)
-				a->ops->tell(a, &ev, NULL);
-		}
-		free(summary);
-		if (!d_kept)
-			step_data_free(d);
-		step_preflight_clear(&pf);
-		ran++;
-		if (err)
-			goto out;
-	}
+	err = diag_drive(c, &b, p, co, freq_hz, exclude_tgid, &an, cause);
+	if (err < 0)
+		goto out;
 	/* the last turn's verdict, with the steps' evidence */
-	if (reply.kind == AGENT_REPLY_PROPOSAL && !reply.verdict.found && !reply.verdict.summary) {
+	if (c->last.kind == AGENT_REPLY_PROPOSAL && !c->last.verdict.found &&
+	    !c->last.verdict.summary) {
 		/* proposals without an interim verdict to the end (an LLM): the
 		 * tree's own descent, steps' nodes included */
-		struct agent_reply dr = { 0 };
-
-		err = agent_reply_line(&dr, "no verdict from the %s agent: the verdict is the "
-				       "tree's own descent", agent_name(a));
-		if (!err) {
-			/* the tree's own descent over the last analysis */
-			verdict_clear(&reply.verdict);
-			if (an.descended) {
-				err = diag_keep_lines(r, &dr);
-				agent_reply_clear(&dr);
-				analysis_take_verdict(&an, &reply.verdict, &dr.lines, &dr.nlines);
-			} else {
-				err = an.descent_err;
-			}
-		}
+		err = diag_decision(r, "no verdict from the %s agent: the verdict is the tree's own "
+				    "descent", agent_name(a));
+		if (!err && !an.descended)
+			err = an.descent_err;
 		if (!err)
-			err = diag_keep_lines(r, &dr);
-		agent_reply_clear(&dr);
+			err = diag_take_descent(&an, r);
 		if (err)
 			goto out;
+	} else {
+		r->verdict = c->last.verdict;
+		memset(&c->last.verdict, 0, sizeof(c->last.verdict));
 	}
-	r->verdict = reply.verdict;
-	memset(&reply.verdict, 0, sizeof(reply.verdict));
 	err = diag_agent_extras(a, r);
-	for (unsigned i = 0; i < nnotes && !err; i++)
-		err = verdict_add_note(&r->verdict, "%s", notes[i]);
+	for (unsigned i = 0; i < b.nnotes && !err; i++)
+		err = verdict_add_note(&r->verdict, "%s", b.notes[i]);
 	if (!err) {
-		*steps_json = step_report_array(entries, nentries);
+		*steps_json = step_report_array(b.entries, b.nentries);
 		if (!*steps_json)
 			err = -ENOMEM;
 	}
 out:
-	agent_reply_clear(&reply);
-	for (unsigned i = 0; i < nentries; i++)
-		free(entries[i]);
-	free(entries);
-	for (unsigned i = 0; i < nnotes; i++)
-		free(notes[i]);
-	free(notes);
-	agent_free(own_agent);
-	for (unsigned i = 0; i < nkept; i++) {
-		step_free(kept_step[i]);
-		step_data_free(kept_data[i]);
-	}
+	for (unsigned i = 0; i < b.nentries; i++)
+		free(b.entries[i]);
+	free(b.entries);
+	for (unsigned i = 0; i < b.nnotes; i++)
+		free(b.notes[i]);
+	free(b.notes);
+	if (c)
+		ctl_free(c);          /* frees a unless it is the caller's */
+	else if (!o->agent)
+		agent_free(a);
 	analysis_clear(&an);
-	r->thinking_s = diag_now() - t0 - texec;
-	r->steps_s = texec;
+	r->thinking_s = diag_now() - t0 - b.texec;
+	r->steps_s = b.texec;
 	if (err < 0 && cause && !*cause)
 		diag_cause(cause, "diagnose with steps failed: %s", strerror(-err));
 	return err;
