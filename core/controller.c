@@ -349,9 +349,12 @@ static int take_reply(struct controller *c, struct agent_reply *r)
 		break;
 	case AGENT_REPLY_VERDICT:
 		ev = (struct ctl_event){ .kind = CTL_EV_VERDICT, .verdict = &r->verdict,
-					 .lines = r->lines, .nlines = r->nlines };
+					 .lines = r->lines, .nlines = r->nlines,
+					 .focus = c->explore[0] ? c->explore : NULL };
+		c->nverdicts++;
 		ctl_emit(c, &ev);
-		ctl_say(c, CTL_LINE_VERDICT, "%s",
+		ctl_say(c, CTL_LINE_VERDICT, "%s%s%s%s", c->explore[0] ? "finding (" : "",
+			c->explore, c->explore[0] ? "; the verdict stands): " : "",
 			r->verdict.summary ? r->verdict.summary :
 			r->verdict.found ? "found" : "no bottleneck found");
 		if (c->o.batch)

@@ -115,7 +115,8 @@ struct ctl_event {
 	const struct step *step, *edited;
 	char *const *lines;
 	unsigned nlines;
-	const char *focus;
+	const char *focus;       /* PROPOSAL: its node; VERDICT: the exploration
+				  * it answers (NULL: the diagnosis) */
 	enum ctl_decision_kind decision;
 	const char *by;          /* "human", "auto" */
 	const struct step_data *data;
@@ -221,6 +222,10 @@ struct controller {
 	int error;                       /* batch: the -errno that ended it */
 	char *cause;                     /* and why; owned */
 	struct agent_reply last;         /* batch: the last reply (its verdict) */
+	unsigned nverdicts;              /* verdicts given so far */
+	char explore[160];               /* after a verdict: what the person explores
+					  * ("focus on X"); the next verdicts are
+					  * findings of it, not the diagnosis */
 };
 
 /* A controller talking to agent (owned unless o.agent_borrowed; freed with

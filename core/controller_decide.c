@@ -237,6 +237,8 @@ int ctl_undo(struct controller *c)
 	ctl_emit(c, &ev);
 	ctl_run_clear(c, r);
 	c->nrun--;
+	if (c->nverdicts)
+		snprintf(c->explore, sizeof(c->explore), "after undoing step %u", idx + 1);
 	ctl_say(c, CTL_LINE_HUMAN, "undo step %u: %s", idx + 1,
 		running ? "stopped and detached, its windows dropped" :
 			  "its results dropped from the tree");
@@ -259,6 +261,8 @@ int ctl_talk(struct controller *c, const char *text)
 	if (!text || !*text)
 		return 0;
 	ctl_say(c, CTL_LINE_HUMAN, "%s", text);
+	if (c->nverdicts)
+		snprintf(c->explore, sizeof(c->explore), "talk: %s", text);
 	ctl_tell(c, AGENT_EV_SAY, text, NULL, NULL);
 	if (first_word_is(text, "focus") || first_word_is(text, "stop")) {
 		if (c->mode == CTL_PROPOSAL) {
@@ -279,6 +283,8 @@ int ctl_focus(struct controller *c, const struct tree_node *n, const char *path)
 	if (!n)
 		return -EINVAL;
 	ctl_say(c, CTL_LINE_HUMAN, "focus on %s", path ? path : n->name);
+	if (c->nverdicts)
+		snprintf(c->explore, sizeof(c->explore), "focus on %s", n->name);
 	ctl_tell(c, AGENT_EV_FOCUS, n->name, NULL, n);
 	if (c->mode == CTL_PROPOSAL) {
 		ctl_say(c, CTL_LINE_INFO, "the waiting proposal is withdrawn");

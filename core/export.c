@@ -42,6 +42,8 @@ static void xp_cause(char **cause, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void xp_findings_json(cJSON *o, const struct session_log *l, size_t nev);
+
 static unsigned xp_freq(const struct session_log *l)
 {
 	cJSON *o = l && l->options_json ? cJSON_Parse(l->options_json) : NULL;
@@ -97,12 +99,14 @@ int export_view_build(struct export_view *xv, const struct session_log *log, siz
 		xv->nlines = xv->own_nlines;
 	}
 	analysis_clear(&an);
-	for (size_t i = xv->nev; i > 0; i--)
-		if (log->ev[i - 1].type == SESSION_EV_VERDICT) {
-			xv->v = &log->ev[i - 1].verdict;
+	{
+		const struct session_event *d = session_log_diagnosis(log, xv->nev);
+
+		if (d) {
+			xv->v = &d->verdict;
 			xv->v_recorded = 1;
-			break;
 		}
+	}
 	return 0;
 fail:
 	export_view_clear(xv);
@@ -294,6 +298,7 @@ int export_json(const struct export_view *xv, FILE *out)
 	} else {
 		cJSON_AddNullToObject(o, "verdict");
 	}
+	xp_findings_json(o, l, xv->nev);
 	a = cJSON_AddArrayToObject(o, "transcript");
 	x = cJSON_AddArrayToObject(o, "steps");
 	for (size_t i = 0; l && i < xv->nev; i++) {
@@ -357,6 +362,27 @@ int export_json(const struct export_view *xv, FILE *out)
 	return xp_print(o, out);
 }
 
+/* The explorations after the verdict, each its own labelled finding:
+ * "findings": [{"exploration": "focus on X", "verdict": {...}}]. */
+static void xp_findings_json(cJSON *o, const struct session_log *l, size_t nev)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "findings");
+
+	for (size_t i = 0; a && l && i < nev && i < l->nev; i++) {
+		const struct session_event *e = &l->ev[i];
+		cJSON *j;
+
+		if (e->type != SESSION_EV_VERDICT || !e->focus)
+			continue;
+		j = cJSON_CreateObject();
+		if (!j)
+			return;
+		cJSON_AddStringToObject(j, "exploration", e->focus);
+		cJSON_AddItemToObject(j, "verdict", verdict_json_new(&e->verdict));
+		cJSON_AddItemToArray(a, j);
+	}
+}
+
 int export_replay_json(const struct session_log *l, const char *name, FILE *out)
 {
 	cJSON *o = cJSON_CreateObject(), *a;
@@ -394,13 +420,13 @@ int export_replay_json(const struct session_log *l, const char *name, FILE *out)
 		}
 		cJSON_AddStringToObject(j, "text", source_replay_event_text(e, text, sizeof(text)));
 		cJSON_AddItemToArray(a, j);
-		if (e->type == SESSION_EV_VERDICT)
-			v = &e->verdict;
 	}
+	v = session_log_diagnosis(l, l->nev) ? &session_log_diagnosis(l, l->nev)->verdict : NULL;
 	if (v)
 		cJSON_AddItemToObject(o, "verdict", verdict_json_new(v));
 	else
 		cJSON_AddNullToObject(o, "verdict");
+	xp_findings_json(o, l, l->nev);
 	return xp_print(o, out);
 }
 
@@ -521,6 +547,65 @@ static void md_verdict(FILE *out, const struct export_view *xv)
 		fputc('\n', out);
 }
 
+/* Explorations after the verdict: each its own labelled finding, never the
+ * diagnosis above. */
+static void md_findings(FILE *out, const struct export_view *xv)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; xv->log && i < xv->nev; i++) {
+		const struct session_event *e = &xv->log->ev[i];
+
+		if (e->type != SESSION_EV_VERDICT || !e->focus)
+			continue;
+		if (!n++)
+			fprintf(out, "## Explorations after the verdict\n\n"
+				"Each is its own finding; the verdict above stands.\n\n");
+		fprintf(out, "- %s: %s%s\n", e->focus, e->verdict.found ? "" : "no bottleneck found: ",
+			e->verdict.summary ? e->verdict.summary : "");
+	}
+	if (n)
+		fputc('\n', out);
+}
+
+/* How each proposed step ended: run, vetoed, undone, not run. */
+static void md_steps_tally(FILE *out, const struct export_view *xv)
+{
+	unsigned run = 0, veto = 0, undo = 0, prop = 0;
+
+	for (size_t i = 0; i < xv->nev; i++) {
+		const struct session_event *e = &xv->log->ev[i];
+
+		if (e->type == SESSION_EV_PROPOSAL)
+			prop++;
+		else if (e->type == SESSION_EV_STEP_RESULT)
+			run++;
+		else if (e->type == SESSION_EV_DECISION && e->decision == SESSION_VETO)
+			veto++;
+		else if (e->type == SESSION_EV_DECISION && e->decision == SESSION_UNDO)
+			undo++;
+	}
+	fprintf(out, "\n%u proposed: %u ran, %u vetoed, %u undone.\n", prop, run, veto, undo);
+}
+
+/* Whether the agent line i repeats an earlier agent line (a descent is
+ * re-told at each turn; the Decisions list shows it once). */
+static int md_repeated(const struct export_view *xv, size_t i)
+{
+	const struct session_event *e = &xv->log->ev[i];
+
+	if (!e->who || strcmp(e->who, "agent") || !e->text)
+		return 0;
+	for (size_t k = 0; k < i; k++) {
+		const struct session_event *p = &xv->log->ev[k];
+
+		if (p->type == SESSION_EV_TRANSCRIPT && p->who && !strcmp(p->who, "agent") &&
+		    p->text && !strcmp(p->text, e->text))
+			return 1;
+	}
+	return 0;
+}
+
 int export_markdown(const struct export_view *xv, FILE *out)
 {
 	const struct session_log *l = xv->log;
@@ -552,6 +637,7 @@ int export_markdown(const struct export_view *xv, FILE *out)
 	}
 	fputc('\n', out);
 	md_verdict(out, xv);
+	md_findings(out, xv);
 
 	if (xv->t && xv->t->root && nref && nload) {
 		fprintf(out, "## The tree around the path\n\n"
@@ -565,7 +651,7 @@ int export_markdown(const struct export_view *xv, FILE *out)
 	for (size_t i = 0; l && i < xv->nev; i++) {
 		const struct session_event *e = &l->ev[i];
 
-		if (e->type != SESSION_EV_TRANSCRIPT)
+		if (e->type != SESSION_EV_TRANSCRIPT || md_repeated(xv, i))
 			continue;
 		fprintf(out, "%u. %s%s%s\n", ++nlines, e->who && strcmp(e->who, "agent") ?
 			e->who : "", e->who && strcmp(e->who, "agent") ? ": " : "",
@@ -600,6 +686,8 @@ int export_markdown(const struct export_view *xv, FILE *out)
 	if (!nsteps)
 		fprintf(out, "No instrumentation steps: the verdict rests on the calibration "
 			"sampling alone.\n");
+	else
+		md_steps_tally(out, xv);
 	fputc('\n', out);
 
 	if (l) {

@@ -151,6 +151,13 @@ int session_write_llm_turn(struct session *s, const struct session_llm_turn *lt)
 int session_write_verdict(struct session *s, const struct verdict *v,
 			  char *const *lines, unsigned nlines);
 
+/* A finding after the diagnosis: the verdict of an exploration the person
+ * started after a verdict (exploration: what started it, "focus on X";
+ * NULL: this is the diagnosis, as session_write_verdict).  Readers keep the
+ * last verdict without "exploration" as the diagnosis (session_log_diagnosis). */
+int session_write_finding(struct session *s, const struct verdict *v,
+			  char *const *lines, unsigned nlines, const char *exploration);
+
 /* A conclusion: each of lines as an "agent" transcript line, the naive
  * answer (nnaive > 0: "a profiler without a reference would point at the
  * hottest path: SUBSYS > f > g") as an "argus" line, then the verdict with
@@ -187,7 +194,7 @@ struct session_event {
 	char *spec_json;           /* proposal spec; decision: the original */
 	char **lines;              /* proposal/verdict reasoning */
 	unsigned nlines;
-	char *focus;
+	char *focus;               /* proposal: its node; verdict: the exploration */
 	/* decision */
 	enum session_decision decision;
 	char *by;
@@ -244,5 +251,10 @@ const struct profile *session_log_profile(const struct session_log *l, unsigned 
  * (profile_free).  NULL with errno set. */
 struct profile *session_log_profile_upto(const struct session_log *l, size_t nev,
 					 unsigned step);
+
+/* The diagnosis among the first nev events: the last verdict that is not an
+ * exploration (a verdict with "exploration" is a later finding and never
+ * replaces it); NULL when none.  Valid while the log lives. */
+const struct session_event *session_log_diagnosis(const struct session_log *l, size_t nev);
 
 #endif

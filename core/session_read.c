@@ -454,6 +454,8 @@ static int read_event(struct rd *r, const cJSON *o, struct session_event *e)
 			return err;
 		}
 		err = get_lines(o, "lines", &e->lines, &e->nlines);
+		if (!err)
+			err = dup_opt(&e->focus, get_str(o, "exploration", &bad));
 		break;
 	}
 	case SESSION_EV_NOTE:
@@ -679,4 +681,16 @@ struct profile *session_log_profile_upto(const struct session_log *l, size_t nev
 		}
 	}
 	return p;
+}
+
+const struct session_event *session_log_diagnosis(const struct session_log *l, size_t nev)
+{
+	if (!l)
+		return NULL;
+	if (nev > l->nev)
+		nev = l->nev;
+	for (size_t i = nev; i > 0; i--)
+		if (l->ev[i - 1].type == SESSION_EV_VERDICT && !l->ev[i - 1].focus)
+			return &l->ev[i - 1];
+	return NULL;
 }

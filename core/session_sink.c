@@ -41,7 +41,7 @@ void session_sink_event(void *arg, const struct ctl_event *ev)
 		break;
 	case CTL_EV_VERDICT:
 		if (k->verdicts)
-			session_write_verdict(k->ses, ev->verdict, ev->lines, ev->nlines);
+			session_write_finding(k->ses, ev->verdict, ev->lines, ev->nlines, ev->focus);
 		break;
 	default:
 		break;

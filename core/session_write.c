@@ -461,11 +461,21 @@ int session_write_llm_turn(struct session *s, const struct session_llm_turn *lt)
 int session_write_verdict(struct session *s, const struct verdict *v,
 			  char *const *lines, unsigned nlines)
 {
+	return session_write_finding(s, v, lines, nlines, NULL);
+}
+
+int session_write_finding(struct session *s, const struct verdict *v,
+			  char *const *lines, unsigned nlines, const char *exploration)
+{
 	cJSON *o = event_new(s, SESSION_EV_VERDICT), *vj;
 	int err;
 
 	if (!o)
 		return -ENOMEM;
+	if (exploration && (err = add_str(o, "exploration", exploration))) {
+		cJSON_Delete(o);
+		return err;
+	}
 	vj = verdict_json_new(v);
 	if (!vj || !cJSON_AddItemToObject(o, "verdict", vj)) {
 		cJSON_Delete(vj);

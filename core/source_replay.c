@@ -262,10 +262,11 @@ const struct verdict *source_replay_verdict(struct source *s)
 	if (!source_replay_is(s))
 		return NULL;
 	rp = s->priv;
-	for (size_t i = rp->pos; i > 0; i--)
-		if (rp->log->ev[i - 1].type == SESSION_EV_VERDICT)
-			return &rp->log->ev[i - 1].verdict;
-	return NULL;
+	{
+		const struct session_event *e = session_log_diagnosis(rp->log, rp->pos);
+
+		return e ? &e->verdict : NULL;
+	}
 }
 
 /* The "kind" and "target" of a spec's JSON text, for one line. */
@@ -321,8 +322,13 @@ char *source_replay_event_text(const struct session_event *e, char *buf, size_t 
 			 (unsigned long long)e->tokens_in, (unsigned long long)e->tokens_out);
 		break;
 	case SESSION_EV_VERDICT:
-		snprintf(buf, len, "%s: %s", e->verdict.found ? "verdict" : "no bottleneck found",
-			 e->verdict.summary ? e->verdict.summary : "");
+		if (e->focus)   /* an exploration after the verdict: a finding of its own */
+			snprintf(buf, len, "finding (%s): %s%s", e->focus,
+				 e->verdict.found ? "" : "no bottleneck found: ",
+				 e->verdict.summary ? e->verdict.summary : "");
+		else
+			snprintf(buf, len, "%s: %s", e->verdict.found ? "verdict" :
+				 "no bottleneck found", e->verdict.summary ? e->verdict.summary : "");
 		break;
 	case SESSION_EV_NOTE:
 		snprintf(buf, len, "note: %s", e->text ? e->text : "");

@@ -47,9 +47,10 @@ static int replay_batch_text(const struct session_log *l)
 
 		printf("%zu %8.3f %-11s %s\n", i + 1, e->t, session_event_name(e->type),
 		       source_replay_event_text(e, text, sizeof(text)));
-		if (e->type == SESSION_EV_VERDICT)
-			v = &e->verdict;
 	}
+	/* the diagnosis: explorations after it are findings of their own */
+	if (session_log_diagnosis(l, l->nev))
+		v = &session_log_diagnosis(l, l->nev)->verdict;
 	if (v) {
 		printf("%s: %s\n", v->found ? "verdict" : "no bottleneck found",
 		       v->summary ? v->summary : "");
@@ -62,6 +63,9 @@ static int replay_batch_text(const struct session_log *l)
 	} else {
 		printf("no verdict in the session\n");
 	}
+	for (size_t i = 0; i < l->nev; i++)
+		if (l->ev[i].type == SESSION_EV_VERDICT && l->ev[i].focus)
+			printf("%s\n", source_replay_event_text(&l->ev[i], text, sizeof(text)));
 	return fflush(stdout) ? -errno : 0;
 }
 
