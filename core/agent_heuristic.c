@@ -181,6 +181,20 @@ static int cmp_delta_desc(const void *a, const void *b)
 }
 
 /* "a 41%, b 30%, c 12%" — the top increasing children's shares of base */
+/* What a child's share at n is taken of: n's delta (base), or the sum of
+ * its children's increases when siblings that fell make that larger — a
+ * child can rise more than its parent's net delta, and "180% of its
+ * parent's delta" says nothing. */
+static double increases_under(const struct tree_node *n, double base)
+{
+	double inc = 0;
+
+	for (unsigned i = 0; i < n->nchild; i++)
+		if (n->child[i]->stat.delta > 0 && !other_unit(n, n->child[i]))
+			inc += n->child[i]->stat.delta;
+	return inc > base ? inc : base;
+}
+
 static void top_shares(const struct tree_node *n, double base, char *buf, size_t len)
 {
 	const struct tree_node **v;
@@ -188,6 +202,7 @@ static void top_shares(const struct tree_node *n, double base, char *buf, size_t
 	size_t off = 0;
 
 	buf[0] = 0;
+	base = increases_under(n, base);
 	v = malloc((n->nchild + 1) * sizeof(*v));
 	if (!v)
 		return;
@@ -373,10 +388,20 @@ static int verdict_found(struct descent *d, struct tree_node *stop)
 	v->q = stop->stat.q;
 	v->pairs = stop->stat.pairs;
 	v->pairs_agree = stop->stat.pairs_agree;
-	v->share_of_root = d->root_denom > 0 ? stop->stat.delta / d->root_denom : 0;
-	agree = v->pairs ? (double)v->pairs_agree / v->pairs : 1.0;
-	/* the skid left unattributed on the path is nobody's share */
-	share = d->root_denom - d->skid > 0 ? stop->stat.delta / (d->root_denom - d->skid) : 0;
+	{
+		/* the increases at the root count the verdict's top level at least
+		 * at the leaf's rise: a leaf rises more than its subsystem's net
+		 * delta when its siblings fall ("127% of the increase" otherwise) */
+		double denom = d->root_denom;
+		const struct tree_node *top = nchain >= 2 ? chain[nchain - 2] : NULL;
+
+		if (top && stop->stat.delta > top->stat.delta)
+			denom += stop->stat.delta - fmax(0.0, top->stat.delta);
+		v->share_of_root = denom > 0 ? stop->stat.delta / denom : 0;
+		agree = v->pairs ? (double)v->pairs_agree / v->pairs : 1.0;
+		/* the skid left unattributed on the path is nobody's share */
+		share = denom - d->skid > 0 ? stop->stat.delta / (denom - d->skid) : 0;
+	}
 	share = fmin(1.0, fmax(0.0, share));
 	v->confidence = fmin(1.0, fmax(0.0, (1.0 - v->q) * agree * share));
 	if (v->npath >= 2)
@@ -502,7 +527,8 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 				return err;
 			break;
 		}
-		share = base > 0 ? best->stat.delta / base : 0;
+		up = increases_under(cur, base);
+		share = up > 0 ? best->stat.delta / up : 0;
 		if (other_unit(cur, best)) {
 			evidence(ev, sizeof(ev), best);
 			err = agent_reply_line(r, "%s -> %s: no child of %s rises in samples; the step's "
@@ -533,9 +559,14 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 		}
 		if (share >= d.explain) {
 			evidence(ev, sizeof(ev), best);
-			err = agent_reply_line(r, "%s -> %s: %.0f%% of its parent's delta (%+.1f/s of %+.1f/s), %s",
-					       cur->name, best->name, share * 100, best->stat.delta,
-					       base, ev);
+			if (up > base)
+				err = agent_reply_line(r, "%s -> %s: %.0f%% of the increases under its parent "
+						       "(%+.1f/s of %+.1f/s; net %+.1f/s), %s", cur->name,
+						       best->name, share * 100, best->stat.delta, up, base, ev);
+			else
+				err = agent_reply_line(r, "%s -> %s: %.0f%% of its parent's delta (%+.1f/s of %+.1f/s), %s",
+						       cur->name, best->name, share * 100, best->stat.delta,
+						       base, ev);
 			if (err)
 				return err;
 			cur = (struct tree_node *)best;
