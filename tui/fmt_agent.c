@@ -393,6 +393,10 @@ static const struct hint hints_thinking[] = {
 static const struct hint hints_idle[] = {
 	{ "r", "another" }, { "u", "undo" }, { ":", "talk" }, { "f", "focus" }, { NULL, NULL },
 };
+static const struct hint hints_replay[] = {
+	{ "n", "next" }, { "p", "back" }, { "}", "end" }, { "Tab", "pane" }, { "z", "zoom" },
+	{ NULL, NULL },
+};
 static const struct hint hints_wait[] = {
 	{ ":", "talk" }, { "Tab", "pane" }, { "z", "zoom" }, { NULL, NULL },
 };
@@ -416,6 +420,9 @@ void fmt_agent_hints(struct fmt_line *l, int width, enum fmt_agent_mode mode)
 		break;
 	case FMT_AGENT_MODE_IDLE:
 		h = hints_idle;
+		break;
+	case FMT_AGENT_MODE_REPLAY:
+		h = hints_replay;
 		break;
 	default:
 		h = hints_wait;

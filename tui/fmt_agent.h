@@ -80,6 +80,7 @@ enum fmt_agent_mode {
 	FMT_AGENT_MODE_EDIT,      /* the person edits it */
 	FMT_AGENT_MODE_RUNNING,   /* an accepted step measures */
 	FMT_AGENT_MODE_IDLE,      /* a verdict or an answer; nothing pending */
+	FMT_AGENT_MODE_REPLAY,    /* hints only: a replayed pane (r u : f do nothing) */
 };
 
 /* The key hints for mode ("a accept  e edit  v veto  r another  u undo

@@ -156,7 +156,7 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 	for (int i = 0; i < card; i++)
 		lines[1 + tr_rows + i] = cardl[i];
 	if (h >= 2)
-		fmt_agent_hints(&lines[h - 1], w, p->mode);
+		fmt_agent_hints(&lines[h - 1], w, p->replay ? FMT_AGENT_MODE_REPLAY : p->mode);
 	for (int y = 0; y < h; y++)
 		screen_put_line(s, s->wagent, &s->cagent, y, &lines[y]);
 out:
