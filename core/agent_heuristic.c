@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "agent_second.h"
 #include "calib.h"
 #include "step.h"
 
@@ -783,6 +784,12 @@ struct heur {
 	uint32_t used;         /* rules that proposed already, bit per row */
 	char **why;            /* the last turn's lines */
 	unsigned nwhy;
+	/* the second opinion (core/agent_second.c) */
+	int second;            /* a veto or an `r` asks for the next-best step */
+	int gave_verdict;      /* the last turn ended in a verdict, no proposal */
+	uint32_t alt_used;     /* catalog entries proposed already */
+	char *veto_reason;     /* the last veto's reason; NULL: none */
+	char veto_kind[32];    /* the vetoed step's kind; "": none */
 };
 
 static void heur_why_clear(struct heur *h)
@@ -920,7 +927,23 @@ static int heur_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_
 				goto cleanup;
 			break;
 		}
-	} else if (out->verdict.found && ctx->step_index >= ctx->step_max && ctx->step_max) {
+	}
+	/* a second opinion: asked for after a veto or an `r` on a verdict */
+	if (!err && out->kind == AGENT_REPLY_VERDICT && out->verdict.found && !h->stopped &&
+	    ctx->step_index < ctx->step_max && (h->second || h->gave_verdict)) {
+		err = agent_second_propose(&out->verdict, h->veto_reason,
+					   h->veto_kind[0] ? h->veto_kind : NULL, &h->alt_used, out);
+		if (err)
+			goto cleanup;
+	}
+	h->second = 0;
+	h->gave_verdict = out->kind == AGENT_REPLY_VERDICT;
+	if (out->kind == AGENT_REPLY_PROPOSAL) {
+		free(h->veto_reason);
+		h->veto_reason = NULL;
+		h->veto_kind[0] = 0;
+	}
+	if (out->verdict.found && ctx->step_index >= ctx->step_max && ctx->step_max) {
 		err = agent_reply_line(out, "the step budget (%u) is spent: the verdict stands",
 				       ctx->step_max);
 		if (err)
@@ -1013,6 +1036,14 @@ static int heur_tell(struct agent *a, const struct agent_event *ev, struct agent
 		return out ? heur_focus_text(out, h->focus_name) : 0;
 	case AGENT_EV_SAY:
 		break;
+	case AGENT_EV_VETOED:
+		/* the next turn gives a second opinion, steered by the reason */
+		h->second = 1;
+		free(h->veto_reason);
+		h->veto_reason = ev->text && *ev->text ? strdup(ev->text) : NULL;
+		snprintf(h->veto_kind, sizeof(h->veto_kind), "%s",
+			 ev->step && step_kind_name(ev->step->kind) ? step_kind_name(ev->step->kind) : "");
+		return 0;
 	default:
 		return 0; /* accepted / edited / vetoed / results: nothing to answer yet */
 	}
@@ -1065,6 +1096,7 @@ static void heur_free(struct agent *a)
 	if (h) {
 		heur_why_clear(h);
 		free(h->focus_name);
+		free(h->veto_reason);
 		free(h);
 	}
 	free(a);
