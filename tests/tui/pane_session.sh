@@ -1,7 +1,7 @@
 #!/bin/sh
 # Live (root): the agent pane writes its steps to the session.  On the
-# page-fault scenario (--pairs 3): v with a reason, then a (accept) the next
-# proposal, wait for its result, q.  The session file must hold a proposal,
+# page-fault scenario (--pairs 3): v with a reason (then `: stop`), a (accept)
+# a fresh run's proposal, wait for its result, q.  The session file must hold a proposal,
 # a "veto" decision by a human with the reason, an "accept" (or "edit")
 # decision, a step_result, the step's windows (step >= 1), human and agent
 # transcript lines and a verdict; `argus replay --batch --json` lists them,
@@ -37,6 +37,11 @@ keys v
 wait_for "veto reason"
 keys "$REASON" Enter
 wait_for "vetoed: $REASON"
+# a veto brings the heuristic's second opinion; "stop" gives the verdict
+wait_for "second opinion"
+keys :
+wait_for "talk to the agent"
+keys stop Enter
 wait_for "verdict>"
 keys q
 expect_sane_exit

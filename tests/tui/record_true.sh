@@ -1,7 +1,7 @@
 #!/bin/sh
 # Live (root): the record stays true after the verdict (issue 13 item 1).
 # On the cow_fault scenario, at 80x24 and at 160x45: veto the first proposal
-# (the heuristic then gives its do_wp_page verdict), search do_anonymous_page
+# and stop the second opinion (the heuristic gives its do_wp_page verdict), search do_anonymous_page
 # and press f (focus: an exploration), wait for its finding, w (report), q.
 # Then the session, `argus export` (markdown and JSON), `replay --batch` and
 # the `w` report all keep do_wp_page as the verdict; the exploration is its
@@ -58,6 +58,11 @@ for size in "80 24" "160 45"; do
 	keys v
 	wait_for "veto reason"
 	keys "not now" Enter
+	# the heuristic's second opinion (a next step) comes; "stop" gives the verdict
+	wait_long "of at most 5: tracepoint_latency" 20
+	keys :
+	wait_for "talk to the agent"
+	keys "stop" Enter
 	wait_long "verdict>" 20
 	keys /
 	keys "do_anonymous_page" Enter
