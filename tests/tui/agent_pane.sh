@@ -49,7 +49,7 @@ wait_for "veto reason"
 keys "not now, look at the allocator" Enter
 wait_for "vetoed: not now, look at the allocator"
 wait_for "nothing was loaded"
-wait_for "verdict>"
+wait_for "second opinion"     # a veto brings the next-best step, not the verdict again
 screen | grep -q ' 1 probe ' || fail "after a veto the status bar no longer says 1 probe"
 screen | grep -q 'probes' && fail "after a veto more than one probe is counted"
 after=$(prog_ids "$apid")
