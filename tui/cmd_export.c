@@ -24,7 +24,8 @@ static void export_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: argus export SESSION --format folded|json|markdown|pprof [--cond ref|load]\n"
-		"                    [-o FILE] [--push URL [--labels K=V,...] [--app NAME] [--tenant ID]]\n\n"
+		"                    [-o FILE] [--push URL [--labels K=V,...] [--app NAME] [--tenant ID]\n"
+		"                    [--push-timeout S] [--push-wait S]]\n\n"
 		"Turns a recorded session into:\n"
 		"  folded    folded stacks 'a;b;c COUNT' of one condition's windows summed\n"
 		"            (--cond, default load), after a '# argus-window secs=S cond=C'\n"
@@ -179,7 +180,7 @@ int cmd_export(int argc, char **argv)
 				goto out;
 			}
 			memcpy(copy, pb, pblen);
-			push_drain(ps, EXPORT_PUSH_WAIT_MS);
+			push_drain(ps, op.wait_s ? (int)(op.wait_s * 1000) : EXPORT_PUSH_WAIT_MS);
 			opts_push_report(ps, stderr);
 			struct push_stats st;
 			push_get_stats(ps, &st);

@@ -15,6 +15,8 @@ static const struct {
 	{ "--labels", "K=V,...", "series labels for --push (host=<nodename> is added)", 0 },
 	{ "--app", "NAME", "application name (Pyroscope) / __name__ (Parca); default argus", 0 },
 	{ "--tenant", "ID", "X-Scope-OrgID header (default $ARGUS_PUSH_TENANT)", 0 },
+	{ "--push-timeout", "S", "one push request's time limit (default 10)", 0 },
+	{ "--push-wait", "S", "at the end, how long queued pushes may take (default 30, record 15)", 0 },
 };
 #define OPTS_PUSH_N (sizeof(opts_push_table) / sizeof(opts_push_table[0]))
 
@@ -66,9 +68,14 @@ int opts_push_parse(struct opts_push *op, int argc, char **argv, int *i, int wit
 		val = argv[++*i];
 	}
 	++*i;
-	switch (k) {
-	case 0: op->url = val; break;
-	case 1: {
+	return opts_push_set(op, opts_push_table[k].name + 2, val, err) ? -1 : 1;
+}
+
+int opts_push_set(struct opts_push *op, const char *name, const char *val, FILE *err)
+{
+	if (!strcmp(name, "push")) {
+		op->url = val;
+	} else if (!strcmp(name, "every")) {
 		char *end;
 		double s = strtod(val, &end);
 
@@ -77,13 +84,29 @@ int opts_push_parse(struct opts_push *op, int argc, char **argv, int *i, int wit
 			return -1;
 		}
 		op->every_s = s;
-		break;
+	} else if (!strcmp(name, "labels")) {
+		op->labels = val;
+	} else if (!strcmp(name, "app")) {
+		op->app = val;
+	} else if (!strcmp(name, "tenant")) {
+		op->tenant = val;
+	} else if (!strcmp(name, "push-timeout") || !strcmp(name, "push-wait")) {
+		char *end;
+		double s = strtod(val, &end);
+
+		if (end == val || *end || !(s > 0) || !isfinite(s) || s > 3600) {
+			fprintf(err, "argus: bad --%s '%s': give seconds, up to 3600\n", name, val);
+			return -1;
+		}
+		if (name[5] == 't')
+			op->timeout_s = s;
+		else
+			op->wait_s = s;
+	} else {
+		fprintf(err, "argus: --%s is no push option\n", name);
+		return -1;
 	}
-	case 2: op->labels = val; break;
-	case 3: op->app = val; break;
-	default: op->tenant = val; break;
-	}
-	return 1;
+	return 0;
 }
 
 static void opts_push_log(void *arg, const char *msg)
@@ -96,6 +119,7 @@ struct push *opts_push_new(const struct opts_push *op, unsigned freq_hz, FILE *l
 	struct push_opts po = {
 		.url = op->url, .app = op->app, .labels = op->labels, .tenant = op->tenant,
 		.freq_hz = freq_hz, .log = opts_push_log, .log_arg = log,
+		.timeout_ms = (unsigned)(op->timeout_s * 1000),
 	};
 	char *cause = NULL;
 	struct push *ps = push_new(&po, &cause);

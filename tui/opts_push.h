@@ -6,6 +6,8 @@
  *   --labels k=v,...  series labels (host=<nodename> added unless given)
  *   --app NAME        application / __name__ (default argus)
  *   --tenant ID       X-Scope-OrgID header (default $ARGUS_PUSH_TENANT)
+ *   --push-timeout S  one request's time limit (default 10 s)
+ *   --push-wait S     at the end, how long the queue may take to empty
  */
 #ifndef ARGUS_OPTS_PUSH_H
 #define ARGUS_OPTS_PUSH_H
@@ -18,6 +20,8 @@ struct opts_push {
 	const char *url;          /* NULL: no push */
 	double every_s;           /* 0: once, at the end */
 	const char *labels, *app, *tenant;
+	double timeout_s;         /* 0: PUSH_DEF_TIMEOUT_MS */
+	double wait_s;            /* 0: the command's default */
 };
 
 void opts_push_init(struct opts_push *op);
@@ -26,6 +30,11 @@ void opts_push_init(struct opts_push *op);
  * option, -1 usage error (message on err).  with_every: --every allowed. */
 int opts_push_parse(struct opts_push *op, int argc, char **argv, int *i, int with_every,
 		    FILE *err);
+
+/* Sets option name (without the leading "--": "push", "every", ...) to
+ * val, for getopt users.  0, or -1 with a message on err (also for a name
+ * that is no push option). */
+int opts_push_set(struct opts_push *op, const char *name, const char *val, FILE *err);
 
 /* The options' help lines (with_every: --every too). */
 void opts_push_help(FILE *out, int with_every);
