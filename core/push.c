@@ -488,12 +488,10 @@ static void push_done(struct push *ps, CURLcode res)
 	struct push_item *it = push_head(ps);
 	long status = 0;
 	curl_off_t up = 0;
-	double connect = 0;
 	char why[CURL_ERROR_SIZE + 64];
 
 	curl_easy_getinfo(ps->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(ps->easy, CURLINFO_SIZE_UPLOAD_T, &up);
-	curl_easy_getinfo(ps->easy, CURLINFO_CONNECT_TIME, &connect);
 	size_t body_len = ps->body_len;
 	snprintf(why, sizeof(why), "%s", ps->errbuf[0] ? ps->errbuf : curl_easy_strerror(res));
 	push_easy_drop(ps);
@@ -522,7 +520,8 @@ static void push_done(struct push *ps, CURLcode res)
 		push_pop(ps);
 		return;
 	}
-	if (up >= (curl_off_t)body_len && body_len && connect > 0) {
+	/* (a reused connection reports no connect time: the bytes sent say it) */
+	if (up >= (curl_off_t)body_len && body_len) {
 		/* the server has the whole profile and said nothing: it may have
 		 * stored it, so sending it again could count samples twice */
 		ps->st.unconfirmed++;
