@@ -64,7 +64,7 @@ struct import_info {
 	unsigned windows;       /* windows filled (1 + extra argus-window headers) */
 	int secs_known;         /* window length came from the file */
 	double secs;            /* length of the (first) window */
-	char note[200];         /* pprof: what was kept ("" when nothing to say) */
+	char note[320];         /* pprof: what was kept ("" when nothing to say) */
 };
 
 /* Guesses the format of buf from its first lines; IMPORT_UNKNOWN when it is

@@ -93,7 +93,7 @@ struct pprof_read_info {
 	double secs;            /* length of the first window */
 	uint64_t frames_dropped; /* user frames left out */
 	int kernel_marked;      /* some frame was marked kernel */
-	char note[200];         /* what was kept, for people; "" when nothing to say */
+	char note[320];         /* what was kept, for people; "" when nothing to say */
 };
 
 /* 1 when buf looks like a pprof: the gzip magic 1f 8b, or protobuf whose

@@ -523,13 +523,16 @@ too_deep:
 				      r.name, info->records);
 		goto out;
 	}
-	if (!marked && !info->note[0])
-		snprintf(info->note, sizeof(info->note),
-			 "no location is marked kernel (mapping [kernel.kallsyms], a module, or _[k]); every frame kept as a kernel frame");
-	else if (marked && info->frames_dropped && !info->note[0])
-		snprintf(info->note, sizeof(info->note),
-			 "kept the kernel-marked frames; left out %llu user frames and %llu samples with no kernel frame",
-			 (unsigned long long)info->frames_dropped, (unsigned long long)info->user_only);
+	size_t nl = strlen(info->note);
+	const char *sep = nl ? "; " : "";
+	if (!marked)
+		snprintf(info->note + nl, sizeof(info->note) - nl,
+			 "%sno location is marked kernel (mapping [kernel.kallsyms], a module, or _[k]); every frame kept as a kernel frame",
+			 sep);
+	else if (info->frames_dropped)
+		snprintf(info->note + nl, sizeof(info->note) - nl,
+			 "%skept the kernel-marked frames; left out %llu user frames and %llu samples with no kernel frame",
+			 sep, (unsigned long long)info->frames_dropped, (unsigned long long)info->user_only);
 	err = 0;
 out:
 	free(raw);
