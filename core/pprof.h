@@ -26,8 +26,10 @@
  * no user pseudo-mapping like "[vdso]", or ".../name.ko[.xz]"), named with
  * the "_[k]" suffix, or without a mapping at an address in the upper half;
  * when any location is so marked, only marked frames are kept and samples
- * with none are counted as user-only; when none is, every frame is kept
- * (the file is taken as kernel stacks) and info.note says so.  The count of
+ * with none are counted as user-only; when none is, the frames of locations
+ * without a mapping file are kept (the file is taken as kernel stacks, as
+ * from a folded conversion) and those in user-space files' mappings left
+ * out; info.note says which.  The count of
  * a sample is its samples/count value; without one, the cpu/nanoseconds (or
  * first) value divided by the period.  Window length: argus's window
  * comments when present (one profile window each), else duration_nanos,

@@ -36,6 +36,7 @@ struct pd_loc {
 	size_t line0, nlines;  /* function ids in pr.lines */
 	int kernel;            /* the location is marked kernel */
 	int module;            /* index into maps + 1 when a module mapping */
+	int user;              /* in a mapping of a user-space file */
 };
 
 struct pd {

@@ -91,6 +91,7 @@ static size_t pr_marks(struct pd *r)
 				if (fn && pr_name_marked(&r->strs.a[fn->name]))
 					l->kernel = 1;
 			}
+			l->user = !l->kernel && m && r->strs.a[m->file].n;
 		}
 		marked += l->kernel;
 	}
@@ -446,7 +447,7 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 					      r.name, si + 1, (unsigned long long)sc.ids[k]);
 				goto out;
 			}
-			if (marked && !l->kernel) {
+			if (marked ? !l->kernel : l->user) {
 				info->frames_dropped += l->nlines ? l->nlines : 1;
 				continue;
 			}
@@ -527,8 +528,8 @@ too_deep:
 	const char *sep = nl ? "; " : "";
 	if (!marked)
 		snprintf(info->note + nl, sizeof(info->note) - nl,
-			 "%sno location is marked kernel (mapping [kernel.kallsyms], a module, or _[k]); every frame kept as a kernel frame",
-			 sep);
+			 "%sno location is marked kernel (mapping [kernel.kallsyms], a module, or _[k]); the frames without a mapping file kept as kernel frames%s",
+			 sep, info->frames_dropped ? ", user-space files' frames left out" : "");
 	else if (info->frames_dropped)
 		snprintf(info->note + nl, sizeof(info->note) - nl,
 			 "%skept the kernel-marked frames; left out %llu user frames and %llu samples with no kernel frame",

@@ -36,8 +36,9 @@ static void diff_usage(FILE *out)
 		"Compares a reference profile (idle, or the load paused) with a loaded one, both\n"
 		"recorded elsewhere: folded stacks ('a;b;c COUNT', root first), 'perf script'\n"
 		"text from 'perf record -g', or pprof (gzipped or not: go tool pprof -proto,\n"
-		"Pyroscope, Parca, argus export --format pprof), recognised by their content.  Calibrates every\n"
-		"kernel path and descends to the one that explains the difference.\n\n"
+		"Pyroscope, Parca, argus export --format pprof), recognised by their content.\n"
+		"Calibrates every kernel path and descends to the one that explains the\n"
+		"difference.\n\n"
 		"Without --batch: the interactive tree (ref/s, load/s, delta, the verdict path).\n\n"
 		"options:\n"
 		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",

@@ -391,7 +391,7 @@ static void test_pprof_unmarked_and_bad(void **state)
 	assert_int_equal(count_of(q, "root_k;leaf_k", 0, 0), 9);
 	assert_false(ri.secs_known);
 	assert_true(q->wins[0].secs == 1.0);
-	assert_non_null(strstr(ri.note, "every frame kept"));
+	assert_non_null(strstr(ri.note, "kept as kernel frames"));
 	profile_free(q);
 
 	/* user frames only: refused, saying why */
