@@ -767,6 +767,7 @@ int push_drain(struct push *ps, int max_ms)
 			break;
 	}
 	/* out of time: what is left is dropped, said and counted */
+	const char *inflight = "";
 	if (ps->state == PS_RUNNING) {
 		struct push_item *it = push_head(ps);
 		curl_off_t up = 0;
@@ -774,9 +775,11 @@ int push_drain(struct push *ps, int max_ms)
 		if (up >= (curl_off_t)ps->body_len) {
 			ps->st.unconfirmed++;
 			ps->st.samples_unconfirmed += it->samples;
+			inflight = "the profile in flight (sent, no answer) counted unconfirmed; ";
 		} else {
 			ps->st.dropped++;
 			ps->st.samples_dropped += it->samples;
+			inflight = "the profile in flight dropped; ";
 		}
 		push_easy_drop(ps);
 		ps->state = PS_IDLE;
@@ -788,8 +791,8 @@ int push_drain(struct push *ps, int max_ms)
 		ps->st.samples_dropped += push_head(ps)->samples;
 		push_pop(ps);
 	}
-	push_log(ps, "push to %s: gave up waiting after %d ms; %u queued profile%s dropped", ps->endpoint,
-		 max_ms, left_n, left_n == 1 ? "" : "s");
+	push_log(ps, "push to %s: gave up waiting after %d ms; %s%u queued profile%s dropped", ps->endpoint,
+		 max_ms, inflight, left_n, left_n == 1 ? "" : "s");
 	return -ETIMEDOUT;
 }
 

@@ -303,8 +303,11 @@ def main():
     SERVER = ThreadingHTTPServer(("127.0.0.1", a.port), H)
     SERVER.daemon_threads = True
     print(SERVER.server_address[1], flush=True)
-    threading.Timer(a.max_seconds, SERVER.shutdown).start()
+    t = threading.Timer(a.max_seconds, SERVER.shutdown)
+    t.daemon = True
+    t.start()
     SERVER.serve_forever()
+    SERVER.server_close()
     sys.exit(0)
 
 

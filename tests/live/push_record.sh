@@ -73,5 +73,5 @@ check_run "$TMP/err2" "$TMP/log2.json" "$TMP/out2"
 # without an output format, nothing on stdout; the summary on stderr
 "$ARGUS" record -d 2 --push "parca+http://127.0.0.1:$port" --push-wait 2 >"$TMP/out3" 2>"$TMP/err3"
 [ -s "$TMP/out3" ] && fail "record --push wrote to stdout without a format"
-grep -q 'push to .*dropped 1' "$TMP/err3" || fail "push to a stopped server not said: $(cat "$TMP/err3")"
+grep -q 'push to .*dropped 1 (' "$TMP/err3" || fail "push to a stopped server not said: $(cat "$TMP/err3")"
 echo "push record: all checks passed"
