@@ -52,6 +52,10 @@ for s in "$D"/session-*.jsonl; do
 		fail "diff pprof $b: $(cat "$TMP/err")"
 	got=$(jq -c '[.verdict.found, .verdict.path]' "$TMP/d.json")
 	[ "$got" = "$want" ] || fail "$b: diff of the pprof pair says $got, the session $want"
+	"$ARGUS" diagnose --batch --json --ref-file "$TMP/$b-ref.pb.gz" --load-file "$TMP/$b-load.pb.gz" \
+		>"$TMP/dg.json" 2>"$TMP/err" || fail "diagnose --ref-file/--load-file $b: $(cat "$TMP/err")"
+	[ "$(jq -c '[.verdict.found, .verdict.path]' "$TMP/dg.json")" = "$want" ] ||
+		fail "$b: diagnose --ref-file/--load-file says $(jq -c '.verdict.path' "$TMP/dg.json")"
 	# one file holding both conditions reads as either
 	"$ARGUS" diff "$TMP/$b.pb.gz" "$TMP/$b.pb.gz" --batch --json >"$TMP/d2.json" || fail "diff both $b"
 	[ "$(jq -c '[.verdict.found, .verdict.path]' "$TMP/d2.json")" = "$want" ] ||
