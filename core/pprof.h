@@ -110,4 +110,10 @@ int pprof_detect(const void *buf, size_t len);
 int pprof_read(const char *name, const void *buf, size_t len, struct profile *p,
 	       unsigned win, struct pprof_read_info *info, char **cause);
 
+/* pprof_read for core/import's content hook: the same, with what was read
+ * said in import's terms (info must not be NULL; format IMPORT_PPROF). */
+struct import_info;
+int pprof_read_import(const char *name, const void *buf, size_t len, struct profile *p,
+		      unsigned win, struct import_info *info, char **cause);
+
 #endif

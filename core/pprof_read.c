@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "import.h"
 #include "pb.h"
 #include "pprof.h"
 #include "pprof_dec.h"
@@ -542,5 +543,22 @@ out:
 	free(wins);
 	free(frames);
 	free(names);
+	return err;
+}
+
+int pprof_read_import(const char *name, const void *buf, size_t len, struct profile *p,
+		      unsigned win, struct import_info *info, char **cause)
+{
+	struct pprof_read_info pi;
+	int err = pprof_read(name, buf, len, p, win, &pi, cause);
+
+	info->format = IMPORT_PPROF;
+	info->samples = pi.samples;
+	info->user_only = pi.user_only;
+	info->stacks = pi.records;
+	info->windows = pi.windows;
+	info->secs_known = pi.secs_known;
+	info->secs = pi.secs;
+	snprintf(info->note, sizeof(info->note), "%s", pi.note);
 	return err;
 }
