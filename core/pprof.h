@@ -62,6 +62,9 @@ struct pprof_write_opts {
 	unsigned win_from;      /* windows [win_from, win_to) only; */
 	unsigned win_to;        /* win_to 0: to the last */
 	int raw;                /* 1: no gzip (for tests) */
+	int plain;              /* 1: a live recording without conditions (argus
+	                         * record): no condition label and no window
+	                         * comments, so it reads as REF or LOAD */
 };
 
 struct pprof_write_info {

@@ -372,7 +372,8 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 			pb_buf_reset(&w.msg);
 			pb_put_packed(&w.msg, S_LOCATION_ID, w.locs, s->nframes);
 			pb_put_packed(&w.msg, S_VALUE, v, 2);
-			pw_label_str(&w.msg, &w.sub, k_cond, cond_s[p->wins[wi].cond]);
+			if (!o->plain)
+				pw_label_str(&w.msg, &w.sub, k_cond, cond_s[p->wins[wi].cond]);
 			pw_label_num(&w.msg, &w.sub, k_win, wi);
 			if (comm > 0)
 				pw_label_str(&w.msg, &w.sub, k_comm, comm);
@@ -390,7 +391,7 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 		char c[160];
 		int64_t ci;
 
-		if (!pw_selected(p, o, wi))
+		if (!pw_selected(p, o, wi) || o->plain)
 			continue;
 		snprintf(c, sizeof(c), "argus-window index=%u cond=%s secs=%.9g start=%.9g lost=%llu",
 			 wi, cond_name(p->wins[wi].cond), p->wins[wi].secs, p->wins[wi].start_s,

@@ -172,7 +172,7 @@ static void record_push(struct push *ps, struct push_delta *pd, struct source *s
 	const struct profile *p = src->ops->profile(src);
 	struct pprof_write_opts wo = {
 		.freq_hz = po->freq_hz ? po->freq_hz : PROBE_PROFILE_DEFAULT_HZ,
-		.time_nanos = wall0, .cond = COND_N,
+		.time_nanos = wall0, .cond = COND_N, .plain = 1,
 	};
 	struct profile *d;
 	uint64_t n = 0;
@@ -549,7 +549,7 @@ int cmd_record(int argc, char **argv)
 	if (pprof) {
 		struct pprof_write_opts wo = {
 			.freq_hz = po.freq_hz ? po.freq_hz : PROBE_PROFILE_DEFAULT_HZ,
-			.time_nanos = wall0, .cond = COND_N,
+			.time_nanos = wall0, .cond = COND_N, .plain = 1,
 		};
 		const struct profile *p = src->ops->profile(src);
 

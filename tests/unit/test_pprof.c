@@ -226,6 +226,20 @@ static void test_pprof_roundtrip(void **state)
 	profile_free(q);
 	free(buf);
 
+	/* a plain recording (argus record): no condition, reads as either */
+	o.raw = 0;
+	o.plain = 1;
+	o.cond = COND_LOAD;
+	assert_int_equal(pprof_write(p, &o, &buf, &len, &wi, &cause), 0);
+	assert_int_equal(read_as(buf, len, COND_REF, &q, &ri, &cause), 0);
+	assert_int_equal(ri.samples, 18);
+	assert_int_equal(ri.other_cond, 0);
+	assert_true(q->wins[0].secs == 2.5); /* duration_nanos */
+	profile_free(q);
+	free(buf);
+	o.plain = 0;
+	o.cond = COND_N;
+
 	/* no window selected */
 	o.win_from = 5;
 	assert_int_equal(pprof_write(p, &o, &buf, &len, &wi, &cause), -ENODATA);
