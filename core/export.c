@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
 #include "analysis.h"
 #include "export.h"
+#include "pprof.h"
 #include "source_replay.h"
 
 #define EXPORT_SIBLINGS 6   /* children shown per level of the path */
@@ -25,6 +27,8 @@ enum export_format export_format_from_name(const char *name)
 		return EXPORT_JSON;
 	if (!strcmp(name, "markdown") || !strcmp(name, "md"))
 		return EXPORT_MARKDOWN;
+	if (!strcmp(name, "pprof"))
+		return EXPORT_PPROF;
 	return EXPORT_FORMAT_N;
 }
 
@@ -52,6 +56,17 @@ static unsigned xp_freq(const struct session_log *l)
 		hz = (unsigned)f->valuedouble;
 	cJSON_Delete(o);
 	return hz;
+}
+
+void export_pprof_opts(const struct session_log *log, int c, struct pprof_write_opts *o)
+{
+	struct tm tm = { 0 };
+
+	memset(o, 0, sizeof(*o));
+	o->freq_hz = xp_freq(log);
+	o->cond = c;
+	if (log->created && strptime(log->created, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		o->time_nanos = (int64_t)timegm(&tm) * 1000000000;
 }
 
 void export_view_clear(struct export_view *xv)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "import.h"
+#include "pprof.h"
 #include "util.h"
 
 #define IMPORT_MAX_FRAMES 1024        /* perf's own limit is 127 by default */
@@ -20,6 +21,7 @@ const char *import_format_name(enum import_format f)
 	switch (f) {
 	case IMPORT_FOLDED: return "folded";
 	case IMPORT_PERF_SCRIPT: return "perf script";
+	case IMPORT_PPROF: return "pprof";
 	default: return "unknown";
 	}
 }
@@ -817,10 +819,12 @@ int import_buf_as(const char *name, const char *buf, size_t len, enum import_for
 	if (!p || win >= p->nwin)
 		return util_fail(cause, -EINVAL, "%s: no such profile window %u", c.name, win);
 	c.cond = p->wins[win].cond;
+	if (fmt == IMPORT_PPROF || (fmt == IMPORT_UNKNOWN && pprof_detect(buf, len)))
+		return pprof_read_import(c.name, buf, len, p, win, info, cause);
 	const char *nul = len ? memchr(buf, 0, len) : NULL;
 	if (nul)
 		return util_fail(cause, -EINVAL,
-				 "%s: binary data (a NUL byte at offset %zu); expected folded stacks or perf script text",
+				 "%s: binary data (a NUL byte at offset %zu) that is not a pprof profile either; expected folded stacks, perf script text or pprof",
 				 c.name, (size_t)(nul - buf));
 	enum import_format f = fmt == IMPORT_UNKNOWN ? import_detect(buf, len) : fmt;
 	info->format = f;

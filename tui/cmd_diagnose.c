@@ -38,11 +38,18 @@ static void diagnose_usage(FILE *out)
 		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
 		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n"
 		"                      [--session FILE | --no-session] [--auto [--steps N] [--budget PCT]]\n"
-		"                      [--agent heuristic|llm [--redact]]\n\n"
+		"                      [--agent heuristic|llm [--redact]]\n"
+		"       argus diagnose --batch --json --ref-file FILE --load-file FILE [--freq HZ]\n"
+		"                      [--session FILE] [--agent heuristic|llm [--redact]]\n\n"
 		"Measures k pairs of reference (load paused) and loaded windows, calibrates the\n"
-		"kernel calling-context tree and prints the verdict as one JSON object.\n\n"
+		"kernel calling-context tree and prints the verdict as one JSON object.\n"
+		"With --ref-file and --load-file: the two recorded profiles instead (folded,\n"
+		"perf script or pprof, recognised by content; as 'argus diff --batch --json'),\n"
+		"no privileges needed.\n\n"
 		"options:\n"
-		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
+		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
+		"--ref-file FILE", "the reference profile from a file instead of measuring",
+		"--load-file FILE", "the loaded profile from a file (both or neither)",
 		"--batch", "no terminal interface (the only mode of diagnose)",
 		"--json", "the verdict as JSON on stdout (the only format)",
 		"--auto", "accept and run the agent's instrumentation steps (logged as \"auto\")",
@@ -53,6 +60,70 @@ static void diagnose_usage(FILE *out)
 	opts_agent_help(out);
 	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
 		"4 kernel, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
+}
+
+/* `argus diagnose --ref-file F --load-file F`: the files (folded, perf
+ * script or pprof) through `argus diff --batch --json`, so both commands
+ * read files the one way.  Only the options diff shares pass; load options
+ * have nothing to act on.  Returns -1 when argv names neither file. */
+static int diagnose_files(int argc, char **argv)
+{
+	const char *ref = NULL, *load = NULL;
+	char **dv = calloc((size_t)argc + 4, sizeof(*dv));
+	int dn = 0, rc = EXIT_USAGE, any = 0;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--ref-file") || !strcmp(argv[i], "--load-file"))
+			any = 1;
+	if (!any) {
+		free(dv);
+		return -1;
+	}
+	if (!dv) {
+		fprintf(stderr, "argus: diagnose: out of memory\n");
+		return EXIT_ERROR;
+	}
+	dv[dn++] = "diff";
+	dv[dn++] = NULL; /* REF, LOAD filled below */
+	dv[dn++] = NULL;
+	dv[dn++] = "--json";
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int val = !strcmp(a, "--ref-file") || !strcmp(a, "--load-file") || !strcmp(a, "--agent") ||
+			  !strcmp(a, "--session") || !strcmp(a, "--freq");
+
+		if (val && i + 1 >= argc) {
+			fprintf(stderr, "argus: diagnose: %s needs a value\n", a);
+			goto out;
+		}
+		if (!strcmp(a, "--ref-file")) {
+			ref = argv[++i];
+		} else if (!strcmp(a, "--load-file")) {
+			load = argv[++i];
+		} else if (!strcmp(a, "--batch") || !strcmp(a, "--json")) {
+			continue;
+		} else if (val || !strcmp(a, "--redact")) {
+			dv[dn++] = argv[i];
+			if (val)
+				dv[dn++] = argv[++i];
+		} else if (!strcmp(a, "--no-session")) {
+			continue; /* diff records none unless asked */
+		} else {
+			fprintf(stderr, "argus: diagnose: %s does not go with --ref-file/--load-file (recorded "
+				"files: no load to run or pause; --agent, --redact, --session and --freq apply)\n", a);
+			goto out;
+		}
+	}
+	if (!ref || !load) {
+		fprintf(stderr, "argus: diagnose: give both --ref-file and --load-file\n");
+		goto out;
+	}
+	dv[1] = (char *)ref;
+	dv[2] = (char *)load;
+	rc = cmd_diff(dn, dv);
+out:
+	free(dv);
+	return rc;
 }
 
 /* Blocks the signals that end argus and returns a signalfd for them. */
@@ -91,6 +162,10 @@ int cmd_diagnose(int argc, char **argv)
 	sigset_t oldmask;
 	char lstate[48] = "";
 
+	ret = diagnose_files(argc, argv);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_ERROR;
 	opts_load_init(&ol);
 	opts_agent_init(&oa);
 	for (int i = 1; i < argc;) {

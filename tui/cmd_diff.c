@@ -1,6 +1,6 @@
 /* cmd_diff — `argus diff REF LOAD [--batch [--json]]`: a reference and a
- * loaded profile recorded elsewhere (folded stacks or perf script text,
- * recognised by content) through the same calibration and descent as
+ * loaded profile recorded elsewhere (folded stacks, perf script text or
+ * pprof, recognised by content) through the same calibration and descent as
  * `argus diagnose`.  Needs no privileges. */
 #include <errno.h>
 #include <locale.h>
@@ -34,9 +34,11 @@ static void diff_usage(FILE *out)
 		"                  [--agent heuristic|llm [--redact]]\n"
 		"                  [--theme NAME] [--ascii]\n\n"
 		"Compares a reference profile (idle, or the load paused) with a loaded one, both\n"
-		"recorded elsewhere: folded stacks ('a;b;c COUNT', root first) or 'perf script'\n"
-		"text from 'perf record -g', recognised by their content.  Calibrates every\n"
-		"kernel path and descends to the one that explains the difference.\n\n"
+		"recorded elsewhere: folded stacks ('a;b;c COUNT', root first), 'perf script'\n"
+		"text from 'perf record -g', or pprof (gzipped or not: go tool pprof -proto,\n"
+		"Pyroscope, Parca, argus export --format pprof), recognised by their content.\n"
+		"Calibrates every kernel path and descends to the one that explains the\n"
+		"difference.\n\n"
 		"Without --batch: the interactive tree (ref/s, load/s, delta, the verdict path).\n\n"
 		"options:\n"
 		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
@@ -49,7 +51,8 @@ static void diff_usage(FILE *out)
 	opts_agent_help(out);
 	fprintf(out,
 		"\nA folded file may start with '# argus-window secs=S cond=ref|load' to give its\n"
-		"length; perf script files give theirs by their time stamps; a file of unknown\n"
+		"length; perf script files give theirs by their time stamps, pprof its\n"
+		"duration_nanos (argus's own pprof: each window); a file of unknown\n"
 		"length counts as one window of 1 s.  No privileges are needed.\n"
 		"exit status: 0 verdict printed (found or not), 1 error (a file that is not\n"
 		"what it claims is named with its line), 2 usage\n");
@@ -72,6 +75,8 @@ static int diff_import(struct profile *p, const char *path, enum cond c,
 		free(cause);
 		return err;
 	}
+	if (info->note[0])
+		fprintf(stderr, "argus: diff: %s: %s\n", path, info->note);
 	return 0;
 }
 

@@ -11,8 +11,8 @@ SECS=${1:-60}
 CLANG=${CLANG:-clang}
 OUT=build-fuzz
 # the core files the targets reach; add here when a parser gains a dependency
-CORE="import profile strpool session session_read verdict verdict_json source_replay util"
-TARGETS=${FUZZ_TARGETS:-"folded perfscript session"}
+CORE="import profile strpool session session_read verdict verdict_json source_replay util pb pprof_dec pprof_read"
+TARGETS=${FUZZ_TARGETS:-"folded perfscript session pprof"}
 
 skip() { echo "SKIPPED: $*"; exit 77; }
 command -v "$CLANG" >/dev/null 2>&1 || skip "no $CLANG (install clang and libclang-rt-dev: make deps)"
@@ -24,7 +24,7 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }
 CFLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined \
  -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Icore \
  $(pkg-config --cflags libcjson 2>/dev/null) -DARGUS_VERSION=\"fuzz\""
-LIBS="$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson) -lm"
+LIBS="$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson) -lz -lm"
 
 objs=""
 for c in $CORE; do
@@ -49,6 +49,7 @@ for t in $TARGETS; do
 	folded) ext=folded ;;
 	perfscript) ext=perfscript ;;
 	session) ext=jsonl ;;
+	pprof) ext=pb.gz ;;
 	*) ext=none ;;
 	esac
 	for f in tests/data/*."$ext"; do
