@@ -1,7 +1,6 @@
 /* analysis — profile and steps to the calibrated tree and verdict (see
  * analysis.h). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,21 +9,7 @@
 #include "analysis.h"
 #include "step_merge.h"
 #include "subsys.h"
-
-__attribute__((format(printf, 2, 3)))
-static void analysis_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
+#include "util.h"
 
 void analysis_clear(struct analysis *a)
 {
@@ -108,7 +93,7 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 		o = &defaults;
 	if (!p) {
 		err = -EINVAL;
-		analysis_cause(cause, "nothing measured yet: no profile to analyse");
+		util_cause(cause, "nothing measured yet: no profile to analyse");
 		goto fail;
 	}
 	topts.group = o->group;
@@ -116,7 +101,7 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 	out->t = tree_build(p, &topts);
 	if (!out->t) {
 		err = errno ? -errno : -ENOMEM;
-		analysis_cause(cause, "cannot build the tree: %s", strerror(-err));
+		util_cause(cause, "cannot build the tree: %s", strerror(-err));
 		goto fail;
 	}
 	for (unsigned i = 0; i < nsteps; i++)
@@ -145,7 +130,7 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 		calib_summary(out->t, o->utf8, out->summary, sizeof(out->summary));
 		err = analysis_naive(out->t, out);
 		if (err) {
-			analysis_cause(cause, "cannot analyse: out of memory");
+			util_cause(cause, "cannot analyse: out of memory");
 			goto fail;
 		}
 	}

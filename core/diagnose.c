@@ -23,29 +23,7 @@
 #include "step_preflight.h"
 #include "diagnose.h"
 #include "tree.h"
-
-static double diag_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-__attribute__((format(printf, 2, 3)))
-static void diag_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
+#include "util.h"
 
 void diagnose_result_clear(struct diagnose_result *r)
 {
@@ -83,7 +61,7 @@ static int diag_analyse(const struct profile *p, const struct calib_opts *co, un
 	if (err)
 		return err;
 	if (!an->calibrated) {
-		diag_cause(cause, "cannot calibrate: %s", analysis_calib_reason(an, why, sizeof(why)));
+		util_cause(cause, "cannot calibrate: %s", analysis_calib_reason(an, why, sizeof(why)));
 		return an->calib_err;
 	}
 	return 0;
@@ -179,7 +157,7 @@ static int diag_agent(struct analysis *an, struct agent *a, int stop_fd,
 
 		err = agent_turn_wait(a, &ctx, &reply, stop_fd);
 		if (err) {
-			diag_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
+			util_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
 			goto out;
 		}
 		r->turns++;
@@ -220,7 +198,7 @@ static int diag_agent(struct analysis *an, struct agent *a, int stop_fd,
 	err = diag_agent_extras(a, r);
 out:
 	if (err && err != -EINTR && cause && !*cause)
-		diag_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
+		util_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
 	agent_reply_clear(&reply);
 	return err;
 }
@@ -236,7 +214,7 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
 		       struct diagnose_result *r, char **cause)
 {
 	struct analysis an = { 0 };
-	double t0 = diag_now();
+	double t0 = util_mono_s();
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -252,7 +230,7 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
 	}
 	if (!an.descended) {
 		err = an.descent_err;
-		diag_cause(cause, "the descent failed: %s", strerror(-err));
+		util_cause(cause, "the descent failed: %s", strerror(-err));
 		goto out;
 	}
 	/* the verdict and its reasoning lines are the descent's */
@@ -260,7 +238,7 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
 	diag_take_naive(&an, r);
 out:
 	analysis_clear(&an);
-	r->thinking_s = diag_now() - t0;
+	r->thinking_s = util_mono_s() - t0;
 	return err;
 }
 
@@ -538,7 +516,7 @@ static void diag_event(void *arg, const struct ctl_event *ev)
 		diag_keep(b, diag_decision(r, "proposed %s: not run without --auto", desc));
 		break;
 	case CTL_EV_DECISION:
-		b->ts = diag_now();       /* its pre-flight and run are time in steps */
+		b->ts = util_mono_s();       /* its pre-flight and run are time in steps */
 		break;
 	case CTL_EV_PREFLIGHT:
 		diag_log(b->o->log, "step %u (auto-accepted): %s; pre-flight: %s", ev->step_no, desc,
@@ -555,7 +533,7 @@ static void diag_event(void *arg, const struct ctl_event *ev)
 	case CTL_EV_RESULT:
 		if (!ev->info)
 			break;            /* not run: said at its pre-flight */
-		b->texec += diag_now() - b->ts;
+		b->texec += util_mono_s() - b->ts;
 		if (!ev->ok)
 			break;            /* the run failed: diagnose fails */
 		rep.pf = ev->pf;
@@ -602,15 +580,15 @@ static int diag_drive(struct controller *c, struct diag_batch *b, const struct p
 				return err;
 			ctl_rebuilt(c);
 		}
-		rc = ctl_tick(c, an->t, 1, NULL, diag_now());
+		rc = ctl_tick(c, an->t, 1, NULL, util_mono_s());
 		if (b->err)
 			return b->err;
 		if (rc < 0 || c->mode == CTL_DONE) {
 			if (rc < 0 && c->cause && cause && !*cause)
-				diag_cause(cause, "%s", c->cause);
+				util_cause(cause, "%s", c->cause);
 			return rc < 0 ? rc : 0;
 		}
-		tmo = ctl_timeout_ms(c, diag_now());
+		tmo = ctl_timeout_ms(c, util_mono_s());
 		if (tmo == 0)
 			continue;
 		if (o->stop_fd >= 0)
@@ -623,7 +601,7 @@ static int diag_drive(struct controller *c, struct diag_batch *b, const struct p
 			/* a signal: the step detached (its windows kept), the turn cancelled */
 			ctl_stop(c);
 			if (c->cause && cause && !*cause)
-				diag_cause(cause, "%s", c->cause);
+				util_cause(cause, "%s", c->cause);
 			return c->error ? c->error : -EINTR;
 		}
 	}
@@ -638,7 +616,7 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 	struct controller *c = NULL;
 	struct analysis an = { 0 };
 	struct ctl_opts cop = { 0 };
-	double t0 = diag_now();
+	double t0 = util_mono_s();
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -711,10 +689,10 @@ out:
 	else if (!o->agent)
 		agent_free(a);
 	analysis_clear(&an);
-	r->thinking_s = diag_now() - t0 - b.texec;
+	r->thinking_s = util_mono_s() - t0 - b.texec;
 	r->steps_s = b.texec;
 	if (err < 0 && cause && !*cause)
-		diag_cause(cause, "diagnose with steps failed: %s", strerror(-err));
+		util_cause(cause, "diagnose with steps failed: %s", strerror(-err));
 	return err;
 }
 

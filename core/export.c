@@ -14,6 +14,7 @@
 #include "export.h"
 #include "pprof.h"
 #include "source_replay.h"
+#include "util.h"
 
 #define EXPORT_SIBLINGS 6   /* children shown per level of the path */
 
@@ -30,20 +31,6 @@ enum export_format export_format_from_name(const char *name)
 	if (!strcmp(name, "pprof"))
 		return EXPORT_PPROF;
 	return EXPORT_FORMAT_N;
-}
-
-__attribute__((format(printf, 2, 3)))
-static void xp_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
 }
 
 static unsigned xp_freq(const struct session_log *l)
@@ -96,7 +83,7 @@ int export_view_build(struct export_view *xv, const struct session_log *log, siz
 	xv->own_p = session_log_profile_upto(log, xv->nev, 0);
 	if (!xv->own_p) {
 		err = -errno;
-		xp_cause(cause, "cannot read the session's windows: %s", strerror(errno));
+		util_cause(cause, "cannot read the session's windows: %s", strerror(errno));
 		goto fail;
 	}
 	ao.freq_hz = xp_freq(log);

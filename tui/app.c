@@ -20,14 +20,6 @@
 
 static const char *const theme_cycle[] = { "default", "light", "high-contrast", "mono" };
 
-double app_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void tui_opts_default(struct tui_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -43,19 +35,6 @@ void app_msg(struct app *a, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
-	va_end(ap);
-}
-
-void app_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
 	va_end(ap);
 }
 
@@ -98,7 +77,7 @@ int app_rebuild(struct app *a, char **cause)
 	a->t = a->an.t;
 	a->calibrated = a->an.calibrated;
 	if (err)
-		app_cause(cause, "cannot lay out the tree: %s", strerror(-err));
+		util_cause(cause, "cannot lay out the tree: %s", strerror(-err));
 	return err;
 }
 
@@ -337,7 +316,7 @@ static int handle_signals(struct app *a)
 
 static int loop(struct app *a, char **cause)
 {
-	double now = app_now(), next_status = now;
+	double now = util_mono_s(), next_status = now;
 	int err = 0;
 
 	a->last_rebuild = -1e9;
@@ -390,14 +369,14 @@ static int loop(struct app *a, char **cause)
 		rc = poll(fds, (nfds_t)nfds, tmo);
 		if (rc < 0 && errno != EINTR) {
 			err = -errno;
-			app_cause(cause, "poll failed: %s", strerror(errno));
+			util_cause(cause, "poll failed: %s", strerror(errno));
 			break;
 		}
-		now = app_now();
+		now = util_mono_s();
 		if (rc > 0 && fds[1].revents) {
 			err = handle_signals(a);
 			if (err) {
-				app_cause(cause, "out of memory after a resize");
+				util_cause(cause, "out of memory after a resize");
 				break;
 			}
 		}
@@ -419,7 +398,7 @@ static int loop(struct app *a, char **cause)
 		if (rc < 0) {
 			err = rc;
 			if (!*cause)
-				app_cause(cause, "measurement failed: %s", strerror(-rc));
+				util_cause(cause, "measurement failed: %s", strerror(-rc));
 			break;
 		}
 		if (rc > 0)
@@ -472,7 +451,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		goto out;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		err = -ENOTTY;
-		app_cause(cause, "the interactive tree needs a terminal on stdin and stdout; "
+		util_cause(cause, "the interactive tree needs a terminal on stdin and stdout; "
 			  "use 'argus record' for output to a file or pipe");
 		goto out;
 	}
@@ -483,7 +462,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		a.logf = fopen(a.o.log_path, "a");
 		if (!a.logf) {
 			err = -errno;
-			app_cause(cause, "cannot open log file %s: %s", a.o.log_path, strerror(errno));
+			util_cause(cause, "cannot open log file %s: %s", a.o.log_path, strerror(errno));
 			goto out;
 		}
 	}
@@ -491,7 +470,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	a.v = view_tree_new(a.o.threshold);
 	if (!a.log || !a.v) {
 		err = -ENOMEM;
-		app_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		goto out;
 	}
 	a.utf8 = !a.o.ascii && glyphs_locale_utf8();
@@ -529,7 +508,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		free(hp);
 		if (!a.pane) {
 			err = -ENOMEM;
-			app_cause(cause, "cannot make the agent pane: out of memory");
+			util_cause(cause, "cannot make the agent pane: out of memory");
 			goto out;
 		}
 		a.scr.want_agent = 1;
@@ -543,14 +522,14 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	sigaddset(&a.sigmask, SIGTSTP);
 	if (sigprocmask(SIG_BLOCK, &a.sigmask, &a.oldmask) < 0) {
 		err = -errno;
-		app_cause(cause, "cannot block signals: %s", strerror(errno));
+		util_cause(cause, "cannot block signals: %s", strerror(errno));
 		goto out;
 	}
 	masked = 1;
 	a.sigfd = signalfd(-1, &a.sigmask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (a.sigfd < 0) {
 		err = -errno;
-		app_cause(cause, "cannot create a signalfd: %s", strerror(errno));
+		util_cause(cause, "cannot create a signalfd: %s", strerror(errno));
 		goto out;
 	}
 
@@ -559,7 +538,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		const char *term = getenv("TERM");
 
 		err = -ENOTTY;
-		app_cause(cause, "cannot start the terminal (TERM=%s): unknown terminal type; "
+		util_cause(cause, "cannot start the terminal (TERM=%s): unknown terminal type; "
 			  "try TERM=xterm-256color or TERM=vt100", term ? term : "unset");
 		goto out;
 	}
@@ -567,7 +546,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	set_term(a.term);
 	err = capture_stderr(&a);
 	if (err) {
-		app_cause(cause, "cannot redirect stderr: %s", strerror(-err));
+		util_cause(cause, "cannot redirect stderr: %s", strerror(-err));
 		goto out;
 	}
 	probe_set_log(log_to_ring, a.log);
@@ -584,7 +563,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	a.win_in = newwin(1, 1, 0, 0);
 	if (!a.win_in || screen_init(&a.scr) < 0) {
 		err = -ENOMEM;
-		app_cause(cause, "cannot create the windows: out of memory");
+		util_cause(cause, "cannot create the windows: out of memory");
 		goto out;
 	}
 	keypad(a.win_in, TRUE);
