@@ -9,13 +9,15 @@
 #include "model.h"
 #include "mva.h"
 
+static void model_calibrate(struct model *m);
+
 /* A group of threads: one process's threads of one name. */
 struct model_grp {
 	uint32_t tgid;
 	char comm[16];
 	uint32_t *pids;
 	unsigned npids, pid_cap;
-	uint64_t cpu_ns;
+	uint64_t cpu_ns, runq_ns;
 	uint64_t sleep_ns, sleep_cnt, net_ns, other_ns, io_ns, io_cnt;
 	uint64_t lock_waits, lock_ns, lock_best_ns;
 	char lock_stack[160];
@@ -117,6 +119,30 @@ static void model_work_free(struct model_work *w)
 	free(w->wake_ch);
 }
 
+/* Wakeups that delivered a message.  A stream socket or pipe also wakes
+ * the thread blocked on its other end when the peer reads (write-space
+ * wakeups: unix_write_space, sk_stream_write_space); that thread finds no
+ * data and blocks again a few microseconds later.  Those blocks are the
+ * short mode of the histogram: under MODEL_SPURIOUS_BUCKET (2^15 ns,
+ * 33 us) they are not counted as messages (their time still is).  A peer
+ * that answers faster than that is undercounted. */
+#define MODEL_SPURIOUS_BUCKET 15
+
+static uint64_t model_message_wakes(const struct wg_edge *e)
+{
+	uint64_t all = 0, longer = 0;
+
+	if (e->channel != WG_CH_UNIX && e->channel != WG_CH_TCP && e->channel != WG_CH_PIPE &&
+	    e->channel != WG_CH_UDP)
+		return e->count;
+	for (int b = 0; b < WG_BUCKETS; b++) {
+		all += e->hist[b];
+		if (b >= MODEL_SPURIOUS_BUCKET)
+			longer += e->hist[b];
+	}
+	return all ? longer : e->count; /* no histogram: every wakeup */
+}
+
 static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 			 struct model_work *w)
 {
@@ -131,6 +157,7 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 		if (a < 0)
 			return a;
 		w->g[a].cpu_ns += t->cpu_ns;
+		w->g[a].runq_ns += t->runq_ns;
 		if ((err = model_grp_pid(&w->g[a], t->pid)))
 			return err;
 	}
@@ -166,6 +193,8 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 		b = e->waker == WG_WAKER_TASK && e->wtgid && e->wtgid != o->exclude_tgid ?
 		    model_grp_find(w, e->wtgid, e->wcomm, 0) : -1;
 		if (e->channel == WG_CH_SLEEP ||
+		    (e->waker == WG_WAKER_HARDIRQ && e->vec == WG_IRQ_TIMER &&
+		     (e->channel == WG_CH_OTHER || e->channel == WG_CH_EPOLL)) ||
 		    (e->waker == WG_WAKER_SOFTIRQ &&
 		     (e->vec == WG_SOFTIRQ_TIMER || e->vec == WG_SOFTIRQ_HRTIMER) &&
 		     e->channel != WG_CH_FUTEX)) {
@@ -188,10 +217,11 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 			}
 		} else if (b >= 0 && b != a) {
 			size_t k = (size_t)a * w->ng + (size_t)b;
+			uint64_t n = model_message_wakes(e);
 
-			if (e->count > w->wake[k] / 2 + 1 || !w->wake[k])
+			if (n > w->wake[k] / 2 + 1 || !w->wake[k])
 				w->wake_ch[k] = e->channel;
-			w->wake[k] += e->count;
+			w->wake[k] += n;
 			w->wake_ns[k] += e->total_ns;
 		} else if (e->waker == WG_WAKER_SOFTIRQ &&
 			   (e->vec == WG_SOFTIRQ_NET_RX || e->vec == WG_SOFTIRQ_NET_TX)) {
@@ -383,6 +413,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 		t->sleep_s = ga->sleep_ns / 1e9 / n;
 		t->net_s = ga->net_ns / 1e9 / n;
 		t->other_s = ga->other_ns / 1e9 / n;
+		t->runq_s = ga->runq_ns / 1e9 / n;
 		tree_cpu += ga->cpu_ns;
 		io_cnt += ga->io_cnt;
 		io_ns += ga->io_ns;
@@ -450,14 +481,23 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 		if (p > 1)
 			p = 1;
 		hold = p / (A / secs);                  /* U = X * hold, P(wait) ~ U */
-		if (hold > t->cpu_s && t->cpu_s > 0)
-			hold = t->cpu_s;                /* the section runs on the CPU */
 		s->hold_s = hold;
 		s->invocations = A;
-		s->cpu_s = hold;
-		t->cpu_s -= hold;
-		if (t->cpu_s < 0)
-			t->cpu_s = 0;
+		/* the holding time is wall time: the holder also waited for a
+		 * CPU inside it.  Runnable time is taken as spread evenly over
+		 * the pool's CPU time, so the section's CPU part is hold / (1 +
+		 * runnable / CPU), and the pool keeps the rest of both */
+		{
+			double cpu = t->cpu_s, rho = cpu > 0 ? t->runq_s / cpu : 0, hc;
+
+			hc = hold / (1 + rho);
+			if (hc > cpu)
+				hc = cpu;
+			s->cpu_s = hc;
+			s->runq_s = hc * rho;
+			t->cpu_s = cpu - hc;
+			t->runq_s = cpu > 0 ? t->runq_s * t->cpu_s / cpu : 0;
+		}
 		if (t->ncalls < MODEL_MAX_CALLS) {
 			struct model_call *c = &t->calls[t->ncalls++];
 
@@ -498,6 +538,10 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 	m->other_cpu_share = total_cpu > 0 ? (total_cpu - tree_cpu) / total_cpu : 0;
 	if (!m->note[0] && qt == 1)
 		snprintf(m->note, sizeof(m->note), "trivial model: one task");
+	/* the measured response per cycle: the cycle time less the think time */
+	if (inv[ref] > 0 && m->task[m->ref].threads)
+		m->r = m->task[m->ref].threads * secs / inv[ref] - m->task[m->ref].sleep_s;
+	model_calibrate(m);
 	err = 0;
 out:
 	model_work_free(&w);
@@ -505,6 +549,51 @@ out:
 	free(queue);
 	free(inv);
 	return err;
+}
+
+/* Calibration at the measured load.  The machine is shared: the load's
+ * threads also wait for CPUs that other work holds, which the model's own
+ * contention does not explain.  That is taken as a stretch of every CPU
+ * demand by a factor (1 + beta), a delay per invocation of beta x CPU,
+ * with beta chosen (bisection) so that the model's throughput at the
+ * measured load equals the measured one; a what-if keeps beta (the other
+ * work stays).  Per-thread runnable time is not used directly: a stream
+ * socket's write-space wakeups make threads runnable while their callee
+ * works, time that overlaps the call instead of adding to it. */
+static void model_set_bg(struct model *m, double beta)
+{
+	for (unsigned i = 0; i < m->ntask; i++)
+		m->task[i].bg_s = m->task[i].kind == MODEL_TASK_DISK ? 0 : beta * m->task[i].cpu_s;
+}
+
+static void model_calibrate(struct model *m)
+{
+	struct model_prediction p;
+	const char *why;
+	double lo = 0, hi = 64;
+
+	m->beta = 0;
+	model_set_bg(m, 0);
+	if (m->x <= 0 || model_solve(m, NULL, &p, &why) || p.x <= m->x)
+		return; /* the model alone is already as slow as measured */
+	model_set_bg(m, hi);
+	if (model_solve(m, NULL, &p, &why) || p.x > m->x) {
+		model_set_bg(m, 0);
+		return;
+	}
+	for (int it = 0; it < 50; it++) {
+		double mid = (lo + hi) / 2;
+
+		model_set_bg(m, mid);
+		if (model_solve(m, NULL, &p, &why))
+			break;
+		if (p.x > m->x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	m->beta = (lo + hi) / 2;
+	model_set_bg(m, m->beta);
 }
 
 int model_whatif_parse(const char *s, struct model_whatif *w)
@@ -582,10 +671,10 @@ int model_solve(const struct model *m, const struct model_whatif *wi,
 		if (t->ref) {
 			k->mult = clients;
 			k->think = t->sleep_s;
-			k->delay = t->net_s + t->other_s;
+			k->delay = t->net_s + t->other_s + t->bg_s;
 		} else {
 			k->mult = t->kind == MODEL_TASK_DISK || t->per_caller ? 0 : t->threads;
-			k->delay = t->sleep_s + t->net_s + t->other_s;
+			k->delay = t->sleep_s + t->net_s + t->other_s + t->bg_s;
 		}
 		for (unsigned c = 0; c < t->ncalls && c < MVA_MAX_CALLS; c++) {
 			k->calls[c].task = t->calls[c].to;
@@ -607,6 +696,7 @@ int model_solve(const struct model *m, const struct model_whatif *wi,
 		p->task_util[i] = to[i].util;
 		p->task_wait[i] = to[i].wait;
 		p->task_x[i] = to[i].x;
+		p->task_cpu_wait[i] = to[i].cpu_wait;
 	}
 	return 0;
 }

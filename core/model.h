@@ -60,6 +60,9 @@ struct model_task {
 	double net_s;           /* network waits per invocation (delay) */
 	double other_s;         /* unexplained waits per invocation (delay) */
 	double util_cpus;       /* measured CPU use, in CPUs */
+	double runq_s;          /* measured waiting for a CPU per invocation */
+	double bg_s;            /* calibration: waiting for CPUs that other work
+	                         * holds, a delay per invocation (beta x cpu_s) */
 	struct model_call calls[MODEL_MAX_CALLS];
 	unsigned ncalls;
 	/* SEMAPHORE */
@@ -83,6 +86,7 @@ struct model {
 	unsigned cpus;          /* cores of the machine */
 	double x;               /* measured cycles per second of the reference */
 	double r;               /* measured response time per cycle (s) */
+	double beta;            /* calibration: CPU stretch by other work */
 	unsigned other_tasks;   /* folded into "other" */
 	double other_cpu_share; /* their share of the CPU time */
 	char note[256];         /* "" or why the model is trivial */
@@ -114,6 +118,7 @@ struct model_prediction {
 	double task_util[MODEL_MAX_TASKS];   /* busy threads / threads */
 	double task_wait[MODEL_MAX_TASKS];   /* queueing for a thread (s) */
 	double task_x[MODEL_MAX_TASKS];      /* invocations per second */
+	double task_cpu_wait[MODEL_MAX_TASKS]; /* waiting for a CPU (s) */
 	double disk_util;
 	int converged;
 };

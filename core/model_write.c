@@ -235,6 +235,7 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 	cJSON_AddNumberToObject(root, "cpus", m->cpus);
 	cJSON_AddNumberToObject(root, "throughput", m->x);
 	cJSON_AddNumberToObject(root, "response_s", m->r);
+	cJSON_AddNumberToObject(root, "background_stretch", m->beta);
 	cJSON_AddStringToObject(root, "reference", m->ref >= 0 ? m->task[m->ref].name : "");
 	if (m->note[0])
 		cJSON_AddStringToObject(root, "note", m->note);
@@ -264,6 +265,8 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 		cJSON_AddNumberToObject(o, "network_s", t->net_s);
 		cJSON_AddNumberToObject(o, "other_wait_s", t->other_s);
 		cJSON_AddNumberToObject(o, "cpu_used", t->util_cpus);
+		cJSON_AddNumberToObject(o, "runnable_s", t->runq_s);
+		cJSON_AddNumberToObject(o, "background_s", t->bg_s);
 		if (t->kind == MODEL_TASK_SEMAPHORE) {
 			cJSON_AddStringToObject(o, "stack", t->stack);
 			cJSON_AddNumberToObject(o, "waits", (double)t->waits);
@@ -308,6 +311,12 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 			u = cJSON_AddObjectToObject(pred, "task_util");
 			for (unsigned i = 0; u && i < m->ntask; i++)
 				cJSON_AddNumberToObject(u, m->task[i].name, p->task_util[i]);
+			u = cJSON_AddObjectToObject(pred, "task_wait_s");
+			for (unsigned i = 0; u && i < m->ntask; i++)
+				cJSON_AddNumberToObject(u, m->task[i].name, p->task_wait[i]);
+			u = cJSON_AddObjectToObject(pred, "task_cpu_wait_s");
+			for (unsigned i = 0; u && i < m->ntask; i++)
+				cJSON_AddNumberToObject(u, m->task[i].name, p->task_cpu_wait[i]);
 		}
 	}
 	s = cJSON_Print(root);

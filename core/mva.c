@@ -285,6 +285,7 @@ int mva_layered(const struct mva_proc *procs, size_t nproc,
 			to[i].x = x * vis[i];
 			to[i].r = r[i];
 			to[i].wait = w[i];
+			to[i].cpu_wait = cr[i] > tasks[i].cpu ? cr[i] - tasks[i].cpu : 0;
 			to[i].util = tasks[i].mult && (int)i != ref ?
 				     x * vis[i] * r[i] / tasks[i].mult : x * vis[i] * r[i];
 			if ((int)i == ref)

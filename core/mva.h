@@ -92,6 +92,7 @@ struct mva_task_out {
 	double wait;        /* queueing for a free thread, per invocation */
 	double util;        /* busy threads / mult (busy threads when
 	                     * infinite) */
+	double cpu_wait;    /* waiting for its processor, per invocation */
 };
 
 struct mva_proc_out {

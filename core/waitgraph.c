@@ -118,6 +118,8 @@ int wg_edge_add(struct waitgraph *g, const struct wg_edge *e)
 		if (wg_same(&g->edges[i], e)) {
 			g->edges[i].count += e->count;
 			g->edges[i].total_ns += e->total_ns;
+			for (int b = 0; b < WG_BUCKETS; b++)
+				g->edges[i].hist[b] += e->hist[b];
 			return 0;
 		}
 	if (g->nedges == g->edge_cap) {
@@ -168,6 +170,21 @@ int wg_thread_add(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *
 	return 0;
 }
 
+int wg_thread_add_runq(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
+		       uint64_t runq_ns)
+{
+	int err = wg_thread_add(g, pid, tgid, comm, 0);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < g->nthreads; i++)
+		if (g->threads[i].pid == pid) {
+			g->threads[i].runq_ns += runq_ns;
+			break;
+		}
+	return 0;
+}
+
 int wg_merge(struct waitgraph *dst, const struct waitgraph *src)
 {
 	int err;
@@ -181,6 +198,8 @@ int wg_merge(struct waitgraph *dst, const struct waitgraph *src)
 		const struct wg_thread *t = &src->threads[i];
 
 		err = wg_thread_add(dst, t->pid, t->tgid, t->comm, t->cpu_ns);
+		if (!err && t->runq_ns)
+			err = wg_thread_add_runq(dst, t->pid, t->tgid, t->comm, t->runq_ns);
 		if (err)
 			return err;
 	}

@@ -25,6 +25,11 @@ enum wg_softirq {
 	WG_SOFTIRQ_HRTIMER, WG_SOFTIRQ_RCU,
 };
 
+/* WG_WAKER_HARDIRQ vec of an hrtimer expiry (as core/probe_schedtime
+ * reports it). */
+#define WG_IRQ_TIMER 0xfffffffeu
+#define WG_BUCKETS 32
+
 /* What the blocking stack shows the thread waited on. */
 enum wg_channel {
 	WG_CH_OTHER,
@@ -55,12 +60,16 @@ struct wg_edge {
 	enum wg_channel channel;    /* from the stack (wg_edge_add sets it) */
 	uint64_t count;             /* blocks ended this way */
 	uint64_t total_ns;          /* blocked time */
+	uint64_t hist[WG_BUCKETS];  /* log2 ns of each block: bucket b holds
+	                             * [2^b, 2^(b+1)) ns; 0 everywhere when the
+	                             * source has no histogram */
 };
 
 struct wg_thread {
 	uint32_t pid, tgid;
 	char comm[16];
 	uint64_t cpu_ns;            /* on-CPU time in the window */
+	uint64_t runq_ns;           /* runnable, waiting for a CPU */
 };
 
 struct waitgraph {
@@ -82,6 +91,9 @@ int wg_edge_add(struct waitgraph *g, const struct wg_edge *e);
 /* Adds on-CPU time of a thread (merged by pid).  Returns 0 or -ENOMEM. */
 int wg_thread_add(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
 		  uint64_t cpu_ns);
+/* Adds runnable time (waiting for a CPU) of a thread.  0 or -ENOMEM. */
+int wg_thread_add_runq(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
+		       uint64_t runq_ns);
 /* Adds every edge and thread of src into dst and src's length to dst's. */
 int wg_merge(struct waitgraph *dst, const struct waitgraph *src);
 

@@ -460,7 +460,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (role && !strcmp(role, "back")) {
-		prctl(PR_SET_NAME, "t3-back");
+		prctl(PR_SET_NAME, "t3-back-main");
 		if (opt.io) {
 			t3_file = t3_back_file();
 			if (t3_file < 0)
@@ -469,7 +469,7 @@ int main(int argc, char **argv)
 		return t3_serve(lfd, t3_back_conn);
 	}
 	if (role && !strcmp(role, "front")) {
-		prctl(PR_SET_NAME, "t3-front");
+		prctl(PR_SET_NAME, "t3-front-main");
 		if (!backarg || t3_parse_addr(backarg, &t3_back_addr)) {
 			fputs("tier3: front: missing or bad --back\n", stderr);
 			return 2;
@@ -481,7 +481,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	prctl(PR_SET_NAME, "t3-client");
 	fl = t3_listen("front", &t3_front_addr);
 	bl = t3_listen("back", &t3_back_addr);
 	if (fl < 0 || bl < 0) {
