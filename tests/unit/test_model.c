@@ -14,6 +14,7 @@
 
 #include "model.h"
 #include "waitgraph.h"
+#include "model_capture.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
@@ -321,6 +322,47 @@ static void test_writers(void **state)
 	wg_free(g);
 }
 
+/* --steady: the longest run of windows whose rates agree */
+static void test_steady(void **state)
+{
+	static const uint64_t ramp[] = { 10, 100, 400, 1000, 1050, 980, 1010, 300 };
+	static const uint64_t wild[] = { 10, 500, 40, 900, 100, 700 };
+	struct model_capture c;
+	char *cause = NULL;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.self_tgid = 900;
+	c.nwin = 8;
+	c.win = calloc(c.nwin, sizeof(*c.win));
+	assert_non_null(c.win);
+	for (unsigned i = 0; i < c.nwin; i++) {
+		c.win[i] = wg_new();
+		c.win[i]->secs = 1;
+		edge(c.win[i], 1, 1, "w", WG_WAKER_TASK, 2, 2, "v", 0, st_unix, ramp[i], 0.1);
+		assert_int_equal(wg_thread_add(c.win[i], 1, 1, "w", ramp[i] * 100000), 0);
+		/* argus's own activity does not count */
+		edge(c.win[i], 901, 900, "argus", WG_WAKER_NONE, 0, 0, NULL, 0, st_sleep, i * 1000, 0.1);
+	}
+	assert_int_equal(model_capture_steady(&c, 0.1, 3, &cause), 0);
+	assert_int_equal(c.first, 3);
+	assert_int_equal(c.last, 6);
+	for (unsigned i = 0; i < 6; i++) {
+		wg_free(c.win[i]);
+		c.win[i] = wg_new();
+		c.win[i]->secs = 1;
+		edge(c.win[i], 1, 1, "w", WG_WAKER_TASK, 2, 2, "v", 0, st_unix, wild[i], 0.1);
+	}
+	c.nwin = 6;
+	assert_int_equal(model_capture_steady(&c, 0.1, 3, &cause), -ERANGE);
+	assert_non_null(strstr(cause, "never reached a steady state"));
+	assert_non_null(strstr(cause, " 900/")); /* the rates are listed */
+	free(cause);
+	for (unsigned i = 0; i < 8; i++)
+		wg_free(c.win[i]);
+	free(c.win);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_solve),
 		cmocka_unit_test(test_trivial_and_empty),
 		cmocka_unit_test(test_writers),
+		cmocka_unit_test(test_steady),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
