@@ -693,7 +693,11 @@ int model_solve(const struct model *m, const struct model_whatif *wi,
 	p->disk_util = po[1].util;
 	p->converged = lo.converged;
 	for (unsigned i = 0; i < m->ntask; i++) {
-		p->task_util[i] = to[i].util;
+		/* a pool with a thread per caller has as many threads as callers:
+		 * the clients, scaled with them */
+		p->task_util[i] = m->task[i].per_caller && m->task[m->ref].threads ?
+				  to[i].util / (m->task[i].threads * (double)clients /
+						m->task[m->ref].threads) : to[i].util;
 		p->task_wait[i] = to[i].wait;
 		p->task_x[i] = to[i].x;
 		p->task_cpu_wait[i] = to[i].cpu_wait;
