@@ -78,6 +78,17 @@ struct model_task {
 	char container[16];
 };
 
+/* A kernel thread that woke the load's threads, by role. */
+struct model_kthread {
+	uint32_t pid;
+	char comm[16];
+	char role[24];          /* core/procinfo's role: "kworker", "journal"... */
+	char work[64];          /* kworker: the work function it ran most */
+	uint64_t wakes;         /* wakeups of the load's threads */
+};
+
+#define MODEL_MAX_KTHREADS 16
+
 struct model {
 	struct model_task task[MODEL_MAX_TASKS];
 	unsigned ntask;
@@ -90,6 +101,8 @@ struct model {
 	unsigned other_tasks;   /* folded into "other" */
 	double other_cpu_share; /* their share of the CPU time */
 	char note[256];         /* "" or why the model is trivial */
+	struct model_kthread kthreads[MODEL_MAX_KTHREADS]; /* filled by the caller */
+	unsigned nkthreads;
 };
 
 struct model_opts {

@@ -17,6 +17,7 @@
 #include "model_capture.h"
 #include "probe_schedtime.h"
 #include "procinfo.h"
+#include "probe_workqueue.h"
 
 static double mc_now(void)
 {
@@ -153,10 +154,60 @@ static void mc_identify(struct model_capture *c)
 	}
 }
 
+/* Kernel threads that woke the load: by role, kworkers by their work
+ * function (when the workqueue probe runs). */
+static void mc_kwakers(struct model_capture *c, struct probe_workqueue *pw,
+		       const struct ksym_table *ks)
+{
+	/* the window just read: each window is scanned once */
+	for (unsigned w = c->nwin ? c->nwin - 1 : 0; w < c->nwin; w++) {
+		const struct waitgraph *g = c->win[w];
+
+		for (size_t i = 0; i < g->nedges; i++) {
+			const struct wg_edge *e = &g->edges[i];
+			struct model_kwaker *n;
+			struct procinfo pi;
+			unsigned k;
+
+			if (e->waker != WG_WAKER_TASK || !e->wpid || e->wtgid == c->self_tgid)
+				continue;
+			for (k = 0; k < c->nkw && c->kw[k].pid != e->wpid; k++)
+				;
+			if (k < c->nkw) {
+				c->kw[k].wakes += e->count;
+				continue;
+			}
+			if (procinfo_read(e->wpid, &pi))
+				continue;
+			if (!pi.kthread) {
+				procinfo_clear(&pi);
+				continue;
+			}
+			n = realloc(c->kw, (c->nkw + 1) * sizeof(*n));
+			if (!n) {
+				procinfo_clear(&pi);
+				return;
+			}
+			c->kw = n;
+			n = &c->kw[c->nkw++];
+			memset(n, 0, sizeof(*n));
+			n->pid = e->wpid;
+			snprintf(n->comm, sizeof(n->comm), "%s", pi.comm);
+			snprintf(n->role, sizeof(n->role), "%s", pi.role ? pi.role : "kernel thread");
+			n->wakes = e->count;
+			procinfo_clear(&pi);
+		}
+	}
+	for (unsigned k = 0; pw && k < c->nkw; k++)
+		if (!strcmp(c->kw[k].role, "kworker"))
+			probe_workqueue_top(pw, ks, c->kw[k].pid, c->kw[k].work, sizeof(c->kw[k].work));
+}
+
 void model_capture_free(struct model_capture *c)
 {
 	if (!c)
 		return;
+	free(c->kw);
 	free(c->ids);
 	for (unsigned i = 0; i < c->nwin; i++)
 		wg_free(c->win[i]);
@@ -301,6 +352,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	struct probe_schedtime_opts po = { .follow_forks = 1, .windows = 1, .tgid_set = 1 };
 	double secs = o->seconds > 0 ? o->seconds : 10, w = o->window_s > 0 ? o->window_s : 1;
 	struct probe_schedtime *ps = NULL;
+	struct probe_workqueue *pw = NULL;
 	struct ksym_table *ks = NULL;
 	struct model_capture *c = NULL;
 	struct load *l = NULL;
@@ -382,6 +434,16 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 		goto out;
 	}
 	snprintf(c->mechanism, sizeof(c->mechanism), "%s", probe_schedtime_mechanism(ps));
+	{
+		char *wcause = NULL;
+
+		/* optional: without it kworkers keep their names only */
+		pw = probe_workqueue_open(0, &wcause);
+		if (!pw && o->log && o->verbose)
+			fprintf(o->log, "argus: kworkers not named by work function: %s\n",
+				wcause ? wcause : strerror(errno));
+		free(wcause);
+	}
 	err = load_start(l, cause);
 	if (err)
 		goto out;
@@ -429,6 +491,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			if (err)
 				goto out;
 			mc_identify(c); /* while the processes are there */
+			mc_kwakers(c, pw, ks);
 			if (o->log && o->verbose)
 				fprintf(o->log, "argus: window %u: %.2f s, %zu wait edges, %zu threads\n",
 					c->nwin, g->secs, g->nedges, g->nthreads);
@@ -458,6 +521,8 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	probe_schedtime_runtime(ps, &c->bpf_ns, &c->bpf_runs);
 	probe_schedtime_close(ps);
 	ps = NULL;
+	probe_workqueue_close(pw);
+	pw = NULL;
 	load_free(l); /* ends the load if it still runs */
 	l = NULL;
 	if (pipefd[0] >= 0) {
@@ -513,6 +578,7 @@ out:
 	if (have_re)
 		regfree(&re);
 	probe_schedtime_close(ps);
+	probe_workqueue_close(pw);
 	load_free(l);
 	ksym_free(ks);
 	if (pipefd[0] >= 0)

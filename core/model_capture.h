@@ -51,7 +51,18 @@ struct model_ident {
 	char container[16];
 };
 
+/* A kernel thread that woke the load (core/procinfo + the workqueue probe). */
+struct model_kwaker {
+	uint32_t pid;
+	char comm[16];
+	char role[24];
+	char work[64];
+	uint64_t wakes;
+};
+
 struct model_capture {
+	struct model_kwaker *kw; /* nkw kernel threads that woke the load, owned */
+	unsigned nkw;
 	struct model_ident *ids; /* nids processes seen, owned */
 	unsigned nids;
 	struct waitgraph **win; /* nwin windows, owned */

@@ -296,6 +296,22 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 			cJSON_AddNumberToObject(o, "cpu_share", m->other_cpu_share);
 		}
 	}
+	{
+		cJSON *kt = cJSON_AddArrayToObject(root, "kernel_wakers");
+
+		for (unsigned i = 0; kt && i < m->nkthreads; i++) {
+			cJSON *o = cJSON_CreateObject();
+
+			if (!o)
+				goto out;
+			cJSON_AddItemToArray(kt, o);
+			cJSON_AddNumberToObject(o, "pid", m->kthreads[i].pid);
+			cJSON_AddStringToObject(o, "comm", m->kthreads[i].comm);
+			cJSON_AddStringToObject(o, "role", m->kthreads[i].role);
+			cJSON_AddStringToObject(o, "work", m->kthreads[i].work);
+			cJSON_AddNumberToObject(o, "wakeups", (double)m->kthreads[i].wakes);
+		}
+	}
 	if (p) {
 		pred = cJSON_AddObjectToObject(root, "prediction");
 		if (pred) {
@@ -375,6 +391,12 @@ int model_write_text(const struct model *m, const struct model_prediction *p, FI
 	if (m->other_tasks)
 		fprintf(out, "  other: %u task%s, %.1f%% of the CPU time\n", m->other_tasks,
 			m->other_tasks == 1 ? "" : "s", m->other_cpu_share * 100);
+	for (unsigned i = 0; i < m->nkthreads; i++) {
+		model_escape(m->kthreads[i].comm, esc, sizeof(esc));
+		model_escape(m->kthreads[i].work, esc2, sizeof(esc2));
+		fprintf(out, "  woken by kernel thread %s (%s%s%s)\n", esc, m->kthreads[i].role,
+			esc2[0] ? ": " : "", esc2);
+	}
 	if (p)
 		fprintf(out, "predicted at %u client%s, %u CPU%s: %.2f cycles/s, response %.3f ms, "
 			"CPU %.0f%%, disk %.0f%%%s\n", p->clients, p->clients == 1 ? "" : "s", p->cpus,

@@ -82,6 +82,15 @@ static int model_exit_for(int err)
 /* Identity read during the capture, onto the model's tasks. */
 static void model_name_tasks(struct model *m, const struct model_capture *c)
 {
+	for (unsigned k = 0; k < c->nkw && m->nkthreads < MODEL_MAX_KTHREADS; k++) {
+		struct model_kthread *t = &m->kthreads[m->nkthreads++];
+
+		t->pid = c->kw[k].pid;
+		snprintf(t->comm, sizeof(t->comm), "%s", c->kw[k].comm);
+		snprintf(t->role, sizeof(t->role), "%s", c->kw[k].role);
+		snprintf(t->work, sizeof(t->work), "%s", c->kw[k].work);
+		t->wakes = c->kw[k].wakes;
+	}
 	for (unsigned i = 0; i < m->ntask; i++) {
 		struct model_task *t = &m->task[i];
 
