@@ -444,6 +444,16 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 				wcause ? wcause : strerror(errno));
 		free(wcause);
 	}
+	if (!o->argv) {
+		/* an attached process: its children that exist already too
+		 * (later ones are followed by the probe) */
+		uint32_t kids[256];
+		int nk = load_tgids(l, kids, 256);
+
+		for (int i = 0; i < nk && i < 256; i++)
+			if (kids[i] != tgid)
+				probe_schedtime_add_tgid(ps, kids[i]);
+	}
 	err = load_start(l, cause);
 	if (err)
 		goto out;

@@ -48,6 +48,8 @@ for k in [("t3-client", "t3-front"), ("t3-front", "t3-back")]:
 need(0.5 <= calls[("t3-back", "disk")]["mean"] <= 1.25, "disk visits per request")
 need("tier3" in t["t3-front"]["cmdline"] and "--role front" in t["t3-front"]["cmdline"], "front's cmdline")
 need(m["throughput"] > 0, "a throughput")
+need(all(k["role"] for k in m["kernel_wakers"]), "kernel wakers have a role")
+need(all(k["work"] for k in m["kernel_wakers"] if k["role"] == "kworker"), "kworkers named by work function")
 print("structure ok: %s" % sorted(t))
 PY
 
