@@ -553,38 +553,33 @@ out:
 
 /* Calibration at the measured load.  The machine is shared: the load's
  * threads also wait for CPUs that other work holds, which the model's own
- * contention does not explain.  That is taken as a stretch of every CPU
- * demand by a factor (1 + beta), a delay per invocation of beta x CPU,
- * with beta chosen (bisection) so that the model's throughput at the
- * measured load equals the measured one; a what-if keeps beta (the other
- * work stays).  Per-thread runnable time is not used directly: a stream
- * socket's write-space wakeups make threads runnable while their callee
- * works, time that overlaps the call instead of adding to it. */
-static void model_set_bg(struct model *m, double beta)
-{
-	for (unsigned i = 0; i < m->ntask; i++)
-		m->task[i].bg_s = m->task[i].kind == MODEL_TASK_DISK ? 0 : beta * m->task[i].cpu_s;
-}
-
+ * contention does not explain.  The other work is modelled as a number of
+ * always-runnable competitors on the host (processor sharing with CPU hogs:
+ * every burst of the load shares the cores with them and with its own
+ * queue), chosen by bisection so that the model's throughput at the
+ * measured load equals the measured one; a what-if keeps them (the other
+ * work stays), so the load's own extra threads compete with them too.
+ * Per-thread runnable time is not used directly: a stream socket's
+ * write-space wakeups make threads runnable while their callee works, time
+ * that overlaps the call instead of adding to it. */
 static void model_calibrate(struct model *m)
 {
 	struct model_prediction p;
 	const char *why;
-	double lo = 0, hi = 64;
+	double lo = 0, hi = 256;
 
 	m->beta = 0;
-	model_set_bg(m, 0);
 	if (m->x <= 0 || model_solve(m, NULL, &p, &why) || p.x <= m->x)
 		return; /* the model alone is already as slow as measured */
-	model_set_bg(m, hi);
+	m->beta = hi;
 	if (model_solve(m, NULL, &p, &why) || p.x > m->x) {
-		model_set_bg(m, 0);
+		m->beta = 0;
 		return;
 	}
 	for (int it = 0; it < 50; it++) {
 		double mid = (lo + hi) / 2;
 
-		model_set_bg(m, mid);
+		m->beta = mid;
 		if (model_solve(m, NULL, &p, &why))
 			break;
 		if (p.x > m->x)
@@ -593,7 +588,6 @@ static void model_calibrate(struct model *m)
 			hi = mid;
 	}
 	m->beta = (lo + hi) / 2;
-	model_set_bg(m, m->beta);
 }
 
 int model_whatif_parse(const char *s, struct model_whatif *w)
@@ -638,7 +632,7 @@ int model_whatif_parse(const char *s, struct model_whatif *w)
 int model_solve(const struct model *m, const struct model_whatif *wi,
 		struct model_prediction *p, const char **cause)
 {
-	struct mva_proc procs[2] = { { "host", 0 }, { "disk", 1 } };
+	struct mva_proc procs[2] = { { .name = "host" }, { .name = "disk", .cores = 1 } };
 	struct mva_task tasks[MODEL_MAX_TASKS];
 	struct mva_task_out to[MODEL_MAX_TASKS];
 	struct mva_proc_out po[2];
@@ -659,6 +653,7 @@ int model_solve(const struct model *m, const struct model_whatif *wi,
 	if (!clients)
 		clients = 1;
 	procs[0].cores = wi->cpus ? wi->cpus : m->cpus;
+	procs[0].background = m->beta;
 	memset(tasks, 0, sizeof(tasks));
 	for (unsigned i = 0; i < m->ntask; i++) {
 		const struct model_task *t = &m->task[i];
@@ -671,10 +666,10 @@ int model_solve(const struct model *m, const struct model_whatif *wi,
 		if (t->ref) {
 			k->mult = clients;
 			k->think = t->sleep_s;
-			k->delay = t->net_s + t->other_s + t->bg_s;
+			k->delay = t->net_s + t->other_s;
 		} else {
 			k->mult = t->kind == MODEL_TASK_DISK || t->per_caller ? 0 : t->threads;
-			k->delay = t->sleep_s + t->net_s + t->other_s + t->bg_s;
+			k->delay = t->sleep_s + t->net_s + t->other_s;
 		}
 		for (unsigned c = 0; c < t->ncalls && c < MVA_MAX_CALLS; c++) {
 			k->calls[c].task = t->calls[c].to;

@@ -61,8 +61,6 @@ struct model_task {
 	double other_s;         /* unexplained waits per invocation (delay) */
 	double util_cpus;       /* measured CPU use, in CPUs */
 	double runq_s;          /* measured waiting for a CPU per invocation */
-	double bg_s;            /* calibration: waiting for CPUs that other work
-	                         * holds, a delay per invocation (beta x cpu_s) */
 	struct model_call calls[MODEL_MAX_CALLS];
 	unsigned ncalls;
 	/* SEMAPHORE */
@@ -97,7 +95,8 @@ struct model {
 	unsigned cpus;          /* cores of the machine */
 	double x;               /* measured cycles per second of the reference */
 	double r;               /* measured response time per cycle (s) */
-	double beta;            /* calibration: CPU stretch by other work */
+	double beta;            /* calibration: other work on the host, as that
+	                         * many always-runnable competitors */
 	unsigned other_tasks;   /* folded into "other" */
 	double other_cpu_share; /* their share of the CPU time */
 	char note[256];         /* "" or why the model is trivial */

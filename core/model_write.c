@@ -235,7 +235,7 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 	cJSON_AddNumberToObject(root, "cpus", m->cpus);
 	cJSON_AddNumberToObject(root, "throughput", m->x);
 	cJSON_AddNumberToObject(root, "response_s", m->r);
-	cJSON_AddNumberToObject(root, "background_stretch", m->beta);
+	cJSON_AddNumberToObject(root, "background_competitors", m->beta);
 	cJSON_AddStringToObject(root, "reference", m->ref >= 0 ? m->task[m->ref].name : "");
 	if (m->note[0])
 		cJSON_AddStringToObject(root, "note", m->note);
@@ -266,7 +266,6 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 		cJSON_AddNumberToObject(o, "other_wait_s", t->other_s);
 		cJSON_AddNumberToObject(o, "cpu_used", t->util_cpus);
 		cJSON_AddNumberToObject(o, "runnable_s", t->runq_s);
-		cJSON_AddNumberToObject(o, "background_s", t->bg_s);
 		if (t->kind == MODEL_TASK_SEMAPHORE) {
 			cJSON_AddStringToObject(o, "stack", t->stack);
 			cJSON_AddNumberToObject(o, "waits", (double)t->waits);

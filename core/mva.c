@@ -255,12 +255,13 @@ int mva_layered(const struct mva_proc *procs, size_t nproc,
 			double c = procs[p].cores, seen, q = 0;
 
 			seen = ppop[p] > 1 ? qp[p] * (ppop[p] - 1) / ppop[p] : 0;
+			seen += procs[p].background > 0 ? procs[p].background : 0;
 			for (size_t i = 0; i < ntask; i++) {
 				double ncr;
 
 				if ((size_t)tasks[i].proc != p)
 					continue;
-				if (c == 0 || ppop[p] <= c)
+				if (c == 0 || ppop[p] + procs[p].background <= c)
 					ncr = tasks[i].cpu;
 				else
 					ncr = tasks[i].cpu / c * (1 + seen) + tasks[i].cpu * (c - 1) / c;

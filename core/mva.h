@@ -63,6 +63,9 @@ int mva_exact(const struct mva_station *st, size_t n, double z, unsigned N,
 struct mva_proc {
 	const char *name;
 	unsigned cores;     /* 0: infinite (a delay) */
+	double background;  /* other work: this many always-runnable competitors
+	                     * every customer finds there (processor sharing
+	                     * with CPU hogs of another class); 0: none */
 };
 
 struct mva_call {

@@ -150,7 +150,7 @@ static void test_multiserver_enumerated(void **state)
  * throughput 0.5, client service time 1.5, server utilisation 0.5. */
 static void test_layered_lqns_06(void **state)
 {
-	const struct mva_proc p[] = { { "client", 0 }, { "server", 1 } };
+	const struct mva_proc p[] = { { .name = "client", .cores = 0 }, { .name = "server", .cores = 1 } };
 	struct mva_task t[] = {
 		{ .name = "client", .proc = 0, .mult = 1, .ref = 1, .think = 0.5, .cpu = 0.5,
 		  .calls = { { 1, 1 } }, .ncalls = 1 },
@@ -177,7 +177,7 @@ static void test_layered_lqns_06(void **state)
  * ours must sit within 2% of LQNS and within 12% of the exact value. */
 static void test_layered_multiserver(void **state)
 {
-	const struct mva_proc p[] = { { "client", 0 }, { "server", 0 } };
+	const struct mva_proc p[] = { { .name = "client", .cores = 0 }, { .name = "server", .cores = 0 } };
 	struct mva_task t[] = {
 		{ .name = "client", .proc = 0, .mult = 4, .ref = 1, .cpu = 1,
 		  .calls = { { 1, 1 } }, .ncalls = 1 },
@@ -202,7 +202,7 @@ static void test_layered_multiserver(void **state)
  * Bard–Schweitzer MVA, within 5% of the exact throughput. */
 static void test_layered_flat_equivalence(void **state)
 {
-	const struct mva_proc p[] = { { "term", 0 }, { "cpu", 1 }, { "a", 1 }, { "b", 1 } };
+	const struct mva_proc p[] = { { .name = "term", .cores = 0 }, { .name = "cpu", .cores = 1 }, { .name = "a", .cores = 1 }, { .name = "b", .cores = 1 } };
 	struct mva_task t[] = {
 		{ .name = "user", .proc = 0, .ref = 1, .think = 4,
 		  .calls = { { 1, 16 }, { 2, 10 }, { 3, 5 } }, .ncalls = 3 },
@@ -232,7 +232,7 @@ static void test_layered_flat_equivalence(void **state)
  * rising with the clients; more cores never lower it. */
 static void test_layered_lock(void **state)
 {
-	struct mva_proc p[] = { { "cli", 0 }, { "host", 2 } };
+	struct mva_proc p[] = { { .name = "cli", .cores = 0 }, { .name = "host", .cores = 2 } };
 	struct mva_task t[] = {
 		{ .name = "client", .proc = 0, .ref = 1, .think = 0.01,
 		  .calls = { { 1, 1 } }, .ncalls = 1 },
@@ -269,7 +269,7 @@ static void test_layered_lock(void **state)
 
 static void test_layered_bad(void **state)
 {
-	const struct mva_proc p[] = { { "h", 1 } };
+	const struct mva_proc p[] = { { .name = "h", .cores = 1 } };
 	struct mva_task t[] = {
 		{ .name = "a", .proc = 0, .mult = 1, .ref = 1, .cpu = 1,
 		  .calls = { { 1, 1 } }, .ncalls = 1 },
