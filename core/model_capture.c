@@ -268,7 +268,7 @@ int model_capture_steady(struct model_capture *c, double tol, unsigned min, char
 			}
 		}
 	if (best_len < min) {
-		size_t o = 0, cap = 64 + 48 * (size_t)c->nwin;
+		size_t o = 0, cap = 320 + 32 * (size_t)c->nwin;
 		char *s = malloc(cap);
 
 		if (s) {
