@@ -33,6 +33,7 @@ int cmd_reference(int argc, char **argv);/* tui/cmd_reference.c */
 int cmd_replay(int argc, char **argv);   /* tui/cmd_replay.c */
 int cmd_diff(int argc, char **argv);     /* tui/cmd_diff.c */
 int cmd_export(int argc, char **argv);   /* tui/cmd_export.c */
+int cmd_model(int argc, char **argv);    /* tui/cmd_model.c */
 
 extern const struct cmd cmd_table[];
 void cmd_usage(FILE *out);
