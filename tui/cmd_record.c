@@ -16,11 +16,13 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "load.h"
 #include "probe.h"
 #include "probe_profile.h"
 #include "source_live.h"
 #include "tree.h"
+#include "util.h"
 
 #define RECORD_MAX_PIDS 64
 
@@ -49,14 +51,6 @@ static const char record_usage[] =
 	"\n"
 	"Needs root, or CAP_BPF and CAP_PERFMON.  Exit status: 0 ok, 1 error, 2 usage,\n"
 	"3 privileges, 4 kernel cannot do it, 127 CMD could not be run.\n";
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void log_stderr(void *arg, enum probe_log_level level, const char *msg)
 {
@@ -139,6 +133,9 @@ static void record_summary(struct source *src, double secs, const char *why,
 		fprintf(stderr, "argus: the counts map was full; raise --keys\n");
 }
 
+/* The signals that end a recording (the loop stops and writes what it has). */
+static const int record_sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -165,15 +162,11 @@ int cmd_record(int argc, char **argv)
 	char state[64], whybuf[96];
 	struct source *src = NULL;
 	struct tree *t = NULL;
-	sigset_t sigs, oldsigs;
+	sigset_t oldsigs;
 	unsigned long v;
 	pid_t watch = -1;
 
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
-	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
+	cmd_signals_block(record_sigs, &oldsigs);
 
 	optind = 1;
 	opterr = 0;
@@ -312,18 +305,18 @@ int cmd_record(int argc, char **argv)
 	}
 	if (watch > 0)
 		pidfd = (int)syscall(SYS_pidfd_open, watch, 0);
-	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	sfd = cmd_signalfd(record_sigs, NULL);
 	if (sfd < 0) {
-		fprintf(stderr, "argus: cannot watch signals: %s\n", strerror(errno));
+		fprintf(stderr, "argus: cannot watch signals: %s\n", strerror(-sfd));
 		goto out;
 	}
 
-	t0 = mono_now();
+	t0 = util_mono_s();
 	deadline = duration > 0 ? t0 + duration : 0;
 	for (;;) {
 		struct pollfd fds[2] = { { .fd = sfd, .events = POLLIN },
 					 { .fd = pidfd, .events = POLLIN } };
-		double now = mono_now();
+		double now = util_mono_s();
 		int to = src->ops->timeout_ms(src, now), r;
 
 		if (deadline && now >= deadline)
@@ -360,14 +353,14 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		}
-		err = src->ops->tick(src, mono_now(), &cause);
+		err = src->ops->tick(src, util_mono_s(), &cause);
 		if (err < 0) {
 			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 			goto out;
 		}
 	}
 	src->ops->stop(src); /* last collect, then detach */
-	secs = mono_now() - t0;
+	secs = util_mono_s() - t0;
 	load_free(load); /* ends the command if it still runs */
 	load = NULL;
 
