@@ -7,6 +7,7 @@
 #include "kind.h"
 #include "kind_util.h"
 #include "probe_counts.h"
+#include "util.h"
 
 const struct kind_ops *kind_ops_get(enum step_kind k)
 {
@@ -85,7 +86,7 @@ int kind_estimate_rate(const struct step *s, double secs, double *rate, char **c
 	else if (s->kind != STEP_TRACEPOINT_STACKS && s->kind != STEP_COUNTS)
 		n = 0;
 	if (!n) {
-		kind_set_cause(cause, "no tracepoints to count in this step");
+		util_cause(cause, "no tracepoints to count in this step");
 		return -EINVAL;
 	}
 	err = kind_filter_resolve(&s->filter, &f, cause);
