@@ -148,24 +148,35 @@ $(ARGUS_BIN): $(TUI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(TUI_OBJS) $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(wildcard tests/unit/*.h) $(BUILD)/theme_builtin.h
+# Test and bench binaries link the terminal-free tui objects (formatters,
+# views, themes, option tables) that the program uses: their prerequisites,
+# so that editing tui/fmt_row.c rebuilds test_fmt; each binary's own .d
+# (one source per compile) is included below.
+TUI_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c)))
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(TUI_TEST_OBJS) $(LIB) $(wildcard tests/unit/*.h) $(BUILD)/theme_builtin.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -Itests/unit -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c)) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -Itests/unit -o $@ $< $(TUI_TEST_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
 $(BUILD)/scenarios/%: tests/scenarios/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -o $@ $< -lpthread
 
-$(BUILD)/bench/%: tests/bench/%.c $(LIB) $(BUILD)/theme_builtin.h
+$(BUILD)/bench/%: tests/bench/%.c $(TUI_TEST_OBJS) $(LIB) $(BUILD)/theme_builtin.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c)) $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -o $@ $< $(TUI_TEST_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 scenarios: $(SCEN_BINS)
 
--include $(CORE_OBJS:.o=.d) $(TUI_OBJS:.o=.d)
+-include $(CORE_OBJS:.o=.d) $(TUI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d)
+
+# The skeletons and BPF objects are made by a chain of pattern rules; keep
+# them (make would delete them as intermediates and rebuild them each time).
+.SECONDARY: $(SKELS) $(patsubst %,$(BUILD)/bpf/%.bpf.o,$(BPF_NAMES)) \
+	    $(patsubst %,$(BUILD)/bpf/%.tmp.o,$(BPF_NAMES))
 
 # ---- tests, demo, bench ---------------------------------------------------------
 # check: the README's test command.  Unit tests run under ASan/UBSan; live and

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "diagnose.h"
 #include "load.h"
 #include "measure.h"
@@ -22,14 +23,7 @@
 #include "opts_session.h"
 #include "probe.h"
 #include "step_exec.h"
-
-static double diag_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "util.h"
 
 static void diagnose_usage(FILE *out)
 {
@@ -129,17 +123,12 @@ out:
 /* Blocks the signals that end argus and returns a signalfd for them. */
 static int diag_signalfd(sigset_t *old)
 {
-	sigset_t set;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
+	int fd = cmd_signalfd(sigs, old);
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
-		return -errno;
-	signal(SIGPIPE, SIG_IGN);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd >= 0)
+		signal(SIGPIPE, SIG_IGN);
+	return fd;
 }
 
 int cmd_diagnose(int argc, char **argv)
@@ -154,7 +143,7 @@ int cmd_diagnose(int argc, char **argv)
 	struct opts_agent oa;
 	struct agent *agent = NULL;
 	char *cause = NULL;
-	double t0 = diag_mono();
+	double t0 = util_mono_s();
 	int ret = EXIT_ERROR, sfd = -1, noexec = 0, sig = 0, err, autorun = 0;
 	unsigned max_steps = 3;
 	double budget = 0;
@@ -279,7 +268,7 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	for (;;) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-		double now = diag_mono();
+		double now = util_mono_s();
 		int to;
 
 		err = src->ops->tick(src, now, &cause);
@@ -294,7 +283,7 @@ int cmd_diagnose(int argc, char **argv)
 		src->ops->status(src, &st);
 		if (st.phase == SOURCE_DONE)
 			break;
-		to = src->ops->timeout_ms(src, diag_mono());
+		to = src->ops->timeout_ms(src, util_mono_s());
 		if (poll(&pfd, 1, to) > 0) {
 			struct signalfd_siginfo si;
 
@@ -390,7 +379,7 @@ int cmd_diagnose(int argc, char **argv)
 			fprintf(stderr, "argus: cannot write the session %s: %s\n",
 				session_path(ses), strerror(-err));
 	}
-	info.elapsed_s = diag_mono() - t0;
+	info.elapsed_s = util_mono_s() - t0;
 	info.load_cmd = ol.load_cmd;
 	info.steps_json = steps_json;
 	info.pairs = ol.m.pairs;

@@ -18,14 +18,7 @@
 #include "session.h"
 #include "source_static.h"
 #include "theme.h"
-
-static double diff_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "util.h"
 
 static void diff_usage(FILE *out)
 {
@@ -126,7 +119,7 @@ int cmd_diff(int argc, char **argv)
 	struct profile *p = NULL;
 	unsigned freq = 0, nfiles = 0;
 	int batch = 0, json = 0, ascii = 0, rc = EXIT_ERROR, err;
-	double t0 = diff_now(), t_read;
+	double t0 = util_mono_s(), t_read;
 	char *cause = NULL;
 	struct opts_agent oa;
 	struct agent *agent = NULL;
@@ -205,7 +198,7 @@ int cmd_diff(int argc, char **argv)
 	if (diff_import(p, files[0], COND_REF, &info[0]) ||
 	    diff_import(p, files[1], COND_LOAD, &info[1]))
 		goto out;
-	t_read = diff_now();
+	t_read = util_mono_s();
 	if (info[0].secs_known != info[1].secs_known)
 		fprintf(stderr, "argus: diff: %s gives no length, so it counts as %u window%s of 1 s while %s "
 			"lasted %.2f s; rates may be off (add '# argus-window secs=S' to the folded file)\n",
@@ -273,7 +266,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (json) {
 		struct diagnose_run_info ri = {
-			.elapsed_s = diff_now() - t0,
+			.elapsed_s = util_mono_s() - t0,
 			.measuring_s = t_read - t0,
 			.pairs = profile_cond_windows(p, COND_REF) < profile_cond_windows(p, COND_LOAD) ?
 				profile_cond_windows(p, COND_REF) : profile_cond_windows(p, COND_LOAD),

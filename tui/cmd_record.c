@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "load.h"
 #include "opts_push.h"
 #include "pprof.h"
@@ -27,6 +28,7 @@
 #include "push_delta.h"
 #include "source_live.h"
 #include "tree.h"
+#include "util.h"
 
 #define RECORD_MAX_PIDS 64
 #define RECORD_PUSH_DRAIN_MS 15000  /* at the end: how long queued pushes may take */
@@ -65,14 +67,6 @@ static const char record_usage[] =
 	"\n"
 	"Needs root, or CAP_BPF and CAP_PERFMON.  Exit status: 0 ok, 1 error, 2 usage,\n"
 	"3 privileges, 4 kernel cannot do it, 127 CMD could not be run.\n";
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void log_stderr(void *arg, enum probe_log_level level, const char *msg)
 {
@@ -198,6 +192,8 @@ static void record_push(struct push *ps, struct push_delta *pd, struct source *s
 	free(cause);
 	profile_free(d);
 }
+/* The signals that end a recording (the loop stops and writes what it has). */
+static const int record_sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
 
 int cmd_record(int argc, char **argv)
 {
@@ -239,15 +235,11 @@ int cmd_record(int argc, char **argv)
 	char state[64], whybuf[96];
 	struct source *src = NULL;
 	struct tree *t = NULL;
-	sigset_t sigs, oldsigs;
+	sigset_t oldsigs;
 	unsigned long v;
 	pid_t watch = -1;
 
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
-	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
+	cmd_signals_block(record_sigs, &oldsigs);
 
 	opts_push_init(&op);
 	optind = 1;
@@ -446,13 +438,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (watch > 0)
 		pidfd = (int)syscall(SYS_pidfd_open, watch, 0);
-	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	sfd = cmd_signalfd(record_sigs, NULL);
 	if (sfd < 0) {
-		fprintf(stderr, "argus: cannot watch signals: %s\n", strerror(errno));
+		fprintf(stderr, "argus: cannot watch signals: %s\n", strerror(-sfd));
 		goto out;
 	}
 
-	t0 = mono_now();
+	t0 = util_mono_s();
 	wall0 = record_wall_ns();
 	last_push = t0;
 	next_push = op.every_s ? t0 + op.every_s : 0;
@@ -460,7 +452,7 @@ int cmd_record(int argc, char **argv)
 	for (;;) {
 		struct pollfd fds[2 + PUSH_MAX_SOCKS] = { { .fd = sfd, .events = POLLIN },
 							  { .fd = pidfd, .events = POLLIN } };
-		double now = mono_now();
+		double now = util_mono_s();
 		int to = src->ops->timeout_ms(src, now), r, nfd = pidfd >= 0 ? 2 : 1;
 
 		if (deadline && now >= deadline)
@@ -521,14 +513,14 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		}
-		err = src->ops->tick(src, mono_now(), &cause);
+		err = src->ops->tick(src, util_mono_s(), &cause);
 		if (err < 0) {
 			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 			goto out;
 		}
 	}
 	src->ops->stop(src); /* last collect, then detach */
-	secs = mono_now() - t0;
+	secs = util_mono_s() - t0;
 	load_free(load); /* ends the command if it still runs */
 	load = NULL;
 
@@ -536,7 +528,7 @@ int cmd_record(int argc, char **argv)
 		struct push_stats st;
 
 		/* the samples since the last push (all of them without --every) */
-		record_push(ps, pd, src, &po, wall0, t0, last_push, mono_now());
+		record_push(ps, pd, src, &po, wall0, t0, last_push, util_mono_s());
 		push_drain(ps, op.wait_s ? (int)(op.wait_s * 1000) : RECORD_PUSH_DRAIN_MS);
 		push_get_stats(ps, &st);
 		if (!json && !folded && !pprof) {

@@ -13,19 +13,13 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "idle.h"
 #include "load.h"
 #include "measure.h"
 #include "probe.h"
 #include "reference.h"
-
-static double ref_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "util.h"
 
 static void reference_usage(FILE *out)
 {
@@ -58,6 +52,9 @@ static int ref_num(const char *opt, const char *val, double min, double *out)
 	return 0;
 }
 
+/* The signals that end a reference recording (the loop stops and saves). */
+static const int ref_sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+
 int cmd_reference(int argc, char **argv)
 {
 	struct measure_opts mo;
@@ -70,7 +67,7 @@ int cmd_reference(int argc, char **argv)
 	int ret = EXIT_ERROR, sfd = -1, err, strict = 0, busy;
 	struct idle_snap before, after;
 	char *why = NULL;
-	sigset_t set, old;
+	sigset_t old;
 
 	measure_opts_default(&mo);
 	if (argc < 2 || strcmp(argv[1], "save")) {
@@ -129,12 +126,7 @@ int cmd_reference(int argc, char **argv)
 		ret = EXIT_PRIV;
 		goto out;
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	sfd = cmd_signalfd(ref_sigs, &old);
 	mo.reference_only = 1;
 	mo.reference_windows = (unsigned)(duration / mo.window_s + 0.5);
 	if (!mo.reference_windows)
@@ -152,7 +144,7 @@ int cmd_reference(int argc, char **argv)
 	for (;;) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
 
-		err = src->ops->tick(src, ref_mono(), &cause);
+		err = src->ops->tick(src, util_mono_s(), &cause);
 		if (err < 0) {
 			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 			goto out;
@@ -160,7 +152,7 @@ int cmd_reference(int argc, char **argv)
 		src->ops->status(src, &st);
 		if (st.phase == SOURCE_DONE)
 			break;
-		if (poll(&pfd, 1, src->ops->timeout_ms(src, ref_mono())) > 0) {
+		if (poll(&pfd, 1, src->ops->timeout_ms(src, util_mono_s())) > 0) {
 			struct signalfd_siginfo si;
 
 			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {

@@ -14,6 +14,7 @@
 
 #include "caps.h"
 #include "cmd.h"
+#include "cmd_common.h"
 #include "load.h"
 #include "measure.h"
 #include "opts_load.h"
@@ -22,6 +23,7 @@
 #include "step_exec.h"
 #include "step_json.h"
 #include "step_preflight.h"
+#include "util.h"
 
 static void step_usage(FILE *out)
 {
@@ -43,33 +45,6 @@ static void step_usage(FILE *out)
 		"could not be run, 128+N killed by signal N (probe detached, loads ended)\n");
 }
 
-static char *read_all(FILE *f, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap), *nb;
-
-	while (buf) {
-		size_t r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0)
-			break;
-		if (n + 1 >= cap) {
-			if (cap >= (1u << 24)) /* a spec is small; refuse a flood */
-				break;
-			nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
-		}
-	}
-	if (buf)
-		buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 /* Reads, parses and validates the spec at path; prints the error. */
 static int step_load_spec(const char *path, struct step **out)
 {
@@ -78,18 +53,20 @@ static int step_load_spec(const char *path, struct step **out)
 	size_t len = 0;
 	char *text;
 	FILE *f;
-	int rc = EXIT_ERROR;
+	int rc = EXIT_ERROR, err;
 
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
 		fprintf(stderr, "argus step: cannot open %s: %s\n", path, strerror(errno));
 		return EXIT_ERROR;
 	}
-	text = read_all(f, &len);
+	err = util_read_stream(f, 1u << 24, &text, &len); /* a spec is small; refuse a flood */
 	if (f != stdin)
 		fclose(f);
-	if (!text) {
-		fprintf(stderr, "argus step: cannot read %s: out of memory\n", path);
+	if (err) {
+		fprintf(stderr, "argus step: cannot read %s: %s\n", path,
+			err == -ENOMEM ? "out of memory" : err == -EFBIG ?
+			"larger than 16 MiB, which no step spec is" : strerror(-err));
 		return EXIT_ERROR;
 	}
 	if (step_parse_json(text, len, &s, &e)) {
@@ -153,17 +130,12 @@ static const struct measure_sampler inert_sampler = {
 
 static int step_signalfd(sigset_t *old)
 {
-	sigset_t set;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
+	int fd = cmd_signalfd(sigs, old);
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
-		return -errno;
-	signal(SIGPIPE, SIG_IGN);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd >= 0)
+		signal(SIGPIPE, SIG_IGN);
+	return fd;
 }
 
 int cmd_step(int argc, char **argv)

@@ -11,7 +11,7 @@ SECS=${1:-60}
 CLANG=${CLANG:-clang}
 OUT=build-fuzz
 # the core files the targets reach; add here when a parser gains a dependency
-CORE="import profile strpool session session_read verdict verdict_json source_replay util pb pprof_dec pprof_read"
+CORE="import import_util import_folded import_perf util profile strpool session session_read verdict verdict_json source_replay pb pprof_dec pprof_read"
 TARGETS=${FUZZ_TARGETS:-"folded perfscript session pprof"}
 
 skip() { echo "SKIPPED: $*"; exit 77; }
