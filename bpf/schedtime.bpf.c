@@ -9,7 +9,9 @@
  *       RUNNABLE (preempted / yielded), the kernel stack of prev taken here;
  *       the RUNNING interval is charged as ONCPU.  A dead task is dropped.
  *   sched_switch, next:  BLOCKED (no wakeup seen) is charged as BLOCKED with
- *       waker NONE; RUNNABLE is charged with "ran instead" = prev; -> RUNNING.
+ *       waker NONE; RUNNABLE is split among the tasks that ran on this CPU
+ *       meanwhile (a per-CPU history of the last runs), "ran instead";
+ *       -> RUNNING.
  *   sched_waking(p) (the waker's context):  BLOCKED is charged with the
  *       waker; -> RUNNABLE.
  *   sched_wakeup_new(p):  a new tracked thread starts RUNNABLE.
@@ -94,6 +96,13 @@ struct {
 	__uint(max_entries, 1);
 } counters SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct schedtime_runs);
+	__uint(max_entries, 1);
+} runs SEC(".maps");
+
 /* A zeroed value to insert; too large for the BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -174,6 +183,37 @@ static __always_inline void charge(struct schedtime_key *k, __u64 from, __u64 fu
 		c->intervals++;
 }
 
+/* Adds [from, to) (after the epoch) to k's time only: one part of an
+ * interval whose count and histogram another charge() takes. */
+static __always_inline void charge_part(struct schedtime_key *k, __u64 from, __u64 to)
+{
+	struct schedtime_counters *c;
+	struct schedtime_val *v;
+	__u64 ep = epoch_ns;
+	__u32 zero = 0;
+
+	if (from < ep)
+		from = ep;
+	if (to <= from)
+		return;
+	v = bpf_map_lookup_elem(&agg, k);
+	if (!v) {
+		struct schedtime_val *z = bpf_map_lookup_elem(&zero_val, &zero);
+
+		if (!z)
+			return;
+		bpf_map_update_elem(&agg, k, z, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&agg, k);
+		if (!v) {
+			c = ctrs();
+			if (c)
+				c->map_full++;
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->total_ns, to - from);
+}
+
 static __always_inline void key_of(struct schedtime_key *k, __u32 pid,
 				   const struct schedtime_state *st, __u32 kind)
 {
@@ -217,18 +257,88 @@ static __always_inline void waker_of(struct schedtime_key *k)
 	}
 }
 
+/* Ends the runnable interval of pid (state sp) at now: each task that ran
+ * on this CPU meanwhile (newest first, from the history rs) gets its
+ * overlap; the newest (prev) takes what is older than the history, the
+ * count and the histogram. */
+static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp,
+					   struct schedtime_runs *rs, __u64 now)
+{
+	struct schedtime_key k = {};
+	__u64 from = sp->ts, to = now;
+
+	key_of(&k, pid, sp, SCHEDTIME_RUNNABLE);
+	k.other_kind = SCHEDTIME_OTHER_TASK;
+	if (!rs)
+		goto last;
+	for (int i = 1; i < SCHEDTIME_RUNS; i++) {
+		struct schedtime_run *r = &rs->r[(rs->head - 1 - i) & (SCHEDTIME_RUNS - 1)];
+		__u64 a, b;
+
+		if (rs->head < (__u32)i + 1 || to <= from)
+			break;
+		if (r->end <= from)
+			break;
+		a = r->start > from ? r->start : from;
+		b = r->end < to ? r->end : to;
+		if (b > a) {
+			k.other_pid = r->pid;
+			k.other_tgid = r->tgid;
+			__builtin_memcpy(k.other_comm, r->comm, SCHEDTIME_COMM_LEN);
+			charge_part(&k, a, b);
+		}
+		/* older than this run: only runs before it can have it */
+		to = r->start < to ? r->start : to;
+	}
+	/* the newest run (prev, just recorded) and what no run kept covers */
+	{
+		struct schedtime_run *r = &rs->r[(rs->head - 1) & (SCHEDTIME_RUNS - 1)];
+
+		k.other_pid = r->pid;
+		k.other_tgid = r->tgid;
+		__builtin_memcpy(k.other_comm, r->comm, SCHEDTIME_COMM_LEN);
+		/* prev's own run [r->start, now) plus any uncovered older part */
+		charge_part(&k, from, to < r->start ? to : r->start);
+		charge(&k, r->start > sp->ts ? r->start : sp->ts, sp->start_ts, now);
+	}
+	return;
+last:
+	k.other_pid = bpf_get_current_pid_tgid();
+	k.other_tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(k.other_comm, sizeof(k.other_comm));
+	charge(&k, sp->ts, sp->start_ts, now);
+}
+
 static __always_inline void on_switch(void *ctx, bool preempt, struct task_struct *prev,
 				      struct task_struct *next)
 {
 	struct schedtime_counters *c = ctrs();
 	struct schedtime_state *sp, st = {};
 	struct schedtime_key k = {};
+	struct schedtime_runs *rs;
 	__u64 now = bpf_ktime_get_ns(), pt = bpf_get_current_pid_tgid();
 	__u32 ppid = (__u32)pt, ptgid = pt >> 32, npid, ntgid;
 	long pstate, id;
 
 	if (c)
 		c->switches++;
+	/* this CPU's history: prev ran from cur_start to now */
+	{
+		__u32 zero = 0;
+
+		rs = bpf_map_lookup_elem(&runs, &zero);
+		if (rs) {
+			struct schedtime_run *r = &rs->r[rs->head & (SCHEDTIME_RUNS - 1)];
+
+			r->start = rs->cur_start;
+			r->end = now;
+			r->pid = ppid;
+			r->tgid = ptgid;
+			bpf_get_current_comm(r->comm, sizeof(r->comm));
+			rs->head++;
+			rs->cur_start = now;
+		}
+	}
 	/* prev (current) leaves the CPU */
 	sp = ppid ? bpf_map_lookup_elem(&state, &ppid) : NULL;
 	if (sp || (ppid && tracked(prev, ppid, ptgid))) {
@@ -297,12 +407,7 @@ static __always_inline void on_switch(void *ctx, bool preempt, struct task_struc
 		if (c)
 			c->unseen_wakeups++;
 	} else if (sp->state == SCHEDTIME_S_RUNNABLE || sp->state == SCHEDTIME_S_SEEDED) {
-		key_of(&k, npid, sp, SCHEDTIME_RUNNABLE);
-		k.other_kind = SCHEDTIME_OTHER_TASK;
-		k.other_pid = ppid;
-		k.other_tgid = ptgid;
-		bpf_get_current_comm(k.other_comm, sizeof(k.other_comm));
-		charge(&k, sp->ts, sp->start_ts, now);
+		runnable_split(npid, sp, rs, now);
 	}
 	sp->state = SCHEDTIME_S_RUNNING;
 	sp->ts = sp->start_ts = now;
