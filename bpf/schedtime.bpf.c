@@ -46,6 +46,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 tgid_set_on = 0;      /* track only tgids in `tgids` */
 const volatile __u32 follow_forks = 0;     /* children of tracked tgids join */
 const volatile __u32 exclude_tgid = 0;     /* never tracked (argus itself) */
+const volatile __u32 no_stacks = 0;        /* NO_STACK everywhere (cheaper) */
 
 __u64 epoch_ns = 0;                        /* written by user space */
 __u64 attach_ns = 0;                       /* start for threads first seen late */
@@ -102,6 +103,27 @@ struct {
 	__type(value, struct schedtime_runs);
 	__uint(max_entries, 1);
 } runs SEC(".maps");
+
+/* The last stack walked per {thread, syscall, state}: a walk costs most of
+ * a switch's time (~1 us here), and a thread blocks at the same place again
+ * and again; it is walked again every ST_REWALK uses. */
+#define ST_REWALK 32
+struct st_skey {
+	__u32 pid;
+	__u32 sys;              /* orig_ax of the user registers: the syscall */
+	__u32 how;              /* task state, and 1 << 31 when preempted */
+	__u32 pad;
+};
+struct st_sval {
+	__u32 stack_id;
+	__u32 uses;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct st_skey);
+	__type(value, struct st_sval);
+	__uint(max_entries, 1); /* set at run time */
+} stack_cache SEC(".maps");
 
 /* A zeroed value to insert; too large for the BPF stack. */
 struct {
@@ -176,9 +198,11 @@ static __always_inline void charge(struct schedtime_key *k, __u64 from, __u64 fu
 			return;
 		}
 	}
-	__sync_fetch_and_add(&v->count, 1);
-	__sync_fetch_and_add(&v->total_ns, d);
-	__sync_fetch_and_add(&v->hist[filter_log2(full) & (SCHEDTIME_BUCKETS - 1)], 1);
+	/* Plain adds: a key holds one thread, whose intervals end one at a
+	 * time; a locked add per field cost more than the rest of a charge. */
+	v->count++;
+	v->total_ns += d;
+	v->hist[filter_log2(full) & (SCHEDTIME_BUCKETS - 1)]++;
 	if (c)
 		c->intervals++;
 }
@@ -211,7 +235,7 @@ static __always_inline void charge_part(struct schedtime_key *k, __u64 from, __u
 			return;
 		}
 	}
-	__sync_fetch_and_add(&v->total_ns, to - from);
+	v->total_ns += to - from;
 }
 
 static __always_inline void key_of(struct schedtime_key *k, __u32 pid,
@@ -309,6 +333,33 @@ last:
 	charge(&k, sp->ts, sp->start_ts, now);
 }
 
+/* The kernel stack id of current (prev) at its block or preemption. */
+static __always_inline long block_stack(void *ctx, long pstate, int preempt, __u32 pid)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	struct st_skey sk = { .pid = pid };
+	struct st_sval *sv, nv = {};
+	long id;
+
+	sk.sys = regs ? (__u32)BPF_CORE_READ(regs, orig_ax) : 0xffffffffu;
+	sk.how = (__u32)(pstate & 0xffff) | (preempt ? 1u << 31 : 0);
+	sv = bpf_map_lookup_elem(&stack_cache, &sk);
+	if (sv && (++sv->uses % ST_REWALK))
+		return sv->stack_id;
+	id = bpf_get_stackid(ctx, &stacks, 0);
+	if (id < 0)
+		return id;
+	if (sv) {
+		sv->stack_id = (__u32)id;
+	} else {
+		nv.stack_id = (__u32)id;
+		nv.uses = 1;
+		bpf_map_update_elem(&stack_cache, &sk, &nv, BPF_ANY);
+	}
+	return id;
+}
+
 static __always_inline void on_switch(void *ctx, bool preempt, struct task_struct *prev,
 				      struct task_struct *next)
 {
@@ -360,17 +411,24 @@ static __always_inline void on_switch(void *ctx, bool preempt, struct task_struc
 			if (c)
 				c->exits++;
 		} else {
-			id = bpf_get_stackid(ctx, &stacks, 0);
-			if (id < 0 && c)
+			id = no_stacks ? -1 : block_stack(ctx, pstate, preempt, ppid);
+			if (id < 0 && c && !no_stacks)
 				c->stack_error++;
-			st.stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
-			st.ts = st.start_ts = now;
-			st.state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE
-									: SCHEDTIME_S_BLOCKED;
-			st.tgid = ptgid;
-			bpf_get_current_comm(st.comm, sizeof(st.comm));
-			if (bpf_map_update_elem(&state, &ppid, &st, BPF_ANY) && c)
-				c->map_full++;
+			if (sp) { /* in place: no hash update on the hot path */
+				sp->stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
+				sp->ts = sp->start_ts = now;
+				sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE
+										 : SCHEDTIME_S_BLOCKED;
+			} else {
+				st.stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
+				st.ts = st.start_ts = now;
+				st.state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE
+										: SCHEDTIME_S_BLOCKED;
+				st.tgid = ptgid;
+				bpf_get_current_comm(st.comm, sizeof(st.comm));
+				if (bpf_map_update_elem(&state, &ppid, &st, BPF_ANY) && c)
+					c->map_full++;
+			}
 		}
 	}
 	/* next comes on the CPU */
