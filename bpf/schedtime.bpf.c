@@ -415,6 +415,7 @@ static __always_inline void on_switch(void *ctx, bool preempt, struct task_struc
 			if (id < 0 && c && !no_stacks)
 				c->stack_error++;
 			if (sp) { /* in place: no hash update on the hot path */
+				bpf_get_current_comm(sp->comm, sizeof(sp->comm)); /* exec, prctl */
 				sp->stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
 				sp->ts = sp->start_ts = now;
 				sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE
