@@ -292,7 +292,10 @@ struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *
 	ps->open_ns = ps->last_ns = mono_ns();
 	ps->skel->bss->attach_ns = ps->open_ns;
 	ps->skel->bss->epoch_ns = ps->windows ? ps->open_ns : 0;
-	for (int i = 0; i < ST_NPROGS; i++) {
+	/* Last to first: each exit before its entry (an expiry entered between
+	 * the two attaches would leave the per-CPU context set for good), and
+	 * the interrupt context before the wakeups that read it. */
+	for (int i = ST_NPROGS - 1; i >= 0; i--) {
 		ps->links[i] = bpf_program__attach(ps->progs[i]);
 		if (!ps->links[i]) {
 			err = -errno;
