@@ -362,6 +362,29 @@ static int meas_tick(struct source *s, double now, char **cause)
 		meas_finish(m, now);
 		return changed;
 	}
+	/* A victim that ended has nothing more to be measured: a verdict from
+	 * the windows it was alive in, or none before a pair. */
+	if (m->victim && load_started(m->victim) && !load_alive(m->victim)) {
+		char st[48];
+
+		load_state(m->victim, st, sizeof(st));
+		if (m->win >= 0) {
+			err = meas_close_window(m, now, cause);
+			if (err < 0)
+				return err;
+			changed = 1;
+		}
+		if (meas_pairs_done(m) == 0) {
+			meas_cause(cause, "the victim (PID %d) %s before a reference/loaded pair was "
+				   "measured: nothing of it to diagnose; give it a longer run",
+				   (int)load_pid(m->victim), st);
+			return -ECHILD;
+		}
+		meas_log(m, "the victim (PID %d) %s: stopping after %u windows; the verdict is "
+			 "from those", (int)load_pid(m->victim), st, m->done);
+		meas_finish(m, now);
+		return changed;
+	}
 	if (m->phase == SOURCE_SETTLING) {
 		if (now < m->phase_end)
 			return 0;
