@@ -10,7 +10,8 @@
 # element, the TREE_TIME node, while the descent does not fill it) and a
 # frame on the path.  And the wall-clock tree is calibrated: every window of
 # a single-threaded victim holds about one thread-second per second
-# (on-CPU + blocked + runnable, in samples at the sampling frequency).
+# (on-CPU + blocked + runnable, in samples at the sampling frequency), and
+# the session keeps it (export shows the three kinds).
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd jq
@@ -38,9 +39,13 @@ check io_victim blocked 'filemap_read.*(folio_wait_bit|io_schedule).*\[woken by 
 jq -r '.verdict.path[]' "$TMP/io.json" | grep -q 'woken by task' &&
 	fail "io_victim: a disk completion named a task as the waker"
 
-"$ARGUS" diagnose --victim "$S/lock_victim" --load "$S/lock_holder" --no-session >"$TMP/lock.json" 2>"$TMP/lock.err" ||
-	{ cat "$TMP/lock.err"; fail "diagnose lock_victim exited $?"; }
+"$ARGUS" diagnose --victim "$S/lock_victim" --load "$S/lock_holder" --session "$TMP/lock.ses" \
+	>"$TMP/lock.json" 2>"$TMP/lock.err" || { cat "$TMP/lock.err"; fail "diagnose lock_victim exited $?"; }
 check lock_victim blocked 'rwsem_down_write_slowpath.*\[woken by task lock_holder' "$TMP/lock.json"
+# the session keeps the wall-clock tree: its export has the three kinds of time
+"$ARGUS" export "$TMP/lock.ses" --format json >"$TMP/lock.export" || fail "cannot export the session"
+[ "$(jq '[.. | objects | select(.kind? == "time") | .name] | unique | length' "$TMP/lock.export")" = 3 ] ||
+	fail "the exported session lacks the on-cpu/blocked/runnable level"
 
 "$ARGUS" diagnose --victim "$S/starved" --load "$S/spinner" --no-session >"$TMP/cpu.json" 2>"$TMP/cpu.err" ||
 	{ cat "$TMP/cpu.err"; fail "diagnose starved exited $?"; }
