@@ -281,6 +281,19 @@ static __always_inline void waker_of(struct schedtime_key *k)
 	}
 }
 
+/* The name of the task of run r, read now (it may have exited since: then
+ * whatever the memory holds, or nothing; never a fault). */
+static __always_inline void run_comm(struct schedtime_run *r, char *comm)
+{
+	struct task_struct *t = (struct task_struct *)r->task;
+
+	__builtin_memset(comm, 0, SCHEDTIME_COMM_LEN);
+	if (r->pid)
+		bpf_probe_read_kernel_str(comm, SCHEDTIME_COMM_LEN, &t->comm);
+	else
+		__builtin_memcpy(comm, "swapper", 8);
+}
+
 /* Ends the runnable interval of pid (state sp) at now: each task that ran
  * on this CPU meanwhile (newest first, from the history rs) gets its
  * overlap; the newest (prev) takes what is older than the history, the
@@ -308,7 +321,7 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 		if (b > a) {
 			k.other_pid = r->pid;
 			k.other_tgid = r->tgid;
-			__builtin_memcpy(k.other_comm, r->comm, SCHEDTIME_COMM_LEN);
+			run_comm(r, k.other_comm);
 			charge_part(&k, a, b);
 		}
 		/* older than this run: only runs before it can have it */
@@ -320,7 +333,7 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 
 		k.other_pid = r->pid;
 		k.other_tgid = r->tgid;
-		__builtin_memcpy(k.other_comm, r->comm, SCHEDTIME_COMM_LEN);
+		bpf_get_current_comm(k.other_comm, sizeof(k.other_comm)); /* r is prev */
 		/* prev's own run [r->start, now) plus any uncovered older part */
 		charge_part(&k, from, to < r->start ? to : r->start);
 		charge(&k, r->start > sp->ts ? r->start : sp->ts, sp->start_ts, now);
@@ -385,7 +398,7 @@ static __always_inline void on_switch(void *ctx, bool preempt, struct task_struc
 			r->end = now;
 			r->pid = ppid;
 			r->tgid = ptgid;
-			bpf_get_current_comm(r->comm, sizeof(r->comm));
+			r->task = (__u64)prev; /* its name is read only when needed */
 			rs->head++;
 			rs->cur_start = now;
 		}
@@ -415,7 +428,10 @@ static __always_inline void on_switch(void *ctx, bool preempt, struct task_struc
 			if (id < 0 && c && !no_stacks)
 				c->stack_error++;
 			if (sp) { /* in place: no hash update on the hot path */
-				bpf_get_current_comm(sp->comm, sizeof(sp->comm)); /* exec, prctl */
+				/* a new name (exec, prctl) shows within a few switches:
+				 * reading it at every one costs */
+				if (!(now & 0x1f00))
+					bpf_get_current_comm(sp->comm, sizeof(sp->comm));
 				sp->stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
 				sp->ts = sp->start_ts = now;
 				sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE

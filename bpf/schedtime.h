@@ -109,7 +109,7 @@ struct schedtime_cpuctx {
 struct schedtime_run {
 	__u64 start, end;            /* ktime ns */
 	__u32 pid, tgid;
-	char comm[SCHEDTIME_COMM_LEN];
+	__u64 task;                  /* its task_struct, to read its name later */
 };
 struct schedtime_runs {
 	__u64 cur_start;             /* when the current task came on this CPU */

@@ -275,8 +275,9 @@ static int pingpong_only(double secs, const char *mode)
 	if (ps) {
 		probe_schedtime_counters(ps, &c);
 		probe_schedtime_runtime(ps, &ns, &cnt);
-		printf("events %llu bpf_ns %llu bpf_runs %llu\n", (unsigned long long)c.switches,
-		       (unsigned long long)ns, (unsigned long long)cnt);
+		printf("events %llu bpf_ns %llu bpf_runs %llu map_full %llu intervals %llu\n", (unsigned long long)c.switches,
+		       (unsigned long long)ns, (unsigned long long)cnt, (unsigned long long)c.map_full,
+		       (unsigned long long)c.intervals);
 		probe_schedtime_close(ps);
 	}
 	return 0;
