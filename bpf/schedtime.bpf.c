@@ -9,7 +9,9 @@
  *       RUNNABLE (preempted / yielded), the kernel stack of prev taken here;
  *       the RUNNING interval is charged as ONCPU.  A dead task is dropped.
  *   sched_switch, next:  BLOCKED (no wakeup seen) is charged as BLOCKED with
- *       waker NONE; RUNNABLE is charged with "ran instead" = prev; -> RUNNING.
+ *       waker NONE; RUNNABLE is split among the tasks that ran on this CPU
+ *       meanwhile (a per-CPU history of the last runs), "ran instead";
+ *       -> RUNNING.
  *   sched_waking(p) (the waker's context):  BLOCKED is charged with the
  *       waker; -> RUNNABLE.
  *   sched_wakeup_new(p):  a new tracked thread starts RUNNABLE.
@@ -44,6 +46,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 tgid_set_on = 0;      /* track only tgids in `tgids` */
 const volatile __u32 follow_forks = 0;     /* children of tracked tgids join */
 const volatile __u32 exclude_tgid = 0;     /* never tracked (argus itself) */
+const volatile __u32 no_stacks = 0;        /* NO_STACK everywhere (cheaper) */
 
 __u64 epoch_ns = 0;                        /* written by user space */
 __u64 attach_ns = 0;                       /* start for threads first seen late */
@@ -93,6 +96,34 @@ struct {
 	__type(value, struct schedtime_counters);
 	__uint(max_entries, 1);
 } counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct schedtime_runs);
+	__uint(max_entries, 1);
+} runs SEC(".maps");
+
+/* The last stack walked per {thread, syscall, state}: a walk costs most of
+ * a switch's time (~1 us here), and a thread blocks at the same place again
+ * and again; it is walked again every ST_REWALK uses. */
+#define ST_REWALK 32
+struct st_skey {
+	__u32 pid;
+	__u32 sys;              /* orig_ax of the user registers: the syscall */
+	__u32 how;              /* task state, and 1 << 31 when preempted */
+	__u32 pad;
+};
+struct st_sval {
+	__u32 stack_id;
+	__u32 uses;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, struct st_skey);
+	__type(value, struct st_sval);
+	__uint(max_entries, 1); /* set at run time */
+} stack_cache SEC(".maps");
 
 /* A zeroed value to insert; too large for the BPF stack. */
 struct {
@@ -167,11 +198,44 @@ static __always_inline void charge(struct schedtime_key *k, __u64 from, __u64 fu
 			return;
 		}
 	}
-	__sync_fetch_and_add(&v->count, 1);
-	__sync_fetch_and_add(&v->total_ns, d);
-	__sync_fetch_and_add(&v->hist[filter_log2(full) & (SCHEDTIME_BUCKETS - 1)], 1);
+	/* Plain adds: a key holds one thread, whose intervals end one at a
+	 * time; a locked add per field cost more than the rest of a charge. */
+	v->count++;
+	v->total_ns += d;
+	v->hist[filter_log2(full) & (SCHEDTIME_BUCKETS - 1)]++;
 	if (c)
 		c->intervals++;
+}
+
+/* Adds [from, to) (after the epoch) to k's time only: one part of an
+ * interval whose count and histogram another charge() takes. */
+static __always_inline void charge_part(struct schedtime_key *k, __u64 from, __u64 to)
+{
+	struct schedtime_counters *c;
+	struct schedtime_val *v;
+	__u64 ep = epoch_ns;
+	__u32 zero = 0;
+
+	if (from < ep)
+		from = ep;
+	if (to <= from)
+		return;
+	v = bpf_map_lookup_elem(&agg, k);
+	if (!v) {
+		struct schedtime_val *z = bpf_map_lookup_elem(&zero_val, &zero);
+
+		if (!z)
+			return;
+		bpf_map_update_elem(&agg, k, z, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&agg, k);
+		if (!v) {
+			c = ctrs();
+			if (c)
+				c->map_full++;
+			return;
+		}
+	}
+	v->total_ns += to - from;
 }
 
 static __always_inline void key_of(struct schedtime_key *k, __u32 pid,
@@ -217,18 +281,128 @@ static __always_inline void waker_of(struct schedtime_key *k)
 	}
 }
 
+/* The name of the task of run r, read now (it may have exited since: then
+ * whatever the memory holds, or nothing; never a fault). */
+static __always_inline void run_comm(struct schedtime_run *r, char *comm)
+{
+	struct task_struct *t = (struct task_struct *)r->task;
+
+	__builtin_memset(comm, 0, SCHEDTIME_COMM_LEN);
+	if (r->pid)
+		bpf_probe_read_kernel_str(comm, SCHEDTIME_COMM_LEN, &t->comm);
+	else
+		__builtin_memcpy(comm, "swapper", 8);
+}
+
+/* Ends the runnable interval of pid (state sp) at now: each task that ran
+ * on this CPU meanwhile (newest first, from the history rs) gets its
+ * overlap; the newest (prev) takes what is older than the history, the
+ * count and the histogram. */
+static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp,
+					   struct schedtime_runs *rs, __u64 now)
+{
+	struct schedtime_key k = {};
+	__u64 from = sp->ts, to = now;
+
+	key_of(&k, pid, sp, SCHEDTIME_RUNNABLE);
+	k.other_kind = SCHEDTIME_OTHER_TASK;
+	if (!rs)
+		goto last;
+	for (int i = 1; i < SCHEDTIME_RUNS; i++) {
+		struct schedtime_run *r = &rs->r[(rs->head - 1 - i) & (SCHEDTIME_RUNS - 1)];
+		__u64 a, b;
+
+		if (rs->head < (__u32)i + 1 || to <= from)
+			break;
+		if (r->end <= from)
+			break;
+		a = r->start > from ? r->start : from;
+		b = r->end < to ? r->end : to;
+		if (b > a) {
+			k.other_pid = r->pid;
+			k.other_tgid = r->tgid;
+			run_comm(r, k.other_comm);
+			charge_part(&k, a, b);
+		}
+		/* older than this run: only runs before it can have it */
+		to = r->start < to ? r->start : to;
+	}
+	/* the newest run (prev, just recorded) and what no run kept covers */
+	{
+		struct schedtime_run *r = &rs->r[(rs->head - 1) & (SCHEDTIME_RUNS - 1)];
+
+		k.other_pid = r->pid;
+		k.other_tgid = r->tgid;
+		bpf_get_current_comm(k.other_comm, sizeof(k.other_comm)); /* r is prev */
+		/* prev's own run [r->start, now) plus any uncovered older part */
+		charge_part(&k, from, to < r->start ? to : r->start);
+		charge(&k, r->start > sp->ts ? r->start : sp->ts, sp->start_ts, now);
+	}
+	return;
+last:
+	k.other_pid = bpf_get_current_pid_tgid();
+	k.other_tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(k.other_comm, sizeof(k.other_comm));
+	charge(&k, sp->ts, sp->start_ts, now);
+}
+
+/* The kernel stack id of current (prev) at its block or preemption. */
+static __always_inline long block_stack(void *ctx, long pstate, int preempt, __u32 pid)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	struct st_skey sk = { .pid = pid };
+	struct st_sval *sv, nv = {};
+	long id;
+
+	sk.sys = regs ? (__u32)BPF_CORE_READ(regs, orig_ax) : 0xffffffffu;
+	sk.how = (__u32)(pstate & 0xffff) | (preempt ? 1u << 31 : 0);
+	sv = bpf_map_lookup_elem(&stack_cache, &sk);
+	if (sv && (++sv->uses % ST_REWALK))
+		return sv->stack_id;
+	id = bpf_get_stackid(ctx, &stacks, 0);
+	if (id < 0)
+		return id;
+	if (sv) {
+		sv->stack_id = (__u32)id;
+	} else {
+		nv.stack_id = (__u32)id;
+		nv.uses = 1;
+		bpf_map_update_elem(&stack_cache, &sk, &nv, BPF_ANY);
+	}
+	return id;
+}
+
 static __always_inline void on_switch(void *ctx, bool preempt, struct task_struct *prev,
 				      struct task_struct *next)
 {
 	struct schedtime_counters *c = ctrs();
 	struct schedtime_state *sp, st = {};
 	struct schedtime_key k = {};
+	struct schedtime_runs *rs;
 	__u64 now = bpf_ktime_get_ns(), pt = bpf_get_current_pid_tgid();
 	__u32 ppid = (__u32)pt, ptgid = pt >> 32, npid, ntgid;
 	long pstate, id;
 
 	if (c)
 		c->switches++;
+	/* this CPU's history: prev ran from cur_start to now */
+	{
+		__u32 zero = 0;
+
+		rs = bpf_map_lookup_elem(&runs, &zero);
+		if (rs) {
+			struct schedtime_run *r = &rs->r[rs->head & (SCHEDTIME_RUNS - 1)];
+
+			r->start = rs->cur_start;
+			r->end = now;
+			r->pid = ppid;
+			r->tgid = ptgid;
+			r->task = (__u64)prev; /* its name is read only when needed */
+			rs->head++;
+			rs->cur_start = now;
+		}
+	}
 	/* prev (current) leaves the CPU */
 	sp = ppid ? bpf_map_lookup_elem(&state, &ppid) : NULL;
 	if (sp || (ppid && tracked(prev, ppid, ptgid))) {
@@ -250,17 +424,28 @@ static __always_inline void on_switch(void *ctx, bool preempt, struct task_struc
 			if (c)
 				c->exits++;
 		} else {
-			id = bpf_get_stackid(ctx, &stacks, 0);
-			if (id < 0 && c)
+			id = no_stacks ? -1 : block_stack(ctx, pstate, preempt, ppid);
+			if (id < 0 && c && !no_stacks)
 				c->stack_error++;
-			st.stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
-			st.ts = st.start_ts = now;
-			st.state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE
-									: SCHEDTIME_S_BLOCKED;
-			st.tgid = ptgid;
-			bpf_get_current_comm(st.comm, sizeof(st.comm));
-			if (bpf_map_update_elem(&state, &ppid, &st, BPF_ANY) && c)
-				c->map_full++;
+			if (sp) { /* in place: no hash update on the hot path */
+				/* a new name (exec, prctl) shows within a few switches:
+				 * reading it at every one costs */
+				if (!(now & 0x1f00))
+					bpf_get_current_comm(sp->comm, sizeof(sp->comm));
+				sp->stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
+				sp->ts = sp->start_ts = now;
+				sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE
+										 : SCHEDTIME_S_BLOCKED;
+			} else {
+				st.stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
+				st.ts = st.start_ts = now;
+				st.state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE
+										: SCHEDTIME_S_BLOCKED;
+				st.tgid = ptgid;
+				bpf_get_current_comm(st.comm, sizeof(st.comm));
+				if (bpf_map_update_elem(&state, &ppid, &st, BPF_ANY) && c)
+					c->map_full++;
+			}
 		}
 	}
 	/* next comes on the CPU */
@@ -297,12 +482,7 @@ static __always_inline void on_switch(void *ctx, bool preempt, struct task_struc
 		if (c)
 			c->unseen_wakeups++;
 	} else if (sp->state == SCHEDTIME_S_RUNNABLE || sp->state == SCHEDTIME_S_SEEDED) {
-		key_of(&k, npid, sp, SCHEDTIME_RUNNABLE);
-		k.other_kind = SCHEDTIME_OTHER_TASK;
-		k.other_pid = ppid;
-		k.other_tgid = ptgid;
-		bpf_get_current_comm(k.other_comm, sizeof(k.other_comm));
-		charge(&k, sp->ts, sp->start_ts, now);
+		runnable_split(npid, sp, rs, now);
 	}
 	sp->state = SCHEDTIME_S_RUNNING;
 	sp->ts = sp->start_ts = now;

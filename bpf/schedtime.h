@@ -31,9 +31,10 @@ enum schedtime_kind {
 enum schedtime_other {
 	SCHEDTIME_OTHER_NONE = 0,    /* no wakeup seen: a timeout, a signal, or
 	                              * blocked since before attach */
-	SCHEDTIME_OTHER_TASK = 1,    /* BLOCKED: the waking task; RUNNABLE: the
-	                              * task that ran on the CPU before switch-in
-	                              * (pid 0: the CPU was idle) */
+	SCHEDTIME_OTHER_TASK = 1,    /* BLOCKED: the waking task; RUNNABLE: a
+	                              * task that ran on the CPU while it waited
+	                              * (pid 0: the CPU was idle); the wait is
+	                              * split among them (struct schedtime_runs) */
 	SCHEDTIME_OTHER_HARDIRQ = 2, /* other_vec: irq number, or one of the
 	                              * SCHEDTIME_IRQ_* below */
 	SCHEDTIME_OTHER_SOFTIRQ = 3, /* other_vec: softirq vector (HI_SOFTIRQ 0 ..
@@ -98,6 +99,22 @@ struct schedtime_cpuctx {
 	__u32 softirq;               /* vector + 1 while serving it */
 	__u32 hrtimer;               /* hrtimer expiries in progress */
 	__u32 pad;
+};
+
+/* Per-CPU history of who ran (per-CPU array, one entry): a runnable
+ * interval ending on this CPU is split among the tasks that ran on it
+ * meanwhile ("ran instead"), the newest SCHEDTIME_RUNS of them; what is
+ * older than the history goes to the newest (the task it replaces). */
+#define SCHEDTIME_RUNS 16
+struct schedtime_run {
+	__u64 start, end;            /* ktime ns */
+	__u32 pid, tgid;
+	__u64 task;                  /* its task_struct, to read its name later */
+};
+struct schedtime_runs {
+	__u64 cur_start;             /* when the current task came on this CPU */
+	__u32 head, pad;             /* runs written so far */
+	struct schedtime_run r[SCHEDTIME_RUNS];
 };
 
 /* One per CPU (per-CPU array, one entry). */

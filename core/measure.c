@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ksym.h"
 #include "load.h"
 #include "measure.h"
 #include "probe_profile.h"
 #include "reference.h"
+#include "timeacct.h"
 #include "util.h"
 
 #define MEASURE_MAX_TGIDS 1024
@@ -77,17 +79,25 @@ char *measure_probe_set(unsigned freq_hz, char *buf, size_t len)
 struct measure_live {
 	struct probe_profile *pp;
 	struct ksym_table *ks;
+	struct timeacct *ta;         /* --time wall; NULL otherwise */
 };
 
 static int live_add_tgid(void *ctx, uint32_t tgid)
 {
-	return probe_profile_add_tgid(((struct measure_live *)ctx)->pp, tgid);
+	struct measure_live *l = ctx;
+	int err = probe_profile_add_tgid(l->pp, tgid);
+
+	if (!err && l->ta)
+		err = timeacct_add_tgid(l->ta, tgid);
+	return err;
 }
 
 static int64_t live_collect(void *ctx, struct profile *p, unsigned win)
 {
 	struct measure_live *l = ctx;
 
+	if (l->ta)
+		return timeacct_collect(l->ta, l->pp, p, win, l->ks);
 	return probe_profile_collect(l->pp, p, win, l->ks);
 }
 
@@ -107,13 +117,21 @@ static void live_close(void *ctx)
 
 	if (!l)
 		return;
+	timeacct_close(l->ta);
 	probe_profile_close(l->pp);
 	ksym_free(l->ks);
 	free(l);
 }
 
+/* 1 when the diagnosed threads' whole time is accounted (--time). */
+static int meas_time_wall(const struct measure_opts *o)
+{
+	return o->time == MEASURE_TIME_WALL ||
+	       (o->time == MEASURE_TIME_AUTO && (o->victim_argv || o->victim_pid));
+}
+
 static int live_open(struct measure *m, const uint32_t *tgids, size_t ntgids, int filter,
-		     char **cause)
+		     const uint32_t *time_tgids, size_t ntime, char **cause)
 {
 	struct probe_profile_opts po = { 0 };
 	struct measure_live *l = calloc(1, sizeof(*l));
@@ -139,6 +157,19 @@ static int live_open(struct measure *m, const uint32_t *tgids, size_t ntgids, in
 		ksym_free(l->ks);
 		free(l);
 		return err ? err : -EIO;
+	}
+	if (meas_time_wall(&m->o)) {
+		char *why = NULL;
+
+		l->ta = timeacct_open(time_tgids, ntime, m->o.freq_hz, (uint32_t)getpid(), &why);
+		if (!l->ta) {
+			err = errno ? -errno : -EIO;
+			util_cause(cause, "cannot account blocked and runnable time (--time wall): %s; "
+				   "use --time cpu to sample on-CPU time only", why ? why : strerror(-err));
+			free(why);
+			live_close(l);
+			return err;
+		}
 	}
 	m->smp.ctx = l;
 	m->smp.add_tgid = live_add_tgid;
@@ -166,6 +197,9 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 				return err;
 			}
 			meas_log(m, "load started (PID %d)", (int)load_pid(m->load));
+			/* the load is the diagnosed process when there is no victim */
+			if (!m->victim && meas_time_wall(&m->o) && m->smp.add_tgid)
+				m->smp.add_tgid(m->smp.ctx, (uint32_t)load_pid(m->load));
 		} else {
 			err = load_resume(m->load);
 		}
@@ -311,6 +345,29 @@ static int meas_tick(struct source *s, double now, char **cause)
 			return -ECHILD;
 		}
 		meas_log(m, "the load %s: stopping after %u windows", st, m->done);
+		meas_finish(m, now);
+		return changed;
+	}
+	/* A victim that ended has nothing more to be measured: a verdict from
+	 * the windows it was alive in, or none before a pair. */
+	if (m->victim && load_started(m->victim) && !load_alive(m->victim)) {
+		char st[48];
+
+		load_state(m->victim, st, sizeof(st));
+		if (m->win >= 0) {
+			err = meas_close_window(m, now, cause);
+			if (err < 0)
+				return err;
+			changed = 1;
+		}
+		if (meas_pairs_done(m) == 0) {
+			util_cause(cause, "the victim (PID %d) %s before a reference/loaded pair was "
+				   "measured: nothing of it to diagnose; give it a longer run",
+				   (int)load_pid(m->victim), st);
+			return -ECHILD;
+		}
+		meas_log(m, "the victim (PID %d) %s: stopping after %u windows; the verdict is "
+			 "from those", (int)load_pid(m->victim), st, m->done);
 		meas_finish(m, now);
 		return changed;
 	}
@@ -526,6 +583,12 @@ static int meas_check(const struct measure_opts *o, char **cause)
 		util_cause(cause, "nothing to compare: give the load with --load CMD, -- CMD or -p PID");
 		return -EINVAL;
 	}
+	if (o->time == MEASURE_TIME_WALL && o->pid && !o->pause && !o->victim_argv &&
+	    !o->victim_pid) {
+		util_cause(cause, "--time wall needs reference windows measured now: add --pause "
+			   "(a saved reference has no blocked or runnable time)");
+		return -EINVAL;
+	}
 	if ((o->victim_argv || o->victim_pid) && o->pid && !o->pause) {
 		util_cause(cause, "a victim needs a load argus may pause: add --pause, or use --load");
 		return -EINVAL;
@@ -650,7 +713,20 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 		for (int i = 0; i < ntg && filter && m->smp.add_tgid; i++)
 			m->smp.add_tgid(m->smp.ctx, tgids[i]);
 	} else {
-		err = live_open(m, tgids, (size_t)ntg, filter, cause);
+		uint32_t ttg[MEASURE_MAX_TGIDS];
+		int nt = 0;
+
+		if (filter) {
+			memcpy(ttg, tgids, (size_t)ntg * sizeof(*ttg));
+			nt = ntg;
+		} else if (m->load && o->pid) {
+			nt = load_tgids(m->load, ttg, MEASURE_MAX_TGIDS);
+			if (nt < 0)
+				nt = 0;
+			if (nt > MEASURE_MAX_TGIDS)
+				nt = MEASURE_MAX_TGIDS;
+		}
+		err = live_open(m, tgids, (size_t)ntg, filter, ttg, (size_t)nt, cause);
 		if (err < 0)
 			goto fail;
 	}

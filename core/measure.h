@@ -16,7 +16,9 @@
  *                        (core/reference.h)
  *   reference_only       `argus reference save`: every window is a reference
  *                        of the idle system
- * Sampling is system-wide unless there is a victim.
+ * Sampling is system-wide unless there is a victim.  With --time wall
+ * (the default with a victim) the diagnosed threads' blocked and runnable
+ * time is accounted too, in the same windows (core/timeacct.h).
  *
  * Test hook: ARGUS_TEST_FAIL_AFTER=window (or window:N) makes tick fail after
  * the first (N-th) window, as an internal error would (tests/live/lifecycle.sh).
@@ -51,6 +53,14 @@ struct measure_sampler {
 	void (*close)(void *ctx);
 };
 
+/* What time is accounted for the diagnosed threads (--time). */
+enum measure_time {
+	MEASURE_TIME_AUTO = 0,       /* wall with a victim, else cpu */
+	MEASURE_TIME_CPU,            /* on-CPU samples only */
+	MEASURE_TIME_WALL,           /* on-CPU + blocked + runnable (core/timeacct.h)
+	                              * of the victim, else of the load / -p */
+};
+
 struct measure_opts {
 	unsigned pairs;              /* k */
 	double window_s;             /* w */
@@ -70,6 +80,7 @@ struct measure_opts {
 	double collect_s;            /* read the maps this often within a window
 	                              * (live trees); 0: MEASURE_COLLECT_S, <0:
 	                              * only at window ends (batch) */
+	enum measure_time time;      /* --time */
 	FILE *log;                   /* progress lines ("window 2/6 load 1.0 s"); NULL none */
 	const struct measure_sampler *sampler; /* NULL: live; copied, closed by measure */
 };

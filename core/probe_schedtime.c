@@ -154,6 +154,8 @@ static int st_load(struct probe_schedtime *ps, const struct probe_schedtime_opts
 	s->rodata->exclude_tgid = o->exclude_tgid;
 	bpf_map__set_max_entries(s->maps.state, o->max_threads ? o->max_threads : 16384);
 	bpf_map__set_max_entries(s->maps.stacks, o->max_stacks ? o->max_stacks : 16384);
+	bpf_map__set_max_entries(s->maps.stack_cache, 4 * (o->max_threads ? o->max_threads : 16384));
+	s->rodata->no_stacks = !!o->no_stacks;
 	bpf_map__set_max_entries(s->maps.agg, o->max_keys ? o->max_keys : 65536);
 	bpf_map__set_max_entries(s->maps.tgids, 8192);
 	tp[0] = s->progs.argus_st_switch;          rt[0] = s->progs.argus_st_switch_raw;
@@ -285,11 +287,15 @@ struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *
 			goto fail;
 		}
 	}
-	ps->stats_fd = kind_stats_enable();
+	if (o->stats)
+		ps->stats_fd = kind_stats_enable();
 	ps->open_ns = ps->last_ns = mono_ns();
 	ps->skel->bss->attach_ns = ps->open_ns;
 	ps->skel->bss->epoch_ns = ps->windows ? ps->open_ns : 0;
-	for (int i = 0; i < ST_NPROGS; i++) {
+	/* Last to first: each exit before its entry (an expiry entered between
+	 * the two attaches would leave the per-CPU context set for good), and
+	 * the interrupt context before the wakeups that read it. */
+	for (int i = ST_NPROGS - 1; i >= 0; i--) {
 		ps->links[i] = bpf_program__attach(ps->progs[i]);
 		if (!ps->links[i]) {
 			err = -errno;

@@ -15,6 +15,12 @@
  *             thread's wall time while tracked.
  * Each {schedtime_key} -> {count, total_ns, log2 histogram}.
  *
+ * Cost: walking a kernel stack is most of a switch's cost, so the stack at
+ * a block is walked once per ST_REWALK (32) blocks of the same thread in
+ * the same syscall and task state (or preemption) and reused in between: a
+ * thread that blocks at two places within one syscall in the same state
+ * may see up to 31 of its blocks under the other place's stack.
+ *
  * Two ways to read:
  *   probe_schedtime_read          cumulative since open (or reset);
  *   probe_schedtime_read_window   what accrued since the previous
@@ -62,6 +68,11 @@ struct probe_schedtime_opts {
 	int follow_forks;           /* children of tracked processes join */
 	uint32_t exclude_tgid;      /* never tracked (argus itself); 0: none */
 	int windows;                /* split intervals at read_window (above) */
+	int no_stacks;              /* no kernel stacks (stack_id NO_STACK): cheaper,
+	                             * for who-wakes-whom without where */
+	int stats;                  /* turn on BPF run-time statistics while open
+	                             * (probe_schedtime_runtime; they cost two
+	                             * clock reads per program run) */
 	unsigned max_threads;       /* threads tracked at once; 0: 16384 */
 	unsigned max_stacks;        /* stack map entries; 0: 16384 */
 	unsigned max_keys;          /* aggregate keys; 0: 65536 */
@@ -109,7 +120,7 @@ int probe_schedtime_reset(struct probe_schedtime *ps);
 
 /* Counters summed over CPUs.  0 or -errno. */
 int probe_schedtime_counters(struct probe_schedtime *ps, struct schedtime_counters *out);
-/* BPF run time and runs of all its programs since load (stats on). */
+/* BPF run time and runs of all its programs since load (opts.stats). */
 void probe_schedtime_runtime(struct probe_schedtime *ps, uint64_t *ns, uint64_t *cnt);
 /* "tp_btf" or "raw_tp". */
 const char *probe_schedtime_mechanism(const struct probe_schedtime *ps);

@@ -2,7 +2,9 @@
  *
  * Root "all" -> subsystem nodes (mm, sched, fs, ...; see core/subsys) ->
  * kernel frames, root first.  With TREE_BY_PROCESS a process level sits
- * between the root and the subsystems.  Every node carries, per condition,
+ * between the root and the subsystems; with time accounting (enum
+ * tree_time) a level of the kinds of time sits above the subsystems:
+ * all -> [process] -> on-cpu|blocked|runnable -> subsystem -> frames.  Every node carries, per condition,
  * its total and self counts and, per window, its total — the raw material of
  * calibration (core/calib), which fills node->stat.
  *
@@ -28,6 +30,10 @@ enum tree_node_kind {
 	TREE_SUBSYS,
 	TREE_FRAME,
 	TREE_EVENT,     /* a tracepoint's own node (instrumentation steps) */
+	TREE_TIME,      /* the kind of time, a grouping level above the
+	                 * subsystems: "on-cpu", "blocked", "runnable" (issue 11;
+	                 * blocked/runnable counted in sample-equivalents, so all
+	                 * three compare with the sampler's counts) */
 };
 
 /* Presence of a node in the two conditions. */
@@ -81,6 +87,25 @@ struct tree_node {
 #define TREE_F_FOCUS    0x2u  /* the node a proposal concerns */
 #define TREE_F_STEP     0x4u  /* added by a step: counts in the step's unit over
                                * the step's windows (core/step_merge.h) */
+
+/* Kinds of time (TREE_TIME nodes).  A profile stack whose first frame is
+ * tree_time_marker[k] ("[on-cpu]", "[blocked]", "[runnable]") is grouped
+ * under a TREE_TIME node named tree_time_name[k] ("on-cpu", "blocked",
+ * "runnable") between the process and the subsystem levels; the marker is
+ * not a frame.  When any stack of a profile carries a marker, the stacks
+ * without one (the sampler's) go under "on-cpu".  All three count in the
+ * sampler's unit: blocked and runnable nanoseconds are turned into
+ * sample-equivalents at the sampling frequency (ns * freq / 1e9), so the
+ * calibration, rates and cpu_ms (thread-ms per second) apply unchanged. */
+enum tree_time {
+	TREE_TIME_NONE = 0,
+	TREE_TIME_ONCPU,
+	TREE_TIME_BLOCKED,
+	TREE_TIME_RUNNABLE,
+	TREE_TIME_N
+};
+extern const char *const tree_time_marker[TREE_TIME_N];
+extern const char *const tree_time_name[TREE_TIME_N];
 
 enum tree_group {
 	TREE_BY_SUBSYS = 0,       /* all -> subsystem -> frames */

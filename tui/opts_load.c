@@ -8,7 +8,7 @@
 
 enum opts_load_id {
 	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
-	OL_PAIRS, OL_WINDOW, OL_SETTLE, OL_FREQ,
+	OL_PAIRS, OL_WINDOW, OL_SETTLE, OL_FREQ, OL_TIME,
 };
 
 struct opts_load_opt {
@@ -42,6 +42,9 @@ static const struct opts_load_opt opts_load_table[] = {
 	  "seconds discarded after each switch (default 0.1)" },
 	{ OL_FREQ, "--freq", NULL, "HZ",
 	  "sampling frequency (default 999)" },
+	{ OL_TIME, "--time", NULL, "KIND",
+	  "wall: on-CPU + blocked + runnable time of the victim (default with --victim), "
+	  "or of the load / -p; cpu: on-CPU samples only" },
 };
 
 #define OPTS_LOAD_N (sizeof(opts_load_table) / sizeof(opts_load_table[0]))
@@ -274,6 +277,16 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 		}
 		ol->m.freq_hz = (unsigned)d;
 		return 1;
+	case OL_TIME:
+		if (!strcmp(val, "wall")) {
+			ol->m.time = MEASURE_TIME_WALL;
+		} else if (!strcmp(val, "cpu")) {
+			ol->m.time = MEASURE_TIME_CPU;
+		} else {
+			fprintf(err, "argus: --time: '%s' is neither wall nor cpu\n", val);
+			return -1;
+		}
+		return 1;
 	}
 	return 0;
 }
@@ -305,6 +318,12 @@ int opts_load_finish(struct opts_load *ol, int need_load, FILE *err)
 	}
 	if ((m->victim_argv || m->victim_pid) && !m->load_argv && !(m->pid && m->pause)) {
 		fprintf(err, "argus: a victim needs a load to pause: add --load CMD, or -p PID --pause\n");
+		return -1;
+	}
+	if (m->time == MEASURE_TIME_WALL && m->pid && !m->pause && !m->victim_argv &&
+	    !m->victim_pid) {
+		fprintf(err, "argus: --time wall with -p needs --pause (a saved reference has no "
+			"blocked or runnable time)\n");
 		return -1;
 	}
 	if (need_load && !m->load_argv && !m->pid) {

@@ -26,7 +26,10 @@ anon|do_anonymous_page|-- $S/pagefault
 file|filemap_fault|-- $S/file_fault
 cow|do_wp_page|-- $S/cow_fault
 thp|do_huge_pmd_anonymous_page|-- $S/thp_fault
-victim|shmem_fault|--victim $S/victim --load $S/aggressor
+victim|shmem_fault|--victim $S/victim --load $S/aggressor --time cpu
+io_victim|blocked:folio_wait_bit_common|--victim $S/io_victim --load $S/evictor
+lock_victim|blocked:rwsem_down_write_slowpath|--victim $S/lock_victim --load $S/lock_holder
+starved|runnable:[ran instead: spinner|--victim $S/starved --load $S/spinner
 noisy|do_anonymous_page|--background "$S/noisy --threads 3" --load $S/pagefault
 EOS
 
@@ -51,12 +54,17 @@ while IFS='|' read -r name want args; do
 		leaf=$(jq -r '.verdict.leaf // "(none)"' "$TMP/out")
 		nleaf=$(jq -r '.naive.leaf // "(none)"' "$TMP/out")
 		t=$(jq -r '.elapsed_s' "$TMP/out")
-		if jq -e --arg w "$want" '.verdict.path | index($w)' "$TMP/out" >/dev/null; then
+		# "TIME:FRAME": the verdict's kind of time (verdict.time, or the
+		# TREE_TIME node that starts the path) and a frame starting with FRAME
+		wt=; wf=$want
+		case "$want" in blocked:*|runnable:*|on-cpu:*) wt=${want%%:*}; wf=${want#*:} ;; esac
+		if jq -e --arg w "$wf" --arg t "$wt" '($t == "" or (.verdict.time // .verdict.path[0]) == $t)
+			and any(.verdict.path[]; . == $w or ($t != "" and startswith($w)))' "$TMP/out" >/dev/null; then
 			c=yes; ok=$((ok + 1))
 		else
 			c=NO
 		fi
-		if jq -e --arg w "$want" '.naive.path | index($w)' "$TMP/out" >/dev/null; then
+		if jq -e --arg w "$wf" --arg t "$wt" 'any(.naive.path[]; . == $w or ($t != "" and startswith($w)))' "$TMP/out" >/dev/null; then
 			nc=yes; nok=$((nok + 1))
 		else
 			nc=NO

@@ -9,7 +9,9 @@
 #                     loop: p50 between 0.5 ms and 8 ms; block_rq_issue /
 #                     block_rq_complete (keyed by request) under dd oflag=direct
 #  offcpu             a pipe reader woken by a writer: blocked time under
-#                     anon_pipe_read (or pipe_read), woken by the writer's comm
+#                     anon_pipe_read (or pipe_read), woken by the writer's comm;
+#                     an O_DIRECT disk read woken by the block softirq (or a
+#                     hardirq), not by the task the interrupt interrupted
 #  counts             exceptions:* on pagefault: nonzero rates
 #  function_latency   refused cleanly with the kernel's reason when this
 #                     kernel has neither fentry nor kprobes
@@ -108,6 +110,24 @@ top "$TMP/off" | head -n 1 | grep -q 'pipe_read;.*\[offcpu\] woken by argus-pwri
 top "$TMP/off" | head -n 1 | grep -q '\[offcpu\].*;try_to_wake_up;.*pipe_write' ||
 	fail "offcpu: the waker's stack (try_to_wake_up ... pipe_write) is missing"
 kill $pp; wait $pp 2>/dev/null
+
+# --- offcpu: a disk read's completion wakes the reader from an interrupt ---
+# O_DIRECT reads of a data file on the disk: the reader is woken by the block
+# softirq (or the device's hardirq), not by the task it interrupted, and no
+# interrupted task's stack follows the marker.
+dd if=/dev/urandom of="$TMP/dio.data" bs=1M count=8 2>/dev/null || fail "cannot write $TMP/dio.data"
+cp "$(command -v dd)" "$TMP/argus-dio"
+( i=0; while [ $i -lt 400 ]; do "$TMP/argus-dio" if="$TMP/dio.data" of=/dev/null bs=4k iflag=direct 2>/dev/null; i=$((i + 1)); done ) &
+dio=$!; pids="$pids $dio"
+sleep 0.3
+"$RUN" '{"kind":"offcpu","filter":{"comm":"argus-dio"},"duration_s":1}' 1.5 >"$TMP/dio" ||
+	{ cat "$TMP/dio"; fail "offcpu (disk): driver failed"; }
+top "$TMP/dio" | head -n 3 | cut -c1-300
+top "$TMP/dio" | head -n 1 | grep -Eq '(iomap_dio_rw|blkdev_direct|__blockdev_direct|io_schedule).*;\[offcpu\] woken by (softirq BLOCK|hardirq [0-9]+)$' ||
+	fail "offcpu (disk): the hottest blocked stack is not a direct read woken by the block softirq or a hardirq"
+top "$TMP/dio" | grep -E 'iomap_dio_rw|io_schedule' | grep -q '\[offcpu\] woken by [^;]*;.*asm_common_interrupt' &&
+	fail "offcpu (disk): an interrupted task's stack is appended to a disk wait"
+kill $dio 2>/dev/null; wait $dio 2>/dev/null
 
 # --- function_latency: this kernel's refusal, or a working probe ---
 "$RUN" --force '{"kind":"function_latency","target":"vfs_read","duration_s":1}' 1 >"$TMP/fl"

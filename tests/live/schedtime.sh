@@ -37,10 +37,14 @@ grep -Eq '^key st-pong blocked task st-ping .*\| .*(anon_pipe_read|pipe_read)' "
 	fail "st-pong is not blocked under pipe_read woken by st-ping"
 grep -Eq '^key st-ping blocked task st-pong .*\| .*(anon_pipe_read|pipe_read)' "$TMP/out" ||
 	fail "st-ping is not blocked under pipe_read woken by st-pong"
-sl=$(grep '^key st-sleep blocked hardirq timer .*do_nanosleep' "$TMP/out" | awk '{print $6}' | head -n 1)
+# (several keys print alike: stacks that differ only in return addresses)
+sl=$(grep '^key st-sleep blocked hardirq timer .*do_nanosleep' "$TMP/out" | awk '{ s += $6 } END { if (NR) print s }')
 [ -n "$sl" ] || fail "st-sleep's wakeups are not the timer interrupt under do_nanosleep"
-awk -v x="$sl" -v s="$secs" 'BEGIN { exit !(x >= 0.5 * s) }' ||
-	fail "st-sleep blocked only $sl s woken by the timer in $secs s"
+sb=$(grep '^thread st-sleep ' "$TMP/out" | awk '{print $6}')
+# a share of its blocked time, not of the wall time: on a busy machine a
+# sleeper spends much of its time runnable
+awk -v x="$sl" -v b="$sb" 'BEGIN { exit !(x >= 0.8 * b) }' ||
+	fail "st-sleep: only $sl s of its $sb s blocked were woken by the timer"
 grep -Eq '^key st-sleep blocked task st-(ping|pong|wait) .*do_nanosleep' "$TMP/out" &&
 	fail "a timer wakeup of st-sleep was named after the task it interrupted"
 wt=$(grep '^thread st-wait ' "$TMP/out" | awk '{print $6}')

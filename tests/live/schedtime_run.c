@@ -10,11 +10,13 @@
  *                                 runnable B wall W" (seconds), per key
  *                                 "key COMM KIND OTHER SECS | FRAMES", and
  *                                 "cumulative_blocked_s X windows_blocked_s Y"
- *   schedtime_run pingpong SECS [probe]
- *                                 the ping-pong alone for SECS, with or without
- *                                 the probe attached (system-wide, as the model
- *                                 runs it): prints "ops_per_sec N" and, with
- *                                 the probe, "events N bpf_ns N"
+ *   schedtime_run pingpong SECS [all|self]
+ *                                 the ping-pong alone for SECS, without the
+ *                                 probe, with it tracking every task (as the
+ *                                 model runs it: all) or only the ping-pong
+ *                                 (as the wall-clock tree tracks a victim:
+ *                                 self): prints "ops_per_sec N" and, with the
+ *                                 probe, "events N bpf_ns N bpf_runs N"
  * Exit 0 ok, 3 the probe refused (cause printed), 1 other.
  */
 #include <errno.h>
@@ -232,8 +234,12 @@ static int account(double secs)
 	return 0;
 }
 
-static int pingpong_only(double secs, int probe)
+static int pingpong_only(double secs, const char *mode)
 {
+	int probe = mode && (!strcmp(mode, "all") || !strncmp(mode, "self", 4) ||
+			     !strcmp(mode, "all-stats"));
+	int self = probe && (!strcmp(mode, "self") || !strcmp(mode, "self-stats"));
+	uint32_t tg;
 	struct probe_schedtime_opts o = { 0 };
 	struct probe_schedtime *ps = NULL;
 	struct schedtime_counters c;
@@ -244,24 +250,34 @@ static int pingpong_only(double secs, int probe)
 
 	if (pipe(go))
 		return 1;
+	fflush(stdout);
+	p = spawn("st-ping", go[0], pingpong, secs);
 	if (probe) {
 		o.exclude_tgid = (uint32_t)getpid();
+		o.stats = strstr(mode, "stats") != NULL;
+		if (self) {
+			tg = (uint32_t)p;
+			o.tgids = &tg;
+			o.ntgids = 1;
+			o.follow_forks = 1;
+			o.windows = 1;
+		}
 		ps = probe_schedtime_open(&o, &cause);
 		if (!ps) {
 			printf("cause %s\n", cause ? cause : "?");
+			kill(p, SIGKILL);
 			return 3;
 		}
 	}
-	fflush(stdout);
-	p = spawn("st-ping", go[0], pingpong, secs);
 	if (write(go[1], "x", 1) != 1)
 		return 1;
 	waitpid(p, NULL, 0);
 	if (ps) {
 		probe_schedtime_counters(ps, &c);
 		probe_schedtime_runtime(ps, &ns, &cnt);
-		printf("events %llu bpf_ns %llu bpf_runs %llu\n", (unsigned long long)c.switches,
-		       (unsigned long long)ns, (unsigned long long)cnt);
+		printf("events %llu bpf_ns %llu bpf_runs %llu map_full %llu intervals %llu\n", (unsigned long long)c.switches,
+		       (unsigned long long)ns, (unsigned long long)cnt, (unsigned long long)c.map_full,
+		       (unsigned long long)c.intervals);
 		probe_schedtime_close(ps);
 	}
 	return 0;
@@ -273,7 +289,7 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "account"))
 		return account(atof(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "pingpong"))
-		return pingpong_only(atof(argv[2]), argc > 3 && !strcmp(argv[3], "probe"));
-	fprintf(stderr, "usage: schedtime_run account SECS | pingpong SECS [probe]\n");
+		return pingpong_only(atof(argv[2]), argc > 3 ? argv[3] : NULL);
+	fprintf(stderr, "usage: schedtime_run account SECS | pingpong SECS [all|self]\n");
 	return 2;
 }
