@@ -62,16 +62,16 @@ int num_parse_double(const char *str, double min, double max, const char *unit,
 	num_fmt(hi, sizeof(hi), max);
 	p = str ? num_skip(str) : "";
 	if (!*p)
-		return num_fail(cause, -EINVAL, "no value: give a number of %s between %s and %s",
-				unit, lo, hi);
+		return num_fail(cause, -EINVAL, "no value: give a number between %s and %s (%s)",
+				lo, hi, unit);
 	errno = 0;
 	v = strtod(p, &end);
-	if (end == p || *num_skip(end) || !isfinite(v))
-		return num_fail(cause, -EINVAL, "'%s' is not a number of %s between %s and %s",
-				shown, unit, lo, hi);
+	if (end == p || *num_skip(end) || (!isfinite(v) && errno != ERANGE))
+		return num_fail(cause, -EINVAL, "'%s' is not a number between %s and %s (%s)",
+				shown, lo, hi, unit);
 	if (errno == ERANGE || v < min || v > max)
-		return num_fail(cause, -ERANGE, "'%s' is out of range: give a number of %s between %s and %s",
-				shown, unit, lo, hi);
+		return num_fail(cause, -ERANGE, "'%s' is out of range: give a number between %s and %s (%s)",
+				shown, lo, hi, unit);
 	*out = v;
 	return 0;
 }
@@ -86,16 +86,16 @@ int num_parse_int64(const char *str, int64_t min, int64_t max, const char *unit,
 	num_show(shown, sizeof(shown), str);
 	p = str ? num_skip(str) : "";
 	if (!*p)
-		return num_fail(cause, -EINVAL, "no value: give a whole number of %s between %lld and %lld",
-				unit, (long long)min, (long long)max);
+		return num_fail(cause, -EINVAL, "no value: give a whole number between %lld and %lld (%s)",
+				(long long)min, (long long)max, unit);
 	errno = 0;
 	v = strtoll(p, &end, 10);
 	if (end == p || *num_skip(end) || (min >= 0 && (*p == '-' || *p == '+')))
-		return num_fail(cause, -EINVAL, "'%s' is not a whole number of %s between %lld and %lld",
-				shown, unit, (long long)min, (long long)max);
+		return num_fail(cause, -EINVAL, "'%s' is not a whole number between %lld and %lld (%s)",
+				shown, (long long)min, (long long)max, unit);
 	if (errno == ERANGE || v < min || v > max)
-		return num_fail(cause, -ERANGE, "'%s' is out of range: give a whole number of %s between %lld and %lld",
-				shown, unit, (long long)min, (long long)max);
+		return num_fail(cause, -ERANGE, "'%s' is out of range: give a whole number between %lld and %lld (%s)",
+				shown, (long long)min, (long long)max, unit);
 	*out = v;
 	return 0;
 }
@@ -119,7 +119,7 @@ char *num_check_whole(double v, double min, double max, const char *unit)
 	num_fmt(hi, sizeof(hi), max);
 	num_fmt(val, sizeof(val), v);
 	if (!isfinite(v) || v != floor(v) || v < min || v > max)
-		num_fail(&msg, -EINVAL, "%s is not a whole number of %s between %s and %s",
-			 val, unit, lo, hi);
+		num_fail(&msg, -EINVAL, "%s is not a whole number between %s and %s (%s)",
+			 val, lo, hi, unit);
 	return msg;
 }

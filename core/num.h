@@ -5,7 +5,7 @@
  * way: no value, trailing text, NaN and infinities, values out of range
  * (1e308 seconds included) and, for the integer forms, fractions and signs.
  * The message names the value, the unit and the real limits:
- *   "'nan' is not a number of seconds between 0.05 and 3600"
+ *   "'nan' is not a number between 0.05 and 600 (seconds)"
  * Leading and trailing blanks are allowed.
  */
 #ifndef ARGUS_NUM_H
