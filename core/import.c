@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "import.h"
+#include "sanitize.h"
 
 #define IMPORT_MAX_FRAMES 1024        /* perf's own limit is 127 by default */
+#define IMPORT_MAX_NAME 1024          /* a kernel symbol is at most 512 (KSYM_NAME_LEN) */
 #define IMPORT_MAX_FILE (1ull << 31)  /* 2 GiB: a larger text is a mistake */
 
 const char *import_format_name(enum import_format f)
@@ -65,20 +67,17 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* A printable, bounded quotation of a line for messages. */
+/* A printable, bounded quotation of a line for messages: control bytes
+ * and invalid UTF-8 escaped (core/sanitize.h), cut with "...". */
 static void quote(const char *s, size_t n, char *out, size_t outlen)
 {
-	size_t o = 0, max = outlen - 4;
-	for (size_t i = 0; i < n && o < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-		out[o++] = (c >= 0x20 && c < 0x7f) || c >= 0x80 ? (char)c : c == '\t' ? ' ' : '?';
-	}
-	if (o >= max && n > o) {
-		out[o++] = '.';
-		out[o++] = '.';
-		out[o++] = '.';
-	}
-	out[o] = 0;
+	char raw[256];
+	size_t k = n < sizeof(raw) - 1 ? n : sizeof(raw) - 1;
+
+	memcpy(raw, s, k);
+	raw[k] = 0;
+	if (sanitize_into(out, outlen - 3, raw, 0) >= outlen - 3 || k < n)
+		strcat(out, "...");
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -111,10 +110,27 @@ static void frames_reset(struct frames *f)
 	f->n = 0;
 }
 
+/* -E2BIG: too many frames; -ENAMETOOLONG: a frame over IMPORT_MAX_NAME.
+ * A name with control bytes is stored escaped (core/sanitize.h). */
 static int frames_push(struct frames *f, const char *s, size_t n)
 {
+	char esc[IMPORT_MAX_NAME * 6 + 1];
+
 	if (f->n >= IMPORT_MAX_FRAMES)
 		return -E2BIG;
+	if (n > IMPORT_MAX_NAME)
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f) {
+			char raw[IMPORT_MAX_NAME + 1];
+
+			memcpy(raw, s, n);
+			raw[n] = 0;
+			sanitize_into(esc, sizeof(esc), raw, 0);
+			s = esc;
+			n = strlen(esc);
+			break;
+		}
 	if (f->len + n + 1 > f->cap) {
 		size_t cap = f->cap ? f->cap : 256;
 		while (cap < f->len + n + 1)
@@ -364,6 +380,10 @@ static int folded_line(struct import_ctx *c, const struct line *l, struct frames
 			if (err == -E2BIG)
 				return fail(c->cause, -EINVAL, "%s:%u: more than %d frames in one stack",
 					    c->name, l->no, IMPORT_MAX_FRAMES);
+			if (err == -ENAMETOOLONG)
+				return fail(c->cause, -EINVAL, "%s:%u: a frame name of %zu bytes; at most "
+					    "%d (a kernel symbol is at most 512)", c->name, l->no,
+					    len, IMPORT_MAX_NAME);
 			if (err)
 				return fail(c->cause, err, "%s:%u: %s", c->name, l->no, strerror(-err));
 		}
@@ -525,6 +545,12 @@ static int perf_header(struct import_ctx *c, const struct line *l,
 			cn = sizeof(smp->comm) - 1;
 		memcpy(smp->comm, l->s, cn);
 		smp->comm[cn] = 0;
+		if (!sanitize_is_clean(smp->comm, 0)) {
+			char raw[sizeof(smp->comm)];
+
+			memcpy(raw, smp->comm, sizeof(raw));
+			sanitize_into(smp->comm, sizeof(smp->comm), raw, 0);
+		}
 	} else {
 		/* no pid: everything before the first field that is clearly
 		 * perf's (a [cpu] or the time) is the comm */
@@ -540,6 +566,12 @@ static int perf_header(struct import_ctx *c, const struct line *l,
 			cn = sizeof(smp->comm) - 1;
 		memcpy(smp->comm, l->s, cn);
 		smp->comm[cn] = 0;
+		if (!sanitize_is_clean(smp->comm, 0)) {
+			char raw[sizeof(smp->comm)];
+
+			memcpy(raw, smp->comm, sizeof(raw));
+			sanitize_into(smp->comm, sizeof(smp->comm), raw, 0);
+		}
 	}
 	/* time stamp "123.456789:" and, for cpu-clock, the period in ns */
 	for (unsigned i = (unsigned)colon_i; i < nt; i++) {

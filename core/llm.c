@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "llm.h"
+#include "sanitize.h"
 
 #ifndef ARGUS_VERSION
 #define ARGUS_VERSION "0"
@@ -291,8 +292,14 @@ static int add_text(struct llm *l, enum llm_delta_kind kind, const char *s)
 	err = buf_add(kind == LLM_DELTA_TEXT ? &l->text : &l->tool_args, s, n);
 	if (err)
 		return err;
-	if (l->cb)
-		l->cb(kind, s, n, l->cb_arg);
+	if (l->cb) {
+		/* the pane shows this as it streams: escaped first */
+		char *safe = kind == LLM_DELTA_TEXT && !sanitize_is_clean(s, SANITIZE_TEXT) ?
+			     sanitize_str(s, SANITIZE_TEXT) : NULL;
+
+		l->cb(kind, safe ? safe : s, safe ? strlen(safe) : n, l->cb_arg);
+		free(safe);
+	}
 	return 0;
 }
 
@@ -1174,6 +1181,11 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 		}
 		if (l->stop_reason)
 			res->stop_reason = strdup(l->stop_reason);
+		/* what the LLM said is shown and recorded: escaped (core/sanitize.h);
+		 * tool_args stays JSON, its strings are escaped by the step parser */
+		if (sanitize_inplace(&res->text, SANITIZE_TEXT) ||
+		    sanitize_inplace(&res->tool_name, 0) || sanitize_inplace(&res->stop_reason, 0))
+			llm_result_clear(res);
 		if (!res->text || ((l->tool_name || l->tool_args.len) &&
 				   (!res->tool_name || !res->tool_args))) {
 			llm_result_clear(res);
@@ -1185,6 +1197,7 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 		l->error = NULL;
 		if (!res->error)
 			res->error = strdup(strerror(-rc));
+		sanitize_inplace(&res->error, 0); /* may quote the server's body */
 	}
 	l->state = REQ_IDLE;
 	attempt_reset(l);

@@ -15,13 +15,20 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_safe.h"
+#include "sanitize.h"
 #include "session.h"
 
 #ifndef ARGUS_VERSION
 #define ARGUS_VERSION "unknown"
 #endif
 
-#define SESSION_MAX_FILE (1ull << 30)  /* 1 GiB */
+/* Bounds on what a reader takes from a file, so memory stays bounded on any
+ * input: a line argus writes is ~50 KB, a note a line of text. */
+#define SESSION_MAX_FILE (256ull << 20) /* 256 MiB */
+#define SESSION_MAX_LINE (16u << 20)    /* one event */
+#define SESSION_MAX_STR (1u << 20)      /* a note, a name, an LLM reply */
+#define SESSION_MAX_EVENTS 1000000
 #define SESSION_MAX_STEP 10000
 #define SESSION_MAX_FRAMES 1024
 
@@ -1064,8 +1071,31 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 				   r.name, r.line);
 			goto fail;
 		}
-		const char *end = NULL;
+		if (n > SESSION_MAX_LINE) {
+			err = fail(cause, -EFBIG, "%s:%u: a line of %zu bytes; an event is at most %u MiB "
+				   "(the file is damaged or not argus's)", r.name, r.line, n,
+				   SESSION_MAX_LINE >> 20);
+			goto fail;
+		}
+		if (out->nev >= SESSION_MAX_EVENTS) {
+			err = fail(cause, -EFBIG, "%s:%u: more than %u events; not a session argus wrote",
+				   r.name, r.line, SESSION_MAX_EVENTS);
+			goto fail;
+		}
+		const char *end = NULL, *what = NULL;
 		o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+		/* every string escaped before any reader takes it (core/json_safe.h) */
+		if (o && (err = json_safe_tree(o, SESSION_MAX_STR, &what)) < 0) {
+			char w[48];
+
+			sanitize_into(w, sizeof(w), what ? what : "?", 0);
+			err = err == -E2BIG ?
+				fail(cause, -EFBIG, "%s:%u: '%s' is longer than %u KiB or nested too "
+				     "deep; the file is damaged or not argus's", r.name, r.line, w,
+				     SESSION_MAX_STR >> 10) :
+				fail(cause, err, "%s:%u: out of memory", r.name, r.line);
+			goto fail;
+		}
 		while (o && end && end < s + n && (*end == ' ' || *end == '\t'))
 			end++;
 		if (!o || !cJSON_IsObject(o) || (end && end != s + n)) {
@@ -1149,7 +1179,8 @@ int session_read(const char *path, struct session_log *out, char **cause)
 	for (;;) {
 		if (len == cap) {
 			if (cap >= SESSION_MAX_FILE) {
-				err = fail(cause, -EFBIG, "%s: larger than 1 GiB; not a session argus wrote", path);
+				err = fail(cause, -EFBIG, "%s: larger than %llu MiB; not a session argus wrote",
+					   path, SESSION_MAX_FILE >> 20);
 				goto out;
 			}
 			cap = cap ? cap * 2 : 65536;
@@ -1198,7 +1229,10 @@ struct profile *session_log_profile_upto(const struct session_log *l, size_t nev
 		if (e->type != SESSION_EV_WINDOW || e->step != step)
 			continue;
 		cJSON *o = cJSON_Parse(e->json);
-		int w = o ? window_apply(o, p, &why) : -ENOMEM;
+		int w = !o ? -ENOMEM : json_safe_tree(o, SESSION_MAX_STR, NULL);
+
+		if (w >= 0)
+			w = window_apply(o, p, &why);
 		cJSON_Delete(o);
 		free(why);
 		why = NULL;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_safe.h"
 #include "num.h"
 #include "step.h"
 
@@ -526,6 +527,13 @@ int step_parse_json(const char *text, size_t len, struct step **out, struct step
 	if (!cJSON_IsObject(root)) {
 		rc = step_error_set(err, "", "a step must be a JSON object like {\"kind\": ...}, not %s",
 				    json_type_name(root));
+		goto out;
+	}
+	/* a spec comes from an LLM or a file: its strings are shown, so escape
+	 * them first (a rationale holding "\x1b]0;..." retitles no terminal) */
+	if (json_safe_tree(root, STEP_TEXT_MAX * 4, NULL) < 0) {
+		rc = step_error_set(err, "", "the step holds a string over %d bytes or is nested "
+				    "too deep", STEP_TEXT_MAX * 4);
 		goto out;
 	}
 	s = step_new();

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sanitize.h"
 #include "theme.h"
 
 #ifndef ARGUS_DATADIR
@@ -120,6 +121,11 @@ static int set_cause(char **cause, const char *origin, unsigned line, const char
 		free(*cause);
 		if (asprintf(cause, "%s:%u: %s", origin, line, msg) < 0)
 			*cause = NULL;
+		/* the message quotes the file: no raw bytes of it reach stderr */
+		if (sanitize_inplace(cause, 0) < 0) {
+			free(*cause);
+			*cause = NULL;
+		}
 	}
 	return -EINVAL;
 }
@@ -237,7 +243,7 @@ static int parse_line(struct theme *t, char *s, const char *origin, unsigned lin
 		while (isspace((unsigned char)*v))
 			v++;
 		v[strcspn(v, "\r\n")] = '\0';
-		snprintf(t->name, sizeof(t->name), "%s", v);
+		sanitize_into(t->name, sizeof(t->name), v, 0); /* shown in the status line */
 		return 0;
 	}
 	r = theme_role_from_name(key);

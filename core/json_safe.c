@@ -1,0 +1,69 @@
+/* json_safe — escape and bound the strings of a cJSON tree in place. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_safe.h"
+#include "sanitize.h"
+
+#define JSON_SAFE_DEPTH 64
+
+/* Replaces *sp (allocated by cJSON) by its escaped copy when needed. */
+static int json_safe_str(char **sp, unsigned flags)
+{
+	char *t, *c;
+	size_t n;
+
+	if (!*sp || sanitize_is_clean(*sp, flags))
+		return 0;
+	t = sanitize_str(*sp, flags);
+	if (!t)
+		return -ENOMEM;
+	n = strlen(t) + 1;
+	c = cJSON_malloc(n);
+	if (!c) {
+		free(t);
+		return -ENOMEM;
+	}
+	memcpy(c, t, n);
+	free(t);
+	cJSON_free(*sp);
+	*sp = c;
+	return 0;
+}
+
+static int json_safe_walk(cJSON *o, size_t max_str, const char **what, unsigned depth)
+{
+	int err;
+
+	if (depth > JSON_SAFE_DEPTH) {
+		if (what)
+			*what = o->string ? o->string : "(nesting)";
+		return -E2BIG;
+	}
+	for (; o; o = o->next) {
+		unsigned flags = o->string && !strcmp(o->string, "text") ? SANITIZE_TEXT : 0;
+
+		if (o->string && !(o->type & cJSON_StringIsConst) &&
+		    (err = json_safe_str(&o->string, 0)))
+			return err;
+		if (cJSON_IsString(o) && o->valuestring) {
+			if (max_str && strlen(o->valuestring) > max_str) {
+				if (what)
+					*what = o->string ? o->string : "(a string)";
+				return -E2BIG;
+			}
+			if ((err = json_safe_str(&o->valuestring, flags)))
+				return err;
+		}
+		if (o->child && (err = json_safe_walk(o->child, max_str, what, depth + 1)))
+			return err;
+	}
+	return 0;
+}
+
+int json_safe_tree(cJSON *o, size_t max_str, const char **what)
+{
+	return o ? json_safe_walk(o, max_str, what, 0) : 0;
+}
