@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent_llm.h"
+#include "json_safe.h"
 #include "calib.h"
 #include "redact.h"
 
@@ -909,6 +910,12 @@ static int interpret(struct agent_llm *al, const struct llm_result *res, struct 
 			return -EINVAL;
 		}
 		root = cJSON_Parse(json);
+		/* the verdict's summary, path and notes are shown: escaped */
+		if (root && json_safe_tree(root, 0, 0, NULL) < 0) {
+			snprintf(err, errlen, "out of memory reading the reply");
+			rc = -ENOMEM;
+			goto out;
+		}
 		if (!root || !cJSON_IsObject(root)) {
 			snprintf(err, errlen, "the JSON in the reply does not parse (near byte %ld)",
 				 root ? 0L : (long)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - json : 0));

@@ -33,7 +33,8 @@ static int json_safe_str(char **sp, unsigned flags)
 	return 0;
 }
 
-static int json_safe_walk(cJSON *o, size_t max_str, const char **what, unsigned depth)
+static int json_safe_walk(cJSON *o, size_t max_str, unsigned all, const char **what,
+			  unsigned depth)
 {
 	int err;
 
@@ -43,7 +44,7 @@ static int json_safe_walk(cJSON *o, size_t max_str, const char **what, unsigned 
 		return -E2BIG;
 	}
 	for (; o; o = o->next) {
-		unsigned flags = o->string && !strcmp(o->string, "text") ? SANITIZE_TEXT : 0;
+		unsigned flags = all ? all : o->string && !strcmp(o->string, "text") ? SANITIZE_TEXT : 0;
 
 		if (o->string && !(o->type & cJSON_StringIsConst) &&
 		    (err = json_safe_str(&o->string, 0)))
@@ -57,13 +58,13 @@ static int json_safe_walk(cJSON *o, size_t max_str, const char **what, unsigned 
 			if ((err = json_safe_str(&o->valuestring, flags)))
 				return err;
 		}
-		if (o->child && (err = json_safe_walk(o->child, max_str, what, depth + 1)))
+		if (o->child && (err = json_safe_walk(o->child, max_str, all, what, depth + 1)))
 			return err;
 	}
 	return 0;
 }
 
-int json_safe_tree(cJSON *o, size_t max_str, const char **what)
+int json_safe_tree(cJSON *o, size_t max_str, unsigned flags, const char **what)
 {
-	return o ? json_safe_walk(o, max_str, what, 0) : 0;
+	return o ? json_safe_walk(o, max_str, flags, what, 0) : 0;
 }

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
+#include "json_safe.h"
 #include "llm.h"
 #include "sanitize.h"
 
@@ -294,8 +295,8 @@ static int add_text(struct llm *l, enum llm_delta_kind kind, const char *s)
 		return err;
 	if (l->cb) {
 		/* the pane shows this as it streams: escaped first */
-		char *safe = kind == LLM_DELTA_TEXT && !sanitize_is_clean(s, SANITIZE_TEXT) ?
-			     sanitize_str(s, SANITIZE_TEXT) : NULL;
+		char *safe = kind == LLM_DELTA_TEXT && !sanitize_is_clean(s, SANITIZE_JSON_TEXT) ?
+			     sanitize_str(s, SANITIZE_JSON_TEXT) : NULL;
 
 		l->cb(kind, safe ? safe : s, safe ? strlen(safe) : n, l->cb_arg);
 		free(safe);
@@ -528,6 +529,7 @@ static int sse_event(const char *event, const char *data, size_t len, void *arg)
 			     event, ep ? (long)(ep - data) : 0L, len);
 		return -EPROTO;
 	}
+	json_safe_tree(root, 0, SANITIZE_JSON_TEXT, NULL); /* its text is shown as it streams */
 	if (l->cfg.provider == LLM_ANTHROPIC) {
 		err = anth_event(l, root);
 	} else {
@@ -557,6 +559,8 @@ static int parse_full(struct llm *l, const char *body)
 	int err = 0;
 
 	root = cJSON_ParseWithOpts(body, &ep, 0);
+	if (root)
+		json_safe_tree(root, 0, SANITIZE_JSON_TEXT, NULL); /* text, tool name, errors: shown */
 	if (!root) {
 		stream_error(l, -EPROTO, "the LLM reply is not JSON (at byte %ld)",
 			     ep ? (long)(ep - body) : 0L);
@@ -1183,7 +1187,7 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 			res->stop_reason = strdup(l->stop_reason);
 		/* what the LLM said is shown and recorded: escaped (core/sanitize.h);
 		 * tool_args stays JSON, its strings are escaped by the step parser */
-		if (sanitize_inplace(&res->text, SANITIZE_TEXT) ||
+		if (sanitize_inplace(&res->text, SANITIZE_JSON_TEXT) ||
 		    sanitize_inplace(&res->tool_name, 0) || sanitize_inplace(&res->stop_reason, 0))
 			llm_result_clear(res);
 		if (!res->text || ((l->tool_name || l->tool_args.len) &&

@@ -8,7 +8,7 @@
 #include "sanitize.h"
 
 /* The longest escape ("\u202e") plus NUL. */
-#define SANITIZE_ESC_MAX 8
+#define SANITIZE_ESC_MAX 16
 
 /* Length of the valid UTF-8 sequence at s (n bytes left) and its code
  * point, or 0 when the bytes there are not one. */
@@ -67,7 +67,8 @@ static bool sanitize_next(const char *s, size_t n, unsigned flags,
 	if (u[0] < 0x20 || u[0] == 0x7f) {
 		*adv = 1;
 		if ((u[0] == '\n' && (flags & SANITIZE_KEEP_NL)) ||
-		    (u[0] == '\t' && (flags & SANITIZE_KEEP_TAB)))
+		    (u[0] == '\t' && (flags & SANITIZE_KEEP_TAB)) ||
+		    (u[0] == '\r' && (flags & SANITIZE_KEEP_CR)))
 			return false;
 		snprintf(esc, SANITIZE_ESC_MAX, "\\x%02x", u[0]);
 		return true;

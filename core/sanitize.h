@@ -9,7 +9,7 @@
  *
  * What is escaped:
  *   - C0 control bytes 0x00..0x1f and DEL 0x7f      -> "\x1b", "\x07" ...
- *     ('\n' and '\t' are kept only with SANITIZE_KEEP_NL / _KEEP_TAB)
+ *     ('\n', '\t', '\r' are kept only with SANITIZE_KEEP_NL / _TAB / _CR)
  *   - C1 controls U+0080..U+009F (UTF-8 c2 80..c2 9f) -> "\u009b" ...
  *   - bidi overrides and isolates (U+202A..U+202E, U+2066..U+2069), which
  *     reorder what is shown (the "Trojan Source" trick)  -> "\u202e" ...
@@ -33,7 +33,10 @@ enum sanitize_flags {
 	SANITIZE_DEFAULT  = 0,
 	SANITIZE_KEEP_NL  = 1 << 0,     /* multi-line text: keep '\n' */
 	SANITIZE_KEEP_TAB = 1 << 1,     /* keep '\t' */
+	SANITIZE_KEEP_CR  = 1 << 2,     /* keep '\r' (text that may hold JSON) */
 	SANITIZE_TEXT     = SANITIZE_KEEP_NL | SANITIZE_KEEP_TAB,
+	/* JSON's own white space kept: LLM replies carry JSON in their text */
+	SANITIZE_JSON_TEXT = SANITIZE_TEXT | SANITIZE_KEEP_CR,
 };
 
 /* An escaped copy of s (NULL gives NULL, errno 0).  Caller frees; NULL

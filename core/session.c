@@ -1085,7 +1085,7 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 		const char *end = NULL, *what = NULL;
 		o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
 		/* every string escaped before any reader takes it (core/json_safe.h) */
-		if (o && (err = json_safe_tree(o, SESSION_MAX_STR, &what)) < 0) {
+		if (o && (err = json_safe_tree(o, SESSION_MAX_STR, 0, &what)) < 0) {
 			char w[48];
 
 			sanitize_into(w, sizeof(w), what ? what : "?", 0);
@@ -1229,7 +1229,7 @@ struct profile *session_log_profile_upto(const struct session_log *l, size_t nev
 		if (e->type != SESSION_EV_WINDOW || e->step != step)
 			continue;
 		cJSON *o = cJSON_Parse(e->json);
-		int w = !o ? -ENOMEM : json_safe_tree(o, SESSION_MAX_STR, NULL);
+		int w = !o ? -ENOMEM : json_safe_tree(o, SESSION_MAX_STR, 0, NULL);
 
 		if (w >= 0)
 			w = window_apply(o, p, &why);

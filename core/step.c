@@ -531,7 +531,7 @@ int step_parse_json(const char *text, size_t len, struct step **out, struct step
 	}
 	/* a spec comes from an LLM or a file: its strings are shown, so escape
 	 * them first (a rationale holding "\x1b]0;..." retitles no terminal) */
-	if (json_safe_tree(root, STEP_TEXT_MAX * 4, NULL) < 0) {
+	if (json_safe_tree(root, STEP_TEXT_MAX * 4, 0, NULL) < 0) {
 		rc = step_error_set(err, "", "the step holds a string over %d bytes or is nested "
 				    "too deep", STEP_TEXT_MAX * 4);
 		goto out;
