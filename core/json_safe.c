@@ -33,6 +33,17 @@ static int json_safe_str(char **sp, unsigned flags)
 	return 0;
 }
 
+/* Keys whose values are prose that may run over several lines. */
+static int json_safe_multiline(const char *key)
+{
+	static const char *const keys[] = { "text", "rationale", "expect", NULL };
+
+	for (unsigned i = 0; key && keys[i]; i++)
+		if (!strcmp(key, keys[i]))
+			return 1;
+	return 0;
+}
+
 static int json_safe_walk(cJSON *o, size_t max_str, unsigned all, const char **what,
 			  unsigned depth)
 {
@@ -44,7 +55,7 @@ static int json_safe_walk(cJSON *o, size_t max_str, unsigned all, const char **w
 		return -E2BIG;
 	}
 	for (; o; o = o->next) {
-		unsigned flags = all ? all : o->string && !strcmp(o->string, "text") ? SANITIZE_TEXT : 0;
+		unsigned flags = all ? all : json_safe_multiline(o->string) ? SANITIZE_TEXT : 0;
 
 		if (o->string && !(o->type & cJSON_StringIsConst) &&
 		    (err = json_safe_str(&o->string, 0)))

@@ -5,7 +5,7 @@
  * after cJSON_Parse, so every string they take from the tree — names,
  * notes, frames, LLM text — is already escaped (core/sanitize.h) before
  * anything reaches a terminal or a report, whichever path it takes.
- * With flags 0, strings whose key is "text" keep their newlines and tabs
+ * With flags 0, strings whose key is "text", "rationale" or "expect" keep their newlines and tabs
  * (notes, transcripts) and all others have them escaped too; other flags
  * (core/sanitize.h) apply to every string (an LLM reply: SANITIZE_JSON_TEXT,
  * as its text may carry JSON).
