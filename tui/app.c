@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -28,6 +29,7 @@
 #include "fmt.h"
 #include "glossary.h"
 #include "probe.h"
+#include "session.h"
 #include "kind.h"
 #include "session_step.h"
 #include "source_replay.h"
@@ -79,6 +81,7 @@ struct app {
 	char ov_title[128];
 	char msg[256];
 	int quit;
+	int hungup;                /* the terminal went away: draw nothing more */
 	double last_rebuild;
 	int pending_change;
 	struct source_status st;
@@ -1193,6 +1196,26 @@ static int handle_signals(struct app *a)
 	return 0;
 }
 
+/* Whether the terminal is gone: a read that would not block returns 0
+ * (EOF) or fails with EIO.  Only asked when poll said POLLIN, so a live
+ * terminal has a byte waiting and curses reads it next. */
+static int app_term_gone(struct app *a)
+{
+	struct termios t;
+
+	(void)a;
+	return tcgetattr(STDIN_FILENO, &t) < 0 && (errno == EIO || errno == ENOTTY ||
+						    errno == EBADF);
+}
+
+static void app_hangup(struct app *a)
+{
+	a->quit = 1;
+	a->hungup = 1;
+	if (a->o.session)
+		session_write_note(a->o.session, "the terminal hung up: argus ended the run");
+}
+
 static int loop(struct app *a, char **cause)
 {
 	double now = mono_s(), next_status = now;
@@ -1259,9 +1282,14 @@ static int loop(struct app *a, char **cause)
 				break;
 			}
 		}
-		if (rc > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) &&
-		    !(fds[0].revents & POLLIN)) {
-			a->quit = 1; /* the terminal went away */
+		/* Hang-up (the pane killed, ssh dropped, and no SIGHUP because
+		 * argus is in a session of its own): POLLHUP/POLLERR, or POLLIN
+		 * that never yields a key while the terminal answers EIO.  Then
+		 * end as on q: the caller resumes and ends the loads, detaches and
+		 * closes the session.  Never spin on a dead terminal. */
+		if (rc > 0 && ((fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) ||
+			       ((fds[0].revents & POLLIN) && app_term_gone(a)))) {
+			app_hangup(a);
 			break;
 		}
 		if (rc > 0 && (fds[0].revents & POLLIN)) {
