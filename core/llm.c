@@ -298,7 +298,7 @@ static int add_text(struct llm *l, enum llm_delta_kind kind, const char *s)
 		return err;
 	if (l->cb) {
 		/* the pane shows this as it streams: escaped first */
-		char *safe = kind == LLM_DELTA_TEXT && !sanitize_is_clean(s, SANITIZE_JSON_TEXT) ?
+		char *safe = kind != LLM_DELTA_TOOL && !sanitize_is_clean(s, SANITIZE_JSON_TEXT) ?
 			     sanitize_str(s, SANITIZE_JSON_TEXT) : NULL;
 
 		l->cb(kind, safe ? safe : s, safe ? strlen(safe) : n, l->cb_arg);
@@ -1315,6 +1315,7 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 		/* what the LLM said is shown and recorded: escaped (core/sanitize.h);
 		 * tool_args stays JSON, its strings are escaped by the step parser */
 		if (sanitize_inplace(&res->text, SANITIZE_JSON_TEXT) ||
+		    sanitize_inplace(&res->thinking, SANITIZE_JSON_TEXT) ||
 		    sanitize_inplace(&res->tool_name, 0) || sanitize_inplace(&res->stop_reason, 0))
 			llm_result_clear(res);
 		if (!res->text || ((l->tool_name || l->tool_args.len) &&
