@@ -928,6 +928,47 @@ static int curl_errno(struct llm *l, CURLcode cc)
 }
 
 /* An attempt ended: succeed, retry or fail. */
+/* A 2xx reply fully received (raw, or its stream fed): parse what is left
+ * and decide the outcome. */
+static void attempt_finish(struct llm *l, const char *url)
+{
+	if (!l->sse) {
+		if (!l->raw.len) {
+			req_fail(l, -ENODATA, "the LLM server at %s sent an empty reply (HTTP %ld, "
+				 "no body)", url, l->status);
+			return;
+		}
+		if (!strncmp(l->raw.p, "data:", 5) || !strncmp(l->raw.p, "event:", 6)) {
+			/* SSE under another content type */
+			l->sse = 1;
+			if (llm_sse_feed(&l->sse_p, l->raw.p, l->raw.len, sse_event, l) ||
+			    llm_sse_feed(&l->sse_p, "\n\n", 2, sse_event, l)) {
+				req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
+					 l->stream_err ? l->stream_err : "the LLM stream did not parse");
+				return;
+			}
+		} else if (parse_full(l, l->raw.p)) {
+			req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
+				 l->stream_err ? l->stream_err : "the LLM reply did not parse");
+			return;
+		}
+	}
+	if (l->sse && !l->stream_done && !l->stop_reason) {
+		req_fail(l, -ECONNRESET, "the LLM stream from %s ended before it was complete "
+			 "(no %s)", url, l->cfg.provider == LLM_ANTHROPIC ? "message_stop" : "[DONE]");
+		return;
+	}
+	if (!l->text.len && !l->tool_args.len && !l->tool_name) {
+		req_fail(l, -ENODATA, "the LLM sent an empty reply: no text and no tool call%s%s",
+			 l->stop_reason ? "; stop reason " : "",
+			 l->stop_reason ? l->stop_reason : "");
+		return;
+	}
+	l->rc = 0;
+	l->state = REQ_DONE;
+	req_drop(l);
+}
+
 static void attempt_done(struct llm *l, CURLcode cc)
 {
 	const char *url = l->endpoint;
@@ -1005,41 +1046,7 @@ static void attempt_done(struct llm *l, CURLcode cc)
 		free(m);
 		return;
 	}
-	if (!l->sse) {
-		if (!l->raw.len) {
-			req_fail(l, -ENODATA, "the LLM server at %s sent an empty reply (HTTP %ld, "
-				 "no body)", url, l->status);
-			return;
-		}
-		if (!strncmp(l->raw.p, "data:", 5) || !strncmp(l->raw.p, "event:", 6)) {
-			/* SSE under another content type */
-			l->sse = 1;
-			if (llm_sse_feed(&l->sse_p, l->raw.p, l->raw.len, sse_event, l) ||
-			    llm_sse_feed(&l->sse_p, "\n\n", 2, sse_event, l)) {
-				req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
-					 l->stream_err ? l->stream_err : "the LLM stream did not parse");
-				return;
-			}
-		} else if (parse_full(l, l->raw.p)) {
-			req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
-				 l->stream_err ? l->stream_err : "the LLM reply did not parse");
-			return;
-		}
-	}
-	if (l->sse && !l->stream_done && !l->stop_reason) {
-		req_fail(l, -ECONNRESET, "the LLM stream from %s ended before it was complete "
-			 "(no %s)", url, l->cfg.provider == LLM_ANTHROPIC ? "message_stop" : "[DONE]");
-		return;
-	}
-	if (!l->text.len && !l->tool_args.len && !l->tool_name) {
-		req_fail(l, -ENODATA, "the LLM sent an empty reply: no text and no tool call%s%s",
-			 l->stop_reason ? "; stop reason " : "",
-			 l->stop_reason ? l->stop_reason : "");
-		return;
-	}
-	l->rc = 0;
-	l->state = REQ_DONE;
-	req_drop(l);
+	attempt_finish(l, url);
 }
 
 static void check_done(struct llm *l)
@@ -1334,6 +1341,40 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 	l->state = REQ_IDLE;
 	attempt_reset(l);
 	return rc;
+}
+
+int llm_reply_parse(struct llm *l, const char *body, size_t n, int sse, struct llm_result *res)
+{
+	int err;
+
+	if (!l || !res || (!body && n))
+		return -EINVAL;
+	if (l->state == REQ_RUNNING || l->state == REQ_BACKOFF)
+		return -EBUSY;
+	attempt_reset(l);
+	l->status = 200;
+	l->decided = 1;
+	l->sse = sse;
+	l->state = REQ_RUNNING;
+	l->t_start = now_ms();
+	l->wait_s = 0;
+	l->attempts = 1;
+	if (sse) {
+		err = llm_sse_feed(&l->sse_p, body ? body : "", n, sse_event, l);
+		if (err == -E2BIG)
+			stream_error(l, -EPROTO, "an LLM stream event exceeds %u MiB",
+				     LLM_MAX_REPLY_BYTES >> 20);
+		else if (err == -ENOMEM)
+			stream_error(l, -ENOMEM, "out of memory reading the LLM reply");
+	} else if ((err = buf_add(&l->raw, body ? body : "", n))) {
+		stream_error(l, err == -E2BIG ? -EPROTO : err, "the LLM reply exceeds %u MiB",
+			     LLM_MAX_REPLY_BYTES >> 20);
+	}
+	if (l->stream_err && l->state == REQ_RUNNING)
+		req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s", l->stream_err);
+	if (l->state == REQ_RUNNING)
+		attempt_finish(l, "(a parsed reply)");
+	return llm_request_poll(l, res);
 }
 
 void llm_cancel(struct llm *l)

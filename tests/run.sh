@@ -3,7 +3,7 @@
 #   unit tests   build-san/tests/test_*   (cmocka, ASan/UBSan)
 #   live tests   tests/live/*.sh          (BPF on this kernel; root)
 #   screen tests tests/tui/*.sh           (tmux send-keys / capture-pane)
-#   fuzz smoke   tests/fuzz/run.sh 10     (when the fuzz targets exist)
+#   fuzz smoke   tests/fuzz/run.sh 5      (every target, 5 s each)
 # A test script exits 0 (pass), 77 (skipped: its last output line says why)
 # or anything else (fail).  A unit binary's cmocka cases are counted one by
 # one from its own output: a skipped case is SKIPPED with its reason.
@@ -94,7 +94,7 @@ for kind in docs live tui; do
 	done
 done
 if [ -x tests/fuzz/run.sh ]; then
-	run_one "fuzz/smoke" tests/fuzz/run.sh "${FUZZ_SMOKE_SECONDS:-10}"
+	run_one "fuzz/smoke" tests/fuzz/run.sh "${FUZZ_SMOKE_SECONDS:-5}"
 fi
 
 echo "----"
