@@ -1,6 +1,7 @@
 /* opts_load — load and window options in one table (see opts_load.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,12 @@ static int opts_load_pid(const char *name, const char *val, pid_t *out, FILE *er
 
 	if (opts_load_uint(name, val, 1, 4194304, "a process ID", &v, err) < 0)
 		return -1;
+	/* said first: a dead PID is not a missing reference or a BPF error */
+	if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+		fprintf(err, "argus: %s %u: no such process (it has exited, or the PID is "
+			"wrong); check with ps\n", name, v);
+		return -1;
+	}
 	*out = (pid_t)v;
 	return 0;
 }
