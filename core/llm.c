@@ -311,7 +311,9 @@ static unsigned long json_ulong(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (unsigned long)v->valuedouble : 0;
+	/* a server's count: a number it sends of 1e38 is not cast (UB), it is 0 */
+	return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ?
+	       (unsigned long)v->valuedouble : 0;
 }
 
 /* A server's error object -> a short message (caller frees), or NULL. */
