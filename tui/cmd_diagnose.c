@@ -45,7 +45,7 @@ static const struct diag_opt {
 	  "accept and run the agent's instrumentation steps (logged as \"auto\")" },
 	{ DO_STEPS, "--steps", NULL, "N", "at most N steps with --auto (0 to 100, default 3)" },
 	{ DO_BUDGET, "--budget", NULL, "PCT",
-	  "a step's overhead budget, % of one CPU (0.01 to 100; default 2 for sample, 5 for the others)" },
+	  "a step's overhead budget, % of one CPU (0.01 to 1000; default 2 for sample, 5 for the others)" },
 	{ DO_HELP, "--help", "-h", NULL, "this help" },
 };
 
@@ -168,7 +168,7 @@ int cmd_diagnose(int argc, char **argv)
 				err = num_parse_uint(val, 0, 100, "steps", &max_steps, &why);
 				break;
 			case DO_BUDGET:
-				err = num_parse_double(val, 0.01, 100, "percent of one CPU", &budget, &why);
+				err = num_parse_double(val, 0.01, 1000, "percent of one CPU", &budget, &why);
 				break;
 			case DO_HELP:
 				diagnose_usage(stdout);

@@ -37,7 +37,7 @@ static const struct step_opt {
 	{ SO_ONLY_LOAD, "--only-load", NULL, NULL,
 	  "count only the load's own processes (its cgroup, else its PID)" },
 	{ SO_BUDGET, "--budget", NULL, "PCT",
-	  "overhead budget, % of one CPU (0.01 to 100; default 2 for sample, 5 for the others); over it the step is detached" },
+	  "overhead budget, % of one CPU (0.01 to 1000; default 2 for sample, 5 for the others); over it the step is detached" },
 	{ SO_PAIRS, "--step-pairs", NULL, "K",
 	  "reference/loaded window pairs for the step (1 to 100, default 3)" },
 	{ SO_HELP, "--help", "-h", NULL, "this help" },
@@ -262,7 +262,7 @@ int cmd_step(int argc, char **argv)
 				only_load = 1;
 				break;
 			case SO_BUDGET:
-				num_parse_double(val, 0.01, 100, "percent of one CPU", &budget, &why);
+				num_parse_double(val, 0.01, 1000, "percent of one CPU", &budget, &why);
 				break;
 			case SO_PAIRS:
 				num_parse_uint(val, 1, 100, "pairs", &pairs, &why);

@@ -24,10 +24,10 @@ check "between 0 and 60 (seconds)" diagnose --batch --json --settle nan -- true
 check "between 1 and 1000" diagnose --batch --json --pairs 1.5 -- true
 check "between 1 and 100000 (Hz)" diagnose --batch --json --freq -3 -- true
 check "between 0 and 100 (steps)" diagnose --batch --json --steps nan -- true
-check "between 0.01 and 100" diagnose --batch --json --budget inf -- true
+check "between 0.01 and 1000" diagnose --batch --json --budget inf -- true
 check "between 0.1 and 86400 (seconds)" reference save --duration nan
 check "between 0.05 and 600" reference save --window nan
-check "between 0.01 and 100" step --budget nan -- true
+check "between 0.01 and 1000" step --budget nan -- true
 check "between 1 and 100 (pairs)" step --step-pairs 1e308 -- true
 check "between 0.01 and 86400" record --duration nan
 check "between 0 and 100 (percent)" --threshold nan -- true
