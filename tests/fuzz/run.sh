@@ -18,7 +18,7 @@ fi
 CLANG=${CLANG:-clang}
 OUT=build-fuzz
 # the core files the targets reach; add here when a parser gains a dependency
-CORE="import profile strpool session verdict verdict_json source_replay num sanitize json_safe step"
+CORE="import profile strpool session session_read verdict verdict_json source_replay util num sanitize json_safe step"
 CORE_LLM="llm llm_config llm_sse"
 TARGETS=${FUZZ_TARGETS:-"folded perfscript session step llm theme"}
 
