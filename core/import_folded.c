@@ -63,6 +63,10 @@ static int folded_line(struct import_ctx *c, const struct import_line *l, struct
 			if (err == -E2BIG)
 				return util_fail(c->cause, -EINVAL, "%s:%u: more than %d frames in one stack",
 						 c->name, l->no, IMPORT_MAX_FRAMES);
+			if (err == -ENAMETOOLONG)
+				return util_fail(c->cause, -EINVAL, "%s:%u: a frame name of %zu bytes; at "
+						 "most %d (a kernel symbol is at most 512)", c->name,
+						 l->no, len, IMPORT_MAX_NAME);
 			if (err)
 				return util_fail(c->cause, err, "%s:%u: %s", c->name, l->no, strerror(-err));
 		}

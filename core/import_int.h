@@ -10,6 +10,7 @@
 #include "import.h"
 
 #define IMPORT_MAX_FRAMES 1024        /* perf's own limit is 127 by default */
+#define IMPORT_MAX_NAME 1024          /* a kernel symbol is at most 512 (KSYM_NAME_LEN) */
 
 struct import_line {
 	const char *s;   /* not NUL-terminated */
@@ -55,7 +56,8 @@ int import_is_blank(char c);
  * '?'), cut with "..." to fit outlen. */
 void import_quote(const char *s, size_t n, char *out, size_t outlen);
 void import_frames_reset(struct import_frames *f);
-/* Adds s[0..n) as a frame; -E2BIG past IMPORT_MAX_FRAMES, -ENOMEM. */
+/* Adds s[0..n) as a frame (escaped when it holds control bytes); -E2BIG
+ * past IMPORT_MAX_FRAMES, -ENAMETOOLONG past IMPORT_MAX_NAME, -ENOMEM. */
 int import_frames_push(struct import_frames *f, const char *s, size_t n);
 /* The frames as strings (reversed when reverse); valid until the next push. */
 const char **import_frames_ptrs(struct import_frames *f, int reverse);

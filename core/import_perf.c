@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "import_int.h"
+#include "sanitize.h"
 #include "util.h"
 
 struct perf_sample {
@@ -113,6 +114,12 @@ static int perf_header(struct import_ctx *c, const struct import_line *l,
 			cn = sizeof(smp->comm) - 1;
 		memcpy(smp->comm, l->s, cn);
 		smp->comm[cn] = 0;
+		if (!sanitize_is_clean(smp->comm, 0)) {
+			char raw[sizeof(smp->comm)];
+
+			memcpy(raw, smp->comm, sizeof(raw));
+			sanitize_into(smp->comm, sizeof(smp->comm), raw, 0);
+		}
 	} else {
 		/* no pid: everything before the first field that is clearly
 		 * perf's (a [cpu] or the time) is the comm */
@@ -128,6 +135,12 @@ static int perf_header(struct import_ctx *c, const struct import_line *l,
 			cn = sizeof(smp->comm) - 1;
 		memcpy(smp->comm, l->s, cn);
 		smp->comm[cn] = 0;
+		if (!sanitize_is_clean(smp->comm, 0)) {
+			char raw[sizeof(smp->comm)];
+
+			memcpy(raw, smp->comm, sizeof(raw));
+			sanitize_into(smp->comm, sizeof(smp->comm), raw, 0);
+		}
 	}
 	/* time stamp "123.456789:" and, for cpu-clock, the period in ns */
 	for (unsigned i = (unsigned)colon_i; i < nt; i++) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "import_int.h"
+#include "sanitize.h"
 #include "util.h"
 
 int import_reader_next(struct import_reader *r, struct import_line *l)
@@ -34,20 +35,17 @@ int import_is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* A printable, bounded quotation of a line for messages. */
+/* A printable, bounded quotation of a line for messages: control bytes
+ * and invalid UTF-8 escaped (core/sanitize.h), cut with "...". */
 void import_quote(const char *s, size_t n, char *out, size_t outlen)
 {
-	size_t o = 0, max = outlen - 4;
-	for (size_t i = 0; i < n && o < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-		out[o++] = (c >= 0x20 && c < 0x7f) || c >= 0x80 ? (char)c : c == '\t' ? ' ' : '?';
-	}
-	if (o >= max && n > o) {
-		out[o++] = '.';
-		out[o++] = '.';
-		out[o++] = '.';
-	}
-	out[o] = 0;
+	char raw[256];
+	size_t k = n < sizeof(raw) - 1 ? n : sizeof(raw) - 1;
+
+	memcpy(raw, s, k);
+	raw[k] = 0;
+	if (sanitize_into(out, outlen - 3, raw, 0) >= outlen - 3 || k < n)
+		strcat(out, "...");
 }
 
 void import_frames_reset(struct import_frames *f)
@@ -56,10 +54,27 @@ void import_frames_reset(struct import_frames *f)
 	f->n = 0;
 }
 
+/* -E2BIG: too many frames; -ENAMETOOLONG: a frame over IMPORT_MAX_NAME.
+ * A name with control bytes is stored escaped (core/sanitize.h). */
 int import_frames_push(struct import_frames *f, const char *s, size_t n)
 {
+	char esc[IMPORT_MAX_NAME * 6 + 1];
+
 	if (f->n >= IMPORT_MAX_FRAMES)
 		return -E2BIG;
+	if (n > IMPORT_MAX_NAME)
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f) {
+			char raw[IMPORT_MAX_NAME + 1];
+
+			memcpy(raw, s, n);
+			raw[n] = 0;
+			sanitize_into(esc, sizeof(esc), raw, 0);
+			s = esc;
+			n = strlen(esc);
+			break;
+		}
 	if (f->len + n + 1 > f->cap) {
 		size_t cap = f->cap ? f->cap : 256;
 		while (cap < f->len + n + 1)

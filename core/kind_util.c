@@ -2,6 +2,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "kind_util.h"
 #include "ksym.h"
 #include "profile.h"
+#include "sanitize.h"
 #include "step.h"
 
 void kind_set_cause(char **cause, const char *fmt, ...)
@@ -46,6 +48,59 @@ static int cgroup2_mount(char *buf, size_t len)
 	return rc;
 }
 
+int kind_cgroup_resolve(const char *cg, char *out, size_t outsz, char **cause)
+{
+	char root[256], path[PATH_MAX + 300], real[PATH_MAX], shown[200];
+	size_t rlen;
+	struct stat st;
+
+	sanitize_into(shown, sizeof(shown), cg ? cg : "", 0);
+	if (!cg || !*cg) {
+		kind_set_cause(cause, "the cgroup path is empty");
+		return -EINVAL;
+	}
+	if (cgroup2_mount(root, sizeof(root))) {
+		kind_set_cause(cause, "cannot filter on cgroup %s: no cgroup2 file system is mounted",
+			       shown);
+		return -ENOENT;
+	}
+	rlen = strlen(root);
+	while (rlen > 1 && root[rlen - 1] == '/')
+		root[--rlen] = '\0';
+	if (!strncmp(cg, root, rlen) && (cg[rlen] == '/' || !cg[rlen]))
+		snprintf(path, sizeof(path), "%s", cg);
+	else
+		snprintf(path, sizeof(path), "%s/%s", root, cg[0] == '/' ? cg + 1 : cg);
+	if (!realpath(path, real)) {
+		int err = -errno;
+
+		sanitize_into(real, sizeof(real), path, 0);
+		kind_set_cause(cause, "cgroup '%s' is not a cgroup: no directory %s (give a path "
+			       "below the cgroup2 mount %s, as /proc/PID/cgroup shows it)", shown,
+			       real, root);
+		return err;
+	}
+	if (strncmp(real, root, rlen) || (real[rlen] != '/' && real[rlen])) {
+		char rs[200];
+
+		sanitize_into(rs, sizeof(rs), real, 0);
+		kind_set_cause(cause, "cgroup '%s' resolves to %s, outside the cgroup2 mount %s; "
+			       "a cgroup filter must name a cgroup", shown, rs, root);
+		return -EPERM;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.procs", real);
+	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || access(path, F_OK) < 0) {
+		kind_set_cause(cause, "cgroup '%s' is not a cgroup (no cgroup.procs in %s)", shown, real);
+		return -ENOTDIR;
+	}
+	if (strlen(real) >= outsz) {
+		kind_set_cause(cause, "cgroup '%s': the path is too long", shown);
+		return -ENAMETOOLONG;
+	}
+	snprintf(out, outsz, "%s", real);
+	return 0;
+}
+
 int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, char **cause)
 {
 	struct stat st;
@@ -60,22 +115,15 @@ int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, ch
 		snprintf(out->comm, sizeof(out->comm), "%s", f->comm);
 	if (!f->cgroup || !*f->cgroup)
 		return 0;
-	if (f->cgroup[0] == '/' && !stat(f->cgroup, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(out->cgroup_path, sizeof(out->cgroup_path), "%s", f->cgroup);
-	} else {
-		if (cgroup2_mount(root, sizeof(root))) {
-			kind_set_cause(cause, "cannot filter on cgroup %s: no cgroup2 file system "
-				       "is mounted", f->cgroup);
-			return -ENOENT;
-		}
-		snprintf(out->cgroup_path, sizeof(out->cgroup_path), "%s/%s", root,
-			 f->cgroup[0] == '/' ? f->cgroup + 1 : f->cgroup);
-		if (stat(out->cgroup_path, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			int err = errno ? -errno : -ENOTDIR;
-			kind_set_cause(cause, "cannot filter on cgroup %s: %s: %s", f->cgroup,
-				       out->cgroup_path, strerror(-err));
-			return err;
-		}
+	/* inside the cgroup2 mount and a cgroup, whatever the step says */
+	int err = kind_cgroup_resolve(f->cgroup, out->cgroup_path, sizeof(out->cgroup_path), cause);
+
+	if (err)
+		return err;
+	if (stat(out->cgroup_path, &st) < 0) {
+		err = -errno;
+		kind_set_cause(cause, "cannot filter on cgroup %s: %s", out->cgroup_path, strerror(-err));
+		return err;
 	}
 	out->cgroup_id = st.st_ino; /* the cgroup v2 id is the directory's inode */
 	if (!cgroup2_mount(root, sizeof(root)) && !strncmp(out->cgroup_path, root, strlen(root)))

@@ -29,6 +29,15 @@ struct kind_filter {
  * with *cause (caller frees). */
 int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, char **cause);
 
+/* Resolves a cgroup path from a step (an LLM, a file, a person) to the
+ * absolute directory it names: absolute under the cgroup2 mount, or taken
+ * relative to the mount ("/a/b" as /proc/PID/cgroup shows it, or "a/b").
+ * Its real path (symlinks and ".." resolved) must lie inside the mount and
+ * be a cgroup (hold cgroup.procs), so "/etc", "../../../../etc" and
+ * "../../../../proc/self" are refused.  out gets the real path.  0, or
+ * -errno with *cause (caller frees; cause may be NULL). */
+int kind_cgroup_resolve(const char *cg, char *out, size_t outsz, char **cause);
+
 /* Replaces *cause (may be NULL) with a printf-style message. */
 void kind_set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -561,8 +561,12 @@ static int meas_plan(struct measure *m, char **cause)
 
 static int meas_check(const struct measure_opts *o, char **cause)
 {
-	if (!o->pairs || o->window_s <= 0 || o->settle_s < 0) {
-		util_cause(cause, "--pairs and --window must be positive and --settle not negative");
+	/* !(x <= max) also refuses NaN: a NaN window never ends */
+	if (!o->pairs || o->pairs > MEASURE_PAIRS_MAX || !(o->window_s >= MEASURE_WINDOW_MIN_S) ||
+	    !(o->window_s <= MEASURE_WINDOW_MAX_S) || !(o->settle_s >= 0) ||
+	    !(o->settle_s <= MEASURE_SETTLE_MAX_S)) {
+		util_cause(cause, "--pairs must be 1 to 1000, --window 0.05 to 600 seconds and "
+			   "--settle 0 to 60 seconds");
 		return -EINVAL;
 	}
 	if (o->load_argv && o->pid) {

@@ -38,6 +38,12 @@
 #define MEASURE_DEFAULT_WINDOW_S 0.5
 #define MEASURE_DEFAULT_SETTLE_S 0.1
 #define MEASURE_DEFAULT_FREQ_HZ 999
+/* The limits every option and spec parser checks (core/num.h). */
+#define MEASURE_WINDOW_MIN_S 0.05
+#define MEASURE_WINDOW_MAX_S 600.0
+#define MEASURE_SETTLE_MAX_S 60.0
+#define MEASURE_PAIRS_MAX 1000
+#define MEASURE_FREQ_MAX_HZ 100000
 /* How often a window's counts are read while it runs (live tree updates). */
 #define MEASURE_COLLECT_S 0.5
 

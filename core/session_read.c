@@ -16,6 +16,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_safe.h"
+#include "sanitize.h"
 #include "session.h"
 #include "session_priv.h"
 #include "util.h"
@@ -535,8 +537,31 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 				   r.name, r.line);
 			goto fail;
 		}
-		const char *end = NULL;
+		if (n > SESSION_MAX_LINE) {
+			err = util_fail(cause, -EFBIG, "%s:%u: a line of %zu bytes; an event is at most "
+					   "%u MiB (the file is damaged or not argus's)", r.name, r.line, n,
+					   SESSION_MAX_LINE >> 20);
+			goto fail;
+		}
+		if (out->nev >= SESSION_MAX_EVENTS) {
+			err = util_fail(cause, -EFBIG, "%s:%u: more than %u events; not a session argus "
+					   "wrote", r.name, r.line, SESSION_MAX_EVENTS);
+			goto fail;
+		}
+		const char *end = NULL, *what = NULL;
 		o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+		/* every string escaped before any reader takes it (core/json_safe.h) */
+		if (o && (err = json_safe_tree(o, SESSION_MAX_STR, 0, &what)) < 0) {
+			char w[48];
+
+			sanitize_into(w, sizeof(w), what ? what : "?", 0);
+			err = err == -E2BIG ?
+				util_fail(cause, -EFBIG, "%s:%u: '%s' is longer than %u KiB or nested "
+					     "too deep; the file is damaged or not argus's", r.name, r.line,
+					     w, SESSION_MAX_STR >> 10) :
+				util_fail(cause, err, "%s:%u: out of memory", r.name, r.line);
+			goto fail;
+		}
 		while (o && end && end < s + n && (*end == ' ' || *end == '\t'))
 			end++;
 		if (!o || !cJSON_IsObject(o) || (end && end != s + n)) {
@@ -620,7 +645,8 @@ int session_read(const char *path, struct session_log *out, char **cause)
 	for (;;) {
 		if (len == cap) {
 			if (cap >= SESSION_MAX_FILE) {
-				err = util_fail(cause, -EFBIG, "%s: larger than 1 GiB; not a session argus wrote", path);
+				err = util_fail(cause, -EFBIG, "%s: larger than %llu MiB; not a session argus wrote",
+						 path, SESSION_MAX_FILE >> 20);
 				goto out;
 			}
 			cap = cap ? cap * 2 : 65536;
@@ -669,6 +695,11 @@ struct profile *session_log_profile_upto(const struct session_log *l, size_t nev
 		if (e->type != SESSION_EV_WINDOW || e->step != step)
 			continue;
 		cJSON *o = cJSON_Parse(e->json);
+
+		if (o && json_safe_tree(o, SESSION_MAX_STR, 0, NULL) < 0) {
+			cJSON_Delete(o);
+			o = NULL;
+		}
 		int w = o ? window_apply(o, p, &why) : -ENOMEM;
 		cJSON_Delete(o);
 		free(why);

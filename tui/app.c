@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <termios.h>
 #include <time.h>
 
 
@@ -14,6 +15,7 @@
 #include "opts_agent.h"
 #include "edit_line.h"
 #include "probe.h"
+#include "session.h"
 #include "kind.h"
 #include "source_replay.h"
 #include "view_agent.h"
@@ -314,6 +316,23 @@ static int handle_signals(struct app *a)
 	return 0;
 }
 
+/* Whether the terminal is gone: asked only when poll said POLLIN, so a
+ * live terminal has a byte waiting and curses reads it next. */
+static int app_term_gone(void)
+{
+	struct termios t;
+
+	return tcgetattr(STDIN_FILENO, &t) < 0 && (errno == EIO || errno == ENOTTY ||
+						    errno == EBADF);
+}
+
+static void app_hangup(struct app *a)
+{
+	a->quit = 1;
+	if (a->o.session)
+		session_write_note(a->o.session, "the terminal hung up: argus ended the run");
+}
+
 static int loop(struct app *a, char **cause)
 {
 	double now = util_mono_s(), next_status = now;
@@ -380,9 +399,14 @@ static int loop(struct app *a, char **cause)
 				break;
 			}
 		}
-		if (rc > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) &&
-		    !(fds[0].revents & POLLIN)) {
-			a->quit = 1; /* the terminal went away */
+		/* Hang-up (the pane killed, ssh dropped, and no SIGHUP because
+		 * argus is in a session of its own): POLLHUP/POLLERR, or POLLIN
+		 * while the terminal answers EIO.  Then end as on q: the caller
+		 * resumes and ends the loads, detaches and closes the session.
+		 * Never spin on a dead terminal. */
+		if (rc > 0 && ((fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) ||
+			       ((fds[0].revents & POLLIN) && app_term_gone()))) {
+			app_hangup(a);
 			break;
 		}
 		if (rc > 0 && (fds[0].revents & POLLIN)) {

@@ -18,12 +18,32 @@
 #include "diagnose.h"
 #include "load.h"
 #include "measure.h"
+#include "num.h"
 #include "opts_agent.h"
 #include "opts_load.h"
 #include "opts_session.h"
 #include "probe.h"
 #include "step_exec.h"
 #include "util.h"
+
+enum diag_opt_id { DO_BATCH, DO_JSON, DO_AUTO, DO_STEPS, DO_BUDGET, DO_HELP };
+
+/* diagnose's own options; --help is printed from this table */
+static const struct diag_opt {
+	enum diag_opt_id id;
+	const char *name, *alias, *arg, *help;
+} diag_opts[] = {
+	{ DO_BATCH, "--batch", NULL, NULL, "no terminal interface (the only mode of diagnose)" },
+	{ DO_JSON, "--json", NULL, NULL, "the verdict as JSON on stdout (the only format)" },
+	{ DO_AUTO, "--auto", NULL, NULL,
+	  "accept and run the agent's instrumentation steps (logged as \"auto\")" },
+	{ DO_STEPS, "--steps", NULL, "N", "at most N steps with --auto (0 to 100, default 3)" },
+	{ DO_BUDGET, "--budget", NULL, "PCT",
+	  "a step's overhead budget, % of one CPU (0.01 to 1000; default 2 for sample, 5 for the others)" },
+	{ DO_HELP, "--help", "-h", NULL, "this help" },
+};
+
+#define DIAG_OPTS_N (sizeof(diag_opts) / sizeof(diag_opts[0]))
 
 static void diagnose_usage(FILE *out)
 {
@@ -41,19 +61,22 @@ static void diagnose_usage(FILE *out)
 		"perf script or pprof, recognised by content; as 'argus diff --batch --json'),\n"
 		"no privileges needed.\n\n"
 		"options:\n"
-		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
+		"  %-22s %s\n  %-22s %s\n",
 		"--ref-file FILE", "the reference profile from a file instead of measuring",
-		"--load-file FILE", "the loaded profile from a file (both or neither)",
-		"--batch", "no terminal interface (the only mode of diagnose)",
-		"--json", "the verdict as JSON on stdout (the only format)",
-		"--auto", "accept and run the agent's instrumentation steps (logged as \"auto\")",
-		"--steps N", "at most N steps with --auto (default 3)",
-		"--budget PCT", "a step's overhead budget, % of one CPU (default 2 for sample, 5 for the others)");
+		"--load-file FILE", "the loaded profile from a file (both or neither)");
+	for (size_t k = 0; k < DIAG_OPTS_N; k++) {
+		const struct diag_opt *o = &diag_opts[k];
+		char head[64];
+
+		snprintf(head, sizeof(head), "%s%s%s%s%s", o->alias ? o->alias : "",
+			 o->alias ? ", " : "", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-22s %s\n", head, o->help);
+	}
 	opts_load_help(out);
 	opts_session_help(out);
 	opts_agent_help(out);
 	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
-		"4 kernel, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
+		"4 kernel, 5 the load ended too soon, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
 }
 
 /* `argus diagnose --ref-file F --load-file F`: the files (folded, perf
@@ -175,37 +198,54 @@ int cmd_diagnose(int argc, char **argv)
 		}
 		if (r > 0)
 			continue;
-		if (!strcmp(argv[i], "--batch") || !strcmp(argv[i], "--json")) {
-			i++;
-		} else if (!strcmp(argv[i], "--auto")) {
-			autorun = 1;
-			i++;
-		} else if ((!strcmp(argv[i], "--steps") || !strcmp(argv[i], "--budget")) &&
-			   i + 1 < argc) {
-			char *end;
-			double v = strtod(argv[i + 1], &end);
+		{
+			const struct diag_opt *o = NULL;
+			const char *val = NULL;
+			char *why = NULL;
 
-			if (*end || v < 0 || (argv[i][2] == 's' && (v != (unsigned)v || v > 100)) ||
-			    (argv[i][2] == 'b' && !(v > 0))) {
-				fprintf(stderr, "argus: diagnose: %s wants a %s number, not '%s'\n",
-					argv[i], argv[i][2] == 's' ? "whole" : "positive", argv[i + 1]);
+			for (size_t k = 0; k < DIAG_OPTS_N && !o; k++)
+				if (!strcmp(argv[i], diag_opts[k].name) ||
+				    (diag_opts[k].alias && !strcmp(argv[i], diag_opts[k].alias)))
+					o = &diag_opts[k];
+			if (!o) {
+				fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus diagnose "
+					"--help' lists them\n", argv[i]);
 				ret = EXIT_USAGE;
 				goto out;
 			}
-			if (argv[i][2] == 's')
-				max_steps = (unsigned)v;
-			else
-				budget = v;
-			i += 2;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			diagnose_usage(stdout);
-			ret = EXIT_OK;
-			goto out;
-		} else {
-			fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus diagnose --help' "
-				"lists them\n", argv[i]);
-			ret = EXIT_USAGE;
-			goto out;
+			if (o->arg) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "argus: diagnose: %s needs %s\n", o->name, o->arg);
+					ret = EXIT_USAGE;
+					goto out;
+				}
+				val = argv[i + 1];
+			}
+			i += o->arg ? 2 : 1;
+			switch (o->id) {
+			case DO_BATCH:
+			case DO_JSON:
+				break;
+			case DO_AUTO:
+				autorun = 1;
+				break;
+			case DO_STEPS:
+				err = num_parse_uint(val, 0, 100, "steps", &max_steps, &why);
+				break;
+			case DO_BUDGET:
+				err = num_parse_double(val, 0.01, 1000, "percent of one CPU", &budget, &why);
+				break;
+			case DO_HELP:
+				diagnose_usage(stdout);
+				ret = EXIT_OK;
+				goto out;
+			}
+			if (why) {
+				fprintf(stderr, "argus: diagnose: %s: %s\n", o->name, why);
+				free(why);
+				ret = EXIT_USAGE;
+				goto out;
+			}
 		}
 	}
 	if (opts_load_finish(&ol, 1, stderr) < 0) {

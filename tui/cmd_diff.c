@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "diagnose.h"
 #include "import.h"
+#include "num.h"
 #include "opts_agent.h"
 #include "profile.h"
 #include "session.h"
@@ -154,14 +155,13 @@ int cmd_diff(int argc, char **argv)
 			} else if (!strcmp(a, "--session")) {
 				session_file = argv[++i];
 			} else {
-				char *end;
-				unsigned long v = strtoul(argv[++i], &end, 10);
-				if (*end || !v || v > 100000) {
-					fprintf(stderr, "argus: diff: --freq takes a frequency in Hz (1..100000), not '%s'\n",
-						argv[i]);
+				char *why = NULL;
+
+				if (num_parse_uint(argv[++i], 1, 100000, "Hz", &freq, &why) < 0) {
+					fprintf(stderr, "argus: diff: --freq: %s\n", why ? why : "bad number");
+					free(why);
 					return EXIT_USAGE;
 				}
-				freq = (unsigned)v;
 			}
 		} else if (!strcmp(a, "--")) {
 			for (i++; i < argc; i++) {

@@ -22,6 +22,7 @@
 #include "load.h"
 #include "opts_push.h"
 #include "pprof.h"
+#include "num.h"
 #include "probe.h"
 #include "probe_profile.h"
 #include "push.h"
@@ -95,16 +96,19 @@ static long record_tgid(long pid)
 	return tgid;
 }
 
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+/* A whole number of unit in [min, max] (core/num.c); prints why not. */
+static int record_uint(const char *opt, const char *s, unsigned long min, unsigned long max,
+		       const char *unit, unsigned long *out)
 {
-	char *end;
-	unsigned long v;
+	char *cause = NULL;
+	int64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > max || s[0] == '-')
+	if (num_parse_int64(s, (int64_t)min, (int64_t)max, unit, &v, &cause) < 0) {
+		fprintf(stderr, "argus: %s: %s\n", opt, cause ? cause : "bad number");
+		free(cause);
 		return -EINVAL;
-	*out = v;
+	}
+	*out = (unsigned long)v;
 	return 0;
 }
 
@@ -247,19 +251,18 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+d:F:p:jfvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
-			char *end;
+			char *bad = NULL;
 
-			duration = strtod(optarg, &end);
-			if (end == optarg || *end || !(duration > 0) || !isfinite(duration)) {
-				fprintf(stderr, "argus: bad --duration '%s': give seconds > 0\n", optarg);
+			if (num_parse_double(optarg, 0.01, 86400, "seconds", &duration, &bad) < 0) {
+				fprintf(stderr, "argus: --duration: %s\n", bad ? bad : "bad number");
+				free(bad);
 				ret = EXIT_USAGE;
 				goto out;
 			}
 			break;
 		}
 		case 'F':
-			if (parse_uint(optarg, 100000, &v) || v == 0) {
-				fprintf(stderr, "argus: bad --freq '%s': give 1..100000 Hz\n", optarg);
+			if (record_uint("--freq", optarg, 1, 100000, "Hz", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -268,8 +271,7 @@ int cmd_record(int argc, char **argv)
 		case 'p': {
 			long tg;
 
-			if (parse_uint(optarg, 0x7fffffff, &v) || v == 0) {
-				fprintf(stderr, "argus: bad -p '%s': give a process id\n", optarg);
+			if (record_uint("-p", optarg, 1, 4194304, "a process ID", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -295,9 +297,8 @@ int cmd_record(int argc, char **argv)
 		case 'f': folded = 1; break;
 		case 'S':
 		case 'K':
-			if (parse_uint(optarg, 1u << 24, &v) || v == 0) {
-				fprintf(stderr, "argus: bad --%s '%s': give 1..16777216\n",
-					c == 'S' ? "stacks" : "keys", optarg);
+			if (record_uint(c == 'S' ? "--stacks" : "--keys", optarg, 1, 1u << 24,
+					"entries", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}

@@ -17,6 +17,7 @@
 #include "app.h"
 #include "import.h"
 #include "measure.h"
+#include "num.h"
 #include "opts_load.h"
 #include "opts_session.h"
 #include "reference.h"
@@ -293,12 +294,12 @@ int cmd_tui(int argc, char **argv)
 			to.ascii = 1;
 			break;
 		case OPT_THRESHOLD: {
-			char *end;
-			double t = strtod(val, &end);
+			char *why = NULL;
+			double t;
 
-			if (end == val || *end || !(t >= 0 && t <= 100)) {
-				fprintf(stderr, "argus: --threshold '%s' is not a percentage (0-100)\n",
-					val);
+			if (num_parse_double(val, 0, 100, "percent", &t, &why) < 0) {
+				fprintf(stderr, "argus: --threshold: %s\n", why ? why : "bad number");
+				free(why);
 				rc = EXIT_USAGE;
 				goto out;
 			}
@@ -318,16 +319,14 @@ int cmd_tui(int argc, char **argv)
 			static_files = val;
 			break;
 		case OPT_STEPS: {
-			char *end;
-			unsigned long n = strtoul(val, &end, 10);
+			char *why = NULL;
 
-			if (end == val || *end || n < 1 || n > 64) {
-				fprintf(stderr, "argus: --steps '%s' is not a number of steps (1-64)\n",
-					val);
+			if (num_parse_uint(val, 1, 64, "steps", &to.steps, &why) < 0) {
+				fprintf(stderr, "argus: --steps: %s\n", why ? why : "bad number");
+				free(why);
 				rc = EXIT_USAGE;
 				goto out;
 			}
-			to.steps = (unsigned)n;
 			break;
 		}
 		case OPT_AUTO:

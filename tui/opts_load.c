@@ -1,9 +1,11 @@
 /* opts_load — load and window options in one table (see opts_load.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
 #include "opts_load.h"
 
 enum opts_load_id {
@@ -123,29 +125,43 @@ char **opts_load_split(const char *cmd)
 	return argv;
 }
 
-static int opts_load_num(const char *name, const char *val, double min, double *out, FILE *err)
+/* Every number goes through core/num.c: finite, in range, the unit said. */
+static int opts_load_num(const char *name, const char *val, double min, double max,
+			 const char *unit, double *out, FILE *err)
 {
-	char *end;
-	double v;
+	char *cause = NULL;
 
-	errno = 0;
-	v = strtod(val, &end);
-	if (errno || end == val || *end || v < min) {
-		fprintf(err, "argus: %s: '%s' is not a number >= %g\n", name, val, min);
+	if (num_parse_double(val, min, max, unit, out, &cause) < 0) {
+		fprintf(err, "argus: %s: %s\n", name, cause ? cause : "bad number");
+		free(cause);
 		return -1;
 	}
-	*out = v;
+	return 0;
+}
+
+static int opts_load_uint(const char *name, const char *val, unsigned min, unsigned max,
+			  const char *unit, unsigned *out, FILE *err)
+{
+	char *cause = NULL;
+
+	if (num_parse_uint(val, min, max, unit, out, &cause) < 0) {
+		fprintf(err, "argus: %s: %s\n", name, cause ? cause : "bad number");
+		free(cause);
+		return -1;
+	}
 	return 0;
 }
 
 static int opts_load_pid(const char *name, const char *val, pid_t *out, FILE *err)
 {
-	double v;
+	unsigned v;
 
-	if (opts_load_num(name, val, 1, &v, err) < 0)
+	if (opts_load_uint(name, val, 1, 4194304, "a process ID", &v, err) < 0)
 		return -1;
-	if (v != (double)(pid_t)v) {
-		fprintf(err, "argus: %s: '%s' is not a PID\n", name, val);
+	/* said first: a dead PID is not a missing reference or a BPF error */
+	if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+		fprintf(err, "argus: %s %u: no such process (it has exited, or the PID is "
+			"wrong); check with ps\n", name, v);
 		return -1;
 	}
 	*out = (pid_t)v;
@@ -250,33 +266,22 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 		ol->m.reference_path = val;
 		return 1;
 	case OL_PAIRS:
-		if (opts_load_num(typed, val, 1, &d, err) < 0)
-			return -1;
-		if (d > 1000 || d != (unsigned)d) {
-			fprintf(err, "argus: --pairs: '%s' is not a whole number from 1 to 1000\n", val);
-			return -1;
-		}
-		ol->m.pairs = (unsigned)d;
-		return 1;
+		return opts_load_uint(typed, val, 1, MEASURE_PAIRS_MAX, "pairs", &ol->m.pairs,
+				      err) < 0 ? -1 : 1;
 	case OL_WINDOW:
-		if (opts_load_num(typed, val, 0.05, &d, err) < 0)
+		if (opts_load_num(typed, val, MEASURE_WINDOW_MIN_S, MEASURE_WINDOW_MAX_S, "seconds",
+				  &d, err) < 0)
 			return -1;
 		ol->m.window_s = d;
 		return 1;
 	case OL_SETTLE:
-		if (opts_load_num(typed, val, 0, &d, err) < 0)
+		if (opts_load_num(typed, val, 0, MEASURE_SETTLE_MAX_S, "seconds", &d, err) < 0)
 			return -1;
 		ol->m.settle_s = d;
 		return 1;
 	case OL_FREQ:
-		if (opts_load_num(typed, val, 1, &d, err) < 0)
-			return -1;
-		if (d > 100000 || d != (unsigned)d) {
-			fprintf(err, "argus: --freq: '%s' is not a whole number from 1 to 100000\n", val);
-			return -1;
-		}
-		ol->m.freq_hz = (unsigned)d;
-		return 1;
+		return opts_load_uint(typed, val, 1, MEASURE_FREQ_MAX_HZ, "Hz", &ol->m.freq_hz,
+				      err) < 0 ? -1 : 1;
 	case OL_TIME:
 		if (!strcmp(val, "wall")) {
 			ol->m.time = MEASURE_TIME_WALL;
