@@ -192,6 +192,7 @@ static const char *xp_kind(enum tree_node_kind k)
 	case TREE_SUBSYS: return "subsystem";
 	case TREE_FRAME: return "function";
 	case TREE_EVENT: return "event";
+	case TREE_TIME: return "time";
 	}
 	return "?";
 }

@@ -28,6 +28,10 @@ enum tree_node_kind {
 	TREE_SUBSYS,
 	TREE_FRAME,
 	TREE_EVENT,     /* a tracepoint's own node (instrumentation steps) */
+	TREE_TIME,      /* the kind of time, a grouping level above the
+	                 * subsystems: "on-cpu", "blocked", "runnable" (issue 11;
+	                 * blocked/runnable counted in sample-equivalents, so all
+	                 * three compare with the sampler's counts) */
 };
 
 /* Presence of a node in the two conditions. */
