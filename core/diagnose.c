@@ -359,6 +359,8 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 	diag_num(ev, "share_of_root", v->share_of_root);
 	if (v->nnotes)
 		cJSON_AddItemToObject(jv, "notes", diag_strings(v->notes, v->nnotes));
+	if (verdict_json_add_paths(jv, v))
+		err = -ENOMEM;
 
 	jn = cJSON_AddObjectToObject(o, "naive");
 	cJSON_AddStringToObject(jn, "subsystem", r->naive_subsystem);
