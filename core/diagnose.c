@@ -54,14 +54,84 @@ void diagnose_result_clear(struct diagnose_result *r)
 	free(r->decisions);
 	for (unsigned i = 0; i < r->nnaive; i++)
 		free(r->naive_path[i]);
+	for (unsigned i = 0; i < r->nnaive_diff; i++)
+		free(r->naive_diff_path[i]);
 	free(r->hyp);
 	memset(r, 0, sizeof(*r));
 }
 
-/* The reference-less answer: hottest child by loaded total, down to a leaf. */
+/* The sum below n (n included) of the positive part of each node's self
+ * rate delta: its exact stacks' increases.  Steps' nodes count another
+ * unit and are left out. */
+static double diag_pos_sum(const struct tree_node *n, const double *secs)
+{
+	double sum = 0;
+
+	if (n->flags & TREE_F_STEP)
+		return 0;
+	sum = fmax(0, n->self[COND_LOAD] / secs[COND_LOAD] - n->self[COND_REF] / secs[COND_REF]);
+	for (unsigned i = 0; i < n->nchild; i++)
+		sum += diag_pos_sum(n->child[i], secs);
+	return sum;
+}
+
+/* The simple per-stack differ (struct diagnose_result, naive_diff). */
+static int diag_naive_diff(const struct tree *t, struct diagnose_result *r)
+{
+	const struct tree_node *n = t->root;
+	double secs[COND_N] = { 0 };
+
+	for (unsigned w = 0; w < t->nwin; w++)
+		if (t->wins[w].secs > 0 && t->wins[w].cond < COND_N)
+			secs[t->wins[w].cond] += t->wins[w].secs;
+	if (!(secs[COND_REF] > 0) || !(secs[COND_LOAD] > 0))
+		return 0;
+	while (n && n->nchild) {
+		const struct tree_node *best = NULL;
+		double bp = 0, self;
+
+		for (unsigned i = 0; i < n->nchild; i++) {
+			const struct tree_node *c = n->child[i];
+			double cp;
+
+			if (c->kind == TREE_SUBSYS && c->subsys == SUBSYS_IDLE)
+				continue;
+			cp = diag_pos_sum(c, secs);
+			if (cp > bp) {
+				best = c;
+				bp = cp;
+			}
+		}
+		self = fmax(0, n->self[COND_LOAD] / secs[COND_LOAD] - n->self[COND_REF] / secs[COND_REF]);
+		if (!best || (n->kind == TREE_FRAME && self >= bp))
+			break;
+		n = best;
+		if (n->kind == TREE_SUBSYS) {
+			snprintf(r->naive_diff_subsystem, sizeof(r->naive_diff_subsystem), "%s",
+				 subsys_name(n->subsys));
+			continue;
+		}
+		if (n->kind != TREE_FRAME && n->kind != TREE_EVENT)
+			continue;
+		if (r->nnaive_diff == VERDICT_MAX_PATH)
+			break;
+		r->naive_diff_path[r->nnaive_diff] = strdup(n->name);
+		if (!r->naive_diff_path[r->nnaive_diff])
+			return -ENOMEM;
+		r->nnaive_diff++;
+	}
+	return 0;
+}
+
+/* The reference-less answer: hottest child by loaded total, down to a leaf;
+ * and the per-stack differ beside it. */
 static int diag_naive(const struct tree *t, struct diagnose_result *r)
 {
 	const struct tree_node *n = t->root;
+	int err = diag_naive_diff(t, r);
+
+	if (err)
+		return err;
 
 	while (n && n->nchild) {
 		const struct tree_node *best = NULL;
@@ -367,6 +437,14 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 	cJSON_AddItemToObject(jn, "path", diag_strings(r->naive_path, r->nnaive));
 	if (r->nnaive)
 		cJSON_AddStringToObject(jn, "leaf", r->naive_path[r->nnaive - 1]);
+	else
+		cJSON_AddNullToObject(jn, "leaf");
+
+	jn = cJSON_AddObjectToObject(o, "naive_diff");
+	cJSON_AddStringToObject(jn, "subsystem", r->naive_diff_subsystem);
+	cJSON_AddItemToObject(jn, "path", diag_strings(r->naive_diff_path, r->nnaive_diff));
+	if (r->nnaive_diff)
+		cJSON_AddStringToObject(jn, "leaf", r->naive_diff_path[r->nnaive_diff - 1]);
 	else
 		cJSON_AddNullToObject(jn, "leaf");
 
