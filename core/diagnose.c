@@ -171,6 +171,7 @@ static struct profile *diag_without(const struct profile *p, uint32_t tgid)
 
 	if (!q)
 		return NULL;
+	q->diag = p->diag;
 	for (unsigned w = 0; w < p->nwin; w++) {
 		if (profile_window_begin(q, p->wins[w].cond, p->wins[w].start_s) < 0)
 			goto fail;
