@@ -9,13 +9,13 @@
  *     dispatch frames (syscall and exception entry: entry_SYSCALL_64,
  *     do_syscall_64, __x64_sys_* without a subsystem of their own; kthread
  *     plumbing) are not code paths: their children are unrelated entries.
- *     From them the descent enters the child with the largest rise when it
- *     holds at least `explain` of the rises there; otherwise the rise
- *     spreads over unrelated entries and the descent follows each of the
- *     few branches that carry at least DESCEND_BRANCH_MIN of the start's
- *     rise (at most VERDICT_MAX_BRANCH in all), each to its own depth: a
- *     spread verdict (verdict.branches).  With one such branch only, it
- *     follows the largest and says how the rest spreads;
+ *     From them the descent follows each of the entries that carry a real
+ *     part of the rise there (at least DESCEND_BRANCH_LOCAL of it, and
+ *     DESCEND_BRANCH_MIN of the start's rise; at most VERDICT_MAX_BRANCH in
+ *     all), each to its own depth: a spread verdict (verdict.branches).
+ *     With one such entry only, it enters the child with the largest rise,
+ *     saying what share of the rises there it holds and, when that is less
+ *     than `explain`, how they spread;
  *   - from a frame it enters the child with the largest rise only when
  *     that child explains at least `explain` of the node's own rise;
  *     otherwise the rise spreads below a real function and it stops there,
@@ -69,7 +69,8 @@
 
 #define DESCEND_EXPLAIN_DEFAULT 0.5
 #define DESCEND_NOTE_MAX 5
-#define DESCEND_BRANCH_MIN 0.1   /* of the start's rise, to be a branch */
+#define DESCEND_BRANCH_LOCAL 0.1  /* of the rise at a hub, to be a branch */
+#define DESCEND_BRANCH_MIN 0.05   /* and of the start's rise */
 
 /* ---- names ------------------------------------------------------------------ */
 
@@ -463,8 +464,9 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			v = ranked(d, cur, &nv);
 			if (!v)
 				return -ENOMEM;
-			/* the branches that carry the spread rise */
-			while (share < d->explain && nb < nv && nb < room &&
+			/* the branches that carry the rise: every entry holding a
+			 * real part of it here, even beside a dominant one */
+			while (nb < nv && nb < room && mass(d, v[nb]) >= DESCEND_BRANCH_LOCAL * up &&
 			       mass(d, v[nb]) >= DESCEND_BRANCH_MIN * d->start_mass) {
 				carried += mass(d, v[nb]);
 				nb++;
@@ -476,7 +478,11 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 						       "%.0f%% of them", cur->parent ? cur->name : "the root",
 						       spread, nb, up > 0 ? carried / up * 100 : 0.0);
 				for (unsigned i = 0; i < nb && !err; i++) {
-					unsigned share_room = (room - nb) / nb + 1;
+					/* the larger branches first take what room is
+					 * left, one stop kept for each branch after */
+					unsigned pending = nb - i - 1, used = d->nstops + pending;
+					unsigned share_room = VERDICT_MAX_BRANCH > used ?
+							      VERDICT_MAX_BRANCH - used : 1;
 
 					evidence(ev, sizeof(ev), v[i]);
 					fmt_mass(d, v[i], ms, sizeof(ms));

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #define VERDICT_MAX_PATH 128
-#define VERDICT_MAX_BRANCH 6    /* branches of a spread verdict */
+#define VERDICT_MAX_BRANCH 8    /* branches of a spread verdict */
 #define VERDICT_MAX_FALLS 4     /* falls / displaced paths reported */
 
 /* One path the verdict names beside its own: a branch of a spread

@@ -170,6 +170,33 @@ static void replay_merge_steps(struct app *a, struct tree *t)
 	}
 }
 
+/* The header says which other processes the load displaced (reported,
+ * not diagnosed: verdict.displaced).  A comm comes from the kernel: its
+ * control bytes are shown as '?'. */
+static void app_summary_displaced(struct app *a)
+{
+	size_t off = strlen(a->summary);
+
+	for (unsigned i = 0; i < a->vd.ndisplaced && off < sizeof(a->summary); i++) {
+		const struct verdict_branch *b = &a->vd.displaced[i];
+		char name[48];
+		int w;
+
+		snprintf(name, sizeof(name), "%s", b->process ? b->process : "?");
+		for (char *c = name; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		w = snprintf(a->summary + off, sizeof(a->summary) - off, "%s%s %s%.0f/s",
+			     i ? ", " : (off ? (a->utf8 ? " \xc2\xb7 displaced: " : " | displaced: ")
+				     : "displaced: "), name, a->utf8 ? "\xe2\x88\x92" : "-", b->mass);
+		if (w < 0 || (size_t)w >= sizeof(a->summary) - off) {
+			a->summary[off] = '\0'; /* whole entries only */
+			break;
+		}
+		off += (size_t)w;
+	}
+}
+
 static int rebuild(struct app *a, char **cause)
 {
 	const struct profile *p = a->src->ops->profile(a->src);
@@ -207,6 +234,7 @@ static int rebuild(struct app *a, char **cause)
 			reply.nlines = 0;
 			agent_reply_clear(&reply);
 			calib_summary(t, a->utf8, a->summary, sizeof(a->summary));
+			app_summary_displaced(a);
 		}
 	}
 	tree_sort(t, calibrated ? TREE_SORT_DELTA : TREE_SORT_TOTAL);
