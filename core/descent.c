@@ -699,15 +699,10 @@ static int verdict_found(struct descent *d)
 	char qs[24], via[256] = "", sp[320];
 	int err = 0;
 
-	/* largest first */
-	for (unsigned i = 0; i < d->nstops; i++)
-		for (unsigned j = i + 1; j < d->nstops; j++)
-			if (mass(d, d->stops[j].n) > mass(d, d->stops[i].n)) {
-				struct stop x = d->stops[i];
-
-				d->stops[i] = d->stops[j];
-				d->stops[j] = x;
-			}
+	/* the stops are in the walk's order, the larger branch first at every
+	 * split: stops[0] is where always following the largest leads (the
+	 * path), not the stop with the largest rise (a shallow stop of a small
+	 * branch can hold more than a deep one of the largest) */
 	stop = st->n;
 	for (unsigned i = 0; i < d->nstops; i++) {
 		mark_path(d->stops[i].n);

@@ -46,7 +46,8 @@ struct verdict {
 	                            * "runnable"; "" when not found */
 	double rise;               /* the significant rise at the verdict node */
 	struct verdict_branch *branches; /* a spread verdict: every branch,
-	                            * largest first (branches[0] is path); owned */
+	                            * the largest branch first at every split
+	                            * (branches[0] is path); owned */
 	unsigned nbranches;        /* 0: one path */
 	struct verdict_branch *falls;    /* significant falls of the diagnosed
 	                            * work (something vanished); owned */
