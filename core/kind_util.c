@@ -11,6 +11,7 @@
 
 #include "kind_util.h"
 #include "ksym.h"
+#include "profile.h"
 #include "step.h"
 
 void kind_set_cause(char **cause, const char *fmt, ...)
@@ -211,6 +212,29 @@ void kind_stacks_free(struct kind_stacks *c)
 	free(c);
 }
 
+int kind_stacks_add(struct kind_stacks *c, const struct ksym_table *ks, uint32_t id,
+		    const char *marker, struct profile *p, unsigned w, uint32_t tgid,
+		    const char *comm, size_t comm_len, uint64_t count)
+{
+	const char *const *fr = NULL;
+	const char *frames[130];
+	char cm[64];
+	int n = kind_stacks_get(c, id, ks, &fr);
+
+	if (n < 0)
+		return n;
+	if (n > 128)
+		n = 128;
+	for (int i = 0; i < n; i++)
+		frames[i] = fr[i];
+	frames[n++] = marker;
+	if (comm_len >= sizeof(cm))
+		comm_len = sizeof(cm) - 1;
+	memcpy(cm, comm, comm_len);
+	cm[comm_len] = 0;
+	return profile_add(p, w, frames, (unsigned)n, tgid, cm, count);
+}
+
 int kind_frame_is_machinery(const char *name)
 {
 	static const char *const pre[] = {
@@ -374,4 +398,55 @@ void kind_delta_add(uint64_t *out, const uint64_t *cur, uint64_t *prev, unsigned
 			out[i] += cur[i] - prev[i];
 		prev[i] = cur[i];
 	}
+}
+
+int kind_percpu_sum(int map_fd, uint32_t key, int ncpus, void *out, size_t size)
+{
+	unsigned char *v = ncpus > 0 ? calloc((size_t)ncpus, size) : NULL;
+	size_t nw = size / sizeof(uint64_t);
+	int err = 0;
+
+	memset(out, 0, size);
+	if (!v)
+		return ncpus > 0 ? -ENOMEM : -EINVAL;
+	if (bpf_map_lookup_elem(map_fd, &key, v)) {
+		err = -errno;
+		goto out;
+	}
+	/* memcpy: the value structs hold __u64, not uint64_t (aliasing) */
+	for (size_t i = 0; i < nw; i++) {
+		uint64_t sum = 0, x;
+
+		for (int c = 0; c < ncpus; c++) {
+			memcpy(&x, v + (size_t)c * size + i * sizeof(x), sizeof(x));
+			sum += x;
+		}
+		memcpy((unsigned char *)out + i * sizeof(sum), &sum, sizeof(sum));
+	}
+out:
+	free(v);
+	return err;
+}
+
+int kind_map_walk(int map_fd, size_t key_size, size_t val_size, kind_map_cb cb, void *arg)
+{
+	unsigned char *key = malloc(2 * key_size + val_size), *next, *val;
+	void *prev = NULL;
+	int rc = 0;
+
+	if (!key)
+		return -ENOMEM;
+	next = key + key_size;
+	val = next + key_size;
+	while (!bpf_map_get_next_key(map_fd, prev, next)) {
+		memcpy(key, next, key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(map_fd, key, val))
+			continue; /* deleted meanwhile */
+		rc = cb(arg, key, val);
+		if (rc)
+			break;
+	}
+	free(key);
+	return rc;
 }
