@@ -159,7 +159,7 @@ static int get_label(const cJSON *o, const char *k, char *out, size_t len, char 
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
 
 	if (x && !cJSON_IsString(x))
-		return bad(cause, "verdict: '%s' is not a string", k);
+		return util_fail(cause, -EINVAL, "verdict: '%s' is not a string", k);
 	if (x)
 		snprintf(out, len, "%s", x->valuestring);
 	return 0;
@@ -176,17 +176,17 @@ static int get_branches(const cJSON *o, const char *key, struct verdict_branch *
 	if (!x)
 		return 0;
 	if (!cJSON_IsArray(x))
-		return bad(cause, "verdict: '%s' is not an array", key);
+		return util_fail(cause, -EINVAL, "verdict: '%s' is not an array", key);
 	cJSON_ArrayForEach(e, x) {
 		struct verdict_branch b = { 0 };
 		char *path[VERDICT_MAX_PATH];
 		const cJSON *p;
 
 		if (!cJSON_IsObject(e))
-			return bad(cause, "verdict: %s[%u] is not an object", key, i);
+			return util_fail(cause, -EINVAL, "verdict: %s[%u] is not an object", key, i);
 		p = cJSON_GetObjectItemCaseSensitive(e, "process");
 		if (p && !cJSON_IsString(p) && !cJSON_IsNull(p))
-			return bad(cause, "verdict: %s[%u].process is not a string", key, i);
+			return util_fail(cause, -EINVAL, "verdict: %s[%u].process is not a string", key, i);
 		b.process = p && cJSON_IsString(p) ? p->valuestring : NULL;
 		if ((err = get_label(e, "subsystem", b.subsystem, sizeof(b.subsystem), cause)) ||
 		    (err = get_label(e, "time", b.time, sizeof(b.time), cause)) ||
@@ -196,16 +196,16 @@ static int get_branches(const cJSON *o, const char *key, struct verdict_branch *
 			return err;
 		p = cJSON_GetObjectItemCaseSensitive(e, "path");
 		if (p && !cJSON_IsArray(p))
-			return bad(cause, "verdict: %s[%u].path is not an array", key, i);
+			return util_fail(cause, -EINVAL, "verdict: %s[%u].path is not an array", key, i);
 		cJSON_ArrayForEach(f, p) {
 			if (!cJSON_IsString(f) || b.npath >= VERDICT_MAX_PATH)
-				return bad(cause, "verdict: %s[%u].path holds a non-string or is "
+				return util_fail(cause, -EINVAL, "verdict: %s[%u].path holds a non-string or is "
 					   "too long", key, i);
 			path[b.npath++] = f->valuestring;
 		}
 		b.path = path;
 		if (verdict_branch_add(list, n, &b))
-			return bad(cause, "verdict: out of memory");
+			return util_fail(cause, -ENOMEM, "verdict: out of memory");
 		i++;
 	}
 	return 0;
