@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "agent.h"
+#include "agent_llm.h"
 #include "calib.h"
 #include "profile.h"
 #include "step.h"
@@ -684,6 +685,24 @@ static void test_rise_under_falling_parent(void **state)
 	assert_string_equal(v.displaced[0].path[v.displaced[0].npath - 1], "copy_page_from_iter");
 	assert_int_equal(v.nfalls, 0); /* all of the fall was the background's */
 	assert_false(NODE(t, "fs", SYS, "x64_sys_call", "__x64_sys_write")->flags & TREE_F_VERDICT);
+	/* the tree the LLM reads says the same: rises and falls apart, the
+	 * background's fall marked displaced */
+	{
+		char *txt = agent_llm_render_tree(t, NULL, 0);
+
+		assert_non_null(txt);
+		print_message("%s", txt);
+		assert_non_null(strstr(txt, "x64_sys_call  ref 900  load 800  delta -100  x0.889  q"));
+		assert_non_null(strstr(txt, "SIG  rise +300 fall -400  DISPLACED (bg [1] -400"));
+		assert_non_null(strstr(txt, "__x64_sys_write  ref 900  load 500  delta -400"));
+		{
+			const char *rd = strstr(txt, "__x64_sys_read  ref");
+
+			assert_non_null(rd);
+			assert_null(memmem(rd, strcspn(rd, "\n"), "DISPLACED", 9));
+		}
+		free(txt);
+	}
 	verdict_clear(&v);
 	agent_reply_clear(&r);
 	tree_free(t);
