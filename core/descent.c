@@ -68,7 +68,7 @@
 #include "subsys.h"
 
 #define DESCEND_EXPLAIN_DEFAULT 0.5
-#define DESCEND_NOTE_MAX 5
+
 #define DESCEND_BRANCH_LOCAL 0.1  /* of the rise at a hub, to be a branch */
 #define DESCEND_BRANCH_MIN 0.05   /* and of the start's rise */
 
@@ -326,80 +326,6 @@ static void fmt_mass(const struct descent *d, const struct tree_node *n, char *b
 		snprintf(b, len, "%+.1f/s", m);
 }
 
-/* ---- notes when nothing is found ------------------------------------------ */
-
-struct collect {
-	const struct tree_node **v;
-	size_t n, cap;
-	int sign;
-};
-
-static int collect_top(struct tree_node *n, void *arg)
-{
-	struct collect *c = arg;
-	const struct tree_node *p = n->parent;
-
-	if (!p || !n->stat.significant || n->stat.sign != c->sign)
-		return 0;
-	/* the top of a chain only: its parent moved less or not significantly */
-	if (p->parent && p->stat.significant && p->stat.sign == c->sign)
-		return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		const struct tree_node **v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
-	c->v[c->n++] = n;
-	return 0;
-}
-
-static int cmp_absdelta_desc(const void *a, const void *b)
-{
-	double x = fabs((*(const struct tree_node *const *)a)->stat.delta);
-	double y = fabs((*(const struct tree_node *const *)b)->stat.delta);
-
-	return (x < y) - (x > y);
-}
-
-static int note_moves(struct descent *d, struct tree_node *under, int sign)
-{
-	struct collect c = { .sign = sign };
-	char ev[64];
-	int err;
-
-	err = tree_walk(under, collect_top, &c);
-	if (err)
-		goto cleanup;
-	if (c.n)
-		qsort(c.v, c.n, sizeof(*c.v), cmp_absdelta_desc);
-	for (size_t i = 0; i < c.n && i < DESCEND_NOTE_MAX; i++) {
-		const struct tree_node *n = c.v[i];
-		double ref = n->stat.rate[COND_REF];
-
-		evidence(ev, sizeof(ev), n);
-		if (ref > 0)
-			err = verdict_add_note(d->v, "significant %s: %s %+.1f/s (%+.0f%%), %s",
-					       sign > 0 ? "increase" : "decrease", n->name,
-					       n->stat.delta, n->stat.delta / ref * 100, ev);
-		else
-			err = verdict_add_note(d->v, "significant %s: %s %+.1f/s (new), %s",
-					       sign > 0 ? "increase" : "decrease", n->name,
-					       n->stat.delta, ev);
-		if (err)
-			goto cleanup;
-	}
-	if (c.n > DESCEND_NOTE_MAX)
-		err = verdict_add_note(d->v, "%zu more significant %s", c.n - DESCEND_NOTE_MAX,
-				       sign > 0 ? "increases" : "decreases");
-cleanup:
-	free(c.v);
-	return err;
-}
-
 /* ---- the walk ----------------------------------------------------------------- */
 
 static int add_stop(struct descent *d, struct tree_node *n, double skid)
@@ -625,69 +551,6 @@ static int clear_verdict_flag(struct tree_node *n, void *arg)
 	return 0;
 }
 
-/* frames of n's path, root first, the time level and the subsystem of the
- * deepest classified frame; b->path points into names (max entries) */
-static void branch_of(const struct tree_node *n, struct verdict_branch *b, char **names,
-		      unsigned max)
-{
-	const struct tree_node *chain[VERDICT_MAX_PATH * 2 + 8];
-	const struct tree_node *sub = NULL, *time = NULL;
-	enum subsys deep = SUBSYS_N;
-	unsigned nchain = 0;
-
-	memset(b, 0, sizeof(*b));
-	for (const struct tree_node *x = n; x && nchain < sizeof(chain) / sizeof(chain[0]);
-	     x = x->parent)
-		chain[nchain++] = x;
-	for (unsigned i = nchain; i-- > 0;) {
-		const struct tree_node *x = chain[i];
-
-		if (x->kind == TREE_SUBSYS)
-			sub = x;
-		if (x->kind == TREE_TIME)
-			time = x;
-		if (x->kind != TREE_FRAME && x->kind != TREE_EVENT)
-			continue;
-		if (x->kind == TREE_FRAME) {
-			enum subsys s = subsys_of_function(x->name);
-
-			if (s != SUBSYS_N && s != SUBSYS_SYSCALL)
-				deep = s;
-		}
-		if (b->npath < max)
-			names[b->npath++] = (char *)x->name;
-	}
-	b->path = names;
-	snprintf(b->subsystem, sizeof(b->subsystem), "%s",
-		 deep != SUBSYS_N ? subsys_name(deep) : sub ? sub->name : subsys_name(n->subsys));
-	snprintf(b->time, sizeof(b->time), "%s", time ? time->name : "on-cpu");
-	b->delta = n->stat.delta;
-}
-
-static void mark_path(struct tree_node *n)
-{
-	for (; n; n = n->parent)
-		n->flags |= TREE_F_VERDICT;
-}
-
-/* "mm: ... > do_wp_page" for summaries */
-static void short_path(const struct verdict_branch *b, const char *fallback, char *buf,
-		       size_t len)
-{
-	const char *tprefix = strcmp(b->time, "on-cpu") ? b->time : NULL;
-
-	if (!b->npath)
-		snprintf(buf, len, "%s%s%s: %s", tprefix ? tprefix : "", tprefix ? ", " : "",
-			 b->subsystem, fallback);
-	else if (b->npath == 1)
-		snprintf(buf, len, "%s%s%s: %s", tprefix ? tprefix : "", tprefix ? ", " : "",
-			 b->subsystem, b->path[0]);
-	else
-		snprintf(buf, len, "%s%s%s: %s%s > %s", tprefix ? tprefix : "", tprefix ? ", " : "",
-			 b->subsystem, b->npath > 2 ? "... > " : "", b->path[b->npath - 2],
-			 b->path[b->npath - 1]);
-}
-
 static int verdict_found(struct descent *d)
 {
 	struct verdict *v = d->v;
@@ -705,10 +568,10 @@ static int verdict_found(struct descent *d)
 	 * branch can hold more than a deep one of the largest) */
 	stop = st->n;
 	for (unsigned i = 0; i < d->nstops; i++) {
-		mark_path(d->stops[i].n);
+		descent_mark_path(d->stops[i].n);
 		carried += mass(d, d->stops[i].n);
 	}
-	branch_of(stop, &b, names, VERDICT_MAX_PATH);
+	descent_branch_of(stop, &b, names, VERDICT_MAX_PATH);
 	for (unsigned i = 0; i < b.npath; i++) {
 		v->path[i] = strdup(b.path[i]);
 		if (!v->path[i])
@@ -744,13 +607,13 @@ static int verdict_found(struct descent *d)
 			struct verdict_branch x;
 			int w;
 
-			branch_of(n, &x, bn, VERDICT_MAX_PATH);
+			descent_branch_of(n, &x, bn, VERDICT_MAX_PATH);
 			x.mass = mass(d, n);
 			x.share = d->total > 0 ? x.mass / d->total : 0;
 			err = verdict_branch_add(&v->branches, &v->nbranches, &x);
 			if (err)
 				return err;
-			short_path(&x, n->name, via, sizeof(via));
+			descent_short_path(&x, n->name, via, sizeof(via));
 			w = snprintf(sp + off, sizeof(sp) - off, "%s%s %.0f%%", i ? "; " : "", via,
 				     x.share * 100);
 			if (w < 0 || (size_t)w >= sizeof(sp) - off)
@@ -860,7 +723,7 @@ static int find_falls(struct descent *rise, const struct tree_node *start)
 		char *names[VERDICT_MAX_PATH];
 		struct verdict_branch b;
 
-		branch_of(n, &b, names, VERDICT_MAX_PATH);
+		descent_branch_of(n, &b, names, VERDICT_MAX_PATH);
 		b.mass = n->stat.fall;
 		b.share = d.start_mass > 0 ? b.mass / d.start_mass : 0;
 		err = split_fall(&d, n, &b, rise->v);
@@ -888,7 +751,7 @@ static int verdict_not_found(struct descent *d, const struct tree_node *start)
 	if (d->v->nfalls) {
 		char via[256];
 
-		short_path(&d->v->falls[0], "?", via, sizeof(via));
+		descent_short_path(&d->v->falls[0], "?", via, sizeof(via));
 		snprintf(fall, sizeof(fall), "; what fell most: %s %+.1f/s (the fall is the finding: "
 			 "something vanished or now waits)", via, -d->v->falls[0].mass);
 	}
@@ -905,9 +768,9 @@ static int verdict_not_found(struct descent *d, const struct tree_node *start)
 	}
 	err = agent_reply_line(d->r, "%s", d->v->summary);
 	if (!err)
-		err = note_moves(d, (struct tree_node *)start, +1);
+		err = descent_note_moves(d->v, (struct tree_node *)start, +1);
 	if (!err)
-		err = note_moves(d, (struct tree_node *)start, -1);
+		err = descent_note_moves(d->v, (struct tree_node *)start, -1);
 	return err;
 }
 
