@@ -328,6 +328,18 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 					s->pairs_agree++;
 			}
 		}
+		{
+			uint64_t sc = n->self[COND_REF] + n->self[COND_LOAD];
+			double sd = n->self[COND_LOAD] / secs[COND_LOAD] -
+				    n->self[COND_REF] / secs[COND_REF];
+
+			/* a per-node test, not part of the family: it only adds
+			 * a node's own time to rises its children already show */
+			if (sc >= o->min_count && sd != 0 &&
+			    calib_poisson_p(n->self[COND_REF], secs[COND_REF], n->self[COND_LOAD],
+					    secs[COND_LOAD]) <= o->alpha)
+				s->self_sign = sign_of(sd);
+		}
 		if (n == t->root)
 			s->q = s->p;
 		else if (cnt >= o->min_count) {
@@ -370,6 +382,7 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 	/* share_of_parent above read the parent's delta: pre-order walk, so the
 	 * parent was filled in the first loop already */
 	err = calib_annot_run(t, o);
+	calib_masses(t);
 cleanup:
 	free(nv.v);
 	free(fp);
@@ -377,6 +390,52 @@ cleanup:
 	free(ref_w);
 	free(load_w);
 	return err;
+}
+
+/* ---- rises and falls apart ------------------------------------------------ */
+
+static int calib_other_unit(const struct tree_node *parent, const struct tree_node *c)
+{
+	return (c->flags & TREE_F_STEP) && !(parent->flags & TREE_F_STEP);
+}
+
+/* post-order: children first */
+static void calib_mass_node(struct tree_node *n, double secs_ref, double secs_load)
+{
+	const struct calib_stat *s = &n->stat;
+	double up = 0, down = 0, self = 0;
+
+	for (unsigned i = 0; i < n->nchild; i++) {
+		struct tree_node *c = n->child[i];
+
+		calib_mass_node(c, secs_ref, secs_load);
+		if (calib_other_unit(n, c))
+			continue;
+		up += c->stat.rise;
+		down += c->stat.fall;
+	}
+	if (!(n->flags & TREE_F_STEP))
+		self = n->self[COND_LOAD] / secs_load - n->self[COND_REF] / secs_ref;
+	if (s->self_sign > 0 && self > 0)
+		up += self;
+	if (s->self_sign < 0 && self < 0)
+		down += -self;
+	n->stat.rise = fmax(s->significant && s->sign > 0 ? s->delta : 0, up);
+	n->stat.fall = fmax(s->significant && s->sign < 0 ? -s->delta : 0, down);
+}
+
+void calib_masses(struct tree *t)
+{
+	double secs[COND_N] = { 0 };
+
+	if (!t || !t->root)
+		return;
+	for (unsigned w = 0; w < t->nwin; w++)
+		if (t->wins[w].secs > 0 && t->wins[w].cond < COND_N)
+			secs[t->wins[w].cond] += t->wins[w].secs;
+	if (!(secs[COND_REF] > 0) || !(secs[COND_LOAD] > 0))
+		return;
+	calib_mass_node(t->root, secs[COND_REF], secs[COND_LOAD]);
 }
 
 /* ---- words ----------------------------------------------------------------- */

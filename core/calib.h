@@ -29,6 +29,13 @@ void calib_opts_default(struct calib_opts *o);
  * condition; returns -EINVAL (nothing to compare) otherwise, 0 on success. */
 int calib_run(struct tree *t, const struct calib_opts *o);
 
+/* Fills stat.rise and stat.fall of every node from the significance of the
+ * nodes and their self counts (calib_run calls it last; callers that change
+ * significance afterwards, such as the step calibration, call it again).
+ * A step's node (TREE_F_STEP) under a node of the calibration counts
+ * another unit: it is left out of its parent's sums. */
+void calib_masses(struct tree *t);
+
 /* Calibrates the nodes steps added (TREE_F_STEP, left out of calib_run's
  * own pass) from their annotations (core/tree_annot.h): rates, the Poisson
  * test, Benjamini–Hochberg within each step, pair signs, latency

@@ -35,6 +35,8 @@ void diagnose_result_clear(struct diagnose_result *r)
 	free(r->decisions);
 	for (unsigned i = 0; i < r->nnaive; i++)
 		free(r->naive_path[i]);
+	for (unsigned i = 0; i < r->nnaive_diff; i++)
+		free(r->naive_diff_path[i]);
 	free(r->hyp);
 	memset(r, 0, sizeof(*r));
 }
@@ -46,6 +48,11 @@ static void diag_take_naive(struct analysis *an, struct diagnose_result *r)
 	memcpy(r->naive_path, an->naive_path, an->nnaive * sizeof(*r->naive_path));
 	r->nnaive = an->nnaive;
 	an->nnaive = 0;
+	memcpy(r->naive_diff_subsystem, an->naive_diff_subsystem, sizeof(r->naive_diff_subsystem));
+	memcpy(r->naive_diff_path, an->naive_diff_path,
+	       an->nnaive_diff * sizeof(*r->naive_diff_path));
+	r->nnaive_diff = an->nnaive_diff;
+	an->nnaive_diff = 0;
 }
 
 /* The analysis of p without steps; an error when it cannot be calibrated
@@ -291,12 +298,22 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 	diag_num(ev, "share_of_root", v->share_of_root);
 	if (v->nnotes)
 		cJSON_AddItemToObject(jv, "notes", diag_strings(v->notes, v->nnotes));
+	if (verdict_json_add_paths(jv, v))
+		err = -ENOMEM;
 
 	jn = cJSON_AddObjectToObject(o, "naive");
 	cJSON_AddStringToObject(jn, "subsystem", r->naive_subsystem);
 	cJSON_AddItemToObject(jn, "path", diag_strings(r->naive_path, r->nnaive));
 	if (r->nnaive)
 		cJSON_AddStringToObject(jn, "leaf", r->naive_path[r->nnaive - 1]);
+	else
+		cJSON_AddNullToObject(jn, "leaf");
+
+	jn = cJSON_AddObjectToObject(o, "naive_diff");
+	cJSON_AddStringToObject(jn, "subsystem", r->naive_diff_subsystem);
+	cJSON_AddItemToObject(jn, "path", diag_strings(r->naive_diff_path, r->nnaive_diff));
+	if (r->nnaive_diff)
+		cJSON_AddStringToObject(jn, "leaf", r->naive_diff_path[r->nnaive_diff - 1]);
 	else
 		cJSON_AddNullToObject(jn, "leaf");
 

@@ -25,6 +25,14 @@ struct diagnose_result {
 	char naive_subsystem[16];
 	char *naive_path[VERDICT_MAX_PATH]; /* owned */
 	unsigned nnaive;
+	/* naive_diff: a simple per-stack differ — each exact stack's positive
+	 * part of loaded - reference rate, summed up the tree, and from the
+	 * root the heaviest child down to where a node's own increase
+	 * outweighs every child's (idle skipped).  What argus's significance
+	 * machinery must not be worse than (issue 11). */
+	char naive_diff_subsystem[16];
+	char *naive_diff_path[VERDICT_MAX_PATH]; /* owned */
+	unsigned nnaive_diff;
 	double thinking_s;         /* tree + calibration + descent / agent turns */
 	double waiting_s;          /* waiting for the human (0 in batch) */
 	double steps_s;            /* running steps (part of measuring, not thinking) */

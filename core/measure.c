@@ -275,6 +275,33 @@ static void meas_finish(struct measure *m, double now)
 	meas_log(m, "measured %u windows in %.1f s", m->done, m->elapsed);
 }
 
+/* Which processes are the diagnosed work (struct profile_diag): the
+ * victim's, when sampling is filtered to it (every stack); else the load's
+ * processes as they are at the end of each loaded window (a background
+ * that runs in both conditions is not diagnosed: its falls are displaced
+ * work). */
+static void meas_diag(struct measure *m)
+{
+	uint32_t tg[PROFILE_DIAG_MAX];
+	int n;
+
+	if (m->o.reference_only)
+		return;
+	m->prof->diag.known = 1;
+	if (m->victim) {
+		m->prof->diag.all = 1;
+		return;
+	}
+	if (m->o.pid)
+		profile_diag_add(&m->prof->diag, (uint32_t)m->o.pid);
+	if (!m->load)
+		return;
+	profile_diag_add(&m->prof->diag, (uint32_t)load_pid(m->load));
+	n = load_tgids(m->load, tg, PROFILE_DIAG_MAX);
+	for (int i = 0; i < n && i < PROFILE_DIAG_MAX; i++)
+		profile_diag_add(&m->prof->diag, tg[i]);
+}
+
 /* Closes the current window at now; 1 when the profile changed. */
 static int meas_close_window(struct measure *m, double now, char **cause)
 {
@@ -282,6 +309,8 @@ static int meas_close_window(struct measure *m, double now, char **cause)
 
 	if (n < 0)
 		return (int)n;
+	if (m->seq && m->seq[m->done] == COND_LOAD)
+		meas_diag(m);
 	m->samples += (uint64_t)n;
 	profile_window_end(m->prof, (unsigned)m->win, now - m->phase_start);
 	m->rate = now > m->last_collect ? n / (now - m->last_collect) : 0;

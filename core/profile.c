@@ -42,6 +42,18 @@ const char *cond_name(enum cond c)
 	}
 }
 
+void profile_diag_add(struct profile_diag *d, uint32_t tgid)
+{
+	if (!d)
+		return;
+	d->known = 1;
+	for (unsigned i = 0; i < d->ntgids; i++)
+		if (d->tgids[i] == tgid)
+			return;
+	if (d->ntgids < PROFILE_DIAG_MAX)
+		d->tgids[d->ntgids++] = tgid;
+}
+
 struct profile *profile_new(void)
 {
 	struct profile *p = calloc(1, sizeof(*p));

@@ -573,6 +573,44 @@ static void tree_account(struct tree_node *n, const uint64_t *ct, const uint64_t
 		n->win_total[i] += w[i];
 }
 
+/* Counts ct of process (tgid, comm) into n's list, moved to the front:
+ * consecutive stacks are mostly one process's. */
+static int tree_proc_account(struct tree *t, struct tree_node *n, uint32_t tgid,
+			     const char *comm, const uint64_t *ct)
+{
+	struct tree_proc **pp = &n->procs, *e;
+
+	for (; *pp; pp = &(*pp)->next)
+		if ((*pp)->tgid == tgid && (*pp)->comm == comm)
+			break;
+	e = *pp;
+	if (e) {
+		*pp = e->next;
+	} else {
+		e = tree_arena_alloc(t->priv, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		memset(e, 0, sizeof(*e));
+		e->tgid = tgid;
+		e->comm = comm;
+	}
+	e->total[COND_REF] += ct[COND_REF];
+	e->total[COND_LOAD] += ct[COND_LOAD];
+	e->next = n->procs;
+	n->procs = e;
+	return 0;
+}
+
+int tree_is_diagnosed(const struct tree *t, uint32_t tgid)
+{
+	if (!t->diag.known || t->diag.all)
+		return 1;
+	for (unsigned i = 0; i < t->diag.ntgids; i++)
+		if (t->diag.tgids[i] == tgid)
+			return 1;
+	return 0;
+}
+
 static int tree_build_merge(struct tree_builder *b)
 {
 	const struct profile *p = b->p;
@@ -651,6 +689,16 @@ static int tree_build_merge(struct tree_builder *b)
 		}
 		n->self[COND_REF] += ct[COND_REF];
 		n->self[COND_LOAD] += ct[COND_LOAD];
+		if (!b->pnode[si]) {
+			/* who the samples are, on every node of the stack's path */
+			const char *comm = strpool_intern(t->priv->names, st->comm ? st->comm : "");
+
+			if (!comm)
+				goto out;
+			for (struct tree_node *x = n; x; x = x->parent)
+				if (tree_proc_account(t, x, st->tgid, comm, ct) < 0)
+					goto out;
+		}
 		prev = si;
 	}
 	err = 0;
@@ -691,6 +739,7 @@ struct tree *tree_build(const struct profile *p, const struct tree_opts *opts)
 	if (!t->priv->names)
 		goto out;
 	t->nwin = p->nwin;
+	t->diag = p->diag;
 	if (p->nwin) {
 		t->wins = malloc(p->nwin * sizeof(*t->wins));
 		if (!t->wins)

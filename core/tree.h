@@ -58,9 +58,29 @@ struct calib_stat {
 	double share_of_parent;   /* delta / parent's delta (descent); 0 when
 	                           * the parent's delta is 0, 1 for the root */
 	const char *why;          /* static text: why (not) significant */
+	/* Rises and falls kept apart (issue 11; calib_masses).  rise: the
+	 * significant increase below the node, in its own unit: the larger of
+	 * its own delta when it rises significantly and the sum of its
+	 * children's rises plus its own significant self increase; fall the
+	 * same for decreases (a positive number).  A node whose net delta is
+	 * ~0 or negative can still carry a rise: a new path under a parent
+	 * whose other paths fall. */
+	double rise, fall;
+	int self_sign;            /* +1/-1: its self count changed significantly
+	                           * (uncorrected rate test at alpha); 0 not */
 };
 
 struct tree_annot; /* step results attached to a node (core/tree_annot.h) */
+
+/* Who a node's samples belong to: one entry per process, in a tree by
+ * subsystem (a tree by process says it with its process level).  How
+ * displaced work is told from the diagnosed work (core/descent.c). */
+struct tree_proc {
+	uint32_t tgid;
+	const char *comm;          /* owned by the tree */
+	uint64_t total[COND_N];
+	struct tree_proc *next;
+};
 
 struct tree_node {
 	uint64_t id;              /* hash of the path from the root */
@@ -81,6 +101,8 @@ struct tree_node {
 	struct calib_stat stat;
 	struct tree_annot *annot; /* NULL or a list owned by the tree */
 	unsigned flags;           /* TREE_F_* */
+	struct tree_proc *procs;  /* by-subsystem trees: its processes, owned by
+	                           * the tree; NULL in trees by process */
 };
 
 #define TREE_F_VERDICT  0x1u  /* on the verdict path */
@@ -126,6 +148,9 @@ struct tree {
 	size_t nnodes;
 	unsigned nwin;
 	struct profile_window *wins; /* copy of the profile's windows */
+	/* which processes are the diagnosed work, copied from the profile
+	 * (struct profile_diag): a fall of another process is displaced work */
+	struct profile_diag diag;
 	/* private: */
 	struct tree_priv *priv;
 };
@@ -134,6 +159,11 @@ struct tree {
  * Returns NULL with errno set.  Free with tree_free. */
 struct tree *tree_build(const struct profile *p, const struct tree_opts *opts);
 void tree_free(struct tree *t); /* NULL-safe */
+
+/* 1 when process tgid is (part of) the diagnosed work: the profile said
+ * so, or said nothing (then every process counts as diagnosed: no work is
+ * called displaced without knowing what was diagnosed). */
+int tree_is_diagnosed(const struct tree *t, uint32_t tgid);
 
 /* Child of parent named name, or NULL — a hash lookup, not a scan. */
 struct tree_node *tree_child(const struct tree *t, const struct tree_node *parent,
