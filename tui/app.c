@@ -195,6 +195,7 @@ static int rebuild(struct app *a, char **cause)
 
 		calib_opts_default(&co);
 		co.freq_hz = a->st.freq_hz;
+		co.sequential = a->o.sequential;
 		if (calib_run(t, &co) == 0) {
 			struct agent_reply reply = { 0 };
 

@@ -36,11 +36,13 @@ static void diagnose_usage(FILE *out)
 	fprintf(out,
 		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
 		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
-		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n"
+		"                      [--pairs K] [--min-pairs K] [--fixed] [--window S] [--settle S]\n"
+		"                      [--freq HZ]\n"
 		"                      [--session FILE | --no-session] [--auto [--steps N] [--budget PCT]]\n"
 		"                      [--agent heuristic|llm [--redact]]\n\n"
-		"Measures k pairs of reference (load paused) and loaded windows, calibrates the\n"
-		"kernel calling-context tree and prints the verdict as one JSON object.\n\n"
+		"Measures pairs of reference (load paused) and loaded windows until the verdict is\n"
+		"settled (at most --pairs; --fixed: exactly --pairs), calibrates the kernel\n"
+		"calling-context tree and prints the verdict as one JSON object.\n\n"
 		"options:\n"
 		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
 		"--batch", "no terminal interface (the only mode of diagnose)",
@@ -90,6 +92,7 @@ int cmd_diagnose(int argc, char **argv)
 	char *steps_json = NULL;
 	sigset_t oldmask;
 	char lstate[48] = "";
+	struct calib_opts co;
 
 	opts_load_init(&ol);
 	opts_agent_init(&oa);
@@ -238,6 +241,20 @@ int cmd_diagnose(int argc, char **argv)
 		}
 	}
 	info.measuring_s = measure_elapsed(msrc);
+	calib_opts_default(&co);
+	co.sequential = ol.m.sequential; /* the verdict's q as valid as the stop was */
+	info.sequential = ol.m.sequential;
+	info.min_pairs = ol.m.min_pairs;
+	if (measure_stopping(msrc, &info.stop_reason, &info.stop_pairs, &info.stop_settled,
+			     &info.stop_windows) == 0) {
+		fprintf(stderr, "argus: measuring stopped: %s\n", info.stop_reason);
+		if (ses) {
+			char line[320];
+
+			snprintf(line, sizeof(line), "measuring stopped: %s", info.stop_reason);
+			session_write_note(ses, line);
+		}
+	}
 	if (measure_load(msrc))
 		info.load_state = load_state(measure_load(msrc), lstate, sizeof(lstate));
 	if (autorun && !measure_load(msrc)) {
@@ -264,14 +281,14 @@ int cmd_diagnose(int argc, char **argv)
 		so.stop_fd = sfd;
 		so.log = stderr;
 		so.ses = ses;
-		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
+		err = diagnose_run_steps(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 		if (err != -EINTR)
 			src->ops->stop(src);
 	} else if (agent) {
 		/* End the loads before thinking: the verdict does not need them. */
 		src->ops->stop(src);
-		err = diagnose_run_agent(src->ops->profile(src), NULL, ol.m.freq_hz,
+		err = diagnose_run_agent(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), agent, sfd, &res, &cause);
 	} else {
 		struct diagnose_steps_opts so = { 0 };
@@ -282,7 +299,7 @@ int cmd_diagnose(int argc, char **argv)
 		so.stop_fd = -1;
 		so.log = stderr;
 		so.ses = ses;
-		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
+		err = diagnose_run_steps(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 	}
 	if (err == -EINTR) {

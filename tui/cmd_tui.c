@@ -396,6 +396,7 @@ int cmd_tui(int argc, char **argv)
 			 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
 		to.title = title;
 		to.agent_pane = 1;
+		to.sequential = ol.m.sequential;
 		to.load = measure_load(src);
 	} else {
 		po.freq_hz = ol.m.freq_hz;
