@@ -167,7 +167,7 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 	else if (!sig)
 		snprintf(why, sizeof(why), "a decision on the path is not significant under the "
 			 "sequential test (q=%.2g)", qmax);
-	else if (!robust)
+	else if (!robust && run < 2 * stable)
 		snprintf(why, sizeof(why), "a stop rule is near its threshold (%s)",
 			 near ? near : "the path moves with the explain share");
 	else if (last->pair < o->min_pairs)
@@ -182,8 +182,9 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 			/* the next power of ten above the largest q */
 			snprintf(qs, sizeof(qs), "1e%+03d", (int)ceil(log10(qmax) - 1e-9));
 		snprintf(d->reason, sizeof(d->reason),
-			 "settled after %u pair%s: path stable over %u pair%s, q <= %s at every step",
+			 "settled after %u pair%s: path stable over %u pair%s%s, q <= %s at every step",
 			 last->pair, last->pair == 1 ? "" : "s", run, run == 1 ? "" : "s",
+			 robust ? "" : " (a share near its threshold)",
 			 qmax >= 1e-300 ? qs : "1e-300");
 		return;
 	}
@@ -203,7 +204,7 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 void seqstop_window_bounds_default(struct seqstop_window_bounds *b)
 {
 	b->window_min_s = 0.25;
-	b->window_max_s = 2.0;
+	b->window_max_s = 1.0; /* 12 pairs of thin data: ~25 s at most */
 	b->settle_min_s = 0.03;
 	b->settle_max_s = 0.5;
 }

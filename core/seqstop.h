@@ -13,7 +13,10 @@
  *     again with its explain share moved by -margin and +margin gives the
  *     same path (one share parameter governs "enter the child", "the
  *     function itself is the hot spot", "the cost is the caller's
- *     interrupts-off section" and "children spread").
+ *     interrupts-off section" and "children spread").  A path that holds over
+ *     2 x stable looks settles even so (more data cannot move a share that
+ *     truly sits at the threshold; the reason says "a share near its
+ *     threshold").
  * The verdict reported is the one at the stopping look; its q-values are
  * the anytime-valid ones, so the false-alarm rate holds at that time
  * (tests/unit/test_seqstop.c checks it by simulation).

@@ -17,6 +17,7 @@ struct ses_priv {
 	unsigned written;          /* windows [0, written) are in the file */
 	int err;
 	int verdict_done;
+	int stop_noted;
 	int stopped;
 };
 
@@ -55,11 +56,14 @@ static void ses_write_upto(struct ses_priv *sp, unsigned upto)
 static void ses_verdict(struct ses_priv *sp)
 {
 	struct diagnose_result r;
+	struct calib_opts co;
 	char *cause = NULL;
 	int err;
 
 	sp->verdict_done = 1;
-	err = diagnose_run(sp->in->ops->profile(sp->in), NULL, sp->o.freq_hz,
+	calib_opts_default(&co);
+	co.sequential = sp->o.sequential;
+	err = diagnose_run(sp->in->ops->profile(sp->in), &co, sp->o.freq_hz,
 			   sp->o.exclude_tgid, &r, &cause);
 	if (err) {
 		char line[512];
@@ -91,6 +95,13 @@ static int ses_tick(struct source *s, double now_s, char **cause)
 	sp->in->ops->status(sp->in, &st);
 	if (st.closed > sp->written)
 		ses_write_upto(sp, st.closed);
+	if (st.phase == SOURCE_DONE && st.detail && !sp->stop_noted && !sp->err) {
+		char line[320];
+
+		sp->stop_noted = 1;
+		snprintf(line, sizeof(line), "measuring stopped: %s", st.detail);
+		ses_fail(sp, session_write_note(sp->s, line));
+	}
 	if (st.phase == SOURCE_DONE && sp->o.verdict_at_done && !sp->verdict_done && !sp->err)
 		ses_verdict(sp);
 	return rc;

@@ -23,6 +23,9 @@
 #include "session.h"
 #include "source.h"
 
+/* When the inner source reaches SOURCE_DONE with a detail (a measure
+ * source says there why measuring stopped, core/measure.h), that line is
+ * written as a note, "measuring stopped: ...": replay shows it. */
 struct source_session_opts {
 	unsigned step;            /* the windows' step (0: calibration sampling) */
 	uint32_t exclude_tgid;    /* stacks of this process are not written (argus
@@ -32,6 +35,7 @@ struct source_session_opts {
 	                           * verdict (the interactive argus; diagnose writes
 	                           * its own) */
 	unsigned freq_hz;         /* for verdict_at_done */
+	int sequential;           /* ... calibrated with the anytime-valid test */
 	FILE *log;                /* one line when writing fails; NULL: none */
 };
 

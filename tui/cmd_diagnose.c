@@ -247,13 +247,8 @@ int cmd_diagnose(int argc, char **argv)
 	info.min_pairs = ol.m.min_pairs;
 	if (measure_stopping(msrc, &info.stop_reason, &info.stop_pairs, &info.stop_settled,
 			     &info.stop_windows) == 0) {
+		/* the session's note comes from the session source */
 		fprintf(stderr, "argus: measuring stopped: %s\n", info.stop_reason);
-		if (ses) {
-			char line[320];
-
-			snprintf(line, sizeof(line), "measuring stopped: %s", info.stop_reason);
-			session_write_note(ses, line);
-		}
 	}
 	if (measure_load(msrc))
 		info.load_state = load_state(measure_load(msrc), lstate, sizeof(lstate));
@@ -272,6 +267,8 @@ int cmd_diagnose(int argc, char **argv)
 		xo.load = measure_load(msrc);
 		xo.log = stderr;
 		xo.settle_s = ol.m.settle_s;
+		xo.sequential = ol.m.sequential; /* a step stops when settled too */
+		xo.min_pairs = ol.m.min_pairs;
 		if (budget > 0)
 			xo.budget_pct = budget;
 		so.agent = agent;

@@ -427,6 +427,7 @@ int cmd_tui(int argc, char **argv)
 	}
 	if (ses) {
 		struct source_session_opts so = { .verdict_at_done = 1, .freq_hz = ol.m.freq_hz,
+						  .sequential = calibrated && ol.m.sequential,
 						  .exclude_tgid = to.exclude_tgid };
 
 		src = source_session_new(src, ses, &so);

@@ -87,6 +87,16 @@ static void test_not_settled(void **state)
 	seqstop_decide(l, 3, &o, &d);
 	assert_false(d.stop);
 	assert_non_null(strstr(d.reason, "near its threshold (with a 45% share"));
+	/* ... but a path that held over 4 looks settles, and says so */
+	l[3] = look(4, 6, 1e-6, 0);
+	l[1] = look(2, 6, 1e-9, 1);
+	l[0] = look(1, 6, 1e-9, 1);
+	seqstop_decide(l, 4, &o, &d);
+	assert_true(d.settled);
+	assert_string_equal(d.reason, "settled after 4 pairs: path stable over 4 pairs (a share near "
+			    "its threshold), q <= 1e-06 at every step");
+	l[0] = look(1, 5, 1e-9, 1);
+	l[1] = look(2, 6, 1e-9, 1);
 	/* the maximum, still moving at pair 11 */
 	for (unsigned i = 0; i < 12; i++)
 		l[i] = look(i + 1, i == 10 ? 9 : 8, 1e-6, 1);
@@ -131,13 +141,16 @@ static void test_windows(void **state)
 	assert_true(fabs(out.window_s - 0.25) < 1e-9);
 	assert_true(fabs(out.settle_s - 0.1) < 1e-9); /* no slices: kept */
 	assert_non_null(strstr(out.why, "kept"));
-	/* a thin one: +200/s -> 1.5 s windows; nothing: the maximum */
+	/* a thin one: +400/s -> 0.75 s windows; +200/s or nothing: the maximum */
+	in.load_rate = 500;
+	seqstop_windows(&in, NULL, &out);
+	assert_true(fabs(out.window_s - 0.75) < 1e-9);
 	in.load_rate = 300;
 	seqstop_windows(&in, NULL, &out);
-	assert_true(fabs(out.window_s - 1.5) < 1e-9);
+	assert_true(fabs(out.window_s - 1.0) < 1e-9);
 	in.load_rate = 90;
 	seqstop_windows(&in, NULL, &out);
-	assert_true(fabs(out.window_s - 2.0) < 1e-9);
+	assert_true(fabs(out.window_s - 1.0) < 1e-9);
 	assert_non_null(strstr(out.why, "thin"));
 	/* settle from slices of 25 ms after the resume: at once, or after 150 ms */
 	for (unsigned i = 0; i < 12; i++) {
