@@ -47,9 +47,11 @@ struct measure {
 	int slicing;                 /* slices after the first resume */
 	double last_slice;
 	char stop_reason[200];
+	char stop_brief[96];         /* the status bar's "done (...)" */
 };
 
 #define MEASURE_SLICE_S 0.025
+#define MEASURE_SLICE_TGIDS 64
 
 static void meas_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void meas_cause(char **cause, const char *fmt, ...)
@@ -246,11 +248,12 @@ static void meas_settle(struct measure *m, double now)
  * MEASURE_SLICE_S (ticks are not exactly on time). */
 static int meas_slice(struct measure *m, double now, char **cause)
 {
-	uint32_t self = (uint32_t)getpid();
+	uint32_t self = (uint32_t)getpid(), tg[MEASURE_SLICE_TGIDS];
 	struct profile *p;
 	unsigned w;
-	uint64_t before;
+	uint64_t before, after;
 	int64_t n;
+	int ntg;
 
 	if (m->phase == SOURCE_SETTLING) {
 		if (!m->scratch) {
@@ -264,7 +267,13 @@ static int meas_slice(struct measure *m, double now, char **cause)
 		p = m->prof;
 		w = (unsigned)m->win;
 	}
-	before = measure_seq_busy(p, w, self);
+	/* the load's own samples: on a saturated machine the busy total does
+	 * not show it coming back */
+	ntg = m->load ? load_tgids(m->load, tg, MEASURE_SLICE_TGIDS) : 0;
+	if (ntg > MEASURE_SLICE_TGIDS)
+		ntg = MEASURE_SLICE_TGIDS;
+	before = ntg > 0 ? measure_seq_count_tgids(p, w, tg, (unsigned)ntg) :
+			   measure_seq_busy(p, w, self);
 	n = meas_collect(m, p, w, cause);
 	if (n < 0)
 		return (int)n;
@@ -272,9 +281,11 @@ static int meas_slice(struct measure *m, double now, char **cause)
 		m->samples += (uint64_t)n;
 		profile_window_end(m->prof, w, now - m->phase_start);
 	}
+	after = ntg > 0 ? measure_seq_count_tgids(p, w, tg, (unsigned)ntg) :
+			  measure_seq_busy(p, w, self);
 	if (now > m->last_slice)
-		measure_seq_slice(m->seq_ctl, (double)(measure_seq_busy(p, w, self) - before) *
-				  MEASURE_SLICE_S / (now - m->last_slice), MEASURE_SLICE_S);
+		measure_seq_slice(m->seq_ctl, (double)(after - before) * MEASURE_SLICE_S /
+				  (now - m->last_slice), MEASURE_SLICE_S);
 	m->last_slice = now;
 	return 0;
 }
@@ -382,6 +393,7 @@ static int meas_tick(struct source *s, double now, char **cause)
 		meas_log(m, "the load %s: stopping after %u windows", st, m->done);
 		snprintf(m->stop_reason, sizeof(m->stop_reason), "the load %s after %u pair%s", st,
 			 meas_pairs_done(m), meas_pairs_done(m) == 1 ? "" : "s");
+		snprintf(m->stop_brief, sizeof(m->stop_brief), "done (%.88s)", m->stop_reason);
 		meas_finish(m, now);
 		return changed;
 	}
@@ -422,6 +434,8 @@ static int meas_tick(struct source *s, double now, char **cause)
 			if (err == 1 || m->done == m->nseq) {
 				snprintf(m->stop_reason, sizeof(m->stop_reason), "%s",
 					 measure_seq_decision(m->seq_ctl)->reason);
+				snprintf(m->stop_brief, sizeof(m->stop_brief), "done (%s)",
+					 measure_seq_decision(m->seq_ctl)->brief);
 				meas_log(m, "stopping: %s", m->stop_reason);
 				meas_finish(m, now);
 				return 1;
@@ -511,8 +525,8 @@ static void meas_status(struct source *s, struct source_status *st)
 		load_state(m->load, m->load_state, sizeof(m->load_state));
 		st->load_state = m->load_state;
 	}
-	if (m->phase == SOURCE_DONE && m->seq_ctl && m->stop_reason[0])
-		st->detail = m->stop_reason; /* why it stopped, in the status bar */
+	if (m->phase == SOURCE_DONE && m->seq_ctl && m->stop_brief[0])
+		st->detail = m->stop_brief; /* why it stopped, in the status bar */
 }
 
 static void meas_stop(struct source *s)
@@ -834,9 +848,11 @@ int measure_noexec(struct source *s)
 int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int *settled,
 		     const char **windows)
 {
-	struct measure *m = s ? s->priv : NULL;
+	struct measure *m = s && s->ops == &measure_ops ? s->priv : NULL;
 
-	if (!m || m->phase != SOURCE_DONE)
+	if (!m)
+		return -EINVAL; /* not a measurement */
+	if (m->phase != SOURCE_DONE)
 		return -EAGAIN;
 	*reason = m->stop_reason[0] ? m->stop_reason : "measuring was stopped";
 	*pairs = meas_pairs_done(m);

@@ -115,7 +115,8 @@ void measure_close_sampler(struct source *s);
  * "maximum of 12 pairs reached; ...", "the load exited (0) after 2 pairs",
  * "fixed: 6 pairs"; *settled 1 for the first; *pairs the pairs measured;
  * *windows (may be NULL) how the windows adapted ("" when they did not).
- * Strings valid while s lives.  Returns 0, or -EAGAIN while measuring. */
+ * Strings valid while s lives.  Returns 0, -EAGAIN while measuring, -EINVAL
+ * when s is not a measure source. */
 int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int *settled,
 		     const char **windows);
 

@@ -79,27 +79,48 @@ int measure_seq_slicing(const struct measure_seq *q)
 	return q && !q->sliced && q->o.adapt_settle;
 }
 
-/* busy samples per second over the windows of condition c */
-static double busy_rate(const struct profile *p, enum cond c, uint32_t self)
+uint64_t measure_seq_count_tgids(const struct profile *p, unsigned w, const uint32_t *tg,
+				 unsigned ntg)
 {
-	double secs = 0, n = 0;
+	uint64_t n = 0;
 
-	for (unsigned w = 0; w < p->nwin; w++)
-		if (p->wins[w].cond == c && p->wins[w].secs > 0) {
-			secs += p->wins[w].secs;
-			n += (double)measure_seq_busy(p, w, self);
-		}
-	return secs > 0 ? n / secs : 0;
+	if (!p || w >= p->nwin)
+		return 0;
+	for (size_t i = 0; i < p->nstacks; i++)
+		for (unsigned k = 0; k < ntg; k++)
+			if (p->stacks[i].tgid == tg[k]) {
+				n += p->stacks[i].win[w];
+				break;
+			}
+	return n;
 }
 
-static void adapt(struct measure_seq *q, const struct profile *p, double *window_s,
+/* The increase the windows must hold: the sum of the subsystems' rises
+ * (idle left out), as the descent's shares are of.  Not the busy total: on
+ * a saturated machine the load displaces other work and the total stays. */
+static double rises(const struct tree *t)
+{
+	double up = 0;
+
+	for (unsigned i = 0; i < t->root->nchild; i++) {
+		const struct tree_node *c = t->root->child[i];
+
+		if (c->kind == TREE_SUBSYS && c->subsys == SUBSYS_IDLE)
+			continue;
+		if (c->stat.delta > 0)
+			up += c->stat.delta;
+	}
+	return up;
+}
+
+static void adapt(struct measure_seq *q, const struct tree *t, double *window_s,
 		  double *settle_s, FILE *log)
 {
 	struct seqstop_window_in in = { .window_s = *window_s, .settle_s = *settle_s };
 	struct seqstop_window_out out;
 
-	in.ref_rate = busy_rate(p, COND_REF, q->o.exclude_tgid);
-	in.load_rate = busy_rate(p, COND_LOAD, q->o.exclude_tgid);
+	in.ref_rate = 0;
+	in.load_rate = t ? rises(t) : 0;
 	in.slice = q->nslice ? q->slice : NULL;
 	in.nslice = q->nslice;
 	in.slice_s = q->slice_s;
@@ -126,11 +147,10 @@ int measure_seq_pair(struct measure_seq *q, const struct profile *p, unsigned pa
 	struct tree *t;
 	int err = 0;
 
+	int calibrated;
+
 	if (q->nlooks == q->o.max_pairs || pair == 0)
 		return q->dec.stop;
-	if (pair == 1 && (q->o.adapt_window || q->o.adapt_settle))
-		adapt(q, p, window_s, settle_s, log);
-	q->sliced = 1;
 	l = &q->looks[q->nlooks];
 	memset(l, 0, sizeof(*l));
 	l->pair = pair;
@@ -142,7 +162,11 @@ int measure_seq_pair(struct measure_seq *q, const struct profile *p, unsigned pa
 	co.freq_hz = q->o.freq_hz;
 	co.sequential = 1;
 	/* nothing to compare yet (an empty window) is a look without a verdict */
-	if (calib_run(t, &co) == 0)
+	calibrated = calib_run(t, &co) == 0;
+	if (pair == 1 && (q->o.adapt_window || q->o.adapt_settle))
+		adapt(q, calibrated ? t : NULL, window_s, settle_s, log);
+	q->sliced = 1;
+	if (calibrated)
 		err = seqstop_look_build(t, q->o.explain, q->so.margin, pair, l);
 	tree_free(t);
 	if (err < 0)

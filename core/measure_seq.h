@@ -34,8 +34,13 @@ void measure_seq_free(struct measure_seq *q); /* NULL-safe */
  * the idle task) other than self. */
 uint64_t measure_seq_busy(const struct profile *p, unsigned w, uint32_t self);
 
-/* Records the busy samples of one slice of slice_s after the first resume
- * (the settle time and the first loaded window). */
+/* Samples of window w of p in the processes tg[0..ntg). */
+uint64_t measure_seq_count_tgids(const struct profile *p, unsigned w, const uint32_t *tg,
+				 unsigned ntg);
+
+/* Records the samples of one slice of slice_s after the first resume (the
+ * settle time and the first loaded window): the load's own, or the busy
+ * ones when argus did not start it. */
 void measure_seq_slice(struct measure_seq *q, double busy, double slice_s);
 /* 1 while slices are wanted (before the first pair's look). */
 int measure_seq_slicing(const struct measure_seq *q);

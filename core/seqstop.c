@@ -186,12 +186,18 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 			 last->pair, last->pair == 1 ? "" : "s", run, run == 1 ? "" : "s",
 			 robust ? "" : " (a share near its threshold)",
 			 qmax >= 1e-300 ? qs : "1e-300");
+		snprintf(d->brief, sizeof(d->brief), "settled after %u pair%s, q <= %s", last->pair,
+			 last->pair == 1 ? "" : "s", qmax >= 1e-300 ? qs : "1e-300");
 		return;
 	}
 	if (last->pair >= o->max_pairs) {
 		d->stop = 1;
 		snprintf(d->reason, sizeof(d->reason), "maximum of %u pairs reached; %s",
 			 o->max_pairs, why);
+		snprintf(d->brief, sizeof(d->brief), "maximum of %u pairs: %s", o->max_pairs,
+			 !last->found ? "no bottleneck found" :
+			 run < stable ? "the verdict still moved" :
+			 !sig ? "a decision not significant" : "near a threshold");
 	} else {
 		snprintf(d->reason, sizeof(d->reason), "measuring: %s", why);
 	}
@@ -230,8 +236,8 @@ void seqstop_windows(const struct seqstop_window_in *in, const struct seqstop_wi
 	 * so each pair's sign (and the test) has something to go on */
 	if (inc > 0 && isfinite(inc)) {
 		out->window_s = clampd(SEQSTOP_TARGET_SAMPLES / inc, b->window_min_s, b->window_max_s);
-		snprintf(sw, sizeof(sw), "window %.2f s (%+.0f busy samples/s when loaded, ~%.0f a window)",
-			 out->window_s, inc, inc * out->window_s);
+		snprintf(sw, sizeof(sw), "window %.2f s (the subsystems rise %+.0f samples/s when "
+			 "loaded, ~%.0f a window)", out->window_s, inc, inc * out->window_s);
 	} else {
 		out->window_s = b->window_max_s;
 		snprintf(sw, sizeof(sw), "window %.2f s (no increase in the first pair: thin data)",

@@ -23,8 +23,9 @@
  *
  * Adaptive windows (seqstop_windows): from the first pair, the window
  * length that gives about SEQSTOP_TARGET_SAMPLES samples of the increase per
- * loaded window, and the settle time after which the load's rate has
- * reached its level after a resume; both within bounds.
+ * loaded window (the shares the descent judges are of the increase), and
+ * the settle time after which the load's rate has reached its level after a
+ * resume (its own samples in 25 ms slices); both within bounds.
  */
 #ifndef ARGUS_SEQSTOP_H
 #define ARGUS_SEQSTOP_H
@@ -76,6 +77,8 @@ struct seqstop_decision {
 	                      * q <= 1e-09 at every step", "maximum of 12 pairs
 	                      * reached; the verdict still moved at pair 11";
 	                      * while measuring, what is still missing */
+	char brief[72];      /* for a status bar: "settled after 3 pairs, q <= 1e-09",
+	                      * "maximum of 12 pairs: the verdict still moved" */
 };
 
 /* The rule over the looks so far (looks[0..n), in order).  Pure. */
@@ -85,8 +88,10 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 /* Adaptive windows. */
 struct seqstop_window_in {
 	double window_s, settle_s;  /* what the first pair used */
-	double ref_rate, load_rate; /* busy samples/s (idle and argus left out)
-	                             * in its reference and loaded windows */
+	double ref_rate, load_rate; /* the increase is load_rate - ref_rate:
+	                             * measure_seq passes the sum of the
+	                             * subsystems' rises (idle left out) as
+	                             * load_rate and 0 */
 	const double *slice;        /* busy samples in each slice after the first
 	                             * resume (settle time and window), may be NULL */
 	unsigned nslice;

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "caps.h"
+#include "measure.h"
 #include "source_session.h"
 
 struct ses_priv {
@@ -99,7 +100,14 @@ static int ses_tick(struct source *s, double now_s, char **cause)
 		char line[320];
 
 		sp->stop_noted = 1;
-		snprintf(line, sizeof(line), "measuring stopped: %s", st.detail);
+		const char *why = NULL, *win = NULL;
+		unsigned np = 0;
+		int settled = 0;
+
+		/* the full reason when the inner source is a measurement */
+		if (measure_stopping(sp->in, &why, &np, &settled, &win) < 0 || !why)
+			why = st.detail;
+		snprintf(line, sizeof(line), "measuring stopped: %s", why);
 		ses_fail(sp, session_write_note(sp->s, line));
 	}
 	if (st.phase == SOURCE_DONE && sp->o.verdict_at_done && !sp->verdict_done && !sp->err)

@@ -321,6 +321,8 @@ int opts_load_finish(struct opts_load *ol, int need_load, FILE *err)
 	} else {
 		if (!ol->pairs_given)
 			m->pairs = SEQSTOP_DEFAULT_MAX_PAIRS;
+		if (!ol->min_pairs_given && m->min_pairs > m->pairs)
+			m->min_pairs = m->pairs; /* --pairs 1: one pair, as asked */
 		m->adapt_window = !ol->window_given;
 		m->adapt_settle = !ol->settle_given;
 		if (m->min_pairs > m->pairs) {
