@@ -42,8 +42,8 @@ jq -e '.stopping.windows | test("^window [0-9.]+ s .*settle [0-9.]+ s")' "$TMP/o
 jq -e '.verdict.path | index("do_anonymous_page")' "$TMP/out" >/dev/null ||
 	echo "note: do_anonymous_page not on the path (a busy machine); the stop rule is checked above"
 # the session records why, and replay shows it
-jq -e --arg r "measuring stopped: $reason" 'select(.type == "note") | select(.text == $r)' "$S" \
-	>/dev/null || fail "the session has no note with the stop reason"
+jq -s -e --arg r "measuring stopped: $reason" 'map(select(.type == "note" and .text == $r)) | length == 1' \
+	"$S" >/dev/null || fail "the session has no note (or more than one) with the stop reason"
 "$ARGUS" replay "$S" --batch --json >"$TMP/r.json" 2>"$TMP/rerr" || fail "replay failed: $(cat "$TMP/rerr")"
 jq -e --arg r "measuring stopped: $reason" '[(.events[]?, .notes[]?) | tostring | select(contains($r))] | length > 0' \
 	"$TMP/r.json" >/dev/null || fail "replay does not show the stop reason"
