@@ -55,7 +55,8 @@ int calib_bh(const double *p, double *q, size_t n);
 char *calib_explain(const struct tree_node *n, char *buf, size_t len);
 
 /* Summary of subsystems for a header line: "mm +41% · sched -3% · ...",
- * significant ones first.  utf8 chooses the separator. Returns buf. */
+ * significant ones first, each group by |delta| per second.  utf8 chooses
+ * the separator. Returns buf. */
 char *calib_summary(const struct tree *t, int utf8, char *buf, size_t len);
 
 #endif

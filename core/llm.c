@@ -106,10 +106,12 @@ struct llm {
 	int stream_err_code;
 
 	/* what the reply says */
-	struct buf text, tool_args;
+	struct buf text, tool_args, thinking;
 	char *tool_name;
+	char *tool_id;               /* openai: id of the call being assembled */
 	char *stop_reason;
 	int tool_index;              /* openai: index of the first tool call, -1 */
+	int tool_calls_seen;         /* openai: tool-call entries without an index */
 	int anth_tool_block;         /* anthropic: content block of the tool, -1 */
 	unsigned long tokens_in, tokens_out;
 
@@ -288,7 +290,8 @@ static int add_text(struct llm *l, enum llm_delta_kind kind, const char *s)
 
 	if (!n)
 		return 0;
-	err = buf_add(kind == LLM_DELTA_TEXT ? &l->text : &l->tool_args, s, n);
+	err = buf_add(kind == LLM_DELTA_TEXT ? &l->text :
+		      kind == LLM_DELTA_THINKING ? &l->thinking : &l->tool_args, s, n);
 	if (err)
 		return err;
 	if (l->cb)
@@ -351,32 +354,54 @@ static void openai_usage(struct llm *l, const cJSON *root)
 		l->tokens_out = json_ulong(u, "completion_tokens");
 }
 
-/* One tool call of an OpenAI message or delta. */
+/* One tool call of an OpenAI message or delta.  Servers differ: OpenAI and
+ * llama-server key streamed pieces by "index" and send id and name in the
+ * first piece only; Ollama has sent them without "index", each piece a whole
+ * call, and its arguments as an object rather than a string.  So: by index
+ * when there is one, else by arrival — a piece with a new id is another call;
+ * one without an id continues the current one.  One call per turn is used;
+ * later ones are ignored. */
 static int openai_tool_call(struct llm *l, const cJSON *tc, int pos, int delta)
 {
 	const cJSON *idx = cJSON_GetObjectItemCaseSensitive(tc, "index");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(tc, "id");
 	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
 	const cJSON *name, *args;
-	int i = cJSON_IsNumber(idx) ? idx->valueint : pos;
+	int i;
 
+	if (cJSON_IsNumber(idx)) {
+		i = idx->valueint;
+	} else if (delta) {
+		/* by arrival: a new id starts another call */
+		if (cJSON_IsString(id) && id->valuestring[0] &&
+		    (!l->tool_id || strcmp(l->tool_id, id->valuestring)))
+			l->tool_calls_seen++;
+		else if (!l->tool_calls_seen)
+			l->tool_calls_seen = 1;
+		i = l->tool_calls_seen - 1;
+	} else {
+		i = pos;
+	}
 	if (l->tool_index < 0)
 		l->tool_index = i;
 	if (i != l->tool_index || !cJSON_IsObject(fn))
-		return 0; /* one tool call per turn; later ones are ignored */
+		return 0;
+	if (cJSON_IsString(id) && id->valuestring[0])
+		set_str(&l->tool_id, id->valuestring);
 	name = cJSON_GetObjectItemCaseSensitive(fn, "name");
 	args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
 	if (cJSON_IsString(name) && name->valuestring[0])
 		set_str(&l->tool_name, name->valuestring);
 	if (cJSON_IsString(args))
 		return add_text(l, LLM_DELTA_TOOL, args->valuestring);
-	if (!delta && cJSON_IsObject(args)) { /* some servers send an object */
-		char *s = cJSON_PrintUnformatted(args);
+	if (cJSON_IsObject(args)) { /* Ollama: an object, whole, even streamed */
+		char *a = cJSON_PrintUnformatted(args);
 		int err;
 
-		if (!s)
+		if (!a)
 			return -ENOMEM;
-		err = add_text(l, LLM_DELTA_TOOL, s);
-		free(s);
+		err = add_text(l, LLM_DELTA_TOOL, a);
+		free(a);
 		return err;
 	}
 	return 0;
@@ -400,6 +425,14 @@ static int openai_choice(struct llm *l, const cJSON *root, int delta)
 	msg = cJSON_GetObjectItemCaseSensitive(c0, delta ? "delta" : "message");
 	if (!cJSON_IsObject(msg))
 		return delta ? 0 : -EPROTO;
+	/* thinking, apart from the answer: llama-server's reasoning_content,
+	 * Ollama's reasoning */
+	for (unsigned k = 0; k < 2; k++) {
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(msg, k ? "reasoning" : "reasoning_content");
+
+		if (cJSON_IsString(r) && (err = add_text(l, LLM_DELTA_THINKING, r->valuestring)))
+			return err;
+	}
 	content = cJSON_GetObjectItemCaseSensitive(msg, "content");
 	if (cJSON_IsString(content)) {
 		err = add_text(l, LLM_DELTA_TEXT, content->valuestring);
@@ -471,6 +504,10 @@ static int anth_event(struct llm *l, const cJSON *root)
 		if (!strcmp(dt->valuestring, "text_delta")) {
 			v = cJSON_GetObjectItemCaseSensitive(d, "text");
 			return cJSON_IsString(v) ? add_text(l, LLM_DELTA_TEXT, v->valuestring) : 0;
+		}
+		if (!strcmp(dt->valuestring, "thinking_delta")) {
+			v = cJSON_GetObjectItemCaseSensitive(d, "thinking");
+			return cJSON_IsString(v) ? add_text(l, LLM_DELTA_THINKING, v->valuestring) : 0;
 		}
 		if (!strcmp(dt->valuestring, "input_json_delta") && index == l->anth_tool_block &&
 		    index >= 0) {
@@ -582,6 +619,12 @@ static int parse_full(struct llm *l, const char *body)
 				const cJSON *tx = cJSON_GetObjectItemCaseSensitive(b, "text");
 
 				if (cJSON_IsString(tx) && (err = add_text(l, LLM_DELTA_TEXT, tx->valuestring)))
+					goto out;
+			} else if (!strcmp(bt->valuestring, "thinking")) {
+				const cJSON *th = cJSON_GetObjectItemCaseSensitive(b, "thinking");
+
+				if (cJSON_IsString(th) &&
+				    (err = add_text(l, LLM_DELTA_THINKING, th->valuestring)))
 					goto out;
 			} else if (!strcmp(bt->valuestring, "tool_use") && !l->tool_name) {
 				const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
@@ -732,8 +775,12 @@ static void attempt_reset(struct llm *l)
 	l->stream_err_code = 0;
 	buf_reset(&l->text);
 	buf_reset(&l->tool_args);
+	buf_reset(&l->thinking);
 	free(l->tool_name);
 	l->tool_name = NULL;
+	free(l->tool_id);
+	l->tool_id = NULL;
+	l->tool_calls_seen = 0;
 	free(l->stop_reason);
 	l->stop_reason = NULL;
 	l->tool_index = -1;
@@ -1063,6 +1110,8 @@ void llm_free(struct llm *l)
 	buf_free(&l->raw);
 	buf_free(&l->text);
 	buf_free(&l->tool_args);
+	buf_free(&l->thinking);
+	free(l->tool_id);
 	free(l->error);
 	if (l->multi)
 		curl_multi_cleanup(l->multi);
@@ -1150,6 +1199,77 @@ static char *dup_or_empty(const struct buf *b)
 	return strdup(b->len ? b->p : "");
 }
 
+/* The JSON object of a tool call written as text, {"name": LLM_TOOL_NAME,
+ * "arguments": {...}} (or "parameters"), starting at text[from..]: its
+ * arguments as JSON text (caller frees) and the span [*b, *e) it covers;
+ * NULL when there is none. */
+static char *text_tool_call_at(const char *text, size_t from, size_t *b, size_t *e)
+{
+	for (const char *p = strchr(text + from, '{'); p; p = strchr(p + 1, '{')) {
+		const char *end = NULL;
+		cJSON *o = cJSON_ParseWithOpts(p, &end, 0);
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name"), *args;
+		char *out = NULL;
+
+		args = cJSON_GetObjectItemCaseSensitive(o, "arguments");
+		if (!args)
+			args = cJSON_GetObjectItemCaseSensitive(o, "parameters");
+		if (cJSON_IsString(name) && !strcmp(name->valuestring, LLM_TOOL_NAME) && args) {
+			out = cJSON_IsString(args) ? strdup(args->valuestring) : cJSON_PrintUnformatted(args);
+			*b = (size_t)(p - text);
+			*e = (size_t)(end - text);
+		}
+		cJSON_Delete(o);
+		if (out)
+			return out;
+	}
+	return NULL;
+}
+
+/* llama-server with a chat template that is not tool-aware (and models
+ * that ignore tools, as Ollama lets them: it ignores tool_choice) write the
+ * call into the text, bare or inside <tool_call>...</tool_call>.  When no
+ * structured call came, one naming our tool is taken from the text, and the
+ * text keeps only what was around it.  1 when recovered, 0, or -ENOMEM. */
+static int recover_text_tool_call(struct llm *l)
+{
+	static const char open_tag[] = "<tool_call>", close_tag[] = "</tool_call>";
+	const char *text = l->text.len ? l->text.p : NULL, *tag;
+	size_t b = 0, e = 0, from = 0;
+	char *args, *rest;
+
+	if (!text || l->tool_name || l->tool_args.len)
+		return 0;
+	tag = strstr(text, open_tag);
+	if (tag)
+		from = (size_t)(tag - text);
+	args = text_tool_call_at(text, from, &b, &e);
+	if (!args)
+		return 0;
+	if (tag && b >= from) {
+		const char *close = strstr(text + e, close_tag);
+
+		b = from;
+		if (close)
+			e = (size_t)(close - text) + sizeof(close_tag) - 1;
+	}
+	if (asprintf(&rest, "%.*s%s", (int)b, text, text + e) < 0) {
+		free(args);
+		return -ENOMEM;
+	}
+	buf_reset(&l->text);
+	buf_reset(&l->tool_args);
+	if (buf_add(&l->text, rest, strlen(rest)) || buf_add(&l->tool_args, args, strlen(args))) {
+		free(rest);
+		free(args);
+		return -ENOMEM;
+	}
+	free(rest);
+	free(args);
+	set_str(&l->tool_name, LLM_TOOL_NAME);
+	return 1;
+}
+
 int llm_request_poll(struct llm *l, struct llm_result *res)
 {
 	int rc;
@@ -1167,6 +1287,13 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 	res->tokens_in = l->tokens_in;
 	res->tokens_out = l->tokens_out;
 	if (rc == 0) {
+		int rec = recover_text_tool_call(l);
+
+		if (rec < 0)
+			rc = rec;
+		res->tool_from_text = rec > 0;
+		if (l->thinking.len)
+			res->thinking = strdup(l->thinking.p);
 		res->text = dup_or_empty(&l->text);
 		if (l->tool_name || l->tool_args.len) {
 			res->tool_name = strdup(l->tool_name ? l->tool_name : "");
@@ -1204,6 +1331,7 @@ void llm_result_clear(struct llm_result *r)
 		return;
 	free(r->text);
 	free(r->tool_name);
+	free(r->thinking);
 	free(r->tool_args);
 	free(r->stop_reason);
 	free(r->error);

@@ -107,7 +107,14 @@ struct llm_result {
 	char *text;                 /* the assistant's text, "" if none */
 	char *tool_name;            /* the tool the model called, or NULL */
 	char *tool_args;            /* its arguments (JSON text), or NULL */
-	char *stop_reason;          /* finish_reason / stop_reason, or NULL */
+	char *stop_reason;          /* finish_reason / stop_reason, or NULL; a tool
+	                             * call counts whatever it says (Ollama has said
+	                             * "stop" with tool calls) */
+	char *thinking;             /* the model's thinking (reasoning_content,
+	                             * reasoning, Anthropic thinking blocks), or NULL */
+	int tool_from_text;         /* the call was written in the text (a chat
+	                             * template that is not tool-aware) and read
+	                             * from there; text keeps the rest */
 	double latency_s;           /* from start to the end, retries included */
 	double wait_s;              /* of which, waiting before retries */
 	unsigned long tokens_in;    /* as the server counted them; 0 if unsaid */
@@ -128,10 +135,12 @@ struct llm *llm_new(const struct llm_config *cfg);
 void llm_free(struct llm *l); /* cancels what is in flight; NULL-safe */
 
 /* Streamed pieces as they arrive, for the agent pane.  kind tells text from
- * tool-call arguments.  s is not NUL-terminated; valid during the call. */
+ * tool-call arguments and from thinking.  s is not NUL-terminated; valid
+ * during the call. */
 enum llm_delta_kind {
 	LLM_DELTA_TEXT = 0,
 	LLM_DELTA_TOOL = 1,
+	LLM_DELTA_THINKING = 2,   /* reasoning the server marks as such */
 };
 typedef void (*llm_delta_cb)(enum llm_delta_kind kind, const char *s, size_t n, void *arg);
 

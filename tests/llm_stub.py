@@ -27,6 +27,17 @@ optional):
     cut_after    stream: close the connection after this many chunks
     crlf         stream: end lines with CRLF
     comments     stream: interleave ": keep-alive" comment lines
+    thinking     the model's thinking: OpenAI dialects send it as
+                 reasoning_content (llama-server), Anthropic as a thinking block
+    dialect      how a local server bends the OpenAI API (issue 13):
+                 "ollama"      tool calls without "index", the whole call in
+                               one chunk, arguments as an object, and
+                               finish_reason "stop" with a tool call
+                 "llamacpp"    deltas keyed by index with id/name only in the
+                               first chunk, thinking in reasoning_content
+                 "llamacpp-text"  a chat template that is not tool-aware: the
+                               call comes back as text in <tool_call> tags,
+                               finish_reason "stop", no tool_calls
 
 Control endpoints (not logged as requests):
     POST /_stub/script   replace the script (body: the JSON list); clears the log
@@ -71,9 +82,24 @@ def tool_args_text(entry):
     return a if isinstance(a, str) else json.dumps(a)
 
 
+def text_tool_call(entry):
+    """llamacpp-text: the call as text, the way a template that is not
+    tool-aware leaves it."""
+    args = tool_args_text(entry)
+    try:
+        a = json.loads(args)
+    except ValueError:
+        a = args
+    call = json.dumps({"name": entry.get("tool_name", "propose_step"), "arguments": a})
+    return (entry.get("text") or "") + "\n<tool_call>\n" + call + "\n</tool_call>"
+
+
 def full_reply(api, entry, model):
     text = entry.get("text")
     args = tool_args_text(entry)
+    dialect = entry.get("dialect", "")
+    if api != "anthropic" and dialect == "llamacpp-text" and args is not None:
+        text, args = text_tool_call(entry), None
     name = entry.get("tool_name", "propose_step")
     u = entry.get("usage", {"in": 11, "out": 7})
     if api == "anthropic":
@@ -86,17 +112,27 @@ def full_reply(api, entry, model):
             except ValueError:
                 inp = args  # a broken tool input, passed on as a string
             content.append({"type": "tool_use", "id": "toolu_stub", "name": name, "input": inp})
+        if entry.get("thinking"):
+            content.insert(0, {"type": "thinking", "thinking": entry["thinking"], "signature": "stub"})
         return {"id": "msg_stub", "type": "message", "role": "assistant", "model": model,
                 "content": content, "stop_reason": "tool_use" if args is not None else "end_turn",
                 "usage": {"input_tokens": u["in"], "output_tokens": u["out"]}}
     msg = {"role": "assistant", "content": text}
+    if entry.get("thinking"):
+        msg["reasoning_content"] = entry["thinking"]
     if args is not None:
+        fargs = args
+        if dialect == "ollama":
+            try:
+                fargs = json.loads(args)
+            except ValueError:
+                pass
         msg["tool_calls"] = [{"id": "call_stub", "type": "function",
-                              "function": {"name": name, "arguments": args}}]
+                              "function": {"name": name, "arguments": fargs}}]
+    finish = "tool_calls" if args is not None and dialect != "ollama" else "stop"
     return {"id": "chatcmpl-stub", "object": "chat.completion", "created": int(time.time()),
             "model": model,
-            "choices": [{"index": 0, "message": msg,
-                         "finish_reason": "tool_calls" if args is not None else "stop"}],
+            "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
             "usage": {"prompt_tokens": u["in"], "completion_tokens": u["out"],
                       "total_tokens": u["in"] + u["out"]}}
 
@@ -105,6 +141,10 @@ def stream_events(api, entry, model, want_usage):
     """The SSE events ([(event name or None, data object or str)])."""
     text = entry.get("text") or ""
     args = tool_args_text(entry)
+    dialect = entry.get("dialect", "")
+    thinking = entry.get("thinking") or ""
+    if api != "anthropic" and dialect == "llamacpp-text" and args is not None:
+        text, args = text_tool_call(entry), None
     name = entry.get("tool_name", "propose_step")
     u = entry.get("usage", {"in": 11, "out": 7})
     n = entry.get("piece", 6)
@@ -115,6 +155,14 @@ def stream_events(api, entry, model, want_usage):
             "model": model, "stop_reason": None, "stop_sequence": None,
             "usage": {"input_tokens": u["in"], "output_tokens": 1}}}))
         idx = 0
+        if thinking:
+            ev.append(("content_block_start", {"type": "content_block_start", "index": idx,
+                                               "content_block": {"type": "thinking", "thinking": ""}}))
+            for p in pieces(thinking, n):
+                ev.append(("content_block_delta", {"type": "content_block_delta", "index": idx,
+                                                   "delta": {"type": "thinking_delta", "thinking": p}}))
+            ev.append(("content_block_stop", {"type": "content_block_stop", "index": idx}))
+            idx += 1
         if text:
             ev.append(("content_block_start", {"type": "content_block_start", "index": idx,
                                                "content_block": {"type": "text", "text": ""}}))
@@ -144,14 +192,24 @@ def stream_events(api, entry, model, want_usage):
                        "created": int(time.time()), "model": model,
                        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
     ev.append(chunk({"role": "assistant", "content": ""}))
+    for p in pieces(thinking, n):
+        ev.append(chunk({"reasoning_content": p}))
     for p in pieces(text, n):
         ev.append(chunk({"content": p}))
-    if args is not None:
+    if args is not None and dialect == "ollama":
+        try:
+            a = json.loads(args)
+        except ValueError:
+            a = args
+        ev.append(chunk({"tool_calls": [{"id": "call_stub", "type": "function",
+                                         "function": {"name": name, "arguments": a}}]}))
+    elif args is not None:
         ev.append(chunk({"tool_calls": [{"index": 0, "id": "call_stub", "type": "function",
                                          "function": {"name": name, "arguments": ""}}]}))
         for p in pieces(args, n):
             ev.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}))
-    ev.append(chunk({}, "tool_calls" if args is not None else "stop"))
+    finish = "tool_calls" if args is not None and dialect != "ollama" else "stop"
+    ev.append(chunk({}, finish))
     if want_usage:
         ev.append((None, {"id": "chatcmpl-stub", "object": "chat.completion.chunk", "model": model,
                           "choices": [], "usage": {"prompt_tokens": u["in"], "completion_tokens": u["out"],

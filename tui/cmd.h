@@ -12,6 +12,7 @@ enum {
 	EXIT_USAGE = 2,        /* bad command line */
 	EXIT_PRIV = 3,         /* missing privileges (root / CAP_BPF + CAP_PERFMON) */
 	EXIT_KERNEL = 4,       /* this kernel cannot do it (no BTF, refused attach) */
+	EXIT_LOAD_ENDED = 5,   /* the load ended before a reference/loaded pair was measured */
 	EXIT_NOEXEC = 127,     /* the command after -- could not be run */
 };
 

@@ -215,7 +215,8 @@ int cmd_diagnose(int argc, char **argv)
 			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 			if (ses)
 				session_write_note(ses, cause ? cause : strerror(-err));
-			ret = measure_noexec(msrc) ? EXIT_NOEXEC : EXIT_ERROR;
+			ret = measure_noexec(msrc) ? EXIT_NOEXEC :
+			      err == -ECHILD ? EXIT_LOAD_ENDED : EXIT_ERROR;
 			goto out;
 		}
 		src->ops->status(src, &st);

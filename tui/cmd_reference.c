@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "idle.h"
 #include "load.h"
 #include "measure.h"
 #include "probe.h"
@@ -29,7 +30,7 @@ static double ref_mono(void)
 static void reference_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: argus reference save [--duration S] [--window S] [--freq HZ] [--output FILE]\n\n"
+		"usage: argus reference save [--duration S] [--window S] [--freq HZ] [--output FILE] [--strict]\n\n"
 		"Samples the idle system (nothing of yours should run) and saves it as the\n"
 		"reference for 'argus -p PID' and 'argus diagnose -p PID' without --pause.\n"
 		"  --duration S   seconds to record (default 10)\n"
@@ -37,6 +38,9 @@ static void reference_usage(FILE *out)
 		"  --freq HZ      sampling frequency; must match the runs using it (default %u)\n"
 		"  --output FILE  where to write (default $XDG_STATE_HOME/argus/reference-HOST-KERNEL-PROBESET.jsonl,\n"
 		"                 $XDG_STATE_HOME defaulting to ~/.local/state)\n"
+		"  --strict       save nothing when the system was not idle while recording\n"
+		"                 (more than 10%% of the CPU time busy, or a load average above\n"
+		"                 0.5 per CPU); without it that is a warning\n"
 		"A reference older than 24 h, or from another host, kernel or probe set, is refused.\n",
 		MEASURE_DEFAULT_WINDOW_S, MEASURE_DEFAULT_FREQ_HZ);
 }
@@ -63,7 +67,9 @@ int cmd_reference(int argc, char **argv)
 	const char *output = NULL;
 	char *path = NULL, *cause = NULL, ps[64];
 	double duration = 10, d;
-	int ret = EXIT_ERROR, sfd = -1, err;
+	int ret = EXIT_ERROR, sfd = -1, err, strict = 0, busy;
+	struct idle_snap before, after;
+	char *why = NULL;
 	sigset_t set, old;
 
 	measure_opts_default(&mo);
@@ -98,6 +104,8 @@ int cmd_reference(int argc, char **argv)
 			}
 			output = v;
 			i++;
+		} else if (!strcmp(a, "--strict")) {
+			strict = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			reference_usage(stdout);
 			return EXIT_OK;
@@ -133,6 +141,8 @@ int cmd_reference(int argc, char **argv)
 		mo.reference_windows = 1;
 	mo.collect_s = -1;
 	mo.log = stderr;
+	if (idle_snapshot(&before) < 0)
+		before.busy = before.total = 0;
 	src = measure_new(&mo, NULL, &cause);
 	if (!src) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(errno));
@@ -161,6 +171,16 @@ int cmd_reference(int argc, char **argv)
 		}
 	}
 	src->ops->stop(src);
+	busy = before.total && idle_snapshot(&after) == 0 ? idle_judge(&before, &after, &why) : -EIO;
+	if (busy < 0)
+		fprintf(stderr, "argus: warning: cannot tell whether the system was idle "
+			"(/proc/stat or the load average unreadable)\n");
+	else if (busy > 0 && strict) {
+		fprintf(stderr, "argus: %s; --strict: nothing saved\n", why ? why : "the system was not idle");
+		goto out;
+	} else if (busy > 0)
+		fprintf(stderr, "argus: warning: %s (--strict refuses such a reference)\n",
+			why ? why : "the system was not idle");
 	err = reference_save(src->ops->profile(src), &meta, output, &cause);
 	if (err < 0) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
@@ -178,6 +198,7 @@ out:
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	free(cause);
+	free(why);
 	free(path);
 	return ret;
 }

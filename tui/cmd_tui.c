@@ -227,6 +227,8 @@ static int exit_for(int err)
 	case EINVAL:
 	case ENOENT:
 		return EXIT_ERROR;
+	case ECHILD:     /* measure: the load ended before one pair */
+		return EXIT_LOAD_ENDED;
 	default:
 		return EXIT_KERNEL;
 	}

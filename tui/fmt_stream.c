@@ -29,6 +29,28 @@ const char *fmt_stream_tail(const struct pane_stream *ps, unsigned max_lines)
 	return t;
 }
 
+char *fmt_stream_think(const struct pane_stream *ps, char *buf, size_t len)
+{
+	const char *t;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	if (!ps || !ps->think_len)
+		return buf;
+	t = ps->think + (ps->think_len > 300 ? ps->think_len - 300 : 0);
+	while (((unsigned char)*t & 0xc0) == 0x80) /* not in the middle of a character */
+		t++;
+	snprintf(buf, len, "model thinking (%zu bytes): %s%s", ps->think_bytes,
+		 ps->think_bytes > (size_t)(ps->think + ps->think_len - t) ? "..." : "", t);
+	/* one line, and no control character from the server reaches the
+	 * terminal */
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	return buf;
+}
+
 char *fmt_stream_status(const struct pane_stream *ps, int utf8, char *buf, size_t len)
 {
 	const char *ell = utf8 ? "\u2026" : "...";

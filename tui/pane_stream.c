@@ -52,6 +52,23 @@ void pane_stream_delta(enum llm_delta_kind kind, const char *s, size_t n, void *
 		ps->tool_bytes += n;
 		return;
 	}
+	if (kind == LLM_DELTA_THINKING) {
+		ps->think_bytes += n;
+		if (n >= PANE_STREAM_THINK) {
+			s += n - PANE_STREAM_THINK;
+			n = PANE_STREAM_THINK;
+			ps->think_len = 0;
+		} else if (ps->think_len + n > PANE_STREAM_THINK) {
+			size_t drop = ps->think_len + n - PANE_STREAM_THINK;
+
+			memmove(ps->think, ps->think + drop, ps->think_len - drop);
+			ps->think_len -= drop;
+		}
+		memcpy(ps->think + ps->think_len, s, n);
+		ps->think_len += n;
+		ps->think[ps->think_len] = 0;
+		return;
+	}
 	if (ps->len + n >= PANE_STREAM_MAX)
 		return;
 	if (ps->len + n + 1 > ps->cap) {
@@ -78,6 +95,8 @@ void pane_stream_begin(struct pane_stream *ps)
 	ps->len = 0;
 	ps->text[0] = 0;
 	ps->tool_bytes = 0;
+	ps->think_len = ps->think_bytes = 0;
+	ps->think[0] = 0;
 	ps->t0 = stream_now();
 	ps->shown_s = 0;
 	ps->active = 1;

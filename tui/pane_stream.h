@@ -12,10 +12,16 @@
 
 #include "llm.h"
 
+#define PANE_STREAM_THINK 512     /* bytes of thinking kept (the end) */
+
 struct pane_stream {
 	char *text;               /* the streamed reply text so far; owned; NUL-terminated */
 	size_t len, cap;
 	size_t tool_bytes;        /* tool-call argument bytes so far */
+	char think[PANE_STREAM_THINK + 1]; /* the end of the model's thinking
+	                           * (reasoning the server marks as such), shown
+	                           * apart from the reply; NUL-terminated */
+	size_t think_len, think_bytes;
 	double t0;                /* when the turn began (CLOCK_MONOTONIC, s) */
 	int active;               /* a turn is in flight */
 	unsigned version;         /* bumped at every delta */
@@ -26,8 +32,9 @@ struct pane_stream {
 struct pane_stream *pane_stream_new(void);
 void pane_stream_free(struct pane_stream *ps); /* NULL-safe */
 
-/* The llm_delta_cb: arg is the struct pane_stream.  Appends text, counts
- * tool bytes; ignored when no turn is in flight. */
+/* The llm_delta_cb: arg is the struct pane_stream.  Appends text, keeps
+ * the end of the thinking, counts tool bytes; ignored when no turn is in
+ * flight. */
 void pane_stream_delta(enum llm_delta_kind kind, const char *s, size_t n, void *arg);
 
 /* A turn began (clears what the last one streamed) / ended (any way). */

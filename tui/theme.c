@@ -34,26 +34,18 @@ static const char *const role_names[THEME_ROLE_N] = {
 	[THEME_HUMAN] = "human",
 };
 
-/* Keep in step with themes/default.theme (test_fmt compares the two). */
-static const char default_text[] =
-	"normal        = 252 default         | white default         | none\n"
-	"header        = 231 24 bold         | white blue bold       | bold\n"
-	"status        = 252 237             | black cyan            | reverse\n"
-	"status-warn   = 226 237 bold        | yellow blue bold      | reverse,bold\n"
-	"selected      = 231 25 bold         | black cyan            | reverse\n"
-	"delta-up      = 209 default bold    | red default bold      | bold\n"
-	"delta-down    = 75 default          | cyan default          | underline\n"
-	"insignificant = 245 default         | white default dim     | dim\n"
-	"new           = 214 default bold    | yellow default bold   | bold\n"
-	"vanished      = 141 default         | magenta default       | underline\n"
-	"verdict       = 120 default bold    | green default bold    | bold\n"
-	"search-match  = 16 220              | black yellow          | underline,bold\n"
-	"dim           = 242 default         | white default dim     | dim\n"
-	"dropped       = 231 160 bold        | white red bold        | reverse,bold\n"
-	"focus         = 16 150 bold         | black green           | reverse,underline\n"
-	"key           = 229 default bold    | yellow default bold   | bold\n"
-	"agent         = 152 default         | cyan default          | none\n"
-	"human         = 222 default bold    | yellow default        | bold\n";
+/* The four shipped themes, generated from themes/NAME.theme by the Makefile
+ * (theme_builtin_table: {name, text}), so `--theme light` works from any
+ * directory with nothing installed; a file of the same name overrides. */
+#include "theme_builtin.h"
+
+static const char *builtin_text(const char *name)
+{
+	for (size_t i = 0; i < sizeof(theme_builtin_table) / sizeof(theme_builtin_table[0]); i++)
+		if (!strcmp(theme_builtin_table[i].name, name))
+			return theme_builtin_table[i].text;
+	return NULL;
+}
 
 static const char *const color_names[8] = {
 	"black", "red", "green", "yellow", "blue", "magenta", "cyan", "white",
@@ -86,7 +78,7 @@ enum theme_role theme_role_from_name(const char *name)
 
 const char *theme_default_text(void)
 {
-	return default_text;
+	return builtin_text("default");
 }
 
 void theme_default(struct theme *t)
@@ -100,7 +92,7 @@ void theme_default(struct theme *t)
 	}
 	/* The built-in text is known good; a failure here is a bug the unit
 	 * test catches. */
-	theme_parse(t, default_text, "built-in", &cause);
+	theme_parse(t, theme_default_text(), "built-in", &cause);
 	free(cause);
 	snprintf(t->name, sizeof(t->name), "default");
 }
@@ -384,10 +376,11 @@ static int load_path(struct theme *t, const char *path, char **cause)
 
 int theme_load(struct theme *t, const char *name_or_path, char **cause)
 {
-	const char *dirs[3];
+	const char *dirs[2], *text;
 	char xdg[4096], path[4096];
 	const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	size_t nl;
+	int err;
 
 	if (!name_or_path || !*name_or_path)
 		name_or_path = "default";
@@ -402,21 +395,23 @@ int theme_load(struct theme *t, const char *name_or_path, char **cause)
 		xdg[0] = '\0';
 	dirs[0] = xdg;
 	dirs[1] = ARGUS_DATADIR "/themes";
-	dirs[2] = "./themes";
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 2; i++) {
 		if (!dirs[i][0])
 			continue;
 		snprintf(path, sizeof(path), "%s/%s.theme", dirs[i], name_or_path);
 		if (access(path, R_OK) == 0)
 			return load_path(t, path, cause);
 	}
-	if (!strcmp(name_or_path, "default")) {
+	text = builtin_text(name_or_path);
+	if (text) {
 		theme_default(t);
-		return 0;
+		err = theme_parse(t, text, name_or_path, cause);
+		snprintf(t->name, sizeof(t->name), "%s", name_or_path);
+		return err;
 	}
 	if (cause) {
 		free(*cause);
-		if (asprintf(cause, "no theme '%s' in %s%s%s/themes or ./themes; "
+		if (asprintf(cause, "no theme '%s' in %s%s%s/themes or built in; "
 			     "give a path or one of default, light, high-contrast, mono",
 			     name_or_path, xdg, xdg[0] ? ", " : "", ARGUS_DATADIR) < 0)
 			*cause = NULL;

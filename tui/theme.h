@@ -84,8 +84,9 @@ int theme_parse(struct theme *t, const char *text, const char *origin, char **ca
 
 /* Loads name_or_path: a path (contains '/' or ends in .theme) is read as is;
  * a name is looked up as NAME.theme in $XDG_CONFIG_HOME/argus/themes
- * (~/.config when unset), ARGUS_DATADIR/themes and ./themes.  NULL or
- * "default" with no file found gives the built-in theme.  Returns 0 or
+ * (~/.config when unset) and ARGUS_DATADIR/themes, then among the themes
+ * built into the binary (default, light, high-contrast, mono: a file of
+ * the same name overrides them).  NULL means "default".  Returns 0 or
  * -errno with *cause set (caller frees). */
 int theme_load(struct theme *t, const char *name_or_path, char **cause);
 

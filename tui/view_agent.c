@@ -33,14 +33,16 @@ static void transcript_lines(struct pane *p, struct fmt_line *out, int rows, int
 			     const struct glyphs *gl, struct fmt_line *tmp)
 {
 	int from_end = 0, need, total = 0;
-	struct fmt_agent_entry live[2];
-	char status[160];
+	struct fmt_agent_entry live[3];
+	char status[160], think[400];
 	unsigned nent = p->ntr, nlive = 0;
 
 	/* a turn in flight: what it streamed so far, then how long it thinks */
 	if (p->in_flight && p->stream && p->stream->active) {
 		const char *tail = fmt_stream_tail(p->stream, STREAM_LINES);
 
+		if (*fmt_stream_think(p->stream, think, sizeof(think)))
+			live[nlive++] = (struct fmt_agent_entry){ FMT_AGENT_INFO, think };
 		if (*tail)
 			live[nlive++] = (struct fmt_agent_entry){ FMT_AGENT_TEXT, tail };
 		fmt_stream_status(p->stream, p->o.utf8, status, sizeof(status));

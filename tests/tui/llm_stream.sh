@@ -3,8 +3,9 @@
 # cancels a turn in flight without leaving argus.  `argus --agent llm` on a
 # real load (build/scenarios/pagefault) against tests/llm_stub.py scripted by
 # tests/data/llm/stream_openai.json:
-#  1. the first reply streams slowly (text in 8-character pieces 0.25 s
-#     apart, then the proposal's tool arguments): a screen shows the text's
+#  1. the first reply streams slowly (llama-server's dialect: thinking in
+#     reasoning_content first, shown as "model thinking"; then text in
+#     8-character pieces 0.25 s apart, then the proposal's tool arguments): a screen shows the text's
 #     first marker (STREAMFIRST) but not its last (STREAMLAST) with the
 #     "thinking… N s (Esc cancels)" line; then "proposing a step… N bytes";
 #     then the proposal card and the turn's "llm: X s, 1500 tokens in, 120
@@ -46,6 +47,11 @@ llm_env openai
 start 120 60 LANG=C.UTF-8 TERM=xterm-256color -- --agent llm --load "$PF --seconds 120" --pairs 3 --no-session
 
 # ---- 1: the reply streams in ----------------------------------------------------------
+# the first reply speaks llama-server's dialect: its thinking comes first,
+# in reasoning_content, and is shown as the model's thinking, apart
+wait_long "THINKMARK" 60
+shot | grep -q 'model thinking ([0-9]* bytes): .*THINKMARK' ||
+	fail "the model's thinking is not shown as such while it streams"
 wait_long STREAMFIRST 60
 shot >"$TMP/partial.txt"
 cat "$TMP/partial.txt"

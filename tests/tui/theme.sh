@@ -10,6 +10,9 @@ echo "$out" | grep -q "bad.theme:2: unknown role 'bogus-role'" || fail "bad them
 out=$("$ARGUS" --theme no-such-theme --static "$FOLDED_LIVE" 2>&1 </dev/null)
 echo "$out" | grep -q "no theme 'no-such-theme'" || fail "missing theme message: $out"
 
+# The shipped themes are built in: by name they load from any directory
+# (here /tmp, where no themes/ folder is), with nothing installed.
+cd /tmp || fail "cd /tmp"
 for th in default light high-contrast mono "$ROOT/themes/light.theme"; do
 	start 80 24 LANG=C.UTF-8 TERM=xterm-256color -- --theme "$th" --static "$FOLDED_CAL"
 	wait_for "load/s"
@@ -19,4 +22,5 @@ for th in default light high-contrast mono "$ROOT/themes/light.theme"; do
 	expect_sane_exit
 	tm kill-server
 done
+cd "$ROOT" || fail "cd $ROOT"
 echo ok

@@ -86,7 +86,7 @@ static const char *log_header(const cJSON *rec, const char *name)
 /* ---- running a request through a poll loop, as the TUI does -------------------- */
 
 struct trace {
-	int text_deltas, tool_deltas;
+	int text_deltas, tool_deltas, think_deltas;
 	int partial_seen;   /* a delta had arrived while the request still ran */
 	char text[4096];
 	size_t len;
@@ -104,6 +104,8 @@ static void on_delta(enum llm_delta_kind kind, const char *s, size_t n, void *ar
 			t->len += n;
 			t->text[t->len] = '\0';
 		}
+	} else if (kind == LLM_DELTA_THINKING) {
+		t->think_deltas++;
 	} else {
 		t->tool_deltas++;
 	}
@@ -319,6 +321,116 @@ static void test_plain_json_both(void **state)
 
 /* 429 with Retry-After: 1, then success: the second request reached the stub
  * at least 1 s after the first (the stub's arrival times, not our clock). */
+/* Local servers as they really behave (issue 13): each dialect, streamed
+ * and not, gives the same call. */
+static void test_dialect_ollama(void **state)
+{
+	char script[2048];
+
+	for (int stream = 0; stream < 2; stream++) {
+		struct llm *l = client(LLM_OPENAI, stream);
+		struct trace t = { 0 };
+		struct llm_result res;
+
+		/* no "index", the whole call in one chunk, arguments an object,
+		 * finish_reason "stop" with a tool call */
+		snprintf(script, sizeof(script), "[{\"dialect\":\"ollama\",\"text\":\"mm rose\","
+			 "\"tool_args\":%s}]", tool_args);
+		stub_script(script);
+		assert_int_equal(run(l, "turn", schema, &t, &res), 0);
+		check_tool_args(&res);
+		assert_string_equal(res.stop_reason, "stop");
+		assert_false(res.tool_from_text);
+		llm_result_clear(&res);
+		llm_free(l);
+	}
+}
+
+static void test_dialect_llamacpp_thinking(void **state)
+{
+	char script[2048];
+
+	for (int stream = 0; stream < 2; stream++) {
+		struct llm *l = client(LLM_OPENAI, stream);
+		struct trace t = { 0 };
+		struct llm_result res;
+
+		snprintf(script, sizeof(script), "[{\"dialect\":\"llamacpp\",\"thinking\":"
+			 "\"the mm subtree doubled, so faults\",\"text\":\"faults\",\"tool_args\":%s,"
+			 "\"piece\":5}]", tool_args);
+		stub_script(script);
+		assert_int_equal(run(l, "turn", schema, &t, &res), 0);
+		check_tool_args(&res);
+		/* thinking apart from the answer, never in the text */
+		assert_non_null(res.thinking);
+		assert_string_equal(res.thinking, "the mm subtree doubled, so faults");
+		assert_string_equal(res.text, "faults");
+		if (stream)
+			assert_true(t.think_deltas >= 5);
+		llm_result_clear(&res);
+		llm_free(l);
+	}
+}
+
+static void test_dialect_llamacpp_text_call(void **state)
+{
+	char script[2048];
+
+	for (int stream = 0; stream < 2; stream++) {
+		struct llm *l = client(LLM_OPENAI, stream);
+		struct trace t = { 0 };
+		struct llm_result res;
+
+		snprintf(script, sizeof(script), "[{\"dialect\":\"llamacpp-text\",\"text\":"
+			 "\"page faults it is\",\"tool_args\":%s}]", tool_args);
+		stub_script(script);
+		assert_int_equal(run(l, "turn", schema, &t, &res), 0);
+		/* the call was text; it is read from there and the text keeps the rest */
+		assert_true(res.tool_from_text);
+		check_tool_args(&res);
+		assert_null(strstr(res.text, "tool_call"));
+		assert_non_null(strstr(res.text, "page faults it is"));
+		assert_string_equal(res.stop_reason, "stop");
+		llm_result_clear(&res);
+		llm_free(l);
+	}
+	/* a JSON object in the text that does not name our tool stays text */
+	{
+		struct llm *l = client(LLM_OPENAI, 0);
+		struct trace t = { 0 };
+		struct llm_result res;
+
+		stub_script("[{\"text\":\"{\\\"name\\\":\\\"rm_rf\\\",\\\"arguments\\\":{}}\"}]");
+		assert_int_equal(run(l, "turn", schema, &t, &res), 0);
+		assert_false(res.tool_from_text);
+		assert_null(res.tool_args);
+		assert_non_null(strstr(res.text, "rm_rf"));
+		llm_result_clear(&res);
+		llm_free(l);
+	}
+}
+
+static void test_anthropic_thinking(void **state)
+{
+	char script[2048];
+
+	for (int stream = 0; stream < 2; stream++) {
+		struct llm *l = client(LLM_ANTHROPIC, stream);
+		struct trace t = { 0 };
+		struct llm_result res;
+
+		snprintf(script, sizeof(script), "[{\"thinking\":\"compaction or faults?\","
+			 "\"text\":\"faults\",\"tool_args\":%s}]", tool_args);
+		stub_script(script);
+		assert_int_equal(run(l, "turn", schema, &t, &res), 0);
+		check_tool_args(&res);
+		assert_string_equal(res.thinking, "compaction or faults?");
+		assert_string_equal(res.text, "faults");
+		llm_result_clear(&res);
+		llm_free(l);
+	}
+}
+
 static void test_429_retry_after(void **state)
 {
 	struct llm *l = client(LLM_ANTHROPIC, 1);
@@ -549,6 +661,10 @@ int main(void)
 		cmocka_unit_test(test_openai_stream_tool),
 		cmocka_unit_test(test_anthropic_stream),
 		cmocka_unit_test(test_plain_json_both),
+		cmocka_unit_test(test_dialect_ollama),
+		cmocka_unit_test(test_dialect_llamacpp_thinking),
+		cmocka_unit_test(test_dialect_llamacpp_text_call),
+		cmocka_unit_test(test_anthropic_thinking),
 		cmocka_unit_test(test_429_retry_after),
 		cmocka_unit_test(test_500_gives_up),
 		cmocka_unit_test(test_retry_after_too_long),
