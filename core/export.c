@@ -12,6 +12,7 @@
 #include "agent.h"
 #include "calib.h"
 #include "export.h"
+#include "source_session.h"
 #include "source_replay.h"
 
 #define EXPORT_SIBLINGS 6   /* children shown per level of the path */
@@ -94,6 +95,7 @@ int export_view_build(struct export_view *xv, const struct session_log *log, siz
 	xv->t = xv->own_t;
 	calib_opts_default(&co);
 	co.freq_hz = xp_freq(log);
+	co.sequential = session_options_sequential(log->options_json);
 	if (calib_run(xv->own_t, &co) == 0) {
 		if (agent_descend(xv->own_t, NULL, 0.5, &xv->own_v, &reply) == 0) {
 			xv->v = &xv->own_v;

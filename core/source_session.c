@@ -297,6 +297,10 @@ char *session_options_measure(const char *command, const struct measure_opts *mo
 		cJSON_AddBoolToObject(o, "pause", mo->pause);
 	}
 	cJSON_AddNumberToObject(o, "pairs", mo->pairs);
+	/* how the windows were stopped: readers calibrate the same way */
+	cJSON_AddBoolToObject(o, "sequential", mo->sequential && !mo->reference_only);
+	if (mo->sequential && !mo->reference_only)
+		cJSON_AddNumberToObject(o, "min_pairs", mo->min_pairs);
 	cJSON_AddNumberToObject(o, "window_s", mo->window_s);
 	cJSON_AddNumberToObject(o, "settle_s", mo->settle_s);
 	cJSON_AddNumberToObject(o, "freq_hz", mo->freq_hz);
@@ -318,4 +322,13 @@ char *session_caps_json(void)
 	const struct caps *c = caps_cached();
 
 	return c ? caps_to_json(c) : NULL;
+}
+
+int session_options_sequential(const char *options_json)
+{
+	cJSON *o = options_json ? cJSON_Parse(options_json) : NULL;
+	int seq = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "sequential"));
+
+	cJSON_Delete(o);
+	return seq;
 }

@@ -67,6 +67,11 @@ int session_write_diagnosis(struct session *s, const struct diagnose_result *r);
 char *session_options_measure(const char *command, const struct measure_opts *o,
 			      const char *load_cmd, uint32_t exclude_tgid);
 
+/* 1 when a session header's options say the windows were measured with
+ * sequential stopping (its calibration then uses the anytime-valid test,
+ * calib_opts.sequential); 0 otherwise, also for older sessions. */
+int session_options_sequential(const char *options_json);
+
 /* The host's probe capabilities as JSON text (caps_cached; ~0.1-0.3 s the
  * first time), or NULL when they cannot be probed.  Caller frees. */
 char *session_caps_json(void);
