@@ -178,6 +178,8 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 		d->stop = d->settled = 1;
 		if (qmax <= 0)
 			snprintf(qs, sizeof(qs), "0");
+		else if (qmax >= 1e-3)
+			snprintf(qs, sizeof(qs), "%.2g", qmax); /* "0.03", not "1e-01" */
 		else
 			/* the next power of ten above the largest q */
 			snprintf(qs, sizeof(qs), "1e%+03d", (int)ceil(log10(qmax) - 1e-9));

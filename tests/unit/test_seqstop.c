@@ -56,11 +56,12 @@ static void test_settled(void **state)
 	seqstop_decide(l, 2, &o, &d);
 	assert_false(d.stop);
 	assert_non_null(strstr(d.reason, "minimum is 3 pairs"));
-	l[2] = look(3, 7, 1e-3, 1);
+	l[2] = look(3, 7, 0.031, 1);
 	seqstop_decide(l, 3, &o, &d);
 	assert_true(d.settled);
 	assert_string_equal(d.reason,
-			    "settled after 3 pairs: path stable over 3 pairs, q <= 1e-03 at every step");
+			    "settled after 3 pairs: path stable over 3 pairs, q <= 0.031 at every step");
+	assert_string_equal(d.brief, "settled after 3 pairs, q <= 0.031");
 }
 
 static void test_not_settled(void **state)
