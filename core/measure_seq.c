@@ -167,7 +167,7 @@ int measure_seq_pair(struct measure_seq *q, const struct profile *p, unsigned pa
 		adapt(q, calibrated ? t : NULL, window_s, settle_s, log);
 	q->sliced = 1;
 	if (calibrated)
-		err = seqstop_look_build(t, q->o.explain, q->so.margin, pair, l);
+		err = seqstop_look_build(t, &co, q->o.explain, q->so.margin, pair, l);
 	tree_free(t);
 	if (err < 0)
 		return err;

@@ -50,13 +50,26 @@ static int look_descend(struct tree *t, double explain, struct verdict *v)
 	return err;
 }
 
-int seqstop_look_build(struct tree *t, double explain, double margin, unsigned pair,
-		       struct seqstop_look *look)
+/* 1 when path b continues path a below a's end (b deeper, a its prefix) */
+static int goes_deeper(const struct verdict *a, const struct verdict *b)
 {
-	struct verdict lo = { 0 }, hi = { 0 }, v = { 0 };
+	if (!b->found || b->npath <= a->npath)
+		return 0;
+	if (a->found && strcmp(a->subsystem, b->subsystem))
+		return 0;
+	for (unsigned i = 0; i < a->npath; i++)
+		if (strcmp(a->path[i] ? a->path[i] : "", b->path[i] ? b->path[i] : ""))
+			return 0;
+	return 1;
+}
+
+int seqstop_look_build(struct tree *t, const struct calib_opts *co, double explain,
+		       double margin, unsigned pair, struct seqstop_look *look)
+{
+	struct verdict lo = { 0 }, hi = { 0 }, v = { 0 }, rx = { 0 };
 	const struct tree_node *n;
 	uint64_t hlo, hhi;
-	int err;
+	int err, deeper = 0;
 
 	memset(look, 0, sizeof(*look));
 	look->pair = pair;
@@ -65,10 +78,21 @@ int seqstop_look_build(struct tree *t, double explain, double margin, unsigned p
 	err = look_descend(t, fmax(0.01, explain - margin), &lo);
 	if (!err)
 		err = look_descend(t, fmin(1.0, explain + margin), &hi);
+	if (!err && co) {
+		struct calib_opts relax = *co;
+
+		relax.alpha = fmin(0.5, co->alpha * SEQSTOP_RELAX_ALPHA);
+		err = calib_run(t, &relax);
+		if (!err)
+			err = look_descend(t, explain, &rx);
+		if (!err)
+			err = calib_run(t, co); /* back to the real calibration */
+	}
 	if (!err)
 		err = look_descend(t, explain, &v); /* last: its marks stay */
 	if (err)
 		goto cleanup;
+	deeper = co && goes_deeper(&v, &rx);
 	look->found = v.found;
 	look->path_hash = verdict_hash(&v);
 	look->depth = v.npath;
@@ -93,8 +117,11 @@ int seqstop_look_build(struct tree *t, double explain, double margin, unsigned p
 	}
 	hlo = verdict_hash(&lo);
 	hhi = verdict_hash(&hi);
-	look->robust = hlo == look->path_hash && hhi == look->path_hash;
-	if (hlo != look->path_hash)
+	look->robust = hlo == look->path_hash && hhi == look->path_hash && !deeper;
+	if (deeper)
+		snprintf(look->near, sizeof(look->near), "at q <= %.2g the verdict goes on to %s",
+			 fmin(0.5, co->alpha * SEQSTOP_RELAX_ALPHA), rx.leaf ? rx.leaf : "?");
+	else if (hlo != look->path_hash)
 		snprintf(look->near, sizeof(look->near), "with a %.0f%% share the verdict is %s",
 			 fmax(0.01, explain - margin) * 100, lo.found && lo.leaf ? lo.leaf : "not found");
 	else if (hhi != look->path_hash)
@@ -104,6 +131,7 @@ cleanup:
 	verdict_clear(&lo);
 	verdict_clear(&hi);
 	verdict_clear(&v);
+	verdict_clear(&rx);
 	return err;
 }
 
@@ -168,7 +196,7 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 		snprintf(why, sizeof(why), "a decision on the path is not significant under the "
 			 "sequential test (q=%.2g)", qmax);
 	else if (!robust && run < 2 * stable)
-		snprintf(why, sizeof(why), "a stop rule is near its threshold (%s)",
+		snprintf(why, sizeof(why), "near a threshold (%s)",
 			 near ? near : "the path moves with the explain share");
 	else if (last->pair < o->min_pairs)
 		snprintf(why, sizeof(why), "the minimum is %u pairs", o->min_pairs);
@@ -186,7 +214,7 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 		snprintf(d->reason, sizeof(d->reason),
 			 "settled after %u pair%s: path stable over %u pair%s%s, q <= %s at every step",
 			 last->pair, last->pair == 1 ? "" : "s", run, run == 1 ? "" : "s",
-			 robust ? "" : " (a share near its threshold)",
+			 robust ? "" : " (near a threshold)",
 			 qmax >= 1e-300 ? qs : "1e-300");
 		snprintf(d->brief, sizeof(d->brief), "settled after %u pair%s, q <= %s", last->pair,
 			 last->pair == 1 ? "" : "s", qmax >= 1e-300 ? qs : "1e-300");

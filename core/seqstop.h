@@ -9,13 +9,16 @@
  *   - every decision on it significant at each of those looks, under the
  *     anytime-valid test (calib_opts.sequential, core/seqtest.h: q is
  *     e-BH, valid at whatever pair this rule stops);
+ *   - not near the significance threshold: calibrated at 5 x alpha, the
+ *     descent does not go further down (a shallow path that holds only
+ *     because the nodes below it are not significant yet is not settled);
  *   - the descent's stop rules not near their thresholds: the descent run
  *     again with its explain share moved by -margin and +margin gives the
  *     same path (one share parameter governs "enter the child", "the
  *     function itself is the hot spot", "the cost is the caller's
  *     interrupts-off section" and "children spread").  A path that holds over
  *     2 x stable looks settles even so (more data cannot move a share that
- *     truly sits at the threshold; the reason says "a share near its
+ *     truly sits at the threshold; the reason says "near a
  *     threshold").
  * The verdict reported is the one at the stopping look; its q-values are
  * the anytime-valid ones, so the false-alarm rate holds at that time
@@ -32,6 +35,7 @@
 
 #include <stdint.h>
 
+#include "calib.h"
 #include "tree.h"
 
 #define SEQSTOP_DEFAULT_MAX_PAIRS 12
@@ -39,6 +43,7 @@
 #define SEQSTOP_DEFAULT_STABLE 2
 #define SEQSTOP_DEFAULT_MARGIN 0.05
 #define SEQSTOP_TARGET_SAMPLES 300.0
+#define SEQSTOP_RELAX_ALPHA 5.0
 
 struct seqstop_opts {
 	unsigned min_pairs;  /* never stop before (--min-pairs) */
@@ -63,11 +68,15 @@ struct seqstop_look {
 	char near[96];       /* when not robust: which way it moved */
 };
 
-/* Runs the descent over the calibrated tree t three times (explain - margin,
- * + margin, then explain itself, which leaves t's TREE_F_VERDICT marks as a
- * plain descent would) and fills look.  Returns 0 or -errno. */
-int seqstop_look_build(struct tree *t, double explain, double margin, unsigned pair,
-		       struct seqstop_look *look);
+/* Runs the descent over the tree t, calibrated with co, with the explain
+ * share moved by -margin and +margin; then, when co is not NULL, calibrated
+ * with SEQSTOP_RELAX_ALPHA times co->alpha (a verdict that goes deeper there
+ * is near the significance threshold: more pairs may carry it further); then
+ * calibrated with co again and descended with explain itself, which leaves
+ * t's stats and TREE_F_VERDICT marks as a plain analysis would.  Fills look.
+ * Returns 0 or -errno. */
+int seqstop_look_build(struct tree *t, const struct calib_opts *co, double explain,
+		       double margin, unsigned pair, struct seqstop_look *look);
 
 struct seqstop_decision {
 	int stop;            /* measuring ends after this look */

@@ -1362,6 +1362,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.utf8 = a.utf8,
 			.load = a.o.load,
 			.preflight = a.o.load != NULL,
+			.sequential = a.o.sequential,
 			.ses = a.o.session,
 		};
 		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed

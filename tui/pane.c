@@ -513,7 +513,7 @@ int pane_accept(struct pane *p, struct tree *t)
 	r = &p->run[p->nrun];
 	memset(r, 0, sizeof(*r));
 	r->idx = p->nsteps;
-	r->x = pane_exec_new(s, p->o.load, &cause);
+	r->x = pane_exec_new(s, p->o.load, p->o.sequential, &cause);
 	if (!r->x) {
 		err = errno ? -errno : -EIO;
 		pane_say(p, FMT_AGENT_ERROR, "%s", cause ? cause : strerror(-err));

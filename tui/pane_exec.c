@@ -31,12 +31,14 @@ int pane_exec_available(void)
 	return 1;
 }
 
-struct pane_exec *pane_exec_new(const struct step *s, struct load *load, char **cause)
+struct pane_exec *pane_exec_new(const struct step *s, struct load *load, int sequential,
+				 char **cause)
 {
 	struct step_exec_opts o;
 
 	step_exec_opts_default(&o);
 	o.load = load;
+	o.sequential = sequential;
 	o.collect_s = 0.5;
 	return (struct pane_exec *)step_exec_new(s, &o, cause);
 }
@@ -128,10 +130,12 @@ int pane_exec_available(void)
 	return 0;
 }
 
-struct pane_exec *pane_exec_new(const struct step *s, struct load *load, char **cause)
+struct pane_exec *pane_exec_new(const struct step *s, struct load *load, int sequential,
+				 char **cause)
 {
 	(void)s;
 	(void)load;
+	(void)sequential;
 	if (cause && asprintf(cause, "cannot run the step: this build has no step executor "
 			      "(core/step_exec.c); nothing was loaded") < 0)
 		*cause = NULL;

@@ -25,7 +25,8 @@ int pane_exec_available(void);
 /* Starts validated step s (copied) against load (paused in its reference
  * windows; not owned, may be NULL).  Returns NULL with errno and *cause
  * set (caller frees). */
-struct pane_exec *pane_exec_new(const struct step *s, struct load *load, char **cause);
+struct pane_exec *pane_exec_new(const struct step *s, struct load *load, int sequential,
+				 char **cause);
 /* Advances to now; 1 changed, 0 not, -errno with *cause when it failed. */
 int pane_exec_tick(struct pane_exec *x, double now, char **cause);
 /* Milliseconds until the next tick is due, -1 when over. */
