@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "import.h"
+#include "util.h"
 
 #define IMPORT_MAX_FRAMES 1024        /* perf's own limit is 127 by default */
 #define IMPORT_MAX_FILE (1ull << 31)  /* 2 GiB: a larger text is a mistake */
@@ -79,20 +79,6 @@ static void quote(const char *s, size_t n, char *out, size_t outlen)
 		out[o++] = '.';
 	}
 	out[o] = 0;
-}
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char **cause, int err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (cause) {
-		free(*cause);
-		if (vasprintf(cause, fmt, ap) < 0)
-			*cause = NULL;
-	}
-	va_end(ap);
-	return err;
 }
 
 /* A growing set of NUL-terminated strings: frames of one stack. */
@@ -273,15 +259,15 @@ static int window_header(struct import_ctx *c, const struct line *l)
 		} /* other keys: later versions; ignored */
 	}
 	if (cond >= 0 && (enum cond)cond != c->cond)
-		return fail(c->cause, -EINVAL,
-			    "%s:%u: window says cond=%s but this file is read as the %s profile",
-			    c->name, l->no, cond_name((enum cond)cond), cond_name(c->cond));
+		return util_fail(c->cause, -EINVAL,
+				 "%s:%u: window says cond=%s but this file is read as the %s profile",
+				 c->name, l->no, cond_name((enum cond)cond), cond_name(c->cond));
 	if (c->cur_added || c->cur_secs_set) {
 		/* a further window of the same condition */
 		int w = profile_window_begin(c->p, c->cond, start >= 0 ? start : 0);
 		if (w < 0)
-			return fail(c->cause, w, "%s:%u: cannot open another window: %s",
-				    c->name, l->no, strerror(-w));
+			return util_fail(c->cause, w, "%s:%u: cannot open another window: %s",
+					 c->name, l->no, strerror(-w));
 		if (!c->cur_secs_set)
 			profile_window_end(c->p, c->cur_win, 1.0);
 		c->cur_win = (unsigned)w;
@@ -303,9 +289,9 @@ static int window_header(struct import_ctx *c, const struct line *l)
 	return 0;
 bad:
 	quote(l->s, l->len, q, sizeof(q));
-	return fail(c->cause, -EINVAL,
-		    "%s:%u: expected '# argus-window secs=S cond=ref|load', got '%s'",
-		    c->name, l->no, q);
+	return util_fail(c->cause, -EINVAL,
+			 "%s:%u: expected '# argus-window secs=S cond=ref|load', got '%s'",
+			 c->name, l->no, q);
 }
 
 /* ---- folded ------------------------------------------------------------------ */
@@ -326,8 +312,8 @@ static int folded_line(struct import_ctx *c, const struct line *l, struct frames
 	err = parse_u64(s + i, n - i, &count);
 	if (err == -ERANGE) {
 		quote(s + i, n - i, q, sizeof(q));
-		return fail(c->cause, -EINVAL, "%s:%u: count '%s' is too large",
-			    c->name, l->no, q);
+		return util_fail(c->cause, -EINVAL, "%s:%u: count '%s' is too large",
+				 c->name, l->no, q);
 	}
 	if (err)
 		goto bad;
@@ -355,17 +341,17 @@ static int folded_line(struct import_ctx *c, const struct line *l, struct frames
 		while (fe > fb && is_blank(s[fe - 1]))
 			fe--;
 		if (fe == fb)
-			return fail(c->cause, -EINVAL,
-				    "%s:%u: empty frame in the stack (';' at an end or ';;')",
-				    c->name, l->no);
+			return util_fail(c->cause, -EINVAL,
+					 "%s:%u: empty frame in the stack (';' at an end or ';;')",
+					 c->name, l->no);
 		if (!annotated || (fe - fb > 4 && !memcmp(s + fe - 4, "_[k]", 4))) {
 			size_t len = annotated ? fe - fb - 4 : fe - fb;
 			err = frames_push(f, s + fb, len);
 			if (err == -E2BIG)
-				return fail(c->cause, -EINVAL, "%s:%u: more than %d frames in one stack",
-					    c->name, l->no, IMPORT_MAX_FRAMES);
+				return util_fail(c->cause, -EINVAL, "%s:%u: more than %d frames in one stack",
+						 c->name, l->no, IMPORT_MAX_FRAMES);
 			if (err)
-				return fail(c->cause, err, "%s:%u: %s", c->name, l->no, strerror(-err));
+				return util_fail(c->cause, err, "%s:%u: %s", c->name, l->no, strerror(-err));
 		}
 		b = e + 1;
 	}
@@ -375,19 +361,19 @@ static int folded_line(struct import_ctx *c, const struct line *l, struct frames
 		return 0;
 	const char **fp = frames_ptrs(f, 0);
 	if (!fp)
-		return fail(c->cause, -ENOMEM, "%s:%u: out of memory", c->name, l->no);
+		return util_fail(c->cause, -ENOMEM, "%s:%u: out of memory", c->name, l->no);
 	err = profile_add(c->p, c->cur_win, fp, f->n, 0, NULL, count);
 	if (err)
-		return fail(c->cause, err, "%s:%u: cannot add the stack: %s",
-			    c->name, l->no, strerror(-err));
+		return util_fail(c->cause, err, "%s:%u: cannot add the stack: %s",
+				 c->name, l->no, strerror(-err));
 	c->cur_added++;
 	if (c->info)
 		c->info->samples += count;
 	return 0;
 bad:
 	quote(s, l->raw_len, q, sizeof(q));
-	return fail(c->cause, -EINVAL, "%s:%u: expected 'frames COUNT', got '%s'",
-		    c->name, l->no, q);
+	return util_fail(c->cause, -EINVAL, "%s:%u: expected 'frames COUNT', got '%s'",
+			 c->name, l->no, q);
 }
 
 static int import_folded(struct import_ctx *c, struct reader *r)
@@ -452,11 +438,11 @@ static int perf_flush(struct import_ctx *c, struct perf_sample *smp)
 	}
 	const char **fp = frames_ptrs(&smp->kf, 1);
 	if (!fp)
-		return fail(c->cause, -ENOMEM, "%s:%u: out of memory", c->name, smp->line);
+		return util_fail(c->cause, -ENOMEM, "%s:%u: out of memory", c->name, smp->line);
 	err = profile_add(c->p, c->cur_win, fp, smp->kf.n, smp->tgid, smp->comm, 1);
 	if (err)
-		return fail(c->cause, err, "%s:%u: cannot add the sample: %s",
-			    c->name, smp->line, strerror(-err));
+		return util_fail(c->cause, err, "%s:%u: cannot add the sample: %s",
+				 c->name, smp->line, strerror(-err));
 	c->cur_added++;
 	if (c->info)
 		c->info->samples++;
@@ -578,9 +564,9 @@ static int perf_header(struct import_ctx *c, const struct line *l,
 	return 0;
 bad:
 	quote(l->s, l->raw_len, q, sizeof(q));
-	return fail(c->cause, -EINVAL,
-		    "%s:%u: expected a perf script sample header 'comm pid [cpu] time: event:', got '%s'",
-		    c->name, l->no, q);
+	return util_fail(c->cause, -EINVAL,
+			 "%s:%u: expected a perf script sample header 'comm pid [cpu] time: event:', got '%s'",
+			 c->name, l->no, q);
 }
 
 static int user_dso(const char *d, size_t n)
@@ -632,9 +618,9 @@ static int perf_frame(struct import_ctx *c, const struct line *l, struct perf_sa
 
 	if (!smp->open) {
 		quote(l->s, l->raw_len, q, sizeof(q));
-		return fail(c->cause, -EINVAL,
-			    "%s:%u: call-chain line outside a sample (no 'comm pid ... event:' header above it): '%s'",
-			    c->name, l->no, q);
+		return util_fail(c->cause, -EINVAL,
+				 "%s:%u: call-chain line outside a sample (no 'comm pid ... event:' header above it): '%s'",
+				 c->name, l->no, q);
 	}
 	while (s < end && is_blank(*s))
 		s++;
@@ -674,9 +660,9 @@ static int perf_frame(struct import_ctx *c, const struct line *l, struct perf_sa
 	size_t sym_n = (size_t)(sym_end - s);
 	if (!addr && !sym_n) {
 		quote(l->s, l->raw_len, q, sizeof(q));
-		return fail(c->cause, -EINVAL,
-			    "%s:%u: expected a call-chain frame 'address symbol (dso)', got '%s'",
-			    c->name, l->no, q);
+		return util_fail(c->cause, -EINVAL,
+				 "%s:%u: expected a call-chain frame 'address symbol (dso)', got '%s'",
+				 c->name, l->no, q);
 	}
 	smp->nframes++;
 
@@ -725,10 +711,10 @@ static int perf_frame(struct import_ctx *c, const struct line *l, struct perf_sa
 	}
 	err = frames_push(&smp->kf, name, nn);
 	if (err == -E2BIG)
-		return fail(c->cause, -EINVAL, "%s:%u: more than %d frames in one sample",
-			    c->name, l->no, IMPORT_MAX_FRAMES);
+		return util_fail(c->cause, -EINVAL, "%s:%u: more than %d frames in one sample",
+				 c->name, l->no, IMPORT_MAX_FRAMES);
 	if (err)
-		return fail(c->cause, err, "%s:%u: %s", c->name, l->no, strerror(-err));
+		return util_fail(c->cause, err, "%s:%u: %s", c->name, l->no, strerror(-err));
 	return 0;
 }
 
@@ -829,13 +815,13 @@ int import_buf_as(const char *name, const char *buf, size_t len, enum import_for
 	*info = (struct import_info){ .windows = 1, .secs = 1.0 };
 	c.info = info;
 	if (!p || win >= p->nwin)
-		return fail(cause, -EINVAL, "%s: no such profile window %u", c.name, win);
+		return util_fail(cause, -EINVAL, "%s: no such profile window %u", c.name, win);
 	c.cond = p->wins[win].cond;
 	const char *nul = len ? memchr(buf, 0, len) : NULL;
 	if (nul)
-		return fail(cause, -EINVAL,
-			    "%s: binary data (a NUL byte at offset %zu); expected folded stacks or perf script text",
-			    c.name, (size_t)(nul - buf));
+		return util_fail(cause, -EINVAL,
+				 "%s: binary data (a NUL byte at offset %zu); expected folded stacks or perf script text",
+				 c.name, (size_t)(nul - buf));
 	enum import_format f = fmt == IMPORT_UNKNOWN ? import_detect(buf, len) : fmt;
 	info->format = f;
 	switch (f) {
@@ -854,12 +840,12 @@ int import_buf_as(const char *name, const char *buf, size_t len, enum import_for
 				break;
 			}
 		if (!any)
-			return fail(cause, -EINVAL, "%s: no stacks in the file (it is empty or only comments)",
-				    c.name);
+			return util_fail(cause, -EINVAL, "%s: no stacks in the file (it is empty or only comments)",
+					 c.name);
 		quote(l.s, l.raw_len, q, sizeof(q));
-		return fail(cause, -EINVAL,
-			    "%s:%u: neither folded stacks ('a;b;c COUNT') nor perf script text: '%s'",
-			    c.name, l.no, q);
+		return util_fail(cause, -EINVAL,
+				 "%s:%u: neither folded stacks ('a;b;c COUNT') nor perf script text: '%s'",
+				 c.name, l.no, q);
 	}
 	}
 	if (err)
@@ -867,12 +853,12 @@ int import_buf_as(const char *name, const char *buf, size_t len, enum import_for
 	if (!c.cur_secs_set)
 		profile_window_end(p, c.cur_win, 1.0);
 	if (!info->samples && f == IMPORT_PERF_SCRIPT)
-		return fail(cause, -EINVAL,
-			    "%s: no kernel call chains in %llu perf samples; record with 'perf record -g' (and kernel symbols readable)",
-			    c.name, (unsigned long long)info->user_only);
+		return util_fail(cause, -EINVAL,
+				 "%s: no kernel call chains in %llu perf samples; record with 'perf record -g' (and kernel symbols readable)",
+				 c.name, (unsigned long long)info->user_only);
 	if (!info->samples)
-		return fail(cause, -EINVAL, "%s: no samples in the file (%s with zero counts only)",
-			    c.name, import_format_name(f));
+		return util_fail(cause, -EINVAL, "%s: no samples in the file (%s with zero counts only)",
+				 c.name, import_format_name(f));
 	return 0;
 }
 
@@ -885,18 +871,18 @@ int import_file_info(const char *path, struct profile *p, unsigned win,
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
+		return util_fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
 	for (;;) {
 		if (len == cap) {
 			if (cap >= IMPORT_MAX_FILE) {
-				err = fail(cause, -EFBIG, "%s: larger than %llu bytes; not a stack file",
-					   path, IMPORT_MAX_FILE);
+				err = util_fail(cause, -EFBIG, "%s: larger than %llu bytes; not a stack file",
+						path, IMPORT_MAX_FILE);
 				goto out;
 			}
 			cap = cap ? cap * 2 : 65536;
 			char *b = realloc(buf, cap);
 			if (!b) {
-				err = fail(cause, -ENOMEM, "%s: out of memory", path);
+				err = util_fail(cause, -ENOMEM, "%s: out of memory", path);
 				goto out;
 			}
 			buf = b;
@@ -905,7 +891,7 @@ int import_file_info(const char *path, struct profile *p, unsigned win,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			err = fail(cause, -errno, "cannot read %s: %s", path, strerror(errno));
+			err = util_fail(cause, -errno, "cannot read %s: %s", path, strerror(errno));
 			goto out;
 		}
 		if (!n)

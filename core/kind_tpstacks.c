@@ -32,6 +32,7 @@
 #include "kind_util.h"
 #include "probe_counts.h"
 #include "tpstacks.h"
+#include "util.h"
 
 struct snap_key {
 	uint32_t stack_id, tp, tgid;
@@ -61,14 +62,6 @@ struct kind_tps {
 	const struct ksym_table *ks;
 	int discard;
 };
-
-static double kind_tps_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int tps_read_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 {
@@ -170,7 +163,7 @@ static int tps_open(const struct step *s, struct kind_probe **out, char **cause)
 		err = -errno;
 		goto fail;
 	}
-	k->last_read = kind_tps_now(); /* the rate is measured from attach on */
+	k->last_read = util_mono_s(); /* the rate is measured from attach on */
 	k->stats_fd = kind_stats_enable();
 	*out = (struct kind_probe *)k;
 	return 0;
@@ -260,7 +253,7 @@ static int tps_totals(struct kind_tps *k, struct step_data *d, unsigned w)
  * the executor's overhead guard calls four times a second. */
 static void tps_retune(struct kind_tps *k)
 {
-	double now = kind_tps_now();
+	double now = util_mono_s();
 	uint64_t fired = 0;
 	unsigned n;
 

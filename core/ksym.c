@@ -1,15 +1,14 @@
 /* ksym — /proc/kallsyms read once into one buffer, parsed by hand in place,
  * text symbols sorted by address (binary search) and by name. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ksym.h"
 #include "strpool.h"
+#include "util.h"
 
 /* A symbol with no later neighbour vouches for at most this much text. */
 #define KSYM_MAX_SIZE (1u << 20)
@@ -31,56 +30,6 @@ struct ksym_raw {
 	uint32_t order;         /* position in the file */
 	int text;
 };
-
-static int ksym_read_all(const char *path, char **out, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap);
-	int fd, err = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (cap - n < 65536) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-out:
-	if (fd >= 0)
-		close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
 
 static int ksym_raw_cmp(const void *a, const void *b)
 {
@@ -125,7 +74,7 @@ struct ksym_table *ksym_load(const char *path)
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = ksym_read_all(path ? path : "/proc/kallsyms", &t->buf, &len);
+	err = util_read_file(path ? path : "/proc/kallsyms", 0, &t->buf, &len);
 	if (err)
 		goto fail;
 	p = t->buf;

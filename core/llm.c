@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "llm.h"
+#include "util.h"
 
 #ifndef ARGUS_VERSION
 #define ARGUS_VERSION "0"
@@ -119,14 +120,6 @@ struct llm {
 	int rc;
 	char *error;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 char *llm_scrub(char *s, const char *secret)
 {
@@ -746,7 +739,7 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 {
 	struct llm *l = userp;
 
-	l->timer_at = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	l->timer_at = timeout_ms < 0 ? -1 : util_mono_ms() + timeout_ms;
 	return 0;
 }
 
@@ -977,7 +970,7 @@ static void attempt_done(struct llm *l, CURLcode cc)
 				delay_ms = (long)l->cfg.backoff_ms << (l->attempts - 1 < 10 ? l->attempts - 1 : 10);
 			}
 			easy_drop(l);
-			l->retry_at = now_ms() + delay_ms;
+			l->retry_at = util_mono_ms() + delay_ms;
 			l->wait_s += delay_ms / 1000.0;
 			l->state = REQ_BACKOFF;
 			return;
@@ -1176,7 +1169,7 @@ int llm_request_start(struct llm *l, const struct llm_msg *msgs, size_t n,
 	l->cb_arg = arg;
 	l->attempts = 0;
 	l->wait_s = 0;
-	l->t_start = now_ms();
+	l->t_start = util_mono_ms();
 	err = attempt_start(l);
 out:
 	if (h) {
@@ -1280,7 +1273,7 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 		return -ENOENT;
 	memset(res, 0, sizeof(*res));
 	rc = l->rc;
-	res->latency_s = (now_ms() - l->t_start) / 1000.0;
+	res->latency_s = (util_mono_ms() - l->t_start) / 1000.0;
 	res->wait_s = l->wait_s;
 	res->attempts = l->attempts;
 	res->http_status = (int)l->status;
@@ -1365,7 +1358,7 @@ int llm_timeout_ms(const struct llm *l)
 		at = l->retry_at;
 	if (at < 0)
 		return -1;
-	now = now_ms();
+	now = util_mono_ms();
 	if (at <= now)
 		return 0;
 	return at - now > INT_MAX ? INT_MAX : (int)(at - now);
@@ -1376,7 +1369,7 @@ int llm_perform(struct llm *l)
 	struct pollfd fds[LLM_MAX_SOCKS];
 	int n, running = 0, err;
 
-	if (l->state == REQ_BACKOFF && now_ms() >= l->retry_at) {
+	if (l->state == REQ_BACKOFF && util_mono_ms() >= l->retry_at) {
 		err = attempt_start(l);
 		if (err) {
 			req_fail(l, err, "cannot retry the LLM request: %s", strerror(-err));
@@ -1404,7 +1397,7 @@ int llm_perform(struct llm *l)
 				return 0;
 		}
 	}
-	if (l->timer_at >= 0 && now_ms() >= l->timer_at) {
+	if (l->timer_at >= 0 && util_mono_ms() >= l->timer_at) {
 		l->timer_at = -1;
 		curl_multi_socket_action(l->multi, CURL_SOCKET_TIMEOUT, 0, &running);
 	}
@@ -1414,7 +1407,7 @@ int llm_perform(struct llm *l)
 
 int llm_request_wait(struct llm *l, struct llm_result *res, int max_ms)
 {
-	int64_t end = max_ms < 0 ? -1 : now_ms() + max_ms;
+	int64_t end = max_ms < 0 ? -1 : util_mono_ms() + max_ms;
 	struct pollfd fds[LLM_MAX_SOCKS];
 	int rc;
 
@@ -1428,7 +1421,7 @@ int llm_request_wait(struct llm *l, struct llm_result *res, int max_ms)
 		n = llm_pollfds(l, fds, LLM_MAX_SOCKS);
 		t = llm_timeout_ms(l);
 		if (end >= 0) {
-			int64_t left = end - now_ms();
+			int64_t left = end - util_mono_ms();
 
 			if (left <= 0)
 				return -EINPROGRESS;

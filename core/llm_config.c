@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,24 +12,9 @@
 #include <unistd.h>
 
 #include "llm.h"
+#include "util.h"
 
 #define KEY_MAX 4096
-
-static void set_cause(char **cause, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
 
 static void wipe_free(char *s)
 {
@@ -93,30 +77,30 @@ int llm_key_file_read(const char *path, char **key, char **cause)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		err = -errno;
-		set_cause(cause, "cannot open api key file %s: %s", path, strerror(errno));
+		util_cause(cause, "cannot open api key file %s: %s", path, strerror(errno));
 		return err;
 	}
 	if (fstat(fd, &st) < 0) {
 		err = -errno;
-		set_cause(cause, "cannot stat api key file %s: %s", path, strerror(errno));
+		util_cause(cause, "cannot stat api key file %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		err = -EINVAL;
-		set_cause(cause, "api key file %s is not a regular file", path);
+		util_cause(cause, "api key file %s is not a regular file", path);
 		goto out;
 	}
 	if (st.st_mode & (S_IRGRP | S_IROTH | S_IWGRP | S_IWOTH)) {
 		err = -EPERM;
-		set_cause(cause, "api key file %s is %s by others (mode %04o); chmod 600 %s", path,
-			  st.st_mode & (S_IRGRP | S_IROTH) ? "readable" : "writable",
-			  (unsigned)(st.st_mode & 07777), path);
+		util_cause(cause, "api key file %s is %s by others (mode %04o); chmod 600 %s", path,
+			   st.st_mode & (S_IRGRP | S_IROTH) ? "readable" : "writable",
+			   (unsigned)(st.st_mode & 07777), path);
 		goto out;
 	}
 	n = read(fd, buf, KEY_MAX);
 	if (n < 0) {
 		err = -errno;
-		set_cause(cause, "cannot read api key file %s: %s", path, strerror(errno));
+		util_cause(cause, "cannot read api key file %s: %s", path, strerror(errno));
 		goto out;
 	}
 	buf[n] = '\0';
@@ -128,13 +112,13 @@ int llm_key_file_read(const char *path, char **key, char **cause)
 		i++;
 	if (i == len) {
 		err = -EINVAL;
-		set_cause(cause, "api key file %s is empty", path);
+		util_cause(cause, "api key file %s is empty", path);
 		goto out;
 	}
 	for (size_t j = i; j < len; j++) {
 		if (!isprint((unsigned char)buf[j])) {
 			err = -EINVAL;
-			set_cause(cause, "api key file %s holds a non-printable character", path);
+			util_cause(cause, "api key file %s holds a non-printable character", path);
 			goto out;
 		}
 	}
@@ -237,7 +221,7 @@ static int raw_file(struct llm_raw *r, const char *path, char **cause)
 		if (errno == ENOENT)
 			return 0;
 		err = -errno;
-		set_cause(cause, "cannot read %s: %s", path, strerror(errno));
+		util_cause(cause, "cannot read %s: %s", path, strerror(errno));
 		return err;
 	}
 	while (getline(&line, &cap, f) > 0) {
@@ -250,7 +234,7 @@ static int raw_file(struct llm_raw *r, const char *path, char **cause)
 		eq = strchr(s, '=');
 		if (!eq) {
 			err = -EINVAL;
-			set_cause(cause, "%s line %u: expected key = value", path, lineno);
+			util_cause(cause, "%s line %u: expected key = value", path, lineno);
 			goto out;
 		}
 		*eq = '\0';
@@ -258,8 +242,8 @@ static int raw_file(struct llm_raw *r, const char *path, char **cause)
 		val = trim(eq + 1);
 		if (!strcmp(key, "api_key")) {
 			err = -EINVAL;
-			set_cause(cause, "%s line %u: api_key is not read from the config file; "
-				  "put the key in a file of mode 600 and set api_key_file", path, lineno);
+			util_cause(cause, "%s line %u: api_key is not read from the config file; "
+				   "put the key in a file of mode 600 and set api_key_file", path, lineno);
 			goto out;
 		}
 		slot = raw_slot(r, key);
@@ -331,15 +315,15 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 		goto out;
 	if (!raw.any && !(env_key && *env_key)) {
 		err = -ENOENT;
-		set_cause(cause, "no LLM configured: set ARGUS_LLM_URL and ARGUS_LLM_MODEL "
-			  "(and ARGUS_LLM_PROVIDER=openai|anthropic), or write %s",
-			  path ? path : "$XDG_CONFIG_HOME/argus/config");
+		util_cause(cause, "no LLM configured: set ARGUS_LLM_URL and ARGUS_LLM_MODEL "
+			   "(and ARGUS_LLM_PROVIDER=openai|anthropic), or write %s",
+			   path ? path : "$XDG_CONFIG_HOME/argus/config");
 		goto out;
 	}
 	if (raw.provider && llm_provider_parse(raw.provider, &cfg->provider)) {
 		err = -EINVAL;
-		set_cause(cause, "unknown LLM provider '%s': use openai (any OpenAI-compatible "
-			  "server) or anthropic", raw.provider);
+		util_cause(cause, "unknown LLM provider '%s': use openai (any OpenAI-compatible "
+			   "server) or anthropic", raw.provider);
 		goto out;
 	}
 	if (raw.url) {
@@ -347,7 +331,7 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 
 		if (strncmp(raw.url, "http://", 7) && strncmp(raw.url, "https://", 8)) {
 			err = -EINVAL;
-			set_cause(cause, "LLM url '%s' is not an http:// or https:// URL", raw.url);
+			util_cause(cause, "LLM url '%s' is not an http:// or https:// URL", raw.url);
 			goto out;
 		}
 		len = strlen(raw.url);
@@ -364,8 +348,8 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 	}
 	if (!raw.model || !*raw.model) {
 		err = -EINVAL;
-		set_cause(cause, "no LLM model configured: set ARGUS_LLM_MODEL or model = in %s",
-			  path ? path : "the config file");
+		util_cause(cause, "no LLM model configured: set ARGUS_LLM_MODEL or model = in %s",
+			   path ? path : "the config file");
 		goto out;
 	}
 	cfg->model = strdup(raw.model);
@@ -376,8 +360,8 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 	if (raw.timeout_s) {
 		if (parse_uint(raw.timeout_s, 3600, &secs) || !secs) {
 			err = -EINVAL;
-			set_cause(cause, "LLM timeout_s '%s' is not a number of seconds in 1..3600",
-				  raw.timeout_s);
+			util_cause(cause, "LLM timeout_s '%s' is not a number of seconds in 1..3600",
+				   raw.timeout_s);
 			goto out;
 		}
 		cfg->timeout_ms = secs * 1000u;
@@ -385,8 +369,8 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 	if (raw.connect_timeout_s) {
 		if (parse_uint(raw.connect_timeout_s, 600, &secs) || !secs) {
 			err = -EINVAL;
-			set_cause(cause, "LLM connect_timeout_s '%s' is not a number of seconds in "
-				  "1..600", raw.connect_timeout_s);
+			util_cause(cause, "LLM connect_timeout_s '%s' is not a number of seconds in "
+				   "1..600", raw.connect_timeout_s);
 			goto out;
 		}
 		cfg->connect_timeout_ms = secs * 1000u;
@@ -394,7 +378,7 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 	if (raw.max_tokens) {
 		if (parse_uint(raw.max_tokens, 1000000, &cfg->max_tokens) || !cfg->max_tokens) {
 			err = -EINVAL;
-			set_cause(cause, "LLM max_tokens '%s' is not a positive number", raw.max_tokens);
+			util_cause(cause, "LLM max_tokens '%s' is not a positive number", raw.max_tokens);
 			goto out;
 		}
 	}
@@ -406,7 +390,7 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 			cfg->stream = 0;
 		else {
 			err = -EINVAL;
-			set_cause(cause, "LLM stream '%s' is not yes or no", raw.stream);
+			util_cause(cause, "LLM stream '%s' is not yes or no", raw.stream);
 			goto out;
 		}
 	}
@@ -414,7 +398,7 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 		for (const char *c = env_key; *c; c++) {
 			if (!isprint((unsigned char)*c)) {
 				err = -EINVAL;
-				set_cause(cause, "ARGUS_LLM_API_KEY holds a non-printable character");
+				util_cause(cause, "ARGUS_LLM_API_KEY holds a non-printable character");
 				goto out;
 			}
 		}
@@ -437,7 +421,7 @@ out:
 	raw_clear(&raw);
 	if (err) {
 		if (err == -ENOMEM)
-			set_cause(cause, "out of memory reading the LLM configuration");
+			util_cause(cause, "out of memory reading the LLM configuration");
 		llm_config_clear(cfg);
 	}
 	return err;
@@ -450,7 +434,7 @@ int llm_config_load(struct llm_config *cfg, char **cause)
 
 	err = path_default(&path);
 	if (err) {
-		set_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		return err;
 	}
 	err = llm_config_load_file(cfg, path, cause);

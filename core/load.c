@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "load.h"
+#include "util.h"
 
 #define LOAD_STOP_GRACE_MS 2000
 #define LOAD_FREEZE_WAIT_MS 1000
@@ -62,21 +63,6 @@ static void load_log(const char *fmt, ...)
 	fflush(load_log_file);
 }
 
-__attribute__((format(printf, 2, 3)))
-static void load_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
-
 static void load_sleep_ms(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -85,34 +71,16 @@ static void load_sleep_ms(unsigned ms)
 		;
 }
 
-static double load_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 const char *load_cgroup2_mount(void)
 {
 	static char mount[PATH_MAX];
 	static int done;
-	FILE *f;
-	char dev[256], dir[PATH_MAX], type[64];
 
-	if (done)
-		return mount[0] ? mount : NULL;
-	done = 1;
-	f = fopen("/proc/self/mounts", "re");
-	if (!f)
-		return NULL;
-	while (fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(mount, sizeof(mount), "%s", dir);
-			break;
-		}
+	if (!done) {
+		done = 1;
+		if (util_cgroup2_mount(mount, sizeof(mount)))
+			mount[0] = '\0';
 	}
-	fclose(f);
 	return mount[0] ? mount : NULL;
 }
 
@@ -382,7 +350,7 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 	char buf[32];
 
 	if (!argv || !argv[0]) {
-		load_cause(cause, "no command to run");
+		util_cause(cause, "no command to run");
 		err = EINVAL;
 		goto fail;
 	}
@@ -410,12 +378,12 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 	}
 	l->path = load_resolve(argv[0], &err);
 	if (!l->path) {
-		load_cause(cause, "cannot run '%s': %s", argv[0], strerror(err));
+		util_cause(cause, "cannot run '%s': %s", argv[0], strerror(err));
 		goto fail;
 	}
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		err = errno;
-		load_cause(cause, "cannot start '%s': pipe: %s", argv[0], strerror(err));
+		util_cause(cause, "cannot start '%s': pipe: %s", argv[0], strerror(err));
 		goto fail;
 	}
 	if (!(flags & LOAD_F_NO_CGROUP))
@@ -424,7 +392,7 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 	pid = fork();
 	if (pid < 0) {
 		err = errno;
-		load_cause(cause, "cannot start '%s': fork: %s", argv[0], strerror(err));
+		util_cause(cause, "cannot start '%s': fork: %s", argv[0], strerror(err));
 		goto fail;
 	}
 	if (pid == 0) {
@@ -473,7 +441,7 @@ int load_start(struct load *l, char **cause)
 	l->started = 1;
 	if (write(l->ready_fd, "g", 1) != 1) {
 		e = errno;
-		load_cause(cause, "cannot start '%s': %s", l->cmd, strerror(e));
+		util_cause(cause, "cannot start '%s': %s", l->cmd, strerror(e));
 		return -e;
 	}
 	close(l->ready_fd);
@@ -484,7 +452,7 @@ int load_start(struct load *l, char **cause)
 	close(l->err_fd);
 	l->err_fd = -1;
 	if (n == (ssize_t)sizeof(e) && e) {
-		load_cause(cause, "cannot run '%s': %s", l->cmd, strerror(e));
+		util_cause(cause, "cannot run '%s': %s", l->cmd, strerror(e));
 		if (waitpid(l->pid, &l->status, 0) == l->pid)
 			l->reaped = 1;
 		return -e;
@@ -527,7 +495,7 @@ struct load *load_attach_pid(pid_t pid, char **cause)
 
 	if (pid <= 0 || !load_proc_alive(pid) || !(st = load_proc_stat(pid, NULL, NULL)) ||
 	    st == 'Z' || st == 'X') {
-		load_cause(cause, "no process with PID %d", (int)pid);
+		util_cause(cause, "no process with PID %d", (int)pid);
 		errno = ESRCH;
 		return NULL;
 	}
@@ -625,13 +593,13 @@ int load_pause(struct load *l)
 	if (!l || l->paused || !l->started || !load_alive(l))
 		return 0;
 	if (l->cgroup) {
-		double deadline = load_now_ms() + LOAD_FREEZE_WAIT_MS;
+		double deadline = util_mono_ms() + LOAD_FREEZE_WAIT_MS;
 
 		err = load_write_file(l->cgroup, "cgroup.freeze", "1");
 		if (err == 0) {
 			l->paused = 1;
 			while (load_read_key(l->cgroup, "cgroup.events", "frozen") == 0 &&
-			       load_now_ms() < deadline)
+			       util_mono_ms() < deadline)
 				load_sleep_ms(1);
 			return 0;
 		}
@@ -845,8 +813,8 @@ int load_stop(struct load *l)
 	load_reap(l);
 	if (load_members_left(l)) {
 		load_signal_all(l, SIGTERM);
-		deadline = load_now_ms() + LOAD_STOP_GRACE_MS;
-		while (load_now_ms() < deadline) {
+		deadline = util_mono_ms() + LOAD_STOP_GRACE_MS;
+		while (util_mono_ms() < deadline) {
 			load_reap(l);
 			if (!load_members_left(l))
 				break;
@@ -860,8 +828,8 @@ int load_stop(struct load *l)
 			load_signal_all(l, SIGKILL);
 			if (!l->reaped && waitpid(l->pid, &l->status, 0) == l->pid)
 				l->reaped = 1;
-			deadline = load_now_ms() + 1000;
-			while (load_members_left(l) && load_now_ms() < deadline)
+			deadline = util_mono_ms() + 1000;
+			while (load_members_left(l) && util_mono_ms() < deadline)
 				load_sleep_ms(5);
 		}
 	}

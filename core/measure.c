@@ -13,6 +13,7 @@
 #include "measure_seq.h"
 #include "probe_profile.h"
 #include "reference.h"
+#include "util.h"
 
 #define MEASURE_MAX_TGIDS 1024
 
@@ -52,21 +53,6 @@ struct measure {
 
 #define MEASURE_SLICE_S 0.025
 #define MEASURE_SLICE_TGIDS 64
-
-static void meas_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void meas_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
 
 static void meas_log(struct measure *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void meas_log(struct measure *m, const char *fmt, ...)
@@ -154,7 +140,7 @@ static int live_open(struct measure *m, const uint32_t *tgids, size_t ntgids, in
 	l->ks = ksym_load(NULL);
 	if (!l->ks) {
 		err = -errno;
-		meas_cause(cause, "cannot read /proc/kallsyms: %s", strerror(errno));
+		util_cause(cause, "cannot read /proc/kallsyms: %s", strerror(errno));
 		free(l);
 		return err;
 	}
@@ -207,7 +193,7 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 		err = load_pause(m->load);
 	}
 	if (err < 0)
-		meas_cause(cause, "cannot %s the load (PID %d): %s",
+		util_cause(cause, "cannot %s the load (PID %d): %s",
 			   c == COND_LOAD ? "resume" : "pause", (int)load_pid(m->load),
 			   strerror(-err));
 	return err;
@@ -218,7 +204,7 @@ static int64_t meas_collect(struct measure *m, struct profile *p, unsigned win, 
 	int64_t n = m->smp.collect(m->smp.ctx, p, win);
 
 	if (n < 0)
-		meas_cause(cause, "cannot read the sampler's counts: %s", strerror((int)-n));
+		util_cause(cause, "cannot read the sampler's counts: %s", strerror((int)-n));
 	return n;
 }
 
@@ -296,7 +282,7 @@ static int meas_open_window(struct measure *m, double now, char **cause)
 
 	w = profile_window_begin(m->prof, m->seq[m->done], now - m->t0);
 	if (w < 0) {
-		meas_cause(cause, "cannot open a window: %s", strerror(-w));
+		util_cause(cause, "cannot open a window: %s", strerror(-w));
 		return w;
 	}
 	m->win = w;
@@ -386,7 +372,7 @@ static int meas_tick(struct source *s, double now, char **cause)
 			changed = 1;
 		}
 		if (meas_pairs_done(m) == 0) {
-			meas_cause(cause, "the load %s before a reference/loaded pair was measured; "
+			util_cause(cause, "the load %s before a reference/loaded pair was measured; "
 				   "give it a longer run", st);
 			return -ECHILD;
 		}
@@ -416,7 +402,7 @@ static int meas_tick(struct source *s, double now, char **cause)
 		if (err < 0)
 			return err;
 		if (m->fail_after && m->done == m->fail_after) {
-			meas_cause(cause, "test hook ARGUS_TEST_FAIL_AFTER: failing after window %u",
+			util_cause(cause, "test hook ARGUS_TEST_FAIL_AFTER: failing after window %u",
 				   m->done);
 			return -EIO;
 		}
@@ -427,7 +413,7 @@ static int meas_tick(struct source *s, double now, char **cause)
 			err = measure_seq_pair(m->seq_ctl, m->prof, m->seq_pairs, &m->win_s, &m->settle_s,
 					       m->o.log);
 			if (err < 0) {
-				meas_cause(cause, "cannot analyse pair %u: %s", m->seq_pairs,
+				util_cause(cause, "cannot analyse pair %u: %s", m->seq_pairs,
 					   strerror(-err));
 				return err;
 			}
@@ -622,34 +608,34 @@ static int meas_plan(struct measure *m, char **cause)
 static int meas_check(const struct measure_opts *o, char **cause)
 {
 	if (!o->pairs || o->window_s <= 0 || o->settle_s < 0) {
-		meas_cause(cause, "--pairs and --window must be positive and --settle not negative");
+		util_cause(cause, "--pairs and --window must be positive and --settle not negative");
 		return -EINVAL;
 	}
 	if (o->load_argv && o->pid) {
-		meas_cause(cause, "--load (or -- CMD) and -p are two loads; give one");
+		util_cause(cause, "--load (or -- CMD) and -p are two loads; give one");
 		return -EINVAL;
 	}
 	if (o->victim_argv && o->victim_pid) {
-		meas_cause(cause, "--victim and --victim-pid both name a victim; give one");
+		util_cause(cause, "--victim and --victim-pid both name a victim; give one");
 		return -EINVAL;
 	}
 	if (o->pause && !o->pid) {
-		meas_cause(cause, "--pause goes with -p PID");
+		util_cause(cause, "--pause goes with -p PID");
 		return -EINVAL;
 	}
 	if (o->sequential && o->min_pairs > o->pairs) {
-		meas_cause(cause, "--min-pairs %u is more than --pairs %u (the maximum); lower it or "
+		util_cause(cause, "--min-pairs %u is more than --pairs %u (the maximum); lower it or "
 			   "raise --pairs", o->min_pairs, o->pairs);
 		return -EINVAL;
 	}
 	if (o->reference_only)
 		return 0;
 	if (!o->load_argv && !o->pid) {
-		meas_cause(cause, "nothing to compare: give the load with --load CMD, -- CMD or -p PID");
+		util_cause(cause, "nothing to compare: give the load with --load CMD, -- CMD or -p PID");
 		return -EINVAL;
 	}
 	if ((o->victim_argv || o->victim_pid) && o->pid && !o->pause) {
-		meas_cause(cause, "a victim needs a load argus may pause: add --pause, or use --load");
+		util_cause(cause, "a victim needs a load argus may pause: add --pause, or use --load");
 		return -EINVAL;
 	}
 	return 0;
@@ -707,7 +693,7 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			path = reference_default_path(&want);
 			if (!path) {
 				err = -ENOENT;
-				meas_cause(cause, "-p without --pause needs a saved reference, and neither "
+				util_cause(cause, "-p without --pause needs a saved reference, and neither "
 					   "$XDG_STATE_HOME nor $HOME is set; use --reference FILE");
 				goto fail;
 			}
@@ -715,7 +701,7 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 		err = reference_load(path ? path : o->reference_path, &want,
 				     o->reference_max_age_s, m->prof, NULL, cause);
 		if (err == -ENOENT && !o->reference_path)
-			meas_cause(cause, "-p %d without --pause needs a reference of the idle "
+			util_cause(cause, "-p %d without --pause needs a reference of the idle "
 				   "system: run 'argus reference save' first (it writes %s), or add "
 				   "--pause to pause PID %d for the reference windows", (int)o->pid,
 				   path, (int)o->pid);
@@ -825,7 +811,7 @@ fail:
 		o->sampler->close(o->sampler->ctx);
 	}
 	if (cause && !*cause)
-		meas_cause(cause, "cannot start the measurement: %s", strerror(-err));
+		util_cause(cause, "cannot start the measurement: %s", strerror(-err));
 	errno = -err;
 	return NULL;
 }

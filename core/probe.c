@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "probe.h"
+#include "util.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -63,21 +64,6 @@ void probe_log(enum probe_log_level level, const char *fmt, ...)
 	log_cb(log_arg, level, buf);
 }
 
-static void set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
-
 static int has_cap(const struct __user_cap_data_struct *d, int cap)
 {
 	return !!(d[cap / 32].effective & (1u << (cap % 32)));
@@ -95,8 +81,8 @@ int probe_check_privileges(char **cause)
 	} else if (geteuid() == 0) {
 		return 0;
 	}
-	set_cause(cause, "needs root, or CAP_BPF and CAP_PERFMON, to load BPF programs; "
-		  "'argus replay' and 'argus diff' need no privileges");
+	util_cause(cause, "needs root, or CAP_BPF and CAP_PERFMON, to load BPF programs; "
+		   "'argus replay' and 'argus diff' need no privileges");
 	return -EPERM;
 }
 
@@ -104,8 +90,8 @@ int probe_check_btf(char **cause)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
 		return 0;
-	set_cause(cause, "this kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s); "
-		  "argus needs a kernel built with CONFIG_DEBUG_INFO_BTF=y", strerror(errno));
+	util_cause(cause, "this kernel exposes no BTF (/sys/kernel/btf/vmlinux: %s); "
+		   "argus needs a kernel built with CONFIG_DEBUG_INFO_BTF=y", strerror(errno));
 	return -ENOENT;
 }
 
@@ -127,13 +113,13 @@ char *probe_tracefs_path(char **cause)
 			return strdup(cand[i]);
 	if (geteuid() != 0) {
 		err = EPERM;
-		set_cause(cause, "tracefs is not mounted and only root can mount it; "
-			  "run 'mount -t tracefs nodev /sys/kernel/tracing' as root");
+		util_cause(cause, "tracefs is not mounted and only root can mount it; "
+			   "run 'mount -t tracefs nodev /sys/kernel/tracing' as root");
 		goto out;
 	}
 	if (mount("nodev", cand[0], "tracefs", 0, NULL) != 0) {
 		err = errno;
-		set_cause(cause, "cannot mount tracefs at %s: %s", cand[0], strerror(err));
+		util_cause(cause, "cannot mount tracefs at %s: %s", cand[0], strerror(err));
 		goto out;
 	}
 	probe_log(PROBE_LOG_INFO, "mounted tracefs at %s\n", cand[0]);

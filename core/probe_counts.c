@@ -12,6 +12,7 @@
 #include "probe_counts.h"
 #include "counts.skel.h"
 #include "../bpf/counts.h"
+#include "util.h"
 
 _Static_assert(sizeof(struct counts_slot) == 16, "counts_slot layout");
 _Static_assert(PROBE_COUNTS_MAX == COUNTS_MAX_TPS, "slot count");
@@ -147,14 +148,15 @@ int probe_counts_rate(const char *const *tps, unsigned ntps, const struct kind_f
 		      double secs, double *rate, char **cause)
 {
 	struct probe_counts *pc = probe_counts_open(tps, ntps, f, cause);
-	struct timespec a, b, d;
+	struct timespec d;
 	uint64_t sum = 0, v;
+	double t0, dt;
 	int err = 0;
 
 	*rate = 0;
 	if (!pc)
 		return -errno;
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	t0 = util_mono_s();
 	d.tv_sec = (time_t)secs;
 	d.tv_nsec = (long)((secs - (double)d.tv_sec) * 1e9);
 	while (nanosleep(&d, &d) && errno == EINTR)
@@ -163,11 +165,11 @@ int probe_counts_rate(const char *const *tps, unsigned ntps, const struct kind_f
 		err = probe_counts_read(pc, i, &v, NULL);
 		sum += v;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &b);
+	dt = util_mono_s() - t0;
 	if (err)
 		kind_set_cause(cause, "cannot read the event counts: %s", strerror(-err));
 	else
-		*rate = (double)sum / ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+		*rate = (double)sum / dt;
 	probe_counts_close(pc);
 	return err;
 }

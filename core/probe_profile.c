@@ -1,7 +1,6 @@
 /* probe_profile — loads bpf/profile.bpf.c, attaches it to cpu-clock on every
  * online CPU, and turns its maps into profile counts. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "../bpf/profile.h" /* not core/profile.h */
 #include "probe.h"
 #include "probe_profile.h"
+#include "util.h"
 
 _Static_assert(sizeof(struct profile_key) == 24, "profile_key layout");
 _Static_assert(sizeof(struct profile_counters) % 8 == 0, "per-CPU value size");
@@ -56,29 +56,6 @@ struct probe_profile {
 	int stats_fd;                  /* BPF run-time statistics on while held */
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
-
 static int perf_open_cpu(unsigned freq, int cpu)
 {
 	struct perf_event_attr a;
@@ -102,7 +79,7 @@ static int load_skel(struct probe_profile *pp, const struct probe_profile_opts *
 	s = profile_bpf__open();
 	if (!s) {
 		err = -errno;
-		set_cause(cause, "cannot open the sampler's BPF object: %s", strerror(-err));
+		util_cause(cause, "cannot open the sampler's BPF object: %s", strerror(-err));
 		return err;
 	}
 	s->rodata->filter_enabled = pp->filter;
@@ -119,11 +96,11 @@ static int load_skel(struct probe_profile *pp, const struct probe_profile_opts *
 		if (err >= 0)
 			err = -EINVAL;
 		if (err == -EPERM || err == -EACCES)
-			set_cause(cause, "the kernel refused to load the sampler: %s; needs root, "
-				  "or CAP_BPF and CAP_PERFMON", strerror(-err));
+			util_cause(cause, "the kernel refused to load the sampler: %s; needs root, "
+				   "or CAP_BPF and CAP_PERFMON", strerror(-err));
 		else
-			set_cause(cause, "the kernel refused to load the sampler: %s "
-				  "(run with -v for libbpf's log)", strerror(-err));
+			util_cause(cause, "the kernel refused to load the sampler: %s "
+				   "(run with -v for libbpf's log)", strerror(-err));
 		profile_bpf__destroy(s);
 		return err;
 	}
@@ -155,7 +132,7 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 	pp->ncpu_possible = libbpf_num_possible_cpus();
 	if (pp->ncpu_possible <= 0) {
 		err = pp->ncpu_possible < 0 ? pp->ncpu_possible : -EINVAL;
-		set_cause(cause, "cannot count the possible CPUs: %s", strerror(-err));
+		util_cause(cause, "cannot count the possible CPUs: %s", strerror(-err));
 		goto fail;
 	}
 
@@ -170,8 +147,8 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 	for (size_t i = 0; i < o->ntgids; i++) {
 		err = probe_profile_add_tgid(pp, o->tgids[i]);
 		if (err) {
-			set_cause(cause, "cannot add process %u to the filter: %s",
-				  o->tgids[i], strerror(-err));
+			util_cause(cause, "cannot add process %u to the filter: %s",
+				   o->tgids[i], strerror(-err));
 			goto fail;
 		}
 	}
@@ -182,8 +159,8 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 		pp->fork_link = bpf_program__attach(fp);
 		if (!pp->fork_link) {
 			err = -errno;
-			set_cause(cause, "cannot attach to sched_process_fork to follow children: %s",
-				  strerror(-err));
+			util_cause(cause, "cannot attach to sched_process_fork to follow children: %s",
+				   strerror(-err));
 			goto fail;
 		}
 	}
@@ -191,7 +168,7 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 	ncpu = probe_online_cpus(&cpus);
 	if (ncpu < 0) {
 		err = ncpu;
-		set_cause(cause, "cannot read /sys/devices/system/cpu/online: %s", strerror(-err));
+		util_cause(cause, "cannot read /sys/devices/system/cpu/online: %s", strerror(-err));
 		goto fail;
 	}
 	pp->links = calloc(ncpu, sizeof(*pp->links));
@@ -211,17 +188,17 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 			}
 			if (err == -EACCES || err == -EPERM) {
 				note = probe_perf_denied_note();
-				set_cause(cause, "cannot open the cpu-clock event on CPU %d: %s",
-					  cpus[i], note ? note : strerror(-err));
+				util_cause(cause, "cannot open the cpu-clock event on CPU %d: %s",
+					   cpus[i], note ? note : strerror(-err));
 				err = -EPERM;
 			} else if (err == -ENOENT || err == -EOPNOTSUPP || err == -EINVAL) {
-				set_cause(cause, "this kernel offers no cpu-clock perf event "
-					  "(CPU %d: %s); CPU sampling is not possible here",
-					  cpus[i], strerror(-err));
+				util_cause(cause, "this kernel offers no cpu-clock perf event "
+					   "(CPU %d: %s); CPU sampling is not possible here",
+					   cpus[i], strerror(-err));
 				err = -ENOENT;
 			} else {
-				set_cause(cause, "cannot open the cpu-clock event on CPU %d: %s",
-					  cpus[i], strerror(-err));
+				util_cause(cause, "cannot open the cpu-clock event on CPU %d: %s",
+					   cpus[i], strerror(-err));
 			}
 			goto fail;
 		}
@@ -229,20 +206,20 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 		if (!l) {
 			err = -errno;
 			close(fd);
-			set_cause(cause, "the kernel refused to attach the sampler to CPU %d: %s",
-				  cpus[i], strerror(-err));
+			util_cause(cause, "the kernel refused to attach the sampler to CPU %d: %s",
+				   cpus[i], strerror(-err));
 			goto fail;
 		}
 		pp->links[pp->nlinks++] = l;
 	}
 	if (!pp->nlinks) {
 		err = -ENODEV;
-		set_cause(cause, "no online CPU could be sampled");
+		util_cause(cause, "no online CPU could be sampled");
 		goto fail;
 	}
 	/* run_time_ns per program, for the overhead we report; optional */
 	pp->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	pp->t_attach = now_s();
+	pp->t_attach = util_mono_s();
 	free(cpus);
 	return pp;
 fail:
@@ -250,7 +227,7 @@ fail:
 	free(cpus);
 	probe_profile_close(pp);
 	if (cause && !*cause)
-		set_cause(cause, "cannot start the sampler: %s", strerror(-err));
+		util_cause(cause, "cannot start the sampler: %s", strerror(-err));
 	errno = -err;
 	return NULL;
 }
@@ -506,7 +483,7 @@ int probe_profile_stats(struct probe_profile *pp, struct probe_profile_stats *st
 	st->cpus_failed = pp->cpus_failed;
 	st->freq_hz = pp->freq;
 	st->stacks = pp->nstacks;
-	st->elapsed_s = now_s() - pp->t_attach;
+	st->elapsed_s = util_mono_s() - pp->t_attach;
 	if (pp->stats_fd >= 0) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);

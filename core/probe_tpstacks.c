@@ -2,7 +2,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "tpstacks.h"
 #include "tpstacks.skel.h"
 #include "../bpf/tpstacks.h"
+#include "util.h"
 
 _Static_assert(sizeof(struct tpstacks_key) == 28, "tpstacks_key layout");
 _Static_assert(sizeof(struct tpstacks_counters) == 40, "tpstacks_counters layout");
@@ -33,20 +33,6 @@ static struct bpf_program *tps_prog(struct tpstacks_bpf *skel, unsigned i)
 	return bpf_object__find_program_by_name(skel->obj, name);
 }
 
-static void set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
-
 void tpstacks_free(struct tpstacks *t)
 {
 	if (!t)
@@ -65,15 +51,15 @@ struct tpstacks *tpstacks_open(const struct tpstacks_opts *o, char **cause)
 	int err = 0;
 
 	if (!o->ntps || o->ntps > TPSTACKS_MAX_TPS) {
-		set_cause(cause, "tracepoint_stacks takes 1 to %d tracepoints, not %u",
-			  TPSTACKS_MAX_TPS, o->ntps);
+		util_cause(cause, "tracepoint_stacks takes 1 to %d tracepoints, not %u",
+			   TPSTACKS_MAX_TPS, o->ntps);
 		err = -EINVAL;
 		goto fail;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err = -ENOMEM;
-		set_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		goto fail;
 	}
 	t->ntps = o->ntps;
@@ -81,13 +67,13 @@ struct tpstacks *tpstacks_open(const struct tpstacks_opts *o, char **cause)
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
 		err = t->ncpus ? t->ncpus : -EINVAL;
-		set_cause(cause, "cannot count CPUs: %s", strerror(-err));
+		util_cause(cause, "cannot count CPUs: %s", strerror(-err));
 		goto fail;
 	}
 	t->skel = tpstacks_bpf__open();
 	if (!t->skel) {
 		err = -errno;
-		set_cause(cause, "cannot open the tracepoint_stacks BPF object: %s", strerror(-err));
+		util_cause(cause, "cannot open the tracepoint_stacks BPF object: %s", strerror(-err));
 		goto fail;
 	}
 	t->skel->data->sample_every = t->sample_every;
@@ -101,7 +87,7 @@ struct tpstacks *tpstacks_open(const struct tpstacks_opts *o, char **cause)
 		struct stat st;
 		if (stat(o->cgroup, &st) < 0) {
 			err = -errno;
-			set_cause(cause, "cannot use cgroup %s: %s", o->cgroup, strerror(-err));
+			util_cause(cause, "cannot use cgroup %s: %s", o->cgroup, strerror(-err));
 			goto fail;
 		}
 		t->skel->rodata->filter_cgroup = st.st_ino; /* the cgroup v2 id */
@@ -112,8 +98,8 @@ struct tpstacks *tpstacks_open(const struct tpstacks_opts *o, char **cause)
 		bpf_program__set_autoload(tps_prog(t->skel, i), i < o->ntps);
 	err = tpstacks_bpf__load(t->skel);
 	if (err) {
-		set_cause(cause, "cannot load the tracepoint_stacks program: %s%s", strerror(-err),
-			  err == -EPERM ? "; run as root" : "");
+		util_cause(cause, "cannot load the tracepoint_stacks program: %s%s", strerror(-err),
+			   err == -EPERM ? "; run as root" : "");
 		goto fail;
 	}
 	for (unsigned i = 0; i < o->ntps; i++) {
@@ -124,8 +110,8 @@ struct tpstacks *tpstacks_open(const struct tpstacks_opts *o, char **cause)
 		t->links[i] = bpf_program__attach_raw_tracepoint(p, name);
 		if (!t->links[i]) {
 			err = -errno;
-			set_cause(cause, "cannot attach to tracepoint %s: %s%s", o->tracepoints[i],
-				  strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
+			util_cause(cause, "cannot attach to tracepoint %s: %s%s", o->tracepoints[i],
+				   strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
 			goto fail;
 		}
 	}
@@ -150,7 +136,7 @@ struct tpstacks *tpstacks_open_step(const struct step *s, char **cause)
 	};
 
 	if (s->kind != STEP_TRACEPOINT_STACKS || !s->nresolved) {
-		set_cause(cause, "not a validated tracepoint_stacks step");
+		util_cause(cause, "not a validated tracepoint_stacks step");
 		errno = EINVAL;
 		return NULL;
 	}

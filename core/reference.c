@@ -1,7 +1,6 @@
 /* reference — save and load idle-system references (format in reference.h). */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +12,9 @@
 #include <cjson/cJSON.h>
 
 #include "reference.h"
+#include "util.h"
 
 #define REFERENCE_MAX_FRAMES 256
-
-__attribute__((format(printf, 2, 3)))
-static void ref_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
 
 void reference_meta_here(struct reference_meta *m, const char *probe_set, unsigned freq_hz)
 {
@@ -123,7 +108,7 @@ int reference_save(const struct profile *p, const struct reference_meta *m,
 
 	err = ref_mkdirs(path);
 	if (err < 0) {
-		ref_cause(cause, "cannot create the directory of %s: %s", path, strerror(-err));
+		util_cause(cause, "cannot create the directory of %s: %s", path, strerror(-err));
 		goto out;
 	}
 	map = calloc(p->nwin ? p->nwin : 1, sizeof(*map));
@@ -153,14 +138,14 @@ int reference_save(const struct profile *p, const struct reference_meta *m,
 	}
 	if (!nref) {
 		err = -EINVAL;
-		ref_cause(cause, "cannot save a reference: no reference window was measured");
+		util_cause(cause, "cannot save a reference: no reference window was measured");
 		goto out;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	f = fopen(tmp, "we");
 	if (!f) {
 		err = -errno;
-		ref_cause(cause, "cannot write %s: %s", tmp, strerror(errno));
+		util_cause(cause, "cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	err = ref_print_line(f, hdr);
@@ -197,7 +182,7 @@ int reference_save(const struct profile *p, const struct reference_meta *m,
 	if (err) {
 		unlink(tmp);
 		if (cause && !*cause)
-			ref_cause(cause, "cannot write %s: %s", path, strerror(-err));
+			util_cause(cause, "cannot write %s: %s", path, strerror(-err));
 	}
 out:
 	if (f)
@@ -240,19 +225,19 @@ int reference_load(const char *path, const struct reference_meta *want, double m
 	f = fopen(path, "re");
 	if (!f) {
 		err = -errno;
-		ref_cause(cause, "cannot read reference %s: %s%s", path, strerror(errno),
-			  errno == ENOENT ? "; record one with 'argus reference save'" : "");
+		util_cause(cause, "cannot read reference %s: %s%s", path, strerror(errno),
+			   errno == ENOENT ? "; record one with 'argus reference save'" : "");
 		return err;
 	}
 	if (getline(&line, &cap, f) < 0 || !(hdr = cJSON_Parse(line)) ||
 	    !ref_str(hdr, "format") || strcmp(ref_str(hdr, "format"), "argus-reference")) {
 		err = -EINVAL;
-		ref_cause(cause, "%s: line 1: not an argus reference", path);
+		util_cause(cause, "%s: line 1: not an argus reference", path);
 		goto out;
 	}
 	if (ref_num(hdr, "version", &v) < 0 || v != 1) {
 		err = -EINVAL;
-		ref_cause(cause, "%s: unsupported reference version", path);
+		util_cause(cause, "%s: unsupported reference version", path);
 		goto out;
 	}
 	snprintf(m.host, sizeof(m.host), "%s", ref_str(hdr, "host") ? ref_str(hdr, "host") : "");
@@ -269,22 +254,22 @@ int reference_load(const char *path, const struct reference_meta *want, double m
 	if (want) {
 		if (strcmp(want->host, m.host)) {
 			err = -ESTALE;
-			ref_cause(cause, "reference %s was recorded on host '%s', this is '%s'; "
-				  "record one here with 'argus reference save'", path, m.host, want->host);
+			util_cause(cause, "reference %s was recorded on host '%s', this is '%s'; "
+				   "record one here with 'argus reference save'", path, m.host, want->host);
 			goto out;
 		}
 		if (strcmp(want->kernel, m.kernel)) {
 			err = -ESTALE;
-			ref_cause(cause, "reference %s was recorded on kernel %s, this is %s; "
-				  "record a new one with 'argus reference save'", path, m.kernel,
-				  want->kernel);
+			util_cause(cause, "reference %s was recorded on kernel %s, this is %s; "
+				   "record a new one with 'argus reference save'", path, m.kernel,
+				   want->kernel);
 			goto out;
 		}
 		if (strcmp(want->probe_set, m.probe_set)) {
 			err = -ESTALE;
-			ref_cause(cause, "reference %s measured %s, this run measures %s; record one "
-				  "with the same --freq using 'argus reference save'", path, m.probe_set,
-				  want->probe_set);
+			util_cause(cause, "reference %s measured %s, this run measures %s; record one "
+				   "with the same --freq using 'argus reference save'", path, m.probe_set,
+				   want->probe_set);
 			goto out;
 		}
 	}
@@ -293,9 +278,9 @@ int reference_load(const char *path, const struct reference_meta *want, double m
 		max_age_s = REFERENCE_MAX_AGE_S;
 	if (age > max_age_s) {
 		err = -ESTALE;
-		ref_cause(cause, "reference %s is stale: recorded %.1f h ago (limit %.0f h); "
-			  "record a new one with 'argus reference save'", path, age / 3600,
-			  max_age_s / 3600);
+		util_cause(cause, "reference %s is stale: recorded %.1f h ago (limit %.0f h); "
+			   "record a new one with 'argus reference save'", path, age / 3600,
+			   max_age_s / 3600);
 		goto out;
 	}
 	{
@@ -317,7 +302,7 @@ int reference_load(const char *path, const struct reference_meta *want, double m
 	}
 	if (!nwin) {
 		err = -EINVAL;
-		ref_cause(cause, "%s: the reference holds no window", path);
+		util_cause(cause, "%s: the reference holds no window", path);
 		goto out;
 	}
 	while (getline(&line, &cap, f) > 0) {
@@ -333,7 +318,7 @@ int reference_load(const char *path, const struct reference_meta *want, double m
 		    win < 0 || win >= nwin || count < 0 ||
 		    !cJSON_IsArray(fr = cJSON_GetObjectItemCaseSensitive(o, "frames"))) {
 			err = -EINVAL;
-			ref_cause(cause, "%s: line %u: not a reference stack line", path, lineno);
+			util_cause(cause, "%s: line %u: not a reference stack line", path, lineno);
 			goto out;
 		}
 		ref_num(o, "tgid", &tgid);

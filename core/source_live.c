@@ -9,6 +9,7 @@
 #include "probe.h"
 #include "probe_profile.h"
 #include "source_live.h"
+#include "util.h"
 
 #define SOURCE_LIVE_TICK_S 1.0
 
@@ -27,14 +28,6 @@ struct source_live {
 	struct probe_profile_stats st; /* at the last collect */
 	int stopped;
 };
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* One collect at time now: counts since the last one into the window. */
 static int live_collect(struct source_live *l, double now, char **cause)
@@ -95,7 +88,7 @@ static void live_status(struct source *s, struct source_status *st)
 	st->phase = l->stopped ? SOURCE_DONE : SOURCE_LIVE;
 	st->window = l->win;
 	st->nwindows = 0;
-	st->elapsed_s = l->stopped ? l->elapsed : mono_now() - l->t0;
+	st->elapsed_s = l->stopped ? l->elapsed : util_mono_s() - l->t0;
 	st->rate = l->rate;
 	st->samples = l->samples;
 	st->dropped = l->st.dropped;
@@ -111,7 +104,7 @@ static void live_stop(struct source *s)
 
 	if (l->stopped)
 		return;
-	live_collect(l, mono_now(), NULL); /* what accrued since the last tick */
+	live_collect(l, util_mono_s(), NULL); /* what accrued since the last tick */
 	probe_profile_close(l->pp);
 	l->pp = NULL;
 	l->stopped = 1;
@@ -182,7 +175,7 @@ struct source *source_live_new(const struct probe_profile_opts *o, char **cause)
 		err = errno;
 		goto fail;
 	}
-	l->t0 = l->last_tick = mono_now();
+	l->t0 = l->last_tick = util_mono_s();
 	l->overhead_pct = -1;
 	probe_profile_stats(l->pp, &l->st);
 	return &l->src;

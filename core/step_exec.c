@@ -15,6 +15,7 @@
 #include "probe.h"
 #include "measure_seq.h"
 #include "step_exec.h"
+#include "util.h"
 
 struct step_exec {
 	struct step *s;
@@ -48,21 +49,6 @@ struct step_exec {
 };
 
 __attribute__((format(printf, 2, 3)))
-static void sx_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
-
-__attribute__((format(printf, 2, 3)))
 static void sx_log(struct step_exec *x, const char *fmt, ...)
 {
 	va_list ap;
@@ -75,14 +61,6 @@ static void sx_log(struct step_exec *x, const char *fmt, ...)
 	fputc('\n', x->o.log);
 	fflush(x->o.log);
 	va_end(ap);
-}
-
-static double sx_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 void step_exec_opts_default(struct step_exec_opts *o)
@@ -143,9 +121,9 @@ static int sx_apply(struct step_exec *x, enum cond c, char **cause)
 	else
 		err = load_pause(x->o.load);
 	if (err < 0 && (!cause || !*cause))
-		sx_cause(cause, "cannot %s the load (PID %d): %s",
-			 c == COND_LOAD ? "resume" : "pause", (int)load_pid(x->o.load),
-			 strerror(-err));
+		util_cause(cause, "cannot %s the load (PID %d): %s",
+			   c == COND_LOAD ? "resume" : "pause", (int)load_pid(x->o.load),
+			   strerror(-err));
 	return err;
 }
 
@@ -173,8 +151,8 @@ static int sx_collect(struct step_exec *x, double now, char **cause)
 		return 0;
 	err = x->ops->collect(x->kp, x->d, (unsigned)x->win, x->ks);
 	if (err < 0) {
-		sx_cause(cause, "cannot read the %s probe: %s", step_kind_name(x->s->kind),
-			 strerror(-err));
+		util_cause(cause, "cannot read the %s probe: %s", step_kind_name(x->s->kind),
+			   strerror(-err));
 		return err;
 	}
 	step_data_window_end(x->d, (unsigned)x->win, now - x->phase_start);
@@ -187,7 +165,7 @@ static int sx_open_window(struct step_exec *x, double now, char **cause)
 	int w = step_data_window_begin(x->d, x->seq[x->done], now - x->t0);
 
 	if (w < 0) {
-		sx_cause(cause, "cannot open a step window: %s", strerror(-w));
+		util_cause(cause, "cannot open a step window: %s", strerror(-w));
 		return w;
 	}
 	x->win = w;
@@ -278,8 +256,8 @@ int step_exec_tick(struct step_exec *x, double now, char **cause)
 			return 0;
 		err = x->ops->discard ? x->ops->discard(x->kp) : 0;
 		if (err < 0) {
-			sx_cause(cause, "cannot reset the %s probe: %s", step_kind_name(x->s->kind),
-				 strerror(-err));
+			util_cause(cause, "cannot reset the %s probe: %s", step_kind_name(x->s->kind),
+				   strerror(-err));
 			goto fail;
 		}
 		err = sx_open_window(x, now, cause);
@@ -299,7 +277,7 @@ int step_exec_tick(struct step_exec *x, double now, char **cause)
 
 			if (stop < 0) {
 				err = stop;
-				sx_cause(cause, "cannot analyse the step's pair %u: %s", x->done / 2,
+				util_cause(cause, "cannot analyse the step's pair %u: %s", x->done / 2,
 					 strerror(-err));
 				goto fail;
 			}
@@ -458,7 +436,7 @@ void step_exec_stop(struct step_exec *x)
 	if (!x)
 		return;
 	if (!step_exec_finished(x)) {
-		double now = sx_mono();
+		double now = util_mono_s();
 
 		if (x->state == STEP_EXEC_RUNNING)
 			snprintf(x->reason, sizeof(x->reason), "stopped before the end");
@@ -530,13 +508,13 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 	}
 	if (!x->s->nresolved && (x->s->ntargets || x->s->begin)) {
 		err = -EINVAL;
-		sx_cause(cause, "the step was not validated (no resolved targets): run step_validate first");
+		util_cause(cause, "the step was not validated (no resolved targets): run step_validate first");
 		goto fail;
 	}
 	x->ops = o->ops ? o->ops : kind_ops_get(s->kind);
 	if (!x->ops) {
 		err = -ENOSYS;
-		sx_cause(cause, "this build has no probe for %s steps", step_kind_name(s->kind));
+		util_cause(cause, "this build has no probe for %s steps", step_kind_name(s->kind));
 		goto fail;
 	}
 	sx_plan_shape(x->s, o->pairs, &pairs, &x->window_s);
@@ -574,7 +552,7 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 		x->own_ks = ksym_load(NULL);
 		if (!x->own_ks) {
 			err = -errno;
-			sx_cause(cause, "cannot read /proc/kallsyms: %s", strerror(errno));
+			util_cause(cause, "cannot read /proc/kallsyms: %s", strerror(errno));
 			goto fail;
 		}
 		x->ks = x->own_ks;
@@ -602,7 +580,7 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 		x->kp = NULL;
 		goto fail;
 	}
-	x->attach_t = sx_mono();
+	x->attach_t = util_mono_s();
 	x->now = x->attach_t;
 	sx_read_stats(x);
 	{
@@ -617,7 +595,7 @@ fail:
 	if (x)
 		step_exec_free(x);
 	if (cause && !*cause)
-		sx_cause(cause, "cannot start the step: %s", strerror(-err));
+		util_cause(cause, "cannot start the step: %s", strerror(-err));
 	errno = -err;
 	return NULL;
 }
@@ -632,15 +610,15 @@ int step_exec_run(struct step_exec *x, int stop_fd, char **cause)
 		struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
 		int to;
 
-		err = step_exec_tick(x, sx_mono(), cause);
+		err = step_exec_tick(x, util_mono_s(), cause);
 		if (err < 0)
 			return err;
 		if (step_exec_finished(x))
 			break;
-		to = step_exec_timeout_ms(x, sx_mono());
+		to = step_exec_timeout_ms(x, util_mono_s());
 		if (poll(&pfd, stop_fd >= 0 ? 1 : 0, to) > 0 && (pfd.revents & POLLIN)) {
 			step_exec_stop(x);
-			sx_cause(cause, "interrupted");
+			util_cause(cause, "interrupted");
 			return -EINTR;
 		}
 	}

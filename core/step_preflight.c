@@ -9,14 +9,7 @@
 #include "step_exec.h"
 #include "step_merge.h"
 #include "step_preflight.h"
-
-static double pf_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "util.h"
 
 void step_preflight_clear(struct step_preflight *pf)
 {
@@ -67,7 +60,7 @@ int step_preflight(struct step *s, const struct caps *c, const struct step_limit
 	/* kinds count events when they collect or discard */
 	if (ops->discard)
 		ops->discard(kp);
-	t0 = pf_mono();
+	t0 = util_mono_s();
 	if (ops->stats)
 		ops->stats(kp, &a);
 	ts.tv_sec = (time_t)secs;
@@ -78,7 +71,7 @@ int step_preflight(struct step *s, const struct caps *c, const struct step_limit
 		ops->discard(kp);
 	if (ops->stats)
 		ops->stats(kp, &b);
-	t1 = pf_mono();
+	t1 = util_mono_s();
 	ops->close(kp);
 	pf->ok = 1;
 	pf->secs = t1 - t0;

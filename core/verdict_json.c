@@ -2,13 +2,13 @@
  * session files (declared in verdict.h). */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "util.h"
 #include "verdict.h"
 
 /* cJSON prints NaN and infinities as null; say so explicitly. */
@@ -59,20 +59,6 @@ cJSON *verdict_json_new(const struct verdict *v)
 	return o;
 }
 
-__attribute__((format(printf, 2, 3)))
-static int bad(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (cause) {
-		free(*cause);
-		if (vasprintf(cause, fmt, ap) < 0)
-			*cause = NULL;
-	}
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* A number field; null reads as fallback (ratio: infinite), absent as 0. */
 static int get_num(const cJSON *o, const char *k, double fallback, double *out, char **cause)
 {
@@ -86,7 +72,7 @@ static int get_num(const cJSON *o, const char *k, double fallback, double *out, 
 		return 0;
 	}
 	if (!cJSON_IsNumber(x))
-		return bad(cause, "verdict: '%s' is not a number", k);
+		return util_fail(cause, -EINVAL, "verdict: '%s' is not a number", k);
 	*out = x->valuedouble;
 	return 0;
 }
@@ -98,7 +84,7 @@ static int get_count(const cJSON *o, const char *k, unsigned *out, char **cause)
 	if (err)
 		return err;
 	if (!(d >= 0 && d <= 4294967295.0))
-		return bad(cause, "verdict: '%s' is out of range", k);
+		return util_fail(cause, -EINVAL, "verdict: '%s' is out of range", k);
 	*out = (unsigned)d;
 	return 0;
 }
@@ -115,32 +101,32 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 
 	memset(v, 0, sizeof(*v));
 	if (!cJSON_IsObject(o))
-		return bad(cause, "verdict: not a JSON object");
+		return util_fail(cause, -EINVAL, "verdict: not a JSON object");
 	x = cJSON_GetObjectItemCaseSensitive(o, "found");
 	if (x && !cJSON_IsBool(x) && !cJSON_IsNumber(x)) {
-		err = bad(cause, "verdict: 'found' is not a boolean");
+		err = util_fail(cause, -EINVAL, "verdict: 'found' is not a boolean");
 		goto fail;
 	}
 	v->found = x ? (cJSON_IsBool(x) ? cJSON_IsTrue(x) : x->valuedouble != 0) : 0;
 	x = cJSON_GetObjectItemCaseSensitive(o, "subsystem");
 	if (x && !cJSON_IsString(x)) {
-		err = bad(cause, "verdict: 'subsystem' is not a string");
+		err = util_fail(cause, -EINVAL, "verdict: 'subsystem' is not a string");
 		goto fail;
 	}
 	if (x)
 		snprintf(v->subsystem, sizeof(v->subsystem), "%s", x->valuestring);
 	x = cJSON_GetObjectItemCaseSensitive(o, "path");
 	if (x && !cJSON_IsArray(x)) {
-		err = bad(cause, "verdict: 'path' is not an array");
+		err = util_fail(cause, -EINVAL, "verdict: 'path' is not an array");
 		goto fail;
 	}
 	cJSON_ArrayForEach(e, x) {
 		if (!cJSON_IsString(e)) {
-			err = bad(cause, "verdict: path[%u] is not a string", v->npath);
+			err = util_fail(cause, -EINVAL, "verdict: path[%u] is not a string", v->npath);
 			goto fail;
 		}
 		if (v->npath >= VERDICT_MAX_PATH) {
-			err = bad(cause, "verdict: path longer than %d frames", VERDICT_MAX_PATH);
+			err = util_fail(cause, -EINVAL, "verdict: path longer than %d frames", VERDICT_MAX_PATH);
 			goto fail;
 		}
 		if (!(v->path[v->npath] = dup_str(e)))
@@ -149,14 +135,14 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 	}
 	x = cJSON_GetObjectItemCaseSensitive(o, "leaf");
 	if (x && !cJSON_IsString(x) && !cJSON_IsNull(x)) {
-		err = bad(cause, "verdict: 'leaf' is not a string");
+		err = util_fail(cause, -EINVAL, "verdict: 'leaf' is not a string");
 		goto fail;
 	}
 	if (x && cJSON_IsString(x) && !(v->leaf = dup_str(x)))
 		goto nomem;
 	x = cJSON_GetObjectItemCaseSensitive(o, "summary");
 	if (x && !cJSON_IsString(x)) {
-		err = bad(cause, "verdict: 'summary' is not a string");
+		err = util_fail(cause, -EINVAL, "verdict: 'summary' is not a string");
 		goto fail;
 	}
 	if (x && !(v->summary = dup_str(x)))
@@ -165,7 +151,7 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 		goto fail;
 	ev = cJSON_GetObjectItemCaseSensitive(o, "evidence");
 	if (ev && !cJSON_IsObject(ev)) {
-		err = bad(cause, "verdict: 'evidence' is not an object");
+		err = util_fail(cause, -EINVAL, "verdict: 'evidence' is not an object");
 		goto fail;
 	}
 	if (ev) {
@@ -181,12 +167,12 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 	}
 	x = cJSON_GetObjectItemCaseSensitive(o, "notes");
 	if (x && !cJSON_IsArray(x)) {
-		err = bad(cause, "verdict: 'notes' is not an array");
+		err = util_fail(cause, -EINVAL, "verdict: 'notes' is not an array");
 		goto fail;
 	}
 	cJSON_ArrayForEach(e, x) {
 		if (!cJSON_IsString(e)) {
-			err = bad(cause, "verdict: notes[%u] is not a string", v->nnotes);
+			err = util_fail(cause, -EINVAL, "verdict: notes[%u] is not a string", v->nnotes);
 			goto fail;
 		}
 		if (verdict_add_note(v, "%s", e->valuestring))
@@ -195,7 +181,7 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 	return 0;
 nomem:
 	err = -ENOMEM;
-	bad(cause, "verdict: out of memory");
+	util_fail(cause, -EINVAL, "verdict: out of memory");
 fail:
 	verdict_clear(v);
 	return err;

@@ -10,29 +10,7 @@
 #include <curses.h>
 
 #include "edit_spec.h"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	char chunk[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	if (!m) {
-		fclose(f);
-		return NULL;
-	}
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, m);
-	fclose(f);
-	fclose(m);
-	return buf;
-}
+#include "util.h"
 
 int edit_spec_run(const char *json, char **out, char **cause)
 {
@@ -89,8 +67,7 @@ int edit_spec_run(const char *json, char **out, char **cause)
 			*cause = NULL;
 		goto cleanup;
 	}
-	*out = slurp(path);
-	if (!*out) {
+	if (util_read_file(path, 0, out, NULL)) {
 		err = -EIO;
 		if (asprintf(cause, "cannot read %s back", path) < 0)
 			*cause = NULL;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "theme.h"
+#include "util.h"
 
 #ifndef ARGUS_DATADIR
 #define ARGUS_DATADIR "/usr/local/share/argus"
@@ -108,11 +109,7 @@ static int set_cause(char **cause, const char *origin, unsigned line, const char
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (cause) {
-		free(*cause);
-		if (asprintf(cause, "%s:%u: %s", origin, line, msg) < 0)
-			*cause = NULL;
-	}
+	util_cause(cause, "%s:%u: %s", origin, line, msg);
 	return -EINVAL;
 }
 
@@ -306,64 +303,15 @@ out:
 	return err;
 }
 
-static int read_text(const char *path, char **out)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			char *nb;
-
-			if (cap >= (1u << 20)) {
-				err = -EFBIG;
-				goto out;
-			}
-			cap = cap ? cap * 2 : 8192;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		err = -EIO;
-		goto out;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	buf = NULL;
-out:
-	free(buf);
-	fclose(f);
-	return err;
-}
-
 static int load_path(struct theme *t, const char *path, char **cause)
 {
 	const char *base = strrchr(path, '/');
 	char *text = NULL;
 	int err;
 
-	err = read_text(path, &text);
+	err = util_read_file(path, 1u << 20, &text, NULL);
 	if (err) {
-		if (cause) {
-			free(*cause);
-			if (asprintf(cause, "cannot read theme %s: %s", path, strerror(-err)) < 0)
-				*cause = NULL;
-		}
+		util_cause(cause, "cannot read theme %s: %s", path, strerror(-err));
 		return err;
 	}
 	theme_default(t);

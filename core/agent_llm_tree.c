@@ -1,0 +1,191 @@
+/* agent_llm_tree — the calibrated tree rendered for the prompt: ranked,
+ * pruned to a budget (see agent_llm_render_tree in agent_llm.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_llm_int.h"
+#include "calib.h"
+
+struct rnode {
+	const struct tree_node *n;
+	size_t line_len;
+	int sel;
+};
+
+static int rnode_cmp_ptr(const void *a, const void *b)
+{
+	const struct tree_node *x = ((const struct rnode *)a)->n, *y = ((const struct rnode *)b)->n;
+
+	return x < y ? -1 : x > y;
+}
+
+static int rnode_cmp_rank(const void *a, const void *b)
+{
+	const struct tree_node *x = (*(const struct rnode *const *)a)->n;
+	const struct tree_node *y = (*(const struct rnode *const *)b)->n;
+	double dx = fabs(x->stat.delta), dy = fabs(y->stat.delta);
+
+	if (x->stat.significant != y->stat.significant)
+		return y->stat.significant - x->stat.significant;
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	if (tree_node_sum(x) != tree_node_sum(y))
+		return tree_node_sum(x) < tree_node_sum(y) ? 1 : -1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static struct rnode *rnode_find(struct rnode *v, size_t n, const struct tree_node *node)
+{
+	struct rnode key = { .n = node };
+
+	return bsearch(&key, v, n, sizeof(*v), rnode_cmp_ptr);
+}
+
+static void fmt_num(char *buf, size_t len, double x)
+{
+	if (isinf(x))
+		snprintf(buf, len, "inf");
+	else if (fabs(x) >= 100 || x == floor(x))
+		snprintf(buf, len, "%.0f", x);
+	else
+		snprintf(buf, len, "%.3g", x);
+}
+
+static void node_line(const struct tree_node *n, const struct tree_node *focus, char *buf,
+		      size_t len)
+{
+	const struct calib_stat *s = &n->stat;
+	char r[32], l[32], d[32], x[32];
+
+	fmt_num(r, sizeof(r), s->rate[COND_REF]);
+	fmt_num(l, sizeof(l), s->rate[COND_LOAD]);
+	fmt_num(d, sizeof(d), s->delta);
+	fmt_num(x, sizeof(x), s->ratio);
+	snprintf(buf, len, "%*s%s  ref %s  load %s  delta %s%s  x%s  q %.2g%s%s%s", (int)n->depth * 2,
+		 "", n->name ? n->name : "?", r, l, s->delta > 0 ? "+" : "", d, x, s->q,
+		 s->significant ? "  SIG" : "",
+		 n->presence == TREE_NEW ? "  NEW" : n->presence == TREE_VANISHED ? "  GONE" : "",
+		 n == focus ? "  <- FOCUS (the person asked to look here)" : "");
+}
+
+static void collect(const struct tree_node *n, struct rnode *v, size_t *k, size_t max)
+{
+	if (*k >= max)
+		return;
+	v[(*k)++].n = n;
+	for (unsigned i = 0; i < n->nchild; i++)
+		collect(n->child[i], v, k, max);
+}
+
+static size_t count(const struct tree_node *n)
+{
+	size_t c = 1;
+
+	for (unsigned i = 0; i < n->nchild; i++)
+		c += count(n->child[i]);
+	return c;
+}
+
+static void render(struct al_sbuf *b, const struct tree_node *n, struct rnode *v, size_t nv,
+		   const struct tree_node *focus)
+{
+	char line[512];
+	unsigned left = 0;
+
+	for (unsigned i = 0; i < n->nchild; i++) {
+		struct rnode *r = rnode_find(v, nv, n->child[i]);
+
+		if (!r || !r->sel)
+			left++;
+	}
+	node_line(n, focus, line, sizeof(line));
+	if (left && left == n->nchild)
+		al_sb_addf(b, "%s  (+%u children)\n", line, left);
+	else if (left)
+		al_sb_addf(b, "%s  (+%u more)\n", line, left);
+	else
+		al_sb_addf(b, "%s\n", line);
+	for (unsigned i = 0; i < n->nchild; i++) {
+		struct rnode *r = rnode_find(v, nv, n->child[i]);
+
+		if (r && r->sel)
+			render(b, n->child[i], v, nv, focus);
+	}
+}
+
+char *agent_llm_render_tree(const struct tree *t, const struct tree_node *focus, size_t budget)
+{
+	struct rnode *v = NULL, **rank = NULL;
+	struct al_sbuf b = { 0 };
+	size_t n, k = 0, used = 0;
+	char line[512];
+	char *out = NULL;
+
+	if (!t || !t->root)
+		return strdup("(no tree: nothing measured yet)\n");
+	if (!budget)
+		budget = AL_DEFAULT_BUDGET;
+	n = count(t->root);
+	v = calloc(n, sizeof(*v));
+	rank = calloc(n, sizeof(*rank));
+	if (!v || !rank)
+		goto out;
+	collect(t->root, v, &k, n);
+	for (size_t i = 0; i < n; i++) {
+		node_line(v[i].n, focus, line, sizeof(line));
+		v[i].line_len = strlen(line) + 16; /* room for "(+N more)" */
+	}
+	qsort(v, n, sizeof(*v), rnode_cmp_ptr);
+	for (size_t i = 0; i < n; i++)
+		rank[i] = &v[i];
+	qsort(rank, n, sizeof(*rank), rnode_cmp_rank);
+	/* the root and the focus (with its path) always; then by rank */
+	{
+		const struct tree_node *must[2] = { t->root, focus };
+
+		for (int m = 0; m < 2; m++) {
+			for (const struct tree_node *p = must[m]; p; p = p->parent) {
+				struct rnode *r = rnode_find(v, n, p);
+
+				if (r && !r->sel) {
+					r->sel = 1;
+					used += r->line_len;
+				}
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t cost = 0;
+		const struct tree_node *p;
+
+		if (rank[i]->sel)
+			continue;
+		for (p = rank[i]->n; p; p = p->parent) {
+			struct rnode *r = rnode_find(v, n, p);
+
+			if (r && !r->sel)
+				cost += r->line_len;
+		}
+		if (used + cost > budget)
+			continue; /* a cheaper one further down may still fit */
+		for (p = rank[i]->n; p; p = p->parent) {
+			struct rnode *r = rnode_find(v, n, p);
+
+			if (r)
+				r->sel = 1;
+		}
+		used += cost;
+	}
+	render(&b, t->root, v, n, focus);
+	out = al_sb_take(&b);
+	b.p = NULL;
+out:
+	if (!out && !errno)
+		errno = ENOMEM;
+	free(v);
+	free(rank);
+	return out;
+}

@@ -1,0 +1,37 @@
+/* util — the small helpers every part of core (and the subcommands) needs,
+ * written once: the *cause formatter, the monotonic clock, reading a whole
+ * file, and where cgroup v2 is mounted. */
+#ifndef ARGUS_UTIL_H
+#define ARGUS_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Replaces *cause with a printf-style message the caller frees (the old one
+ * is freed).  cause may be NULL (nothing is said); out of memory leaves
+ * *cause NULL. */
+void util_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* util_cause, then returns err: `return util_fail(cause, -EINVAL, ...)`. */
+int util_fail(char **cause, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Seconds on CLOCK_MONOTONIC (from an arbitrary start; for durations). */
+double util_mono_s(void);
+
+/* Whole milliseconds on CLOCK_MONOTONIC. */
+int64_t util_mono_ms(void);
+
+/* Reads all of f (from where it stands) into a NUL-terminated buffer the
+ * caller frees; *len (may be NULL) gets its length without the NUL.  More
+ * than max bytes (0: no limit) is -EFBIG.  0, or -errno with *out NULL. */
+int util_read_stream(FILE *f, size_t max, char **out, size_t *len);
+
+/* util_read_stream on the file at path (opened close-on-exec). */
+int util_read_file(const char *path, size_t max, char **out, size_t *len);
+
+/* Where the cgroup2 file system is mounted (from /proc/self/mounts), into
+ * buf; 0, -ENOENT when none is, or -errno. */
+int util_cgroup2_mount(char *buf, size_t len);
+
+#endif
