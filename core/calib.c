@@ -32,8 +32,6 @@
 #include "calib.h"
 #include "seqtest.h"
 
-#pragma weak tree_annot_calib
-
 #define CALIB_P_FLOOR 1e-300
 #define CALIB_EXACT_TERMS 4e6
 #define CALIB_REL_ERR 1e-7
@@ -402,8 +400,7 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 	}
 	/* share_of_parent above read the parent's delta: pre-order walk, so the
 	 * parent was filled in the first loop already */
-	if (tree_annot_calib)
-		err = tree_annot_calib(t, o);
+	err = calib_annot_run(t, o);
 cleanup:
 	seqtest_free(seq);
 	free(pair_secs);

@@ -37,9 +37,16 @@ void calib_opts_default(struct calib_opts *o);
 int calib_run(struct tree *t, const struct calib_opts *o);
 
 /* Calibrates the nodes steps added (TREE_F_STEP, left out of calib_run's
- * own pass) from their annotations; defined by core/step_merge.c, which
- * calib_run calls through a weak reference when it is linked. */
-int tree_annot_calib(struct tree *t, const struct calib_opts *o);
+ * own pass) from their annotations (core/tree_annot.h): rates, the Poisson
+ * test, Benjamini–Hochberg within each step, pair signs, latency
+ * Mann–Whitney; then node->stat of step nodes from their first annotation.
+ * core/calib_annot.c; calib_run calls it after its own pass.  0 or -errno. */
+int calib_annot_run(struct tree *t, const struct calib_opts *o);
+
+struct tree_annot;
+/* Rates, Poisson test, pair signs and latency test of one annotation (q =
+ * p; calib_annot_run sets q across the step's family). */
+void calib_annot_stats(struct tree_annot *a);
 
 /* Two-sided p-value that counts k1 over exposure t1 and k2 over exposure t2
  * come from one Poisson rate (conditional binomial test). */

@@ -1,6 +1,7 @@
 /* diagnose — calibrated verdict and naive answer from one profile; JSON. */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +12,11 @@
 
 #include "agent.h"
 #include "agent_select.h"
+#include "analysis.h"
+#include "controller.h"
 #include "step.h"
 #include "caps.h"
-#include "session_step.h"
+#include "session_sink.h"
 #include "step_exec.h"
 #include "step_json.h"
 #include "step_merge.h"
@@ -58,70 +61,32 @@ void diagnose_result_clear(struct diagnose_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The reference-less answer: hottest child by loaded total, down to a leaf. */
-static int diag_naive(const struct tree *t, struct diagnose_result *r)
+/* Moves the naive answer of an over to r. */
+static void diag_take_naive(struct analysis *an, struct diagnose_result *r)
 {
-	const struct tree_node *n = t->root;
-
-	while (n && n->nchild) {
-		const struct tree_node *best = NULL;
-
-		for (unsigned i = 0; i < n->nchild; i++) {
-			const struct tree_node *c = n->child[i];
-
-			if (c->kind == TREE_SUBSYS && c->subsys == SUBSYS_IDLE)
-				continue;
-			if (!best || c->total[COND_LOAD] > best->total[COND_LOAD])
-				best = c;
-		}
-		if (!best || !best->total[COND_LOAD])
-			break;
-		n = best;
-		if (n->kind == TREE_SUBSYS) {
-			snprintf(r->naive_subsystem, sizeof(r->naive_subsystem), "%s",
-				 subsys_name(n->subsys));
-			continue;
-		}
-		if (n->kind != TREE_FRAME && n->kind != TREE_EVENT)
-			continue;
-		if (r->nnaive == VERDICT_MAX_PATH)
-			break;
-		r->naive_path[r->nnaive] = strdup(n->name);
-		if (!r->naive_path[r->nnaive])
-			return -ENOMEM;
-		r->nnaive++;
-	}
-	return 0;
+	memcpy(r->naive_subsystem, an->naive_subsystem, sizeof(r->naive_subsystem));
+	memcpy(r->naive_path, an->naive_path, an->nnaive * sizeof(*r->naive_path));
+	r->nnaive = an->nnaive;
+	an->nnaive = 0;
 }
 
-/* A copy of p without the stacks of process tgid; NULL with errno. */
-static struct profile *diag_without(const struct profile *p, uint32_t tgid)
+/* The analysis of p without steps; an error when it cannot be calibrated
+ * (a verdict needs both conditions). */
+static int diag_analyse(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
+			uint32_t exclude_tgid, struct analysis *an, char **cause)
 {
-	struct profile *q = profile_new();
+	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .exclude_tgid = exclude_tgid,
+				    .calib = co, .freq_hz = freq_hz, .explain = 0.5 };
+	char why[160];
+	int err = analysis_run(p, NULL, 0, &ao, an, cause);
 
-	if (!q)
-		return NULL;
-	for (unsigned w = 0; w < p->nwin; w++) {
-		if (profile_window_begin(q, p->wins[w].cond, p->wins[w].start_s) < 0)
-			goto fail;
-		profile_window_end(q, w, p->wins[w].secs);
-		q->wins[w].lost = p->wins[w].lost;
+	if (err)
+		return err;
+	if (!an->calibrated) {
+		diag_cause(cause, "cannot calibrate: %s", analysis_calib_reason(an, why, sizeof(why)));
+		return an->calib_err;
 	}
-	for (size_t i = 0; i < p->nstacks; i++) {
-		const struct profile_stack *s = &p->stacks[i];
-
-		if (s->tgid == tgid)
-			continue;
-		for (unsigned w = 0; w < p->nwin; w++)
-			if (s->win[w] && profile_add(q, w, s->frames, s->nframes, s->tgid, s->comm,
-						     s->win[w]) < 0)
-				goto fail;
-	}
-	return q;
-fail:
-	profile_free(q);
-	errno = ENOMEM;
-	return NULL;
+	return 0;
 }
 
 /* Moves reply's lines to the end of r->decisions. */
@@ -141,6 +106,27 @@ static int diag_take_lines(struct diagnose_result *r, struct agent_reply *reply)
 	reply->lines = NULL;
 	reply->nlines = 0;
 	return 0;
+}
+
+/* Moves the descent's verdict (when it gave one) and its lines to the end
+ * of r->decisions. */
+static int diag_take_descent(struct analysis *an, struct diagnose_result *r)
+{
+	struct agent_reply dr = { 0 };
+	int err;
+
+	if (an->descended) {
+		verdict_clear(&r->verdict);
+		analysis_take_verdict(an, &r->verdict, &dr.lines, &dr.nlines);
+	} else {
+		struct verdict none = { 0 };
+
+		analysis_take_verdict(an, &none, &dr.lines, &dr.nlines);
+		verdict_clear(&none);
+	}
+	err = diag_take_lines(r, &dr);
+	agent_reply_clear(&dr);
+	return err;
 }
 
 #define DIAG_MAX_DECLINED 3
@@ -178,10 +164,10 @@ static int diag_agent_extras(const struct agent *a, struct diagnose_result *r)
 
 /* Agent turns over the calibrated tree until a verdict (see
  * diagnose_run_agent). */
-static int diag_agent(struct tree *t, struct agent *a, int stop_fd, struct diagnose_result *r,
-		      char **cause)
+static int diag_agent(struct analysis *an, struct agent *a, int stop_fd,
+		      struct diagnose_result *r, char **cause)
 {
-	struct agent_ctx ctx = { .tree = t, .step_index = 0, .step_max = 0 };
+	struct agent_ctx ctx = { .tree = an->t, .step_index = 0, .step_max = 0 };
 	struct agent_reply reply = { 0 };
 	unsigned declined = 0;
 	int err = 0;
@@ -220,9 +206,9 @@ static int diag_agent(struct tree *t, struct agent *a, int stop_fd, struct diagn
 			err = agent_reply_line(&reply, "%u replies without a verdict: the verdict is "
 					       "the tree's own descent", declined);
 			if (!err)
-				err = agent_descend(t, NULL, 0.5, &r->verdict, &reply);
-			if (!err)
 				err = diag_take_lines(r, &reply);
+			if (!err)
+				err = diag_take_descent(an, r);
 			break;
 		}
 		ev.text = "no step can run in this mode (step budget 0): give your verdict from "
@@ -249,63 +235,31 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
 		       uint32_t exclude_tgid, struct agent *a, int stop_fd,
 		       struct diagnose_result *r, char **cause)
 {
-	struct agent_reply reply = { 0 };
-	struct profile *own = NULL;
-	struct calib_opts opts;
-	struct tree *t = NULL;
+	struct analysis an = { 0 };
 	double t0 = diag_now();
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	if (co)
-		opts = *co;
-	else
-		calib_opts_default(&opts);
-	if (!opts.freq_hz)
-		opts.freq_hz = freq_hz;
-	if (exclude_tgid) {
-		own = diag_without(p, exclude_tgid);
-		if (!own) {
-			err = -errno;
-			diag_cause(cause, "cannot filter the profile: %s", strerror(errno));
-			goto out;
-		}
-		p = own;
-	}
-	t = tree_build(p, NULL);
-	if (!t) {
-		err = -errno;
-		diag_cause(cause, "cannot build the tree: %s", strerror(errno));
+	err = diag_analyse(p, co, freq_hz, exclude_tgid, &an, cause);
+	if (err < 0)
 		goto out;
-	}
-	err = calib_run(t, &opts);
-	if (err < 0) {
-		diag_cause(cause, "cannot calibrate: %s", err == -EINVAL ?
-			   "no reference or no loaded window was measured" : strerror(-err));
-		goto out;
-	}
 	if (a) {
-		err = diag_agent(t, a, stop_fd, r, cause);
+		err = diag_agent(&an, a, stop_fd, r, cause);
 		if (err < 0)
 			goto out;
-		err = diag_naive(t, r);
+		diag_take_naive(&an, r);
 		goto out;
 	}
-	err = agent_descend(t, NULL, 0.5, &r->verdict, &reply);
-	if (err < 0) {
+	if (!an.descended) {
+		err = an.descent_err;
 		diag_cause(cause, "the descent failed: %s", strerror(-err));
 		goto out;
 	}
-	/* Take the reasoning lines over from the reply. */
-	r->decisions = reply.lines;
-	r->ndecisions = reply.nlines;
-	reply.lines = NULL;
-	reply.nlines = 0;
-	err = diag_naive(t, r);
+	/* the verdict and its reasoning lines are the descent's */
+	err = diag_take_descent(&an, r);
+	diag_take_naive(&an, r);
 out:
-	agent_reply_clear(&reply);
-	tree_free(t);
-	profile_free(own);
+	analysis_clear(&an);
 	r->thinking_s = diag_now() - t0;
 	return err;
 }
@@ -477,20 +431,6 @@ static void diag_log(FILE *log, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int diag_keep_lines(struct diagnose_result *r, struct agent_reply *reply)
-{
-	for (unsigned i = 0; i < reply->nlines; i++) {
-		char **v = realloc(r->decisions, (r->ndecisions + 1) * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->decisions = v;
-		r->decisions[r->ndecisions++] = reply->lines[i];
-		reply->lines[i] = NULL;
-	}
-	return 0;
-}
-
 __attribute__((format(printf, 2, 3)))
 static int diag_decision(struct diagnose_result *r, const char *fmt, ...)
 {
@@ -526,252 +466,273 @@ static int diag_push(char ***v, unsigned *n, char *s)
 	return 0;
 }
 
+/* The analysis again over p with the kept steps; it replaces *an.  A step
+ * that cannot be merged or a tree that does not calibrate any more fails. */
+static int diag_reanalyse(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
+			  uint32_t exclude_tgid, struct analysis_step *kept, unsigned nkept,
+			  struct analysis *an, char **cause)
+{
+	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .exclude_tgid = exclude_tgid,
+				    .calib = co, .freq_hz = freq_hz, .explain = 0.5 };
+	struct analysis next;
+	int err = analysis_run(p, kept, nkept, &ao, &next, cause);
+
+	if (err)
+		return err;
+	for (unsigned i = 0; i < nkept && !err; i++)
+		err = kept[i].err;
+	if (!err && !next.calibrated)
+		err = next.calib_err;
+	analysis_clear(an);
+	*an = next;
+	return err;
+}
+
+/* Batch's share of the controller's events: the session records its
+ * proposals, decisions and results; the decision lines, the log, the
+ * "steps" report and the verdict's notes are collected here. */
+struct diag_batch {
+	const struct diagnose_steps_opts *o;
+	struct diagnose_result *r;
+	struct session_sink sink;
+	char **entries, **notes;
+	unsigned nentries, nnotes;
+	double ts, texec;          /* the running step's start; time in steps */
+	int err;                   /* the first -ENOMEM */
+};
+
+static void diag_keep(struct diag_batch *b, int err)
+{
+	if (err && !b->err)
+		b->err = err;
+}
+
+static enum ctl_decide diag_decide(void *arg, struct controller *c, const struct step *s,
+				   const char **why)
+{
+	struct diag_batch *b = arg;
+
+	(void)s;
+	if (!b->o->auto_accept)
+		return CTL_DECIDE_STOP;
+	if (c->nsteps >= b->o->max_steps) {
+		/* over the budget (an LLM may not count): declined, a verdict asked for */
+		*why = "the step budget is spent: give your verdict from the tree as measured";
+		return CTL_DECIDE_DECLINE;
+	}
+	return CTL_DECIDE_ACCEPT;
+}
+
+static void diag_event(void *arg, const struct ctl_event *ev)
+{
+	struct diag_batch *b = arg;
+	struct diagnose_result *r = b->r;
+	struct step_report rep = { .index = ev->step_no ? ev->step_no - 1 : 0, .s = ev->step,
+				   .decision = "auto" };
+	char desc[256] = "";
+
+	session_sink_event(&b->sink, ev);
+	if (ev->step)
+		step_describe(ev->step, desc, sizeof(desc));
+	switch (ev->kind) {
+	case CTL_EV_REPLY:
+		for (unsigned i = 0; i < ev->reply->nlines; i++)
+			diag_keep(b, diag_decision(r, "%s", ev->reply->lines[i]));
+		break;
+	case CTL_EV_DECLINED:
+		diag_keep(b, diag_decision(r, "proposed %s: not run (the budget of %u steps is "
+					   "spent)", desc, b->o->max_steps));
+		break;
+	case CTL_EV_NOT_RUN:
+		diag_log(b->o->log, "the agent proposes a step: %s; batch diagnose runs steps only "
+			 "with --auto (or accept it in the interactive argus)", desc);
+		rep.decision = "not run (needs --auto or a person's accept)";
+		diag_keep(b, diag_push(&b->entries, &b->nentries, step_report_json(&rep)));
+		diag_keep(b, diag_decision(r, "proposed %s: not run without --auto", desc));
+		break;
+	case CTL_EV_DECISION:
+		b->ts = diag_now();       /* its pre-flight and run are time in steps */
+		break;
+	case CTL_EV_PREFLIGHT:
+		diag_log(b->o->log, "step %u (auto-accepted): %s; pre-flight: %s", ev->step_no, desc,
+			 ev->text);
+		if (ev->over_budget)
+			diag_log(b->o->log, "step %u: %s", ev->step_no, ev->why);
+		if (ev->ok)
+			break;
+		rep.pf = ev->pf;
+		diag_keep(b, diag_push(&b->entries, &b->nentries, step_report_json(&rep)));
+		diag_keep(b, diag_decision(r, "step %u %s: pre-flight failed: %s", ev->step_no, desc,
+					   ev->pf && ev->pf->cause ? ev->pf->cause : "?"));
+		break;
+	case CTL_EV_RESULT:
+		if (!ev->info)
+			break;            /* not run: said at its pre-flight */
+		b->texec += diag_now() - b->ts;
+		if (!ev->ok)
+			break;            /* the run failed: diagnose fails */
+		rep.pf = ev->pf;
+		rep.d = ev->data;
+		rep.info = ev->info;
+		rep.summary = ev->summary;
+		diag_keep(b, diag_push(&b->entries, &b->nentries, step_report_json(&rep)));
+		if (ev->summary) {
+			char *note = NULL;
+
+			diag_log(b->o->log, "step %u result: %s", ev->step_no, ev->summary);
+			diag_keep(b, diag_decision(r, "step %u %s: %s", ev->step_no, desc, ev->summary));
+			if (asprintf(&note, "step %u, %s: %s", ev->step_no,
+				     step_kind_name(ev->step->kind), ev->summary) < 0)
+				note = NULL;
+			diag_keep(b, diag_push(&b->notes, &b->nnotes, note));
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* Runs c until it is done: the one poll loop of batch (the agent's sockets,
+ * the running step's timer, stop_fd), the analysis again after every
+ * result. */
+static int diag_drive(struct controller *c, struct diag_batch *b, const struct profile *p,
+		      const struct calib_opts *co, unsigned freq_hz, uint32_t exclude_tgid,
+		      struct analysis *an, char **cause)
+{
+	const struct diagnose_steps_opts *o = b->o;
+	struct analysis_step kept[CTL_MAX_RUNS];
+	int err;
+
+	for (;;) {
+		struct pollfd fds[1 + 16];
+		int n = 0, tmo, rc;
+
+		if (ctl_need_rebuild(c)) {
+			unsigned nk = ctl_steps(c, kept, CTL_MAX_RUNS);
+
+			err = diag_reanalyse(p, co, freq_hz, exclude_tgid, kept, nk, an, cause);
+			if (err)
+				return err;
+			ctl_rebuilt(c);
+		}
+		rc = ctl_tick(c, an->t, 1, NULL, diag_now());
+		if (b->err)
+			return b->err;
+		if (rc < 0 || c->mode == CTL_DONE) {
+			if (rc < 0 && c->cause && cause && !*cause)
+				diag_cause(cause, "%s", c->cause);
+			return rc < 0 ? rc : 0;
+		}
+		tmo = ctl_timeout_ms(c, diag_now());
+		if (tmo == 0)
+			continue;
+		if (o->stop_fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = o->stop_fd, .events = POLLIN };
+		n += ctl_pollfds(c, fds + n, 16);
+		if (c->in_flight && (tmo < 0 || tmo > 200))
+			tmo = 200;
+		if (poll(fds, (nfds_t)n, tmo < 0 ? 200 : tmo) > 0 && o->stop_fd >= 0 &&
+		    (fds[0].revents & POLLIN)) {
+			/* a signal: the step detached (its windows kept), the turn cancelled */
+			ctl_stop(c);
+			if (c->cause && cause && !*cause)
+				diag_cause(cause, "%s", c->cause);
+			return c->error ? c->error : -EINTR;
+		}
+	}
+}
+
 int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,
 		       uint32_t exclude_tgid, const struct diagnose_steps_opts *o,
 		       struct diagnose_result *r, char **steps_json, char **cause)
 {
-	struct agent_reply reply = { 0 };
-	struct agent *own_agent = NULL, *a;
-	struct profile *own = NULL;
-	struct calib_opts opts;
-	struct tree *t = NULL;
-	char **entries = NULL, **notes = NULL;
-	unsigned nentries = 0, nnotes = 0, ran = 0;
-	double t0 = diag_now(), texec = 0;
+	struct diag_batch b = { .o = o, .r = r };
+	struct agent *a;
+	struct controller *c = NULL;
+	struct analysis an = { 0 };
+	struct ctl_opts cop = { 0 };
+	double t0 = diag_now();
 	int err;
 
 	memset(r, 0, sizeof(*r));
 	*steps_json = NULL;
-	if (co)
-		opts = *co;
-	else
-		calib_opts_default(&opts);
-	if (!opts.freq_hz)
-		opts.freq_hz = freq_hz;
-	a = o->agent;
+	b.sink = (struct session_sink){ .ses = o->ses, .exclude_tgid = exclude_tgid };
+	a = o->agent ? o->agent : agent_heuristic_new();
 	if (!a) {
-		a = own_agent = agent_heuristic_new();
-		if (!a) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
-	if (exclude_tgid) {
-		own = diag_without(p, exclude_tgid);
-		if (!own) {
-			err = -errno;
-			diag_cause(cause, "cannot filter the profile: %s", strerror(errno));
-			goto out;
-		}
-		p = own;
-	}
-	t = tree_build(p, NULL);
-	if (!t) {
-		err = -errno;
-		diag_cause(cause, "cannot build the tree: %s", strerror(errno));
+		err = -ENOMEM;
 		goto out;
 	}
-	err = calib_run(t, &opts);
-	if (err < 0) {
-		diag_cause(cause, "cannot calibrate: %s", err == -EINVAL ?
-			   "no reference or no loaded window was measured" : strerror(-err));
+	cop.steps = o->max_steps;
+	cop.auto_accept = o->auto_accept;
+	cop.utf8 = 1;
+	cop.caps = o->caps;
+	cop.batch = 1;
+	cop.max_turns = 2 * o->max_steps + 3;
+	cop.budget_pct = o->exec ? o->exec->budget_pct : 0;
+	cop.decide = diag_decide;
+	cop.decide_arg = &b;
+	cop.agent_borrowed = o->agent != NULL;
+	cop.exec_arg = (void *)o->exec;
+	cop.sinks[0] = (struct ctl_sink){ diag_event, &b };
+	c = ctl_new(&cop, a);
+	if (!c) {
+		err = -ENOMEM;
 		goto out;
 	}
+	err = diag_analyse(p, co, freq_hz, exclude_tgid, &an, cause);
+	if (err < 0)
+		goto out;
 	/* the naive answer from the calibration alone, before steps add nodes */
-	err = diag_naive(t, r);
-	if (err)
+	diag_take_naive(&an, r);
+	err = diag_drive(c, &b, p, co, freq_hz, exclude_tgid, &an, cause);
+	if (err < 0)
 		goto out;
-	for (unsigned turn = 0;; turn++) {
-		struct agent_ctx ctx = { .tree = t, .step_index = ran, .step_max = o->max_steps };
-		struct step_report rep = { 0 };
-		struct step_preflight pf = { 0 };
-		struct step_exec_info info;
-		struct step_data *d = NULL;
-		struct step_exec *x = NULL;
-		struct agent_event ev = { 0 };
-		char desc[256], line[512], *summary = NULL;
-		double ts;
-
-		agent_reply_clear(&reply);
-		err = agent_turn_wait(a, &ctx, &reply, o->stop_fd);
-		if (err < 0) {
-			if (!*cause)
-				diag_cause(cause, "the agent's turn failed: %s", strerror(-err));
-			goto out;
-		}
-		if (reply.kind == AGENT_REPLY_PROPOSAL && reply.step)
-			session_step_proposal(o->ses, ran + 1, a->ops->name, reply.step, reply.lines,
-					      reply.nlines, reply.focus ? reply.focus->name : NULL);
-		err = diag_keep_lines(r, &reply);
-		if (err)
-			goto out;
-		if (reply.kind != AGENT_REPLY_PROPOSAL || !reply.step || turn > 2 * o->max_steps + 2)
-			break;
-		step_describe(reply.step, desc, sizeof(desc));
-		if (o->auto_accept && ran >= o->max_steps) {
-			/* over the budget (an LLM may not count): declined, a verdict asked for */
-			ev.kind = AGENT_EV_VETOED;
-			ev.step = reply.step;
-			ev.text = "the step budget is spent: give your verdict from the tree as measured";
-			a->ops->tell(a, &ev, NULL);
-			err = diag_decision(r, "proposed %s: not run (the budget of %u steps is spent)",
-					    desc, o->max_steps);
-			if (err)
-				goto out;
-			continue;
-		}
-		rep.index = ran;
-		rep.s = reply.step;
-		if (!o->auto_accept) {
-			diag_log(o->log, "the agent proposes a step: %s; batch diagnose runs steps only "
-				 "with --auto (or accept it in the interactive argus)", desc);
-			rep.decision = "not run (needs --auto or a person's accept)";
-			err = diag_push(&entries, &nentries, step_report_json(&rep));
-			if (!err)
-				err = diag_decision(r, "proposed %s: not run without --auto", desc);
-			if (err)
-				goto out;
-			break;
-		}
-		rep.decision = "auto";
-		session_step_decision(o->ses, ran + 1, SESSION_ACCEPT, "auto", NULL, reply.step, NULL);
-		ts = diag_now();
-		err = step_preflight(reply.step, o->caps ? o->caps : caps_cached(), NULL, 0, NULL, &pf);
-		step_preflight_line(&pf, line, sizeof(line));
-		diag_log(o->log, "step %u (auto-accepted): %s; pre-flight: %s", ran + 1, desc, line);
-		rep.pf = &pf;
-		if (!err && pf.overhead_pct > (o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
-					       : step_exec_default_budget(reply.step->kind))) {
-			/* it would be detached at once: say so instead of running it */
-			double b = o->exec && o->exec->budget_pct > 0 ? o->exec->budget_pct
-					 : step_exec_default_budget(reply.step->kind);
-
-			pf.ok = 0;
-			free(pf.cause);
-			if (asprintf(&pf.cause, "estimated overhead %.1f%% of a CPU is over the budget "
-				     "of %g%% (raise it with --budget)", pf.overhead_pct, b) < 0)
-				pf.cause = NULL;
-			snprintf(line, sizeof(line), "not run: %s", pf.cause ? pf.cause : "over budget");
-			diag_log(o->log, "step %u: %s", ran + 1, line);
-			err = -EDQUOT;
-		}
-		if (err < 0) {
-			/* the agent hears why, and may propose something else */
-			ev.kind = AGENT_EV_VETOED;
-			ev.step = reply.step;
-			ev.text = line;
-			a->ops->tell(a, &ev, NULL);
-			session_step_result(o->ses, ran + 1, reply.step, NULL, NULL, line, exclude_tgid);
-			err = diag_push(&entries, &nentries, step_report_json(&rep));
-			if (!err)
-				err = diag_decision(r, "step %u %s: pre-flight failed: %s", ran + 1, desc,
-						    pf.cause ? pf.cause : "?");
-			step_preflight_clear(&pf);
-			ran++;
-			if (err)
-				goto out;
-			continue;
-		}
-		ev.kind = AGENT_EV_ACCEPTED;
-		ev.step = reply.step;
-		a->ops->tell(a, &ev, NULL);
-		x = step_exec_new(reply.step, o->exec, cause);
-		if (!x) {
-			err = -errno;
-			step_preflight_clear(&pf);
-			goto out;
-		}
-		err = step_exec_run(x, o->stop_fd, cause);
-		step_exec_info(x, &info);
-		d = step_exec_take_data(x);
-		step_exec_free(x);
-		texec += diag_now() - ts;
-		session_step_result(o->ses, ran + 1, reply.step, d, &info, NULL, exclude_tgid);
-		if (err < 0) {
-			step_data_free(d);
-			step_preflight_clear(&pf);
-			goto out;
-		}
-		err = step_merge_into_tree(t, reply.step, d, ran);
-		if (!err)
-			err = calib_run(t, &opts);
-		summary = step_summary(reply.step, d, 1);
-		if (summary && info.state == STEP_EXEC_OVER_BUDGET) {
-			char *s2 = NULL;
-
-			if (asprintf(&s2, "%s (%s)", summary, info.reason) >= 0) {
-				free(summary);
-				summary = s2;
-			}
-		}
-		rep.d = d;
-		rep.info = &info;
-		rep.summary = summary;
-		if (!err)
-			err = diag_push(&entries, &nentries, step_report_json(&rep));
-		if (!err && summary) {
-			diag_log(o->log, "step %u result: %s", ran + 1, summary);
-			err = diag_decision(r, "step %u %s: %s", ran + 1, desc, summary);
-			if (!err) {
-				char *note = NULL;
-
-				if (asprintf(&note, "step %u, %s: %s", ran + 1,
-					     step_kind_name(reply.step->kind), summary) < 0)
-					note = NULL;
-				err = diag_push(&notes, &nnotes, note);
-			}
-			ev.kind = AGENT_EV_RESULT;
-			ev.text = summary;
-			if (!err)
-				a->ops->tell(a, &ev, NULL);
-		}
-		free(summary);
-		step_data_free(d);
-		step_preflight_clear(&pf);
-		ran++;
-		if (err)
-			goto out;
-	}
 	/* the last turn's verdict, with the steps' evidence */
-	if (reply.kind == AGENT_REPLY_PROPOSAL && !reply.verdict.found && !reply.verdict.summary) {
+	if (c->last.kind == AGENT_REPLY_PROPOSAL && !c->last.verdict.found &&
+	    !c->last.verdict.summary) {
 		/* proposals without an interim verdict to the end (an LLM): the
 		 * tree's own descent, steps' nodes included */
-		struct agent_reply dr = { 0 };
-
-		err = agent_reply_line(&dr, "no verdict from the %s agent: the verdict is the "
-				       "tree's own descent", agent_name(a));
+		err = diag_decision(r, "no verdict from the %s agent: the verdict is the tree's own "
+				    "descent", agent_name(a));
+		if (!err && !an.descended)
+			err = an.descent_err;
 		if (!err)
-			err = agent_descend(t, NULL, 0.5, &reply.verdict, &dr);
-		if (!err)
-			err = diag_keep_lines(r, &dr);
-		agent_reply_clear(&dr);
+			err = diag_take_descent(&an, r);
 		if (err)
 			goto out;
+	} else {
+		r->verdict = c->last.verdict;
+		memset(&c->last.verdict, 0, sizeof(c->last.verdict));
 	}
-	r->verdict = reply.verdict;
-	memset(&reply.verdict, 0, sizeof(reply.verdict));
 	err = diag_agent_extras(a, r);
-	for (unsigned i = 0; i < nnotes && !err; i++)
-		err = verdict_add_note(&r->verdict, "%s", notes[i]);
+	for (unsigned i = 0; i < b.nnotes && !err; i++)
+		err = verdict_add_note(&r->verdict, "%s", b.notes[i]);
 	if (!err) {
-		*steps_json = step_report_array(entries, nentries);
+		*steps_json = step_report_array(b.entries, b.nentries);
 		if (!*steps_json)
 			err = -ENOMEM;
 	}
 out:
-	agent_reply_clear(&reply);
-	for (unsigned i = 0; i < nentries; i++)
-		free(entries[i]);
-	free(entries);
-	for (unsigned i = 0; i < nnotes; i++)
-		free(notes[i]);
-	free(notes);
-	agent_free(own_agent);
-	tree_free(t);
-	profile_free(own);
-	r->thinking_s = diag_now() - t0 - texec;
-	r->steps_s = texec;
+	for (unsigned i = 0; i < b.nentries; i++)
+		free(b.entries[i]);
+	free(b.entries);
+	for (unsigned i = 0; i < b.nnotes; i++)
+		free(b.notes[i]);
+	free(b.notes);
+	if (c)
+		ctl_free(c);          /* frees a unless it is the caller's */
+	else if (!o->agent)
+		agent_free(a);
+	analysis_clear(&an);
+	r->thinking_s = diag_now() - t0 - b.texec;
+	r->steps_s = b.texec;
 	if (err < 0 && cause && !*cause)
 		diag_cause(cause, "diagnose with steps failed: %s", strerror(-err));
 	return err;
+}
+
+int session_write_diagnosis(struct session *s, const struct diagnose_result *r)
+{
+	return session_write_conclusion(s, r->decisions, r->ndecisions, r->naive_subsystem,
+					r->naive_path, r->nnaive, &r->verdict);
 }

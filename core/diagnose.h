@@ -89,6 +89,11 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 		       uint32_t exclude_tgid, const struct diagnose_steps_opts *o,
 		       struct diagnose_result *r, char **steps_json, char **cause);
 
+/* Writes a diagnosis to session s (core/session.h, session_write_conclusion):
+ * each decision as an "agent" transcript line, the naive answer as an
+ * "argus" line, then the verdict (fsynced).  0 or -errno. */
+int session_write_diagnosis(struct session *s, const struct diagnose_result *r);
+
 /* Frees what r owns and zeroes it. */
 void diagnose_result_clear(struct diagnose_result *r);
 

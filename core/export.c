@@ -9,8 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent.h"
-#include "calib.h"
+#include "analysis.h"
 #include "export.h"
 #include "source_session.h"
 #include "source_replay.h"
@@ -72,7 +71,8 @@ void export_view_clear(struct export_view *xv)
 int export_view_build(struct export_view *xv, const struct session_log *log, size_t nev,
 		      const char *name, char **cause)
 {
-	struct agent_reply reply = { 0 };
+	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .explain = 0.5, .sort = 1 };
+	struct analysis an;
 	struct calib_opts co;
 	int err = 0;
 
@@ -86,40 +86,31 @@ int export_view_build(struct export_view *xv, const struct session_log *log, siz
 		xp_cause(cause, "cannot read the session's windows: %s", strerror(errno));
 		goto fail;
 	}
-	xv->own_t = tree_build(xv->own_p, NULL);
-	if (!xv->own_t) {
-		err = -errno;
-		xp_cause(cause, "cannot build the tree: %s", strerror(errno));
-		goto fail;
-	}
-	xv->t = xv->own_t;
+	ao.freq_hz = xp_freq(log);
+	/* calibrated the way the windows were stopped (sequential or fixed) */
 	calib_opts_default(&co);
-	co.freq_hz = xp_freq(log);
 	co.sequential = session_options_sequential(log->options_json);
-	if (calib_run(xv->own_t, &co) == 0) {
-		if (agent_descend(xv->own_t, NULL, 0.5, &xv->own_v, &reply) == 0) {
-			xv->v = &xv->own_v;
-			xv->own_lines = reply.lines;
-			xv->own_nlines = reply.nlines;
-			xv->lines = reply.lines;
-			xv->nlines = reply.nlines;
-			reply.lines = NULL;
-			reply.nlines = 0;
-		}
-		tree_sort(xv->own_t, TREE_SORT_DELTA);
-	} else {
-		tree_sort(xv->own_t, TREE_SORT_TOTAL);
+	ao.calib = &co;
+	err = analysis_run(xv->own_p, NULL, 0, &ao, &an, cause);
+	if (err)
+		goto fail;
+	xv->own_t = xv->t = an.t;
+	an.t = NULL;
+	if (an.descended) {
+		analysis_take_verdict(&an, &xv->own_v, &xv->own_lines, &xv->own_nlines);
+		xv->v = &xv->own_v;
+		xv->lines = xv->own_lines;
+		xv->nlines = xv->own_nlines;
 	}
+	analysis_clear(&an);
 	for (size_t i = xv->nev; i > 0; i--)
 		if (log->ev[i - 1].type == SESSION_EV_VERDICT) {
 			xv->v = &log->ev[i - 1].verdict;
 			xv->v_recorded = 1;
 			break;
 		}
-	agent_reply_clear(&reply);
 	return 0;
 fail:
-	agent_reply_clear(&reply);
 	export_view_clear(xv);
 	return err;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "calib.h"
 #include "measure_seq.h"
 #include "tree.h"
@@ -95,32 +96,14 @@ uint64_t measure_seq_count_tgids(const struct profile *p, unsigned w, const uint
 	return n;
 }
 
-/* The increase the windows must hold: the sum of the subsystems' rises
- * (idle left out), as the descent's shares are of.  Not the busy total: on
- * a saturated machine the load displaces other work and the total stays. */
-static double rises(const struct tree *t)
-{
-	double up = 0;
-
-	for (unsigned i = 0; i < t->root->nchild; i++) {
-		const struct tree_node *c = t->root->child[i];
-
-		if (c->kind == TREE_SUBSYS && c->subsys == SUBSYS_IDLE)
-			continue;
-		if (c->stat.delta > 0)
-			up += c->stat.delta;
-	}
-	return up;
-}
-
-static void adapt(struct measure_seq *q, const struct tree *t, double *window_s,
-		  double *settle_s, FILE *log)
+static void adapt(struct measure_seq *q, double rises, double *window_s, double *settle_s,
+		  FILE *log)
 {
 	struct seqstop_window_in in = { .window_s = *window_s, .settle_s = *settle_s };
 	struct seqstop_window_out out;
 
 	in.ref_rate = 0;
-	in.load_rate = t ? rises(t) : 0;
+	in.load_rate = rises;
 	in.slice = q->nslice ? q->slice : NULL;
 	in.nslice = q->nslice;
 	in.slice_s = q->slice_s;
@@ -141,36 +124,32 @@ static void adapt(struct measure_seq *q, const struct tree *t, double *window_s,
 int measure_seq_pair(struct measure_seq *q, const struct profile *p, unsigned pair,
 		     double *window_s, double *settle_s, FILE *log)
 {
-	struct tree_opts to = { .exclude_tgid = q->o.exclude_tgid };
+	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .exclude_tgid = q->o.exclude_tgid,
+				    .freq_hz = q->o.freq_hz, .explain = q->o.explain };
 	struct seqstop_look *l;
 	struct calib_opts co;
-	struct tree *t;
-	int err = 0;
-
-	int calibrated;
+	char *cause = NULL;
+	int err;
 
 	if (q->nlooks == q->o.max_pairs || pair == 0)
 		return q->dec.stop;
 	l = &q->looks[q->nlooks];
-	memset(l, 0, sizeof(*l));
-	l->pair = pair;
-	l->max_q = 1;
-	t = tree_build(p, &to);
-	if (!t)
-		return -errno;
 	calib_opts_default(&co);
 	co.freq_hz = q->o.freq_hz;
 	co.sequential = 1;
-	/* nothing to compare yet (an empty window) is a look without a verdict */
-	calibrated = calib_run(t, &co) == 0;
-	if (pair == 1 && (q->o.adapt_window || q->o.adapt_settle))
-		adapt(q, calibrated ? t : NULL, window_s, settle_s, log);
-	q->sliced = 1;
-	if (calibrated)
-		err = seqstop_look_build(t, &co, q->o.explain, q->so.margin, pair, l);
-	tree_free(t);
-	if (err < 0)
+	ao.calib = &co;
+	/* the one analysis (core/analysis.h), as the verdict will be computed */
+	err = seqstop_look_build(p, &ao, q->so.margin, pair, l, &cause);
+	if (err < 0) {
+		if (log)
+			fprintf(log, "argus: pair %u: %s\n", pair, cause ? cause : strerror(-err));
+		free(cause);
 		return err;
+	}
+	free(cause);
+	if (pair == 1 && (q->o.adapt_window || q->o.adapt_settle))
+		adapt(q, l->rises, window_s, settle_s, log);
+	q->sliced = 1;
 	q->nlooks++;
 	seqstop_decide(q->looks, q->nlooks, &q->so, &q->dec);
 	if (log) {

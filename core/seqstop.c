@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent.h"
+#include "analysis.h"
 #include "seqstop.h"
 
 void seqstop_opts_default(struct seqstop_opts *o)
@@ -41,13 +41,22 @@ static uint64_t verdict_hash(const struct verdict *v)
 	return h ? h : 1;
 }
 
-static int look_descend(struct tree *t, double explain, struct verdict *v)
+/* the sum of the subsystems' rises (idle left out): what the windows must
+ * hold (seqstop_windows); not the busy total, which a saturated machine
+ * keeps flat while the load displaces other work */
+static double look_rises(const struct tree *t)
 {
-	struct agent_reply r = { 0 };
-	int err = agent_descend(t, NULL, explain, v, &r);
+	double up = 0;
 
-	agent_reply_clear(&r);
-	return err;
+	for (unsigned i = 0; t && t->root && i < t->root->nchild; i++) {
+		const struct tree_node *c = t->root->child[i];
+
+		if (c->kind == TREE_SUBSYS && c->subsys == SUBSYS_IDLE)
+			continue;
+		if (c->stat.delta > 0)
+			up += c->stat.delta;
+	}
+	return up;
 }
 
 /* 1 when path b continues path a below a's end (b deeper, a its prefix) */
@@ -63,45 +72,65 @@ static int goes_deeper(const struct verdict *a, const struct verdict *b)
 	return 1;
 }
 
-int seqstop_look_build(struct tree *t, const struct calib_opts *co, double explain,
-		       double margin, unsigned pair, struct seqstop_look *look)
+/* one analysis with the explain share and alpha changed */
+static int look_run(const struct profile *p, const struct analysis_opts *ao, double explain,
+		    double alpha, struct analysis *an, char **cause)
 {
-	struct verdict lo = { 0 }, hi = { 0 }, v = { 0 }, rx = { 0 };
+	struct analysis_opts o = *ao;
+	struct calib_opts co;
+
+	if (ao->calib)
+		co = *ao->calib;
+	else
+		calib_opts_default(&co);
+	co.alpha = alpha;
+	o.calib = &co;
+	o.explain = explain;
+	o.sort = 0;
+	return analysis_run(p, NULL, 0, &o, an, cause);
+}
+
+int seqstop_look_build(const struct profile *p, const struct analysis_opts *ao, double margin,
+		       unsigned pair, struct seqstop_look *look, char **cause)
+{
+	struct analysis lo = { 0 }, hi = { 0 }, rx = { 0 }, an = { 0 };
+	struct calib_opts def;
+	const struct calib_opts *co = ao->calib;
+	const struct verdict *v = &an.verdict;
 	const struct tree_node *n;
+	double explain = ao->explain > 0 && ao->explain <= 1 ? ao->explain : 0.5, alpha, relax;
 	uint64_t hlo, hhi;
 	int err, deeper = 0;
 
 	memset(look, 0, sizeof(*look));
 	look->pair = pair;
-	if (!(explain > 0 && explain <= 1))
-		explain = 0.5;
-	err = look_descend(t, fmax(0.01, explain - margin), &lo);
-	if (!err)
-		err = look_descend(t, fmin(1.0, explain + margin), &hi);
-	if (!err && co) {
-		struct calib_opts relax = *co;
-
-		relax.alpha = fmin(0.5, co->alpha * SEQSTOP_RELAX_ALPHA);
-		err = calib_run(t, &relax);
-		if (!err)
-			err = look_descend(t, explain, &rx);
-		if (!err)
-			err = calib_run(t, co); /* back to the real calibration */
+	look->max_q = 1;
+	if (!co) {
+		calib_opts_default(&def);
+		co = &def;
 	}
-	if (!err)
-		err = look_descend(t, explain, &v); /* last: its marks stay */
-	if (err)
-		goto cleanup;
-	deeper = co && goes_deeper(&v, &rx);
-	look->found = v.found;
-	look->path_hash = verdict_hash(&v);
-	look->depth = v.npath;
-	look->max_q = v.found ? 0 : 1;
-	look->all_significant = v.found;
-	if (v.leaf)
-		snprintf(look->leaf, sizeof(look->leaf), "%s", v.leaf);
+	alpha = co->alpha;
+	relax = fmin(0.5, alpha * SEQSTOP_RELAX_ALPHA);
+	err = look_run(p, ao, explain, alpha, &an, cause);
+	if (!err && an.calibrated)
+		err = look_run(p, ao, fmax(0.01, explain - margin), alpha, &lo, cause);
+	if (!err && an.calibrated)
+		err = look_run(p, ao, fmin(1.0, explain + margin), alpha, &hi, cause);
+	if (!err && an.calibrated)
+		err = look_run(p, ao, explain, relax, &rx, cause);
+	if (err || !an.calibrated || !an.descended)
+		goto cleanup; /* nothing to compare yet: a look without a verdict */
+	deeper = goes_deeper(v, &rx.verdict);
+	look->rises = look_rises(an.t);
+	look->found = v->found;
+	look->path_hash = verdict_hash(v);
+	look->depth = v->npath;
+	look->max_q = v->found ? 0 : 1;
+	look->all_significant = v->found;
+	if (v->leaf)
+		snprintf(look->leaf, sizeof(look->leaf), "%s", v->leaf);
 	/* the nodes entered: marked children from the root down */
-	for (n = t->root; v.found && n;) {
+	for (n = an.t->root; v->found && n;) {
 		const struct tree_node *next = NULL;
 
 		for (unsigned i = 0; i < n->nchild && !next; i++)
@@ -115,23 +144,25 @@ int seqstop_look_build(struct tree *t, const struct calib_opts *co, double expla
 			look->all_significant = 0;
 		n = next;
 	}
-	hlo = verdict_hash(&lo);
-	hhi = verdict_hash(&hi);
+	hlo = verdict_hash(&lo.verdict);
+	hhi = verdict_hash(&hi.verdict);
 	look->robust = hlo == look->path_hash && hhi == look->path_hash && !deeper;
 	if (deeper)
 		snprintf(look->near, sizeof(look->near), "at q <= %.2g the verdict goes on to %s",
-			 fmin(0.5, co->alpha * SEQSTOP_RELAX_ALPHA), rx.leaf ? rx.leaf : "?");
+			 relax, rx.verdict.leaf ? rx.verdict.leaf : "?");
 	else if (hlo != look->path_hash)
 		snprintf(look->near, sizeof(look->near), "with a %.0f%% share the verdict is %s",
-			 fmax(0.01, explain - margin) * 100, lo.found && lo.leaf ? lo.leaf : "not found");
+			 fmax(0.01, explain - margin) * 100,
+			 lo.verdict.found && lo.verdict.leaf ? lo.verdict.leaf : "not found");
 	else if (hhi != look->path_hash)
 		snprintf(look->near, sizeof(look->near), "with a %.0f%% share the verdict is %s",
-			 fmin(1.0, explain + margin) * 100, hi.found && hi.leaf ? hi.leaf : "not found");
+			 fmin(1.0, explain + margin) * 100,
+			 hi.verdict.found && hi.verdict.leaf ? hi.verdict.leaf : "not found");
 cleanup:
-	verdict_clear(&lo);
-	verdict_clear(&hi);
-	verdict_clear(&v);
-	verdict_clear(&rx);
+	analysis_clear(&lo);
+	analysis_clear(&hi);
+	analysis_clear(&rx);
+	analysis_clear(&an);
 	return err;
 }
 

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "calib.h"
+#include "profile.h"
 #include "tree.h"
 
 #define SEQSTOP_DEFAULT_MAX_PAIRS 12
@@ -66,17 +67,20 @@ struct seqstop_look {
 	int robust;          /* the same path with explain +- margin */
 	char leaf[64];       /* for the words: the path's last frame */
 	char near[96];       /* when not robust: which way it moved */
+	double rises;        /* the sum of the subsystems' rises, samples/s
+	                      * (idle left out): for the adaptive windows */
 };
 
-/* Runs the descent over the tree t, calibrated with co, with the explain
- * share moved by -margin and +margin; then, when co is not NULL, calibrated
- * with SEQSTOP_RELAX_ALPHA times co->alpha (a verdict that goes deeper there
- * is near the significance threshold: more pairs may carry it further); then
- * calibrated with co again and descended with explain itself, which leaves
- * t's stats and TREE_F_VERDICT marks as a plain analysis would.  Fills look.
- * Returns 0 or -errno. */
-int seqstop_look_build(struct tree *t, const struct calib_opts *co, double explain,
-		       double margin, unsigned pair, struct seqstop_look *look);
+/* The look after pair `pair`: analysis_run (core/analysis.h) of p under ao
+ * (ao->calib: the sequential calibration), and three more with the explain
+ * share at -margin and +margin and with SEQSTOP_RELAX_ALPHA times alpha (a
+ * verdict that goes deeper there is near the significance threshold: more
+ * pairs may carry it further).  A profile that cannot be calibrated yet is a
+ * look without a verdict.  Fills look.  Returns 0, or -errno with *cause
+ * (caller frees). */
+struct analysis_opts;
+int seqstop_look_build(const struct profile *p, const struct analysis_opts *ao, double margin,
+		       unsigned pair, struct seqstop_look *look, char **cause);
 
 struct seqstop_decision {
 	int stop;            /* measuring ends after this look */

@@ -151,6 +151,15 @@ int session_write_llm_turn(struct session *s, const struct session_llm_turn *lt)
 int session_write_verdict(struct session *s, const struct verdict *v,
 			  char *const *lines, unsigned nlines);
 
+/* A conclusion: each of lines as an "agent" transcript line, the naive
+ * answer (nnaive > 0: "a profiler without a reference would point at the
+ * hottest path: SUBSYS > f > g") as an "argus" line, then the verdict with
+ * lines (fsynced).  What the analysis (core/analysis.h) and diagnose
+ * conclude, recorded the same way.  0 or -errno. */
+int session_write_conclusion(struct session *s, char *const *lines, unsigned nlines,
+			     const char *naive_subsystem, char *const *naive_path, unsigned nnaive,
+			     const struct verdict *v);
+
 /* s as a JSON string literal with its quotes ("a\"b"), for callers that
  * build header options without a JSON library (tui/).  Caller frees; NULL
  * with errno set. */

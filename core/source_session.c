@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "analysis.h"
 #include "caps.h"
 #include "measure.h"
 #include "source_session.h"
@@ -54,27 +55,36 @@ static void ses_write_upto(struct ses_priv *sp, unsigned upto)
 	}
 }
 
+/* The analysis of what was measured, written as the session's conclusion
+ * (the interactive argus; diagnose writes its own). */
 static void ses_verdict(struct ses_priv *sp)
 {
-	struct diagnose_result r;
+	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .exclude_tgid = sp->o.exclude_tgid,
+				    .freq_hz = sp->o.freq_hz, .explain = 0.5 };
+	struct analysis an;
 	struct calib_opts co;
-	char *cause = NULL;
+	char *cause = NULL, why[160], line[512];
 	int err;
 
 	sp->verdict_done = 1;
 	calib_opts_default(&co);
-	co.sequential = sp->o.sequential;
-	err = diagnose_run(sp->in->ops->profile(sp->in), &co, sp->o.freq_hz,
-			   sp->o.exclude_tgid, &r, &cause);
-	if (err) {
-		char line[512];
-
+	co.sequential = sp->o.sequential; /* as valid as the stop was */
+	ao.calib = &co;
+	err = analysis_run(sp->in->ops->profile(sp->in), NULL, 0, &ao, &an, &cause);
+	if (!err && !an.calibrated)
+		snprintf(line, sizeof(line), "no verdict: cannot calibrate: %s",
+			 analysis_calib_reason(&an, why, sizeof(why)));
+	else if (!err && !an.descended)
+		snprintf(line, sizeof(line), "no verdict: the descent failed: %s",
+			 strerror(-an.descent_err));
+	else if (err)
 		snprintf(line, sizeof(line), "no verdict: %s", cause ? cause : strerror(-err));
+	if (err || !an.calibrated || !an.descended)
 		session_write_note(sp->s, line);
-	} else {
-		ses_fail(sp, session_write_diagnosis(sp->s, &r));
-	}
-	diagnose_result_clear(&r);
+	else
+		ses_fail(sp, session_write_conclusion(sp->s, an.lines, an.nlines, an.naive_subsystem,
+						      an.naive_path, an.nnaive, &an.verdict));
+	analysis_clear(&an);
 	free(cause);
 }
 
@@ -228,28 +238,6 @@ unsigned source_session_windows(struct source *s)
 int source_session_error(struct source *s)
 {
 	return s && s->ops == &ses_ops ? ((struct ses_priv *)s->priv)->err : 0;
-}
-
-int session_write_diagnosis(struct session *s, const struct diagnose_result *r)
-{
-	int err;
-
-	for (unsigned i = 0; i < r->ndecisions; i++)
-		if ((err = session_write_transcript(s, "agent", r->decisions[i])))
-			return err;
-	if (r->nnaive) {
-		char line[512];
-		size_t off = 0;
-
-		off += (size_t)snprintf(line, sizeof(line), "a profiler without a reference would "
-					"point at the hottest path: %s", r->naive_subsystem);
-		for (unsigned i = 0; i < r->nnaive && off < sizeof(line); i++)
-			off += (size_t)snprintf(line + off, sizeof(line) - off, " > %s",
-						r->naive_path[i]);
-		if ((err = session_write_transcript(s, "argus", line)))
-			return err;
-	}
-	return session_write_verdict(s, &r->verdict, r->decisions, r->ndecisions);
 }
 
 static int ses_add_argv(cJSON *o, const char *key, char *const *argv)

@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "diagnose.h"
 #include "measure.h"
 #include "session.h"
 #include "source.h"
@@ -29,11 +28,11 @@
 struct source_session_opts {
 	unsigned step;            /* the windows' step (0: calibration sampling) */
 	uint32_t exclude_tgid;    /* stacks of this process are not written (argus
-	                           * itself, as diagnose_run leaves it out); 0: all */
+	                           * itself, as the analysis leaves it out); 0: all */
 	int verdict_at_done;      /* when the inner source reaches SOURCE_DONE:
-	                           * diagnose_run and write the decisions and the
-	                           * verdict (the interactive argus; diagnose writes
-	                           * its own) */
+	                           * the analysis (core/analysis.h), its decisions
+	                           * and verdict written (the interactive argus;
+	                           * diagnose writes its own) */
 	unsigned freq_hz;         /* for verdict_at_done */
 	int sequential;           /* ... calibrated with the anytime-valid test */
 	FILE *log;                /* one line when writing fails; NULL: none */
@@ -54,10 +53,6 @@ unsigned source_session_windows(struct source *s);
 
 /* The first write error met (-errno), 0 when none. */
 int source_session_error(struct source *s);
-
-/* Writes a diagnosis: each decision as an "agent" transcript line, the
- * naive answer as an "argus" line, then the verdict (fsynced).  0 or -errno. */
-int session_write_diagnosis(struct session *s, const struct diagnose_result *r);
 
 /* JSON object text for a session header's "options": {"command":command,
  * "load":"CMD ARGS","victim":..,"background":..,"pid":..,"pause":..,

@@ -19,7 +19,7 @@
  * calibration's samples, and their windows are the step's, so their
  * node->total[] is in that unit and their win_total[] stays zero.  Their
  * parents' counts are not changed.  calib_run leaves TREE_F_STEP nodes out
- * of its own family and calls step_merge_calib (tree_annot_calib) which
+ * of its own family and calls calib_annot_run (core/calib_annot.c) which
  * fills their node->stat from their first annotation: rates per second of
  * step window time, the two-rate Poisson test, Benjamini–Hochberg across
  * all annotations of one step, sign consistency over the step's pairs.
@@ -44,37 +44,7 @@
 #include "kind.h"
 #include "step.h"
 #include "tree.h"
-
-/* One step's numbers at one node; nodes own a NULL-terminated list. */
-struct tree_annot {
-	struct tree_annot *next;
-	unsigned step;              /* index of the step in the session (0-based) */
-	char *label;                /* "[tp] exceptions:page_fault_user"; owned */
-	const char *unit;           /* static: "events", "intervals", ... */
-	unsigned nwin;
-	enum cond *cond;            /* per step window; owned */
-	double *secs;               /* per step window; owned */
-	uint64_t *win;              /* count per step window; owned */
-	uint64_t total[COND_N];
-	/* calibration (step_merge_calib) */
-	double rate[COND_N], delta, ratio, p, q;
-	unsigned pairs, pairs_agree;
-	int significant, sign;
-	/* latency kinds (target nodes only): histograms summed per condition */
-	int has_lat;
-	uint64_t hist[COND_N][KIND_HIST_BUCKETS];
-	double p50_ns[COND_N], p99_ns[COND_N];
-	double lat_p;               /* Mann–Whitney two-sided p */
-	int lat_significant, lat_sign;
-};
-
-/* Frees a list of annotations (tree_free calls it for every node). */
-void tree_annot_free(struct tree_annot *a);
-
-/* Fills node->stat of TREE_F_STEP nodes and the calibration of every
- * annotation; calib_run calls it after its own pass (weak reference in
- * calib.c).  0 or -errno. */
-int tree_annot_calib(struct tree *t, const struct calib_opts *o);
+#include "tree_annot.h"
 
 /* Merges step s's data d into t as described above, tagging annotations
  * with step index idx.  t must have been built (and may be calibrated);

@@ -14,8 +14,7 @@
 
 #include "strpool.h"
 #include "tree.h"
-
-#pragma weak tree_annot_free
+#include "tree_annot.h"
 
 #define TREE_ARENA_CHUNK (1u << 20)
 
@@ -693,8 +692,7 @@ void tree_free(struct tree *t)
 	if (pv) {
 		for (size_t i = 0; i < pv->nall; i++) {
 			free(pv->all[i]->child);
-			if (pv->all[i]->annot && tree_annot_free)
-				tree_annot_free(pv->all[i]->annot);
+			tree_annot_free(pv->all[i]->annot);
 		}
 		free(pv->all);
 		while (pv->arena) {

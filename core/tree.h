@@ -56,7 +56,7 @@ struct calib_stat {
 	const char *why;          /* static text: why (not) significant */
 };
 
-struct tree_annot; /* step results attached to a node (core/step) */
+struct tree_annot; /* step results attached to a node (core/tree_annot.h) */
 
 struct tree_node {
 	uint64_t id;              /* hash of the path from the root */
@@ -150,10 +150,6 @@ struct tree_node *tree_node_add(struct tree *t, struct tree_node *parent,
  * name as the tree stores it, suffix stripped); the root's id is
  * tree_id(0, "all"). */
 uint64_t tree_id(uint64_t parent_id, const char *name);
-
-/* tree_free frees every node's annot list with tree_annot_free when a
- * module (core/step) defines it; tree.c holds only a weak reference. */
-void tree_annot_free(struct tree_annot *a);
 
 /* Output of `argus record`.  JSON nodes {"name","total","self","children"}
  * with the root named "all" (subsystem and process levels included);

@@ -1,36 +1,37 @@
-/* pane — the agent pane's model: turns, decisions, steps, transcript. */
-#include <ctype.h>
+/* pane — the agent pane's view state over the step controller. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "caps.h"
 #include "pane.h"
-#include "session_step.h"
 
 /* ---- transcript ------------------------------------------------------------------ */
 
-/* the transcript's "who" of an entry kind */
-static const char *pane_who(enum fmt_agent_kind kind)
+static const enum fmt_agent_kind pane_kinds[] = {
+	[CTL_LINE_INFO] = FMT_AGENT_INFO,
+	[CTL_LINE_HUMAN] = FMT_AGENT_HUMAN,
+	[CTL_LINE_REASON] = FMT_AGENT_REASON,
+	[CTL_LINE_PROPOSAL] = FMT_AGENT_PROPOSAL,
+	[CTL_LINE_VERDICT] = FMT_AGENT_VERDICT,
+	[CTL_LINE_TEXT] = FMT_AGENT_TEXT,
+	[CTL_LINE_ERROR] = FMT_AGENT_ERROR,
+	[CTL_LINE_RESULT] = FMT_AGENT_RESULT,
+};
+
+static enum ctl_line pane_line(enum fmt_agent_kind k)
 {
-	switch (kind) {
-	case FMT_AGENT_HUMAN:
-		return "human";
-	case FMT_AGENT_REASON:
-	case FMT_AGENT_PROPOSAL:
-	case FMT_AGENT_VERDICT:
-	case FMT_AGENT_TEXT:
-		return "agent";
-	default:
-		return "argus";
-	}
+	for (unsigned i = 0; i < sizeof(pane_kinds) / sizeof(pane_kinds[0]); i++)
+		if (pane_kinds[i] == k)
+			return (enum ctl_line)i;
+	return CTL_LINE_INFO;
 }
 
-static int pane_vsay(struct pane *p, enum fmt_agent_kind kind, const char *fmt, va_list ap)
+/* Appends a transcript entry (text copied). */
+static int pane_add(struct pane *p, enum fmt_agent_kind kind, const char *text)
 {
-	char *text;
+	char *t;
 
 	if (p->ntr == p->trcap) {
 		unsigned cap = p->trcap ? p->trcap * 2 : 64;
@@ -41,12 +42,11 @@ static int pane_vsay(struct pane *p, enum fmt_agent_kind kind, const char *fmt, 
 		p->tr = n;
 		p->trcap = cap;
 	}
-	if (vasprintf(&text, fmt, ap) < 0)
+	t = strdup(text);
+	if (!t)
 		return -ENOMEM;
 	p->tr[p->ntr].kind = kind;
-	p->tr[p->ntr].text = text;
-	if (p->o.ses)
-		session_write_transcript(p->o.ses, pane_who(kind), text);
+	p->tr[p->ntr].text = t;
 	p->ntr++;
 	p->scroll = 0;            /* new text: back to the end */
 	p->version++;
@@ -55,26 +55,100 @@ static int pane_vsay(struct pane *p, enum fmt_agent_kind kind, const char *fmt, 
 
 int pane_say(struct pane *p, enum fmt_agent_kind kind, const char *fmt, ...)
 {
+	char *text;
 	va_list ap;
-	int err;
+	int err, n0 = (int)p->ntr;
 
 	va_start(ap, fmt);
-	err = pane_vsay(p, kind, fmt, ap);
+	err = vasprintf(&text, fmt, ap) < 0 ? -ENOMEM : 0;
 	va_end(ap);
+	if (err)
+		return err;
+	/* through the controller: the session records it too */
+	if (p->ctl && !p->replay)
+		ctl_say(p->ctl, pane_line(kind), "%s", text);
+	else
+		err = pane_add(p, kind, text);
+	if (!err && (int)p->ntr == n0)
+		err = -ENOMEM;
+	free(text);
 	return err;
 }
 
-static void set_mode(struct pane *p, enum fmt_agent_mode m)
+static void drop_edit(struct pane *p)
 {
-	p->mode = m;
-	p->version++;
+	step_free(p->edit);
+	p->edit = NULL;
+	p->has_err = 0;
+	p->estimate[0] = 0;
+	memset(&p->err, 0, sizeof(p->err));
 }
 
-/* a new turn once the tree is up to date (pane_tick) */
-static void want_turn(struct pane *p)
+static enum fmt_agent_mode pane_mode(const struct pane *p, enum ctl_mode m)
 {
-	p->turn_wanted = 1;
-	set_mode(p, FMT_AGENT_MODE_THINKING);
+	switch (m) {
+	case CTL_WAIT:
+		return FMT_AGENT_MODE_WAIT;
+	case CTL_THINKING:
+		return FMT_AGENT_MODE_THINKING;
+	case CTL_PROPOSAL:
+		return p->edit ? FMT_AGENT_MODE_EDIT : FMT_AGENT_MODE_PROPOSAL;
+	case CTL_RUNNING:
+		return FMT_AGENT_MODE_RUNNING;
+	default:
+		return FMT_AGENT_MODE_IDLE;
+	}
+}
+
+/* the pane as a sink of the controller's events */
+static void pane_event(void *arg, const struct ctl_event *ev)
+{
+	struct pane *p = arg;
+
+	switch (ev->kind) {
+	case CTL_EV_SAY:
+		pane_add(p, pane_kinds[ev->line], ev->text);
+		break;
+	case CTL_EV_MODE:
+		if (ev->mode != CTL_PROPOSAL)
+			drop_edit(p);
+		else if (!p->edit) {      /* the proposal's own validation */
+			p->err = p->ctl->err;
+			p->has_err = p->ctl->has_err;
+		}
+		p->mode = pane_mode(p, ev->mode);
+		p->version++;
+		break;
+	case CTL_EV_PROPOSAL:
+		drop_edit(p);
+		break;
+	case CTL_EV_ESTIMATE:
+		snprintf(p->estimate, sizeof(p->estimate), "%s", ev->text ? ev->text : "");
+		p->version++;
+		break;
+	case CTL_EV_FOCUS:
+		if (ev->node_id && !p->keep_selection) {
+			p->focus_id = ev->node_id;
+			p->select_focus = 1;
+		}
+		p->keep_selection = 0;
+		break;
+	case CTL_EV_TURN_BEGIN:
+		pane_stream_begin(p->stream);
+		break;
+	case CTL_EV_TURN_END:
+		pane_stream_end(p->stream);
+		break;
+	default:
+		break;
+	}
+}
+
+/* the controller's flags the loop reads, after every call into it */
+static void pane_sync(struct pane *p)
+{
+	p->in_flight = p->ctl->in_flight;
+	p->need_rebuild = ctl_need_rebuild(p->ctl);
 }
 
 /* ---- life ------------------------------------------------------------------------ */
@@ -82,6 +156,7 @@ static void want_turn(struct pane *p)
 struct pane *pane_new(const struct pane_opts *o, struct agent *agent)
 {
 	struct pane *p = calloc(1, sizeof(*p));
+	struct ctl_opts co = { 0 };
 
 	if (!p) {
 		agent_free(agent);
@@ -91,42 +166,39 @@ struct pane *pane_new(const struct pane_opts *o, struct agent *agent)
 		p->o = *o;
 	if (!p->o.steps)
 		p->o.steps = PANE_DEFAULT_STEPS;
-	p->agent = agent;
 	p->mode = FMT_AGENT_MODE_WAIT;
-	if (pane_say(p, FMT_AGENT_INFO, "the agent (%s) proposes its first step when the "
-		     "calibration windows are done; nothing is loaded before you accept%s",
-		     agent ? agent->ops->name : "none",
-		     p->o.auto_accept ? " (--auto: every step is accepted for you)" : "") < 0) {
+	p->sink = (struct session_sink){ .ses = p->o.ses, .transcript = 1, .verdicts = 1 };
+	step_exec_opts_default(&p->exec);
+	p->exec.load = p->o.load;
+	p->exec.collect_s = 0.5;
+	p->exec.sequential = p->o.sequential; /* a step stops when settled */
+	co.steps = p->o.steps;
+	co.auto_accept = p->o.auto_accept;
+	co.utf8 = p->o.utf8;
+	co.preflight = p->o.preflight;
+	co.caps = p->o.caps;
+	co.exec_arg = &p->exec;
+	co.sinks[0] = (struct ctl_sink){ pane_event, p };
+	co.sinks[1] = (struct ctl_sink){ session_sink_event, &p->sink };
+	p->ctl = ctl_new(&co, agent);
+	if (!p->ctl || !p->ntr) {
 		pane_free(p);
 		errno = ENOMEM;
 		return NULL;
 	}
+	p->agent = agent;
 	return p;
-}
-
-static void run_clear(struct pane_run *r)
-{
-	pane_exec_free(r->x);
-	pane_result_free(r->res);
-	step_free(r->step);
-	step_free(r->original);
-	memset(r, 0, sizeof(*r));
 }
 
 void pane_free(struct pane *p)
 {
 	if (!p)
 		return;
-	for (unsigned i = 0; i < p->nrun; i++)
-		run_clear(&p->run[i]);
-	if (p->agent && p->in_flight && p->agent->ops->cancel)
-		p->agent->ops->cancel(p->agent);
-	agent_free(p->agent);
+	ctl_free(p->ctl);
 	pane_stream_free(p->stream);
 	for (unsigned i = 0; i < p->ntr; i++)
 		free(p->tr[i].text);
 	free(p->tr);
-	step_free(p->prop);
 	step_free(p->edit);
 	free(p);
 }
@@ -164,21 +236,12 @@ char *pane_node_path(const struct tree_node *n, const char *sep, unsigned max, c
 	return buf;
 }
 
-static const struct caps *pane_caps(struct pane *p)
-{
-	return p->o.caps ? p->o.caps : caps_cached();
-}
-
 static int validate(struct pane *p, struct step *s)
 {
-	const struct caps *c = pane_caps(p);
-	int err;
+	int err = ctl_validate(p->ctl, s);
 
-	memset(&p->err, 0, sizeof(p->err));
-	err = step_check_required(s, &p->err);
-	if (!err && c)
-		err = step_validate(s, c, NULL, &p->err);
-	p->has_err = err != 0;
+	p->err = p->ctl->err;
+	p->has_err = p->ctl->has_err;
 	p->version++;
 	return err;
 }
@@ -189,273 +252,60 @@ static void preflight(struct pane *p, struct step *s)
 	p->estimate[0] = 0;
 	if (!p->o.preflight)
 		return;
-	if (pane_exec_preflight(s, p->estimate, sizeof(p->estimate)) < 0)
+	if (ctl_estimate(p->ctl, s, p->estimate, sizeof(p->estimate)) < 0)
 		pane_say(p, FMT_AGENT_ERROR, "pre-flight: %s", p->estimate);
 }
 
-/* The first turn's reasoning in full; later turns repeat most of the
- * descent, so only their last lines ("why" asks for all of them). */
-static void reply_lines(struct pane *p, const struct agent_reply *r)
-{
-	unsigned from = 0;
-
-	if (p->nturns++ > 0 && r->nlines > PANE_REASON_LINES) {
-		from = r->nlines - PANE_REASON_LINES;
-		pane_say(p, FMT_AGENT_INFO, "%u reasoning lines before these (': why' shows them)",
-			 from);
-	}
-	for (unsigned i = 0; i < r->nlines; i++)   /* the LLM's latency and tokens: always */
-		if (i >= from || !strncmp(r->lines[i], "llm: ", 5))
-			pane_say(p, FMT_AGENT_REASON, "%s", r->lines[i]);
-}
-
-/* The agent's hypothesis ledger (an LLM keeps one; the heuristic none),
- * shown whenever a turn changed it, so the person sees why it drills where
- * it does. */
-static void hypothesis_lines(struct pane *p)
-{
-	const struct agent_hyp *h = NULL;
-	unsigned n = agent_hypotheses(p->agent, &h), last = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		if (h[i].turn > last)
-			last = h[i].turn;
-	if (!n || last == p->hyp_turn)
-		return;
-	p->hyp_turn = last;
-	pane_say(p, FMT_AGENT_INFO, "hypotheses:");
-	for (unsigned i = 0; i < n; i++)
-		pane_say(p, FMT_AGENT_REASON, "  %s: %s%s%s", h[i].name, h[i].status,
-			 h[i].evidence[0] ? " - " : "", h[i].evidence);
-}
-
-static void drop_proposal(struct pane *p)
-{
-	step_free(p->prop);
-	step_free(p->edit);
-	p->prop = p->edit = NULL;
-	p->has_err = 0;
-	p->estimate[0] = 0;
-	memset(&p->err, 0, sizeof(p->err));
-}
-
-static int do_turn(struct pane *p, struct tree *t);
-
-static int take_reply(struct pane *p, struct tree *t, struct agent_reply *r)
-{
-	char desc[256];
-	int err = 0;
-
-	reply_lines(p, r);
-	if (p->agent)
-		hypothesis_lines(p);
-	if (r->focus && !p->keep_selection) {
-		p->focus_id = r->focus->id;
-		p->select_focus = 1;
-	}
-	p->keep_selection = 0;
-	switch (r->kind) {
-	case AGENT_REPLY_PROPOSAL:
-		if (!r->step) {
-			pane_say(p, FMT_AGENT_ERROR, "the agent proposed nothing it could say");
-			set_mode(p, FMT_AGENT_MODE_IDLE);
-			break;
-		}
-		drop_proposal(p);
-		p->prop = r->step;
-		r->step = NULL;
-		session_step_proposal(p->o.ses, p->nsteps + 1, p->agent->ops->name, p->prop,
-				      r->lines, r->nlines, r->focus ? r->focus->name : NULL);
-		pane_say(p, FMT_AGENT_PROPOSAL, "step %u of at most %u: %s", p->nrun + 1,
-			 p->o.steps, step_describe(p->prop, desc, sizeof(desc)));
-		if (validate(p, p->prop))
-			pane_say(p, FMT_AGENT_ERROR, "the proposal does not validate here: %s%s%s; "
-				 "edit it (e) or veto it (v)", p->err.field,
-				 p->err.field[0] ? ": " : "", p->err.msg);
-		else
-			preflight(p, p->prop);
-		set_mode(p, FMT_AGENT_MODE_PROPOSAL);
-		if (p->o.auto_accept && !p->has_err) {
-			pane_say(p, FMT_AGENT_HUMAN, "(--auto) accepted");
-			err = pane_accept(p, t);
-		}
-		break;
-	case AGENT_REPLY_VERDICT:
-		if (p->o.ses)
-			session_write_verdict(p->o.ses, &r->verdict, r->lines, r->nlines);
-		pane_say(p, FMT_AGENT_VERDICT, "%s",
-			 r->verdict.summary ? r->verdict.summary :
-			 r->verdict.found ? "found" : "no bottleneck found");
-		set_mode(p, FMT_AGENT_MODE_IDLE);
-		break;
-	case AGENT_REPLY_TEXT:
-		pane_say(p, FMT_AGENT_TEXT, "%s", r->text ? r->text : "");
-		set_mode(p, FMT_AGENT_MODE_IDLE);
-		break;
-	}
-	agent_reply_clear(r);
-	return err;
-}
-
-static int do_turn(struct pane *p, struct tree *t)
-{
-	struct agent_ctx ctx = { 0 };
-	struct agent_reply r;
-	int err;
-
-	if (!p->agent || !t)
-		return -EINVAL;
-	ctx.tree = t;
-	ctx.step_index = p->nrun;
-	ctx.step_max = p->o.steps;
-	p->started = 1;
-	memset(&r, 0, sizeof(r));
-	err = p->agent->ops->turn(p->agent, &ctx, &r);
-	if (err == -EINPROGRESS) {
-		p->in_flight = 1;
-		pane_stream_begin(p->stream);
-		set_mode(p, FMT_AGENT_MODE_THINKING);
-		return 0;
-	}
-	if (err < 0) {
-		agent_reply_clear(&r);
-		pane_say(p, FMT_AGENT_ERROR, "the agent's turn failed: %s", strerror(-err));
-		set_mode(p, FMT_AGENT_MODE_IDLE);
-		return err;
-	}
-	return take_reply(p, t, &r);
-}
-
-/* the agent's answer to something it was told */
-static void tell(struct pane *p, enum agent_event_kind kind, const char *text,
-		 const struct step *s, const struct tree_node *n)
-{
-	struct agent_event ev = { .kind = kind, .text = text, .step = s, .node = n };
-	struct agent_reply r;
-	int err;
-
-	if (!p->agent || !p->agent->ops->tell)
-		return;
-	memset(&r, 0, sizeof(r));
-	err = p->agent->ops->tell(p->agent, &ev, &r);
-	if (err < 0)
-		pane_say(p, FMT_AGENT_ERROR, "the agent could not take it in: %s", strerror(-err));
-	else if (r.kind == AGENT_REPLY_TEXT && r.text)
-		pane_say(p, FMT_AGENT_TEXT, "%s", r.text);
-	agent_reply_clear(&r);
-}
-
 /* ---- the loop ----------------------------------------------------------------------- */
-
-static void run_finished(struct pane *p, struct pane_run *r)
-{
-	char reason[200], *sum = NULL;
-
-	pane_exec_reason(r->x, reason, sizeof(reason));
-	r->res = pane_exec_take(r->x);
-	if (r->res)
-		sum = pane_result_summary(r->res, r->step, p->o.utf8);
-	pane_exec_record(p->o.ses, r->x, r->res, r->step, r->idx + 1,
-			 sum ? sum : reason[0] ? reason : NULL);
-	pane_exec_free(r->x);
-	r->x = NULL;
-	if (!r->res) {
-		pane_say(p, FMT_AGENT_ERROR, "step %u measured nothing%s%s", r->idx + 1,
-			 reason[0] ? ": " : "", reason);
-		tell(p, AGENT_EV_RESULT, "the step measured nothing", r->step, NULL);
-	} else {
-		pane_say(p, FMT_AGENT_RESULT, "step %u: %s%s%s", r->idx + 1,
-			 sum ? sum : "measured", reason[0] ? "; " : "", reason);
-		tell(p, AGENT_EV_RESULT, sum ? sum : "measured", r->step, NULL);
-		free(sum);
-		p->need_rebuild = 1;
-	}
-	want_turn(p);   /* the next turn follows the rebuild */
-}
 
 int pane_tick(struct pane *p, struct tree *t, int calibrated, const struct source_status *st,
 	      double now)
 {
 	unsigned v = p->version;
-	struct pane_run *r = p->nrun ? &p->run[p->nrun - 1] : NULL;
+	int rc;
 
-	if (p->mode == FMT_AGENT_MODE_WAIT) {
-		if (!t || !calibrated || !st ||
-		    (st->phase != SOURCE_DONE && st->phase != SOURCE_STATIC))
-			return 0;
-		pane_say(p, FMT_AGENT_INFO, "calibration done: the agent's first turn");
-		do_turn(p, t);
-		return 1;
-	}
-	if (r && r->x) {
-		char *cause = NULL;
-		int rc = pane_exec_tick(r->x, now, &cause);
-
-		if (rc < 0) {
-			pane_say(p, FMT_AGENT_ERROR, "step %u failed: %s", r->idx + 1,
-				 cause ? cause : strerror(-rc));
-			free(cause);
-			run_finished(p, r);
-		} else if (pane_exec_finished(r->x)) {
-			run_finished(p, r);
-		}
-		if (rc > 0)
-			p->version++;
-		return 1;
-	}
-	if (p->turn_wanted && !p->need_rebuild && t) {
-		p->turn_wanted = 0;
-		do_turn(p, t);
-	} else if (p->in_flight && p->agent && p->agent->ops->poll) {
-		struct agent_reply rep;
-		int rc;
-
-		memset(&rep, 0, sizeof(rep));
-		rc = p->agent->ops->poll(p->agent, &rep);
-		if (rc != -EINPROGRESS) {
-			p->in_flight = 0;
-			pane_stream_end(p->stream);
-		}
-		if (pane_stream_changed(p->stream, &p->stream_seen))
-			p->version++;   /* streamed text or the elapsed seconds */
-		if (rc == 0) {
-			take_reply(p, t, &rep);
-		} else if (rc != -EINPROGRESS) {
-			agent_reply_clear(&rep);
-			pane_say(p, FMT_AGENT_ERROR, "the agent's turn failed: %s", strerror(-rc));
-			set_mode(p, FMT_AGENT_MODE_IDLE);
-		}
-	}
-	return p->version != v;
+	if (p->replay)
+		return 0;
+	if (p->mode == FMT_AGENT_MODE_WAIT && !st)
+		return 0;
+	rc = ctl_tick(p->ctl, t, calibrated, st, now);
+	pane_sync(p);
+	if (pane_stream_changed(p->stream, &p->stream_seen))
+		p->version++;   /* streamed text or the elapsed seconds */
+	if (rc > 0 && p->mode == FMT_AGENT_MODE_RUNNING)
+		p->version++;
+	return rc > 0 || p->version != v;
 }
 
 int pane_timeout_ms(struct pane *p, double now)
 {
-	struct pane_run *r = p->nrun ? &p->run[p->nrun - 1] : NULL;
+	struct source_status st;
 
-	if (r && r->x)
-		return pane_exec_timeout_ms(r->x, now);
-	if (p->turn_wanted && !p->need_rebuild)
-		return 0;
-	if (p->in_flight) {   /* the agent's own deadline, the elapsed seconds shown */
-		int a = agent_timeout_ms(p->agent), s = pane_stream_timeout_ms(p->stream);
+	if (p->replay)
+		return -1;
+	if (p->ctl->in_flight && !p->ctl->turn_wanted &&
+	    ctl_run_status(p->ctl, &st, NULL) < 0) {
+		/* the agent's own deadline, the elapsed seconds shown */
+		int a = agent_timeout_ms(p->ctl->agent), s = pane_stream_timeout_ms(p->stream);
 
 		if (a < 0 || (s >= 0 && s < a))
 			a = s;
 		return a < 0 || a > 1000 ? 1000 : a;
 	}
-	return -1;
+	return ctl_timeout_ms(p->ctl, now);
+}
+
+int pane_pollfds(struct pane *p, struct pollfd *fds, int max)
+{
+	return p->replay ? 0 : ctl_pollfds(p->ctl, fds, max);
+}
+
+const char *pane_agent_name(const struct pane *p)
+{
+	return p->agent ? p->agent->ops->name : NULL;
 }
 
 /* ---- decisions ----------------------------------------------------------------------- */
-
-static int need_proposal(struct pane *p, const char *what)
-{
-	if (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT)
-		return 0;
-	pane_say(p, FMT_AGENT_INFO, "nothing to %s: no proposal is waiting", what);
-	return -ENOENT;
-}
 
 /* "duration_s 5 -> 3, target a -> b" into buf */
 static void edit_diff(const struct step *a, const struct step *b, char *buf, size_t len)
@@ -481,206 +331,94 @@ static void edit_diff(const struct step *a, const struct step *b, char *buf, siz
 
 int pane_accept(struct pane *p, struct tree *t)
 {
-	struct step *s;
-	struct pane_run *r;
-	char *cause = NULL, diff[512] = "";
+	char diff[512] = "";
 	int err;
 
 	(void)t;
-	err = need_proposal(p, "accept");
-	if (err)
-		return err;
-	s = p->edit ? p->edit : p->prop;
-	if (validate(p, s)) {
-		pane_say(p, FMT_AGENT_ERROR, "cannot accept: %s%s%s; fix it (e) or veto it (v)",
-			 p->err.field, p->err.field[0] ? ": " : "", p->err.msg);
-		return -EINVAL;
+	if (p->edit && ctl_proposal(p->ctl))
+		edit_diff(ctl_proposal(p->ctl), p->edit, diff, sizeof(diff));
+	err = ctl_accept(p->ctl, p->edit, diff);
+	if (err == -EINVAL) {         /* the error by its field on the card */
+		p->err = p->ctl->err;
+		p->has_err = p->ctl->has_err;
+		p->version++;
 	}
-	if (p->nrun >= PANE_MAX_RUNS || p->nrun >= p->o.steps) {
-		pane_say(p, FMT_AGENT_ERROR, "the step budget (%u) is spent; undo a step (u) first",
-			 p->o.steps);
-		return -ENOSPC;
-	}
-	if (p->edit)
-		edit_diff(p->prop, p->edit, diff, sizeof(diff));
-	if (p->edit && diff[0]) {
-		pane_say(p, FMT_AGENT_HUMAN, "accepted step %u, edited: %s", p->nrun + 1, diff);
-		tell(p, AGENT_EV_EDITED, NULL, p->edit, NULL);
-	} else {
-		pane_say(p, FMT_AGENT_HUMAN, "accepted step %u", p->nrun + 1);
-		tell(p, AGENT_EV_ACCEPTED, NULL, s, NULL);
-	}
-	r = &p->run[p->nrun];
-	memset(r, 0, sizeof(*r));
-	r->idx = p->nsteps;
-	r->x = pane_exec_new(s, p->o.load, p->o.sequential, &cause);
-	if (!r->x) {
-		err = errno ? -errno : -EIO;
-		pane_say(p, FMT_AGENT_ERROR, "%s", cause ? cause : strerror(-err));
-		free(cause);
-		/* nothing runs: the proposal stays for a veto, an edit or another try */
-		set_mode(p, p->edit ? FMT_AGENT_MODE_EDIT : FMT_AGENT_MODE_PROPOSAL);
-		return err;
-	}
-	if (p->edit && diff[0])
-		session_step_decision(p->o.ses, r->idx + 1, SESSION_EDIT,
-				      p->o.auto_accept ? "auto" : "human", diff, p->prop, p->edit);
-	else
-		session_step_decision(p->o.ses, r->idx + 1, SESSION_ACCEPT,
-				      p->o.auto_accept ? "auto" : "human", NULL, p->prop, NULL);
-	if (p->edit && diff[0]) {
-		r->step = p->edit;
-		r->original = p->prop;
-	} else {
-		r->step = p->prop;
-		step_free(p->edit);
-	}
-	p->prop = p->edit = NULL;
-	p->nrun++;
-	p->nsteps++;
-	pane_say(p, FMT_AGENT_INFO, "step %u loads and measures in reference and loaded "
-		 "windows", r->idx + 1);
-	set_mode(p, FMT_AGENT_MODE_RUNNING);
-	return 0;
+	pane_sync(p);
+	return err;
 }
 
 int pane_veto(struct pane *p, struct tree *t, const char *reason)
 {
-	int err = need_proposal(p, "veto");
+	int err;
 
 	(void)t;
-	if (err)
-		return err;
-	if (reason && *reason)
-		pane_say(p, FMT_AGENT_HUMAN, "vetoed: %s", reason);
-	else
-		pane_say(p, FMT_AGENT_HUMAN, "vetoed (no reason given)");
-	session_step_decision(p->o.ses, p->nsteps + 1, SESSION_VETO, "human",
-			      reason && *reason ? reason : NULL, p->prop, NULL);
-	tell(p, AGENT_EV_VETOED, reason ? reason : "", p->edit ? p->edit : p->prop, NULL);
-	drop_proposal(p);
-	pane_say(p, FMT_AGENT_INFO, "nothing was loaded; the agent looks again");
-	want_turn(p);
-	return 0;
+	err = ctl_veto(p->ctl, reason, p->edit);
+	pane_sync(p);
+	return err;
 }
 
 int pane_another(struct pane *p, struct tree *t)
 {
-	if (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT) {
-		pane_say(p, FMT_AGENT_HUMAN, "another proposal, please");
-		session_step_decision(p->o.ses, p->nsteps + 1, SESSION_VETO, "human",
-				      "asked for another proposal", p->prop, NULL);
-		tell(p, AGENT_EV_VETOED, "asked for another proposal", p->prop, NULL);
-		drop_proposal(p);
-	} else if (p->mode == FMT_AGENT_MODE_IDLE) {
-		pane_say(p, FMT_AGENT_HUMAN, "another turn, please");
-	} else {
-		pane_say(p, FMT_AGENT_INFO, "wait: %s",
-			 p->mode == FMT_AGENT_MODE_RUNNING ? "a step is measuring (u stops it)" :
-			 p->mode == FMT_AGENT_MODE_WAIT ? "the calibration is not done" :
-							  "the agent is thinking");
-		return -EBUSY;
-	}
+	int err;
+
 	(void)t;
-	want_turn(p);
-	return 0;
+	err = ctl_another(p->ctl);
+	pane_sync(p);
+	return err;
 }
 
 int pane_undo(struct pane *p)
 {
-	struct pane_run *r;
-	unsigned idx;
-	int running;
+	int err = ctl_undo(p->ctl);
 
-	if (!p->nrun) {
-		pane_say(p, FMT_AGENT_INFO, "nothing to undo: no step was accepted");
-		return -ENOENT;
-	}
-	r = &p->run[p->nrun - 1];
-	idx = r->idx;
-	running = r->x != NULL;
-	if (r->res)
-		p->need_rebuild = 1;
-	session_step_decision(p->o.ses, idx + 1, SESSION_UNDO, "human",
-			      running ? "stopped and detached" : "results dropped",
-			      r->original ? r->original : r->step, NULL);
-	run_clear(r);
-	p->nrun--;
-	pane_say(p, FMT_AGENT_HUMAN, "undo step %u: %s", idx + 1,
-		 running ? "stopped and detached, its windows dropped" :
-			   "its results dropped from the tree");
-	if (p->mode == FMT_AGENT_MODE_RUNNING || p->mode == FMT_AGENT_MODE_THINKING)
-		set_mode(p, FMT_AGENT_MODE_IDLE);
-	return 0;
-}
-
-static int first_word_is(const char *s, const char *w)
-{
-	size_t n = strlen(w);
-
-	while (isspace((unsigned char)*s))
-		s++;
-	return !strncasecmp(s, w, n) && (!s[n] || isspace((unsigned char)s[n]));
+	pane_sync(p);
+	return err;
 }
 
 int pane_talk(struct pane *p, struct tree *t, const char *text)
 {
-	if (!text || !*text)
-		return 0;
-	pane_say(p, FMT_AGENT_HUMAN, "%s", text);
-	tell(p, AGENT_EV_SAY, text, NULL, NULL);
-	if (first_word_is(text, "focus") || first_word_is(text, "stop")) {
-		if (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT) {
-			pane_say(p, FMT_AGENT_INFO, "the waiting proposal is withdrawn");
-			drop_proposal(p);
-		}
-		if (p->mode != FMT_AGENT_MODE_RUNNING && p->mode != FMT_AGENT_MODE_WAIT) {
-			if (first_word_is(text, "focus"))
-				pane_say(p, FMT_AGENT_INFO, "the descent restarts there");
-			want_turn(p);
-		}
-	}
+	int err;
+
 	(void)t;
-	return 0;
+	err = ctl_talk(p->ctl, text);
+	pane_sync(p);
+	return err;
 }
 
 int pane_focus(struct pane *p, struct tree *t, const struct tree_node *n)
 {
 	char path[512];
+	int err;
 
+	(void)t;
 	if (!n)
 		return -EINVAL;
-	pane_say(p, FMT_AGENT_HUMAN, "focus on %s", pane_node_path(n, " > ", 6, path, sizeof(path)));
-	tell(p, AGENT_EV_FOCUS, n->name, NULL, n);
+	pane_node_path(n, " > ", 6, path, sizeof(path));
 	p->focus_id = n->id;
-	if (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT) {
-		pane_say(p, FMT_AGENT_INFO, "the waiting proposal is withdrawn");
-		drop_proposal(p);
-	}
-	if (p->mode != FMT_AGENT_MODE_RUNNING && p->mode != FMT_AGENT_MODE_WAIT)
-		want_turn(p);
-	(void)t;
-	return 0;
+	err = ctl_focus(p->ctl, n, path);
+	pane_sync(p);
+	return err;
 }
 
 void pane_cancel(struct pane *p)
 {
-	if (p->mode != FMT_AGENT_MODE_THINKING)
-		return;
-	p->turn_wanted = 0;
-	p->in_flight = 0;
-	if (p->agent && p->agent->ops->cancel)
-		p->agent->ops->cancel(p->agent);
-	pane_stream_end(p->stream);
-	pane_say(p, FMT_AGENT_HUMAN, "cancelled the agent's turn (r asks again)");
-	set_mode(p, FMT_AGENT_MODE_IDLE);
+	ctl_cancel(p->ctl);
+	pane_sync(p);
 }
 
 /* ---- editing -------------------------------------------------------------------------- */
 
 const struct step *pane_shown_step(const struct pane *p)
 {
-	return p->edit ? p->edit : p->prop;
+	return p->edit ? p->edit : ctl_proposal(p->ctl);
+}
+
+static int need_proposal(struct pane *p, const char *what)
+{
+	if (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT)
+		return 0;
+	pane_say(p, FMT_AGENT_INFO, "nothing to %s: no proposal is waiting", what);
+	return -ENOENT;
 }
 
 int pane_edit_begin(struct pane *p)
@@ -690,7 +428,7 @@ int pane_edit_begin(struct pane *p)
 	if (err)
 		return err;
 	if (!p->edit) {
-		p->edit = step_clone(p->prop);
+		p->edit = step_clone(ctl_proposal(p->ctl));
 		if (!p->edit)
 			return -ENOMEM;
 	}
@@ -699,7 +437,8 @@ int pane_edit_begin(struct pane *p)
 		for (int i = 0; fmt_agent_fields[i]; i++)
 			if (fmt_agent_field_match(p->err.field, fmt_agent_fields[i]))
 				p->cursor = i;
-	set_mode(p, FMT_AGENT_MODE_EDIT);
+	p->mode = FMT_AGENT_MODE_EDIT;
+	p->version++;
 	return 0;
 }
 
@@ -753,25 +492,30 @@ void pane_edit_abandon(struct pane *p)
 		return;
 	step_free(p->edit);
 	p->edit = NULL;
-	validate(p, p->prop);
+	validate(p, p->ctl->prop);
 	pane_say(p, FMT_AGENT_HUMAN, "abandoned the edit: the agent's proposal stands");
-	set_mode(p, FMT_AGENT_MODE_PROPOSAL);
+	p->mode = FMT_AGENT_MODE_PROPOSAL;
+	p->version++;
 }
 
 /* ---- the tree --------------------------------------------------------------------------- */
 
-void pane_merge(struct pane *p, struct tree *t)
+unsigned pane_steps(struct pane *p, struct analysis_step *out, unsigned max)
 {
-	for (unsigned i = 0; i < p->nrun; i++) {
-		struct pane_run *r = &p->run[i];
-		int err;
+	return p->replay ? 0 : ctl_steps(p->ctl, out, max);
+}
 
-		if (!r->res)
-			continue;
-		err = pane_result_merge(r->res, r->step, t, r->idx);
-		if (err && !r->where_said) {
+void pane_merged(struct pane *p, const struct analysis_step *steps, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		struct ctl_run *r = NULL;
+
+		for (unsigned i = 0; i < p->ctl->nrun && !r; i++)
+			if (p->ctl->run[i].data && p->ctl->run[i].idx == steps[k].idx)
+				r = &p->ctl->run[i];
+		if (r && steps[k].err && !r->where_said) {
 			pane_say(p, FMT_AGENT_ERROR, "step %u: its results cannot go into the tree: %s",
-				 r->idx + 1, strerror(-err));
+				 r->idx + 1, strerror(-steps[k].err));
 			r->where_said = 1;
 		}
 	}
@@ -806,15 +550,16 @@ void pane_after_rebuild(struct pane *p, struct tree *t)
 {
 	struct tree_node *fn;
 
+	ctl_rebuilt(p->ctl);
 	p->need_rebuild = 0;
 	if (!t || !t->root)
 		return;
-	for (unsigned i = 0; i < p->nrun; i++) {
-		struct pane_run *r = &p->run[i];
+	for (unsigned i = 0; i < p->ctl->nrun; i++) {
+		struct ctl_run *r = &p->ctl->run[i];
 		struct find_step f = { .idx = r->idx };
 		char path[512];
 
-		if (!r->res || r->where_said)
+		if (!r->data || r->where_said)
 			continue;
 		tree_walk(t->root, find_step_cb, &f);
 		r->where_said = 1;
@@ -846,7 +591,9 @@ int pane_replay(struct pane *p, const struct session_log *l, size_t nev)
 		free(p->tr[i].text);
 	p->ntr = 0;
 	p->o.ses = NULL;          /* a replay writes nothing */
-	drop_proposal(p);
+	p->sink.ses = NULL;
+	p->replay = 1;
+	drop_edit(p);
 	for (size_t i = 0; l && i < nev && i < l->nev && !err; i++) {
 		const struct session_event *e = &l->ev[i];
 		enum fmt_agent_kind k = FMT_AGENT_INFO;
@@ -857,7 +604,7 @@ int pane_replay(struct pane *p, const struct session_log *l, size_t nev)
 			k = FMT_AGENT_HUMAN;
 		else if (e->who && !strcmp(e->who, "agent"))
 			k = FMT_AGENT_REASON;
-		err = pane_say(p, k, "%s", e->text);
+		err = pane_add(p, k, e->text);
 	}
 	p->mode = FMT_AGENT_MODE_IDLE;
 	p->version++;
@@ -868,13 +615,11 @@ int pane_replay(struct pane *p, const struct session_log *l, size_t nev)
 
 const char *pane_status(struct pane *p, struct source_status *st, char *buf, size_t len)
 {
-	struct pane_run *r = p->nrun ? &p->run[p->nrun - 1] : NULL;
+	struct source_status xs;
+	unsigned step_no;
 	char ph[96];
 
-	if (r && r->x) {
-		struct source_status xs;
-
-		pane_exec_status(r->x, &xs);
+	if (ctl_run_status(p->ctl, &xs, &step_no) == 0) {
 		st->probes += xs.probes;
 		if (xs.overhead_pct >= 0)
 			st->overhead_pct = xs.overhead_pct;
@@ -884,7 +629,7 @@ const char *pane_status(struct pane *p, struct source_status *st, char *buf, siz
 			snprintf(ph, sizeof(ph), "measuring, window %u/%u", xs.window + 1, xs.nwindows);
 		else
 			snprintf(ph, sizeof(ph), "measuring");
-		return fmt_agent_phase(FMT_AGENT_MODE_RUNNING, r->idx + 1, ph, buf, len);
+		return fmt_agent_phase(FMT_AGENT_MODE_RUNNING, step_no, ph, buf, len);
 	}
-	return fmt_agent_phase(p->mode, p->nrun, NULL, buf, len);
+	return fmt_agent_phase(p->mode, p->ctl->nrun, NULL, buf, len);
 }

@@ -1,15 +1,14 @@
-/* pane — the agent pane's model: the conversation between a person and the
- * agent about instrumentation steps.  No curses here (view_agent.c draws,
- * app.c turns keys and prompts into these calls).
+/* pane — the agent pane's view state over the step controller
+ * (core/controller.h): the transcript, the person's edit of a proposal, the
+ * focus to select, the scroll.  No curses here (view_agent.c draws,
+ * app_keys.c turns keys and prompts into these calls).
  *
- * The pane talks to any agent through core/agent.h (heuristic or LLM: it
- * never knows which).  Its first turn comes when the calibration is done.
- * A turn's reply is a proposal (a step spec, validated against this kernel
- * at once so errors show by their field), a verdict or text.  Nothing is
- * loaded before the person accepts (`a`), unless auto_accept (--auto) was
- * given.  An accepted step runs through pane_exec (the executor); its data
- * is kept so that every tree rebuild merges it again (pane_merge), and `u`
- * drops it.  Every decision goes to the transcript.
+ * The controller runs the conversation (turns, decisions, steps, results)
+ * and emits events; the pane is one sink (it keeps the transcript and its
+ * mode), the session another (core/session_sink.h).  Nothing is loaded
+ * before the person accepts (`a`), unless auto_accept (--auto) was given.
+ * A finished step's data stays with the controller so that every tree
+ * rebuild merges it again (pane_steps), and `u` drops it.
  */
 #ifndef ARGUS_PANE_H
 #define ARGUS_PANE_H
@@ -17,17 +16,18 @@
 #include <stdint.h>
 
 #include "agent.h"
+#include "analysis.h"
+#include "controller.h"
 #include "fmt_agent.h"
-#include "pane_exec.h"
 #include "pane_stream.h"
 #include "session.h"
+#include "session_sink.h"
 #include "source.h"
 #include "step.h"
+#include "step_exec.h"
 #include "tree.h"
 
-#define PANE_DEFAULT_STEPS 5
-#define PANE_MAX_RUNS 64
-#define PANE_REASON_LINES 4       /* reasoning lines shown after the first turn */
+#define PANE_DEFAULT_STEPS CTL_DEFAULT_STEPS
 
 struct pane_opts {
 	unsigned steps;           /* N: at most N steps (--steps); 0: 5 */
@@ -48,26 +48,18 @@ struct pane_entry {
 	char *text;               /* owned */
 };
 
-/* An accepted step. */
-struct pane_run {
-	struct step *step;        /* as run (edited or the agent's); owned */
-	struct step *original;    /* the agent's original when edited; owned */
-	struct pane_exec *x;      /* while running; owned */
-	struct pane_result *res;  /* once finished; owned */
-	unsigned idx;             /* step index in the session (0-based) */
-	int where_said;           /* the transcript said where its results are */
-};
-
+/* The view's state; the step loop itself is the controller's (ctl). */
 struct pane {
 	struct pane_opts o;
-	struct agent *agent;      /* owned */
-	enum fmt_agent_mode mode;
+	struct controller *ctl;   /* owned: turns, decisions, runs (core/controller.h) */
+	struct agent *agent;      /* ctl's agent (borrowed); NULL: none (a replay) */
+	int replay;               /* showing a recorded transcript: nothing runs */
+	enum fmt_agent_mode mode; /* the controller's, EDIT while the person edits */
 	struct pane_entry *tr;    /* the transcript */
 	unsigned ntr, trcap;
 	unsigned version;         /* bumped at every change (the view redraws) */
 	int scroll;               /* transcript lines scrolled back from the end */
 
-	struct step *prop;        /* the agent's proposal; owned; NULL: none */
 	struct step *edit;        /* the person's copy while editing or after; owned */
 	struct step_error err;    /* validation of what would be run */
 	int has_err;
@@ -75,19 +67,14 @@ struct pane {
 	int cursor;               /* field cursor while editing */
 	uint64_t focus_id;        /* the node the last reply concerns; 0: none */
 
-	struct pane_run run[PANE_MAX_RUNS];
-	unsigned nrun;            /* accepted steps kept (the last may be running) */
-	unsigned nsteps;          /* steps started so far, undone ones included */
-	int started;              /* the first turn happened */
-	unsigned nturns;          /* replies taken */
-	unsigned hyp_turn;        /* the ledger's last turn already shown */
-	int turn_wanted;          /* a new turn is due (after a veto, results, focus) */
-	int in_flight;            /* a turn answered -EINPROGRESS: poll it */
+	int in_flight;            /* a turn is in flight (the controller's) */
 	int need_rebuild;         /* results changed: the tree must be rebuilt */
 	int select_focus;         /* the view should select focus_id */
 	int keep_selection;       /* new results are selected: the next reply does not move it */
 	struct pane_stream *stream; /* an LLM turn as it streams in; owned; may be NULL */
 	unsigned stream_seen;     /* the stream's version last shown */
+	struct session_sink sink; /* the session's share of the controller's events */
+	struct step_exec_opts exec; /* how accepted steps run (the load, collect_s) */
 };
 
 /* Returns a pane talking to agent (takes ownership), or NULL with errno. */
@@ -127,8 +114,12 @@ void pane_edit_abandon(struct pane *p);
 /* The step the card shows: the edit when there is one, else the proposal. */
 const struct step *pane_shown_step(const struct pane *p);
 
-/* Merges every kept result into t (after tree_build, before calib_run). */
-void pane_merge(struct pane *p, struct tree *t);
+/* The kept results as steps for the analysis (core/analysis.h), at most
+ * max into out (borrowed from p: valid until the next decision); returns
+ * the count.  pane_merged then says in the transcript which of them could
+ * not go into the tree. */
+unsigned pane_steps(struct pane *p, struct analysis_step *out, unsigned max);
+void pane_merged(struct pane *p, const struct analysis_step *steps, unsigned n);
 /* After a rebuild: marks the focus node (TREE_F_FOCUS) and says in the
  * transcript where new results went. */
 void pane_after_rebuild(struct pane *p, struct tree *t);
@@ -137,6 +128,22 @@ void pane_after_rebuild(struct pane *p, struct tree *t);
  * lines among its first nev events, the pane idle (no agent, nothing
  * runs).  0 or -ENOMEM. */
 int pane_replay(struct pane *p, const struct session_log *l, size_t nev);
+
+/* The agent's fds to poll while a turn is in flight; count. */
+int pane_pollfds(struct pane *p, struct pollfd *fds, int max);
+/* The agent's name, NULL without one (a replay). */
+const char *pane_agent_name(const struct pane *p);
+/* The waiting proposal (NULL: none) and the steps kept (inline: the view
+ * and its tests read them without linking the pane). */
+static inline const struct step *pane_proposal(const struct pane *p)
+{
+	return p->ctl ? p->ctl->prop : NULL;
+}
+
+static inline unsigned pane_nrun(const struct pane *p)
+{
+	return p->ctl ? p->ctl->nrun : 0;
+}
 
 /* Status bar: the phase to show (NULL: the source's) into buf, and st
  * adjusted with a running step's probes and overhead. */

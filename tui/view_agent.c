@@ -107,12 +107,12 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 		goto out;
 	fmt_agent_title(&lines[0], w, agent_name, p->mode, focused, gl);
 	content = h - 2;
-	shown = p->edit ? p->edit : p->prop;
+	shown = p->edit ? p->edit : pane_proposal(p);
 	if (content > 0 && shown &&
 	    (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT)) {
 		struct fmt_agent_prop fp = {
 			.step = shown,
-			.index = p->nrun + 1,
+			.index = pane_nrun(p) + 1,
 			.max = p->o.steps,
 			.err = p->has_err ? &p->err : NULL,
 			.editing = p->mode == FMT_AGENT_MODE_EDIT,

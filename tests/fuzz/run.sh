@@ -11,7 +11,7 @@ SECS=${1:-60}
 CLANG=${CLANG:-clang}
 OUT=build-fuzz
 # the core files the targets reach; add here when a parser gains a dependency
-CORE="import profile strpool session verdict verdict_json source_replay util"
+CORE="import profile strpool session session_read verdict verdict_json source_replay util"
 TARGETS=${FUZZ_TARGETS:-"folded perfscript session"}
 
 skip() { echo "SKIPPED: $*"; exit 77; }

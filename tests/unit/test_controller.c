@@ -1,0 +1,519 @@
+/* test_controller — the step controller without a terminal or a kernel: a
+ * scripted agent, a fake executor and a hand-built kernel (caps); the
+ * analysis (core/analysis.h) rebuilds the tree after the result. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "caps.h"
+#include "controller.h"
+#include "kind.h"
+#include "step_exec.h"
+#include "step_preflight.h"
+
+/* ---- a scripted agent ------------------------------------------------------------- */
+
+#define MAX_TOLD 16
+
+struct script {
+	unsigned turns;
+	const char *targets[4];        /* the proposal of each turn; NULL: a verdict */
+	struct {
+		enum agent_event_kind kind;
+		char text[200];
+		char target[64];
+	} told[MAX_TOLD];
+	unsigned ntold;
+	unsigned step_index[4];        /* ctx.step_index seen at each turn */
+	int tree_seen[4];              /* the turn saw a tree with a step node */
+};
+
+static int has_step_node(struct tree_node *n, void *arg)
+{
+	(void)arg;
+	return (n->flags & TREE_F_STEP) ? 1 : 0;
+}
+
+static int sa_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_reply *out)
+{
+	struct script *s = a->priv;
+	unsigned t = s->turns++;
+	char json[256];
+	struct step_error e;
+
+	assert_true(t < 4);
+	s->step_index[t] = ctx->step_index;
+	s->tree_seen[t] = tree_walk(ctx->tree->root, has_step_node, NULL) == 1;
+	memset(out, 0, sizeof(*out));
+	assert_int_equal(agent_reply_line(out, "turn %u looks at the tree", t + 1), 0);
+	if (!s->targets[t]) {
+		out->kind = AGENT_REPLY_VERDICT;
+		out->verdict.found = 1;
+		snprintf(out->verdict.subsystem, sizeof(out->verdict.subsystem), "mm");
+		out->verdict.summary = strdup("mm: page faults");
+		return 0;
+	}
+	out->kind = AGENT_REPLY_PROPOSAL;
+	snprintf(json, sizeof(json), "{\"kind\":\"tracepoint_stacks\",\"target\":\"%s\","
+		 "\"duration_s\":1,\"rationale\":\"test\"}", s->targets[t]);
+	assert_int_equal(step_parse_json(json, strlen(json), &out->step, &e), 0);
+	return 0;
+}
+
+static int sa_tell(struct agent *a, const struct agent_event *ev, struct agent_reply *out)
+{
+	struct script *s = a->priv;
+
+	(void)out;
+	assert_true(s->ntold < MAX_TOLD);
+	s->told[s->ntold].kind = ev->kind;
+	snprintf(s->told[s->ntold].text, sizeof(s->told[0].text), "%s", ev->text ? ev->text : "");
+	snprintf(s->told[s->ntold].target, sizeof(s->told[0].target), "%s",
+		 ev->step && ev->step->ntargets ? ev->step->targets[0] : "");
+	s->ntold++;
+	return 0;
+}
+
+static void sa_free(struct agent *a)
+{
+	free(a);
+}
+
+static const struct agent_ops script_ops = {
+	.name = "script", .turn = sa_turn, .tell = sa_tell, .free = sa_free,
+};
+
+static struct agent *script_agent(struct script *s)
+{
+	struct agent *a = calloc(1, sizeof(*a));
+
+	assert_non_null(a);
+	a->ops = &script_ops;
+	a->priv = s;
+	return a;
+}
+
+/* ---- a fake executor ----------------------------------------------------------------- */
+
+struct fake_x {
+	struct step *s;
+	unsigned ticks;
+	int stopped;
+};
+
+static unsigned fx_started, fx_preflights;
+static int fx_preflight_err;
+
+static void *fx_start(void *arg, const struct step *s, char **cause)
+{
+	struct fake_x *x = calloc(1, sizeof(*x));
+
+	(void)arg;
+	(void)cause;
+	assert_non_null(x);
+	x->s = step_clone(s);
+	fx_started++;
+	return x;
+}
+
+static int fx_tick(void *x, double now, char **cause)
+{
+	(void)now;
+	(void)cause;
+	((struct fake_x *)x)->ticks++;
+	return 1;
+}
+
+static int fx_timeout_ms(void *x, double now)
+{
+	(void)now;
+	return ((struct fake_x *)x)->ticks >= 2 ? -1 : 0;
+}
+
+static int fx_finished(const void *x)
+{
+	return ((const struct fake_x *)x)->ticks >= 2 || ((const struct fake_x *)x)->stopped;
+}
+
+static void fx_status(void *x, struct source_status *st)
+{
+	(void)x;
+	memset(st, 0, sizeof(*st));
+	st->phase = SOURCE_STEP;
+}
+
+static void fx_info(const void *x, struct step_exec_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->state = ((const struct fake_x *)x)->stopped ? STEP_EXEC_STOPPED : STEP_EXEC_DONE;
+	info->pairs = 3;
+	info->windows = 6;
+}
+
+/* page faults under the calibration's path, 10x in the loaded windows */
+static struct step_data *fx_take(void *vx)
+{
+	static const char *frames[] = { "asm_exc_page_fault", "exc_page_fault",
+		"[tp] exceptions:page_fault_user" };
+	struct step_data *d = step_data_new(1, "events");
+
+	(void)vx;
+	assert_non_null(d);
+	for (unsigned w = 0; w < 6; w++) {
+		enum cond c = w % 2 ? COND_LOAD : COND_REF;
+		uint64_t n = c == COND_LOAD ? 10000 : 1000;
+
+		assert_int_equal(step_data_window_begin(d, c, w * 0.5), (int)w);
+		step_data_window_end(d, w, 0.5);
+		step_data_target(d, w, 0)->events = n;
+		assert_int_equal(profile_add(d->prof, w, frames, 3, 7, "pf", n), 0);
+	}
+	return d;
+}
+
+static void fx_stop(void *x)
+{
+	((struct fake_x *)x)->stopped = 1;
+}
+
+static void fx_free(void *vx)
+{
+	struct fake_x *x = vx;
+
+	if (!x)
+		return;
+	step_free(x->s);
+	free(x);
+}
+
+static int fx_preflight(void *arg, struct step *s, const struct caps *c,
+			struct step_preflight *pf)
+{
+	(void)arg;
+	(void)s;
+	(void)c;
+	fx_preflights++;
+	memset(pf, 0, sizeof(*pf));
+	pf->overhead_pct = 0.1;
+	if (fx_preflight_err) {
+		pf->cause = strdup("does not attach: test");
+		return fx_preflight_err;
+	}
+	pf->ok = 1;
+	return 0;
+}
+
+static const struct ctl_exec_ops fake_exec = {
+	.start = fx_start, .tick = fx_tick, .timeout_ms = fx_timeout_ms, .finished = fx_finished,
+	.status = fx_status, .info = fx_info, .take = fx_take, .stop = fx_stop, .free = fx_free,
+	.preflight = fx_preflight,
+};
+
+/* ---- what the sinks heard -------------------------------------------------------------- */
+
+struct heard {
+	unsigned n[CTL_EV_TURN_END + 1];
+	unsigned proposal_no[4], nproposal;
+	enum ctl_decision_kind decision[4];
+	char decision_text[4][64];
+	unsigned ndecision;
+	int result_ok;
+	char result_text[200];
+	char said[4096];
+};
+
+static void heard_event(void *arg, const struct ctl_event *ev)
+{
+	struct heard *h = arg;
+
+	h->n[ev->kind]++;
+	switch (ev->kind) {
+	case CTL_EV_SAY:
+		strncat(h->said, ev->text, sizeof(h->said) - strlen(h->said) - 2);
+		strcat(h->said, "\n");
+		break;
+	case CTL_EV_PROPOSAL:
+		if (h->nproposal < 4)
+			h->proposal_no[h->nproposal++] = ev->step_no;
+		break;
+	case CTL_EV_DECISION:
+		if (h->ndecision < 4) {
+			h->decision[h->ndecision] = ev->decision;
+			snprintf(h->decision_text[h->ndecision++], 64, "%s", ev->text ? ev->text : "");
+		}
+		break;
+	case CTL_EV_RESULT:
+		h->result_ok = ev->ok;
+		snprintf(h->result_text, sizeof(h->result_text), "%s", ev->summary ? ev->summary : "");
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- fixtures ------------------------------------------------------------------------------ */
+
+static struct caps *fake_caps(void)
+{
+	struct caps *c = caps_new();
+
+	assert_non_null(c);
+	assert_int_equal(caps_add_tracepoint(c, "exceptions", "page_fault_user",
+					     CAPS_TP_RAW | CAPS_TP_TRACEFS), 0);
+	assert_int_equal(caps_add_tracepoint(c, "kmem", "mm_page_alloc",
+					     CAPS_TP_RAW | CAPS_TP_TRACEFS), 0);
+	assert_int_equal(caps_add_function(c, "handle_mm_fault", CAPS_FN_KALLSYMS | CAPS_FN_BTF), 0);
+	caps_finish(c);
+	c->categories_known = 1;
+	for (int k = 0; k < STEP_KIND_N; k++)
+		caps_set_kind(c, k, 1, "test");
+	return c;
+}
+
+/* three reference/loaded pairs; page faults rise tenfold */
+static struct profile *fault_profile(void)
+{
+	static const char *pf[] = { "asm_exc_page_fault", "exc_page_fault", "handle_mm_fault",
+		"do_anonymous_page" };
+	static const char *other[] = { "entry_SYSCALL_64", "do_syscall_64", "ksys_read" };
+	struct profile *p = profile_new();
+
+	assert_non_null(p);
+	for (unsigned w = 0; w < 6; w++) {
+		int load = w % 2;
+
+		assert_int_equal(profile_window_begin(p, load ? COND_LOAD : COND_REF, w * 0.5), (int)w);
+		profile_window_end(p, w, 0.5);
+		assert_int_equal(profile_add(p, w, pf, 4, 7, "pf", load ? 400 : 40), 0);
+		assert_int_equal(profile_add(p, w, other, 3, 8, "rd", 50), 0);
+	}
+	return p;
+}
+
+static int event_node(struct tree_node *n, void *arg)
+{
+	(void)arg;
+	return n->kind == TREE_EVENT && (n->flags & TREE_F_STEP) &&
+	       !strcmp(n->name, "[tp] exceptions:page_fault_user");
+}
+
+/* ---- tests ------------------------------------------------------------------------------------ */
+
+/* proposal -> veto with a reason -> the agent hears it -> a new proposal ->
+ * accept -> the result merged by the analysis -> a verdict */
+static void test_veto_accept_verdict(void **state)
+{
+	struct script s = { .targets = { "kmem:mm_page_alloc", "exceptions:page_fault_user", NULL } };
+	struct heard h = { 0 };
+	struct caps *caps = fake_caps();
+	struct profile *p = fault_profile();
+	struct analysis an, next;
+	struct analysis_step steps[4];
+	struct ctl_opts o = { .steps = 3, .caps = caps, .exec = &fake_exec,
+			      .sinks = { { heard_event, &h } } };
+	struct controller *c;
+	unsigned n;
+	int guard;
+
+	(void)state;
+	fx_started = fx_preflights = 0;
+	fx_preflight_err = 0;
+	assert_int_equal(analysis_run(p, NULL, 0, NULL, &an, NULL), 0);
+	assert_true(an.calibrated);
+	c = ctl_new(&o, script_agent(&s));
+	assert_non_null(c);
+	assert_int_equal(c->mode, CTL_WAIT);
+	/* not calibrated yet: nothing happens */
+	assert_int_equal(ctl_tick(c, an.t, 0, NULL, 0), 0);
+	assert_int_equal(s.turns, 0);
+
+	/* the first turn: a proposal waits for the person */
+	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
+	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_non_null(ctl_proposal(c));
+	assert_string_equal(ctl_proposal(c)->targets[0], "kmem:mm_page_alloc");
+	assert_int_equal(h.nproposal, 1);
+	assert_int_equal(h.proposal_no[0], 1);
+	assert_int_equal(fx_started, 0);            /* nothing runs before a decision */
+
+	/* veto with a reason: the agent is told, nothing ran, a new turn is due */
+	assert_int_equal(ctl_veto(c, "allocations are not the question", NULL), 0);
+	assert_int_equal(s.ntold, 1);
+	assert_int_equal(s.told[0].kind, AGENT_EV_VETOED);
+	assert_string_equal(s.told[0].text, "allocations are not the question");
+	assert_string_equal(s.told[0].target, "kmem:mm_page_alloc");
+	assert_int_equal(h.ndecision, 1);
+	assert_int_equal(h.decision[0], CTL_DEC_VETO);
+	assert_string_equal(h.decision_text[0], "allocations are not the question");
+	assert_int_equal(c->mode, CTL_THINKING);
+	assert_null(ctl_proposal(c));
+	assert_int_equal(ctl_timeout_ms(c, 0), 0);
+	assert_int_equal(fx_started, 0);
+
+	/* the new proposal; accepted, it runs through the executor */
+	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
+	assert_int_equal(s.turns, 2);
+	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_string_equal(ctl_proposal(c)->targets[0], "exceptions:page_fault_user");
+	assert_int_equal(h.proposal_no[1], 1);      /* still step 1: nothing ran */
+	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
+	assert_int_equal(c->mode, CTL_RUNNING);
+	assert_int_equal(fx_started, 1);
+	assert_int_equal(h.decision[1], CTL_DEC_ACCEPT);
+	assert_int_equal(s.told[1].kind, AGENT_EV_ACCEPTED);
+	for (guard = 0; guard < 10 && c->mode == CTL_RUNNING; guard++)
+		ctl_tick(c, an.t, 1, NULL, guard);
+	assert_int_equal(c->mode, CTL_THINKING);
+	assert_true(h.result_ok);
+	assert_non_null(strstr(h.result_text, "page_fault_user"));
+	/* the agent hears the result, and waits for the tree with it */
+	assert_int_equal(s.told[2].kind, AGENT_EV_RESULT);
+	assert_non_null(strstr(s.told[2].text, "page_fault_user"));
+	assert_true(ctl_need_rebuild(c));
+	assert_int_equal(ctl_tick(c, an.t, 1, NULL, 20), 0);
+	assert_int_equal(s.turns, 2);
+
+	/* the caller's rebuild: the analysis merges the kept result */
+	n = ctl_steps(c, steps, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(steps[0].idx, 0);
+	assert_int_equal(analysis_run(p, steps, n, NULL, &next, NULL), 0);
+	assert_int_equal(steps[0].err, 0);
+	assert_true(next.calibrated);
+	assert_int_equal(tree_walk(next.t->root, event_node, NULL), 1);
+	analysis_clear(&an);
+	an = next;
+	ctl_rebuilt(c);
+
+	/* the third turn sees the step's node and gives the verdict */
+	assert_true(ctl_tick(c, an.t, 1, NULL, 21) > 0);
+	assert_int_equal(s.turns, 3);
+	assert_true(s.tree_seen[2]);
+	assert_int_equal(s.step_index[2], 1);
+	assert_int_equal(c->mode, CTL_IDLE);
+	assert_int_equal(h.n[CTL_EV_VERDICT], 1);
+	assert_non_null(strstr(h.said, "mm: page faults"));
+	assert_non_null(strstr(h.said, "vetoed: allocations are not the question"));
+	assert_int_equal(c->last.kind, AGENT_REPLY_VERDICT);
+	assert_true(c->last.verdict.found);
+
+	ctl_free(c);
+	analysis_clear(&an);
+	profile_free(p);
+	caps_free(caps);
+}
+
+struct batch {
+	int auto_accept;
+	unsigned max;
+};
+
+static enum ctl_decide batch_decide(void *arg, struct controller *c, const struct step *s,
+				    const char **why)
+{
+	struct batch *b = arg;
+
+	(void)s;
+	if (!b->auto_accept)
+		return CTL_DECIDE_STOP;
+	if (c->nsteps >= b->max) {
+		*why = "the budget is spent";
+		return CTL_DECIDE_DECLINE;
+	}
+	return CTL_DECIDE_ACCEPT;
+}
+
+/* batch without --auto: the proposal is recorded as not run and the loop ends */
+static void test_batch_not_run(void **state)
+{
+	struct script s = { .targets = { "exceptions:page_fault_user", NULL } };
+	struct heard h = { 0 };
+	struct batch b = { .auto_accept = 0 };
+	struct caps *caps = fake_caps();
+	struct profile *p = fault_profile();
+	struct analysis an;
+	struct ctl_opts o = { .steps = 3, .caps = caps, .exec = &fake_exec, .batch = 1,
+			      .decide = batch_decide, .decide_arg = &b,
+			      .sinks = { { heard_event, &h } } };
+	struct controller *c;
+
+	(void)state;
+	fx_started = 0;
+	assert_int_equal(analysis_run(p, NULL, 0, NULL, &an, NULL), 0);
+	c = ctl_new(&o, script_agent(&s));
+	assert_non_null(c);
+	assert_int_equal(ctl_tick(c, an.t, 1, NULL, 0), 0);   /* done, no error */
+	assert_int_equal(c->mode, CTL_DONE);
+	assert_int_equal(h.n[CTL_EV_NOT_RUN], 1);
+	assert_int_equal(fx_started, 0);
+	assert_int_equal(c->last.kind, AGENT_REPLY_PROPOSAL);
+	ctl_free(c);
+	analysis_clear(&an);
+	profile_free(p);
+	caps_free(caps);
+}
+
+/* batch --auto: a step that does not pass its pre-flight is not run, the
+ * agent hears why and the step is counted; over the budget the next
+ * proposal is declined; then the verdict ends it */
+static void test_batch_gate_and_budget(void **state)
+{
+	struct script s = { .targets = { "exceptions:page_fault_user", "kmem:mm_page_alloc", NULL } };
+	struct heard h = { 0 };
+	struct batch b = { .auto_accept = 1, .max = 1 };
+	struct caps *caps = fake_caps();
+	struct profile *p = fault_profile();
+	struct analysis an;
+	struct ctl_opts o = { .steps = 1, .caps = caps, .exec = &fake_exec, .batch = 1,
+			      .decide = batch_decide, .decide_arg = &b,
+			      .sinks = { { heard_event, &h } } };
+	struct controller *c;
+	int guard;
+
+	(void)state;
+	fx_started = fx_preflights = 0;
+	fx_preflight_err = -EINVAL;
+	assert_int_equal(analysis_run(p, NULL, 0, NULL, &an, NULL), 0);
+	c = ctl_new(&o, script_agent(&s));
+	assert_non_null(c);
+	for (guard = 0; guard < 10 && c->mode != CTL_DONE; guard++)
+		assert_true(ctl_tick(c, an.t, 1, NULL, guard) >= 0);
+	assert_int_equal(c->mode, CTL_DONE);
+	assert_int_equal(c->error, 0);
+	assert_int_equal(fx_preflights, 1);
+	assert_int_equal(fx_started, 0);
+	assert_int_equal(h.n[CTL_EV_PREFLIGHT], 1);
+	assert_int_equal(h.n[CTL_EV_DECLINED], 1);
+	/* told: the pre-flight's refusal, then the budget */
+	assert_int_equal(s.ntold, 2);
+	assert_int_equal(s.told[0].kind, AGENT_EV_VETOED);
+	assert_non_null(strstr(s.told[0].text, "test"));
+	assert_int_equal(s.told[1].kind, AGENT_EV_VETOED);
+	assert_string_equal(s.told[1].text, "the budget is spent");
+	assert_int_equal(s.step_index[1], 1);      /* the refused step counts */
+	assert_int_equal(c->last.kind, AGENT_REPLY_VERDICT);
+	ctl_free(c);
+	analysis_clear(&an);
+	profile_free(p);
+	caps_free(caps);
+	fx_preflight_err = 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_veto_accept_verdict),
+		cmocka_unit_test(test_batch_not_run),
+		cmocka_unit_test(test_batch_gate_and_budget),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

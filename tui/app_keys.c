@@ -1,0 +1,545 @@
+/* app_keys — the interactive tree's keys: search, overlays, the agent
+ * pane and the action table of the tree (tui/view_keys.c binds the keys
+ * and carries their help). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#include "app_priv.h"
+#include "edit_line.h"
+#include "edit_spec.h"
+#include "view_agent.h"
+
+/* ---- keys ------------------------------------------------------------------------- */
+
+static void search_run(struct app *a)
+{
+	a->v->sel_id = a->search_origin;
+	view_tree_flatten(a->v);
+	a->search_found = a->qlen ? view_tree_find(a->v, 1, 1, view_tree_match_name, a->query) : 1;
+}
+
+static void key_search(struct app *a, int fn, wint_t ch)
+{
+	if (!fn && (ch == '\n' || ch == '\r')) {
+		snprintf(a->last_query, sizeof(a->last_query), "%s", a->query);
+		a->mode = MODE_TREE;
+		if (a->qlen && !a->search_found)
+			app_msg(a, "no match for '%s'", a->query);
+		return;
+	}
+	if (!fn && ch == 27) { /* Esc: back where the search started */
+		a->v->sel_id = a->search_origin;
+		view_tree_flatten(a->v);
+		a->mode = MODE_TREE;
+		return;
+	}
+	if ((fn && ch == KEY_BACKSPACE) || (!fn && (ch == 127 || ch == 8))) {
+		while (a->qlen && ((unsigned char)a->query[a->qlen - 1] & 0xc0) == 0x80)
+			a->qlen--;
+		if (a->qlen)
+			a->qlen--;
+		a->query[a->qlen] = '\0';
+		search_run(a);
+		return;
+	}
+	if (!fn && ch == KEY_CTRL('u')) {
+		a->qlen = 0;
+		a->query[0] = '\0';
+		search_run(a);
+		return;
+	}
+	if (!fn && ch >= 32) {
+		char mb[MB_LEN_MAX];
+		mbstate_t ps;
+		size_t n;
+
+		memset(&ps, 0, sizeof(ps));
+		n = wcrtomb(mb, (wchar_t)ch, &ps);
+		if (n == (size_t)-1 || a->qlen + n >= sizeof(a->query))
+			return;
+		memcpy(a->query + a->qlen, mb, n);
+		a->qlen += n;
+		a->query[a->qlen] = '\0';
+		search_run(a);
+	}
+}
+
+static void key_overlay(struct app *a, int code)
+{
+	int page = a->scr.rows > 6 ? a->scr.rows - 6 : 1;
+
+	switch (key_lookup(code)) {
+	case KEY_ACT_UP:
+		a->ov_top--;
+		return;
+	case KEY_ACT_DOWN:
+		a->ov_top++;
+		return;
+	case KEY_ACT_PGUP:
+		a->ov_top -= page;
+		return;
+	case KEY_ACT_PGDN:
+		a->ov_top += page;
+		return;
+	case KEY_ACT_QUIT:
+		if (code == 'q' || code == 'Q') {
+			app_overlay_close(a);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	app_overlay_close(a);
+}
+
+static char *prompt(struct app *a, struct edit_line *e, const char *text, const char *initial,
+		    enum edit_complete what)
+{
+	char *line;
+
+	if (!e) {
+		app_msg(a, "no line editor: out of memory");
+		return NULL;
+	}
+	line = edit_line_read(e, text, initial, a->scr.rows - 1, what);
+	screen_invalidate(&a->scr);
+	return line;
+}
+
+static void pane_edit_field(struct app *a)
+{
+	struct pane *p = a->pane;
+	const char *f = fmt_agent_fields[p->cursor];
+	char val[1024], pr[64], *line;
+	int names = !strcmp(f, "target") || !strcmp(f, "begin") || !strcmp(f, "end");
+
+	fmt_agent_field_value(pane_shown_step(p), f, val, sizeof(val));
+	snprintf(pr, sizeof(pr), "%s> ", f);
+	line = prompt(a, a->field, pr, val, names ? EDIT_COMPLETE_NAMES : EDIT_COMPLETE_NONE);
+	if (!line)
+		return;                   /* abandoned: unchanged */
+	pane_edit_set(p, f, line);
+	free(line);
+}
+
+static void pane_edit_whole(struct app *a)
+{
+	struct pane *p = a->pane;
+	char *json, *out = NULL, *cause = NULL;
+	int rc;
+
+	if (p->mode == FMT_AGENT_MODE_PROPOSAL && pane_edit_begin(p) < 0)
+		return;
+	if (p->mode != FMT_AGENT_MODE_EDIT) {
+		app_msg(a, "nothing to edit: no proposal is waiting");
+		return;
+	}
+	json = step_to_json(pane_shown_step(p));
+	if (!json) {
+		app_msg(a, "cannot write the step as JSON: out of memory");
+		return;
+	}
+	rc = edit_spec_run(json, &out, &cause);
+	screen_invalidate(&a->scr);
+	if (rc < 0)
+		app_msg(a, "%s", cause ? cause : "the editor failed");
+	else if (rc == 1)
+		app_msg(a, "unchanged");
+	else if (out)
+		pane_edit_json(p, out);
+	free(json);
+	free(out);
+	free(cause);
+}
+
+/* Keys for the agent pane; returns 1 when the key was taken. */
+static int key_pane(struct app *a, int code)
+{
+	struct pane *p = a->pane;
+	enum key_action act = key_lookup(code);
+	char *line;
+
+	if (!p)
+		return 0;
+	if (a->replay && act != KEY_ACT_PANE_FOCUS && act != KEY_ACT_ZOOM)
+		return 0;         /* a replayed pane only shows */
+	if (p->mode == FMT_AGENT_MODE_EDIT) {
+		switch (act) {
+		case KEY_ACT_UP:
+			if (p->cursor > 0)
+				p->cursor--;
+			p->version++;
+			return 1;
+		case KEY_ACT_DOWN:
+			if (fmt_agent_fields[p->cursor + 1])
+				p->cursor++;
+			p->version++;
+			return 1;
+		case KEY_ACT_TOGGLE:
+		case KEY_ACT_EDIT:
+			pane_edit_field(a);
+			return 1;
+		case KEY_ACT_CANCEL:
+			pane_edit_abandon(p);
+			return 1;
+		default:
+			break;
+		}
+	}
+	switch (act) {
+	case KEY_ACT_PANE_FOCUS:
+		a->focus_agent = !a->focus_agent;
+		if (a->scr.zoom != SCREEN_ZOOM_NONE) {
+			a->scr.zoom = a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
+			screen_relayout(&a->scr);
+			screen_set_theme(&a->scr, &a->theme, app_term_depth());
+		}
+		app_msg(a, "focus: %s", a->focus_agent ? "agent pane" : "tree");
+		return 1;
+	case KEY_ACT_ZOOM:
+		a->scr.zoom = a->scr.zoom != SCREEN_ZOOM_NONE ? SCREEN_ZOOM_NONE :
+			      a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
+		screen_relayout(&a->scr);
+		screen_set_theme(&a->scr, &a->theme, app_term_depth());
+		return 1;
+	case KEY_ACT_ACCEPT:
+		pane_accept(p, a->t);
+		return 1;
+	case KEY_ACT_EDIT:
+		pane_edit_begin(p);
+		return 1;
+	case KEY_ACT_EDIT_JSON:
+		pane_edit_whole(a);
+		return 1;
+	case KEY_ACT_VETO:
+		if (p->mode != FMT_AGENT_MODE_PROPOSAL && p->mode != FMT_AGENT_MODE_EDIT) {
+			pane_veto(p, a->t, NULL);  /* says there is nothing to veto */
+			return 1;
+		}
+		line = prompt(a, a->field, "veto reason (Enter: none; Ctrl-C: keep it)> ", NULL,
+			      EDIT_COMPLETE_NONE);
+		if (line)
+			pane_veto(p, a->t, line);
+		else
+			app_msg(a, "not vetoed: the proposal is still waiting");
+		free(line);
+		return 1;
+	case KEY_ACT_ANOTHER:
+		pane_another(p, a->t);
+		return 1;
+	case KEY_ACT_UNDO:
+		pane_undo(p);
+		return 1;
+	case KEY_ACT_TALK:
+		line = prompt(a, a->talk, "talk to the agent> ", NULL, EDIT_COMPLETE_NAMES);
+		if (line && *line)
+			pane_talk(p, a->t, line);
+		free(line);
+		return 1;
+	case KEY_ACT_FOCUS_NODE:
+		if (view_tree_selected(a->v))
+			pane_focus(p, a->t, view_tree_selected(a->v));
+		return 1;
+	case KEY_ACT_CANCEL:
+		pane_cancel(p);
+		return 1;
+	default:
+		break;
+	}
+	if (a->focus_agent) {
+		int page = a->scr.agent.h > 4 ? a->scr.agent.h - 4 : 1;
+
+		switch (act) {
+		case KEY_ACT_UP:
+			view_agent_scroll(p, 1);
+			return 1;
+		case KEY_ACT_DOWN:
+			view_agent_scroll(p, -1);
+			return 1;
+		case KEY_ACT_PGUP:
+			view_agent_scroll(p, page);
+			return 1;
+		case KEY_ACT_PGDN:
+			view_agent_scroll(p, -page);
+			return 1;
+		case KEY_ACT_HOME:
+			view_agent_scroll(p, 1 << 20);
+			return 1;
+		case KEY_ACT_END:
+			view_agent_scroll(p, -(1 << 20));
+			return 1;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- the tree's key actions -------------------------------------------------------
+ *
+ * One handler per action of the key table (tui/view_keys.c, which carries
+ * each key's help); each returns what must be redrawn (enum app_draw) or
+ * -errno with *cause.  The view is drawn after every batch of keys anyway;
+ * APP_DRAW_ALL also repaints every cell (the terminal may be garbled). */
+
+static int act_layout(struct app *a, enum key_action act, char **cause)
+{
+	struct view_tree *v = a->v;
+	int err = 0;
+
+	switch (act) {
+	case KEY_ACT_TOGGLE:
+		err = view_tree_toggle(v);
+		break;
+	case KEY_ACT_EXPAND:
+		err = view_tree_expand(v);
+		break;
+	case KEY_ACT_COLLAPSE:
+		err = view_tree_collapse(v);
+		break;
+	case KEY_ACT_EXPAND_ALL:
+		err = view_tree_expand_all(v);
+		break;
+	default:
+		err = view_tree_collapse_all(v);
+		break;
+	}
+	if (err) {
+		app_cause(cause, "out of memory laying out the tree");
+		return err;
+	}
+	return APP_DRAW_TREE;
+}
+
+static int act_move(struct app *a, enum key_action act, char **cause)
+{
+	struct view_tree *v = a->v;
+	long page = v->height > 1 ? (long)v->height - 1 : 1;
+
+	(void)cause;
+	switch (act) {
+	case KEY_ACT_UP:
+		view_tree_move(v, -1);
+		break;
+	case KEY_ACT_DOWN:
+		view_tree_move(v, 1);
+		break;
+	case KEY_ACT_PGUP:
+		view_tree_move(v, -page);
+		break;
+	case KEY_ACT_PGDN:
+		view_tree_move(v, page);
+		break;
+	case KEY_ACT_HOME:
+		view_tree_move_to(v, 0);
+		break;
+	default:
+		view_tree_move_to(v, v->nrows ? v->nrows - 1 : 0);
+		break;
+	}
+	return APP_DRAW_TREE;
+}
+
+static int act_search(struct app *a, enum key_action act, char **cause)
+{
+	(void)act;
+	(void)cause;
+	a->mode = MODE_SEARCH;
+	a->qlen = 0;
+	a->query[0] = '\0';
+	a->search_found = 1;
+	a->search_origin = a->v->sel_id;
+	return APP_DRAW_TREE;
+}
+
+static int act_search_again(struct app *a, enum key_action act, char **cause)
+{
+	(void)cause;
+	if (!a->last_query[0]) {
+		app_msg(a, "no search yet: press / and type a name");
+		return APP_DRAW_TREE;
+	}
+	if (view_tree_find(a->v, act == KEY_ACT_SEARCH_NEXT ? 1 : -1, 0, view_tree_match_name,
+			   a->last_query) <= 0)
+		app_msg(a, "no match for '%s'", a->last_query);
+	return APP_DRAW_TREE;
+}
+
+static int act_significant(struct app *a, enum key_action act, char **cause)
+{
+	(void)cause;
+	if (!a->calibrated) {
+		app_msg(a, "nothing is marked: significance needs reference and loaded windows");
+		return APP_DRAW_TREE;
+	}
+	if (view_tree_find(a->v, act == KEY_ACT_SIG_NEXT ? 1 : -1, 0, view_tree_match_significant,
+			   NULL) <= 0)
+		app_msg(a, "no significant node");
+	return APP_DRAW_TREE;
+}
+
+static int act_overlay(struct app *a, enum key_action act, char **cause)
+{
+	(void)cause;
+	if (act == KEY_ACT_WHY)
+		app_open_why(a);
+	else if (act == KEY_ACT_HELP)
+		app_open_help(a);
+	else
+		app_open_explain(a);
+	return APP_DRAW_OVERLAY;
+}
+
+static int act_group(struct app *a, enum key_action act, char **cause)
+{
+	int err;
+
+	(void)act;
+	a->group = a->group == TREE_BY_PROCESS ? TREE_BY_SUBSYS : TREE_BY_PROCESS;
+	err = app_rebuild(a, cause);
+	if (err)
+		return err;
+	app_msg(a, "grouped by %s", a->group == TREE_BY_PROCESS ? "process" : "subsystem");
+	return APP_DRAW_TREE;
+}
+
+static int act_theme(struct app *a, enum key_action act, char **cause)
+{
+	(void)act;
+	(void)cause;
+	app_cycle_theme(a);
+	return APP_DRAW_PANES;
+}
+
+static int act_redraw(struct app *a, enum key_action act, char **cause)
+{
+	(void)a;
+	(void)act;
+	(void)cause;
+	return APP_DRAW_ALL;
+}
+
+static int act_quit(struct app *a, enum key_action act, char **cause)
+{
+	(void)act;
+	(void)cause;
+	a->quit = 1;
+	return APP_DRAW_NONE;
+}
+
+/* the pane's keys when there is no pane (key_pane took them otherwise) */
+static int act_no_pane(struct app *a, enum key_action act, char **cause)
+{
+	(void)act;
+	(void)cause;
+	if (!a->pane)
+		app_msg(a, "no agent pane: it comes with a calibrated run (--load CMD)");
+	return APP_DRAW_TREE;
+}
+
+static int act_export(struct app *a, enum key_action act, char **cause)
+{
+	(void)act;
+	(void)cause;
+	app_write_export(a);
+	return APP_DRAW_TREE;
+}
+
+static int act_replay(struct app *a, enum key_action act, char **cause)
+{
+	int err = app_replay_move(a, act, cause);
+
+	return err < 0 ? err : APP_DRAW_PANES;
+}
+
+typedef int (*app_key_fn)(struct app *a, enum key_action act, char **cause);
+
+static const app_key_fn key_actions[] = {
+	[KEY_ACT_TOGGLE] = act_layout,
+	[KEY_ACT_EXPAND] = act_layout,
+	[KEY_ACT_COLLAPSE] = act_layout,
+	[KEY_ACT_EXPAND_ALL] = act_layout,
+	[KEY_ACT_COLLAPSE_ALL] = act_layout,
+	[KEY_ACT_UP] = act_move,
+	[KEY_ACT_DOWN] = act_move,
+	[KEY_ACT_PGUP] = act_move,
+	[KEY_ACT_PGDN] = act_move,
+	[KEY_ACT_HOME] = act_move,
+	[KEY_ACT_END] = act_move,
+	[KEY_ACT_SEARCH] = act_search,
+	[KEY_ACT_SEARCH_NEXT] = act_search_again,
+	[KEY_ACT_SEARCH_PREV] = act_search_again,
+	[KEY_ACT_SIG_NEXT] = act_significant,
+	[KEY_ACT_SIG_PREV] = act_significant,
+	[KEY_ACT_WHY] = act_overlay,
+	[KEY_ACT_GROUP] = act_group,
+	[KEY_ACT_THEME] = act_theme,
+	[KEY_ACT_REDRAW] = act_redraw,
+	[KEY_ACT_HELP] = act_overlay,
+	[KEY_ACT_QUIT] = act_quit,
+	[KEY_ACT_PANE_FOCUS] = act_no_pane,
+	[KEY_ACT_ZOOM] = act_no_pane,
+	[KEY_ACT_ACCEPT] = act_no_pane,
+	[KEY_ACT_EDIT] = act_no_pane,
+	[KEY_ACT_EDIT_JSON] = act_no_pane,
+	[KEY_ACT_VETO] = act_no_pane,
+	[KEY_ACT_ANOTHER] = act_no_pane,
+	[KEY_ACT_UNDO] = act_no_pane,
+	[KEY_ACT_TALK] = act_no_pane,
+	[KEY_ACT_FOCUS_NODE] = act_no_pane,
+	[KEY_ACT_CANCEL] = act_no_pane,
+	[KEY_ACT_EXPLAIN] = act_overlay,
+	[KEY_ACT_EXPORT] = act_export,
+	[KEY_ACT_REPLAY_NEXT] = act_replay,
+	[KEY_ACT_REPLAY_PREV] = act_replay,
+	[KEY_ACT_REPLAY_START] = act_replay,
+	[KEY_ACT_REPLAY_END] = act_replay,
+};
+
+/* The tree's action for code: what to redraw, or -errno with *cause. */
+static int key_tree(struct app *a, int code, char **cause)
+{
+	enum key_action act = a->replay ? key_lookup_replay(code) : key_lookup(code);
+
+	if ((size_t)act >= sizeof(key_actions) / sizeof(key_actions[0]) || !key_actions[act])
+		return APP_DRAW_NONE;
+	return key_actions[act](a, act, cause);
+}
+
+int app_read_keys(struct app *a, char **cause)
+{
+	wint_t ch;
+	int rc, draw = APP_DRAW_NONE;
+
+	while ((rc = wget_wch(a->win_in, &ch)) != ERR) {
+		int fn = rc == KEY_CODE_YES;
+		int code = fn ? KEY_FN((int)ch) : (int)ch;
+		int r;
+
+		if (fn && ch == KEY_RESIZE)
+			continue;
+		if (a->mode == MODE_SEARCH) {
+			key_search(a, fn, ch);
+			continue;
+		}
+		a->msg[0] = '\0';
+		if (a->mode == MODE_OVERLAY) {
+			key_overlay(a, code);
+			continue;
+		}
+		if (key_pane(a, code))
+			continue;
+		r = key_tree(a, code, cause);
+		if (r < 0)
+			return r;
+		draw |= r;
+		if (a->quit)
+			break;
+	}
+	if (draw & APP_DRAW_ALL)
+		screen_invalidate(&a->scr);   /* every cell again at the next render */
+	return 0;
+}

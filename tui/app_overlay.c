@@ -1,0 +1,178 @@
+/* app_overlay — the help (?), why (Enter on a mark) and explain (x)
+ * overlays of the interactive tree. */
+#include <stdlib.h>
+#include <string.h>
+
+
+#include "app_priv.h"
+#include "glossary.h"
+
+/* ---- overlays -------------------------------------------------------------------- */
+
+void app_overlay_free(struct app *a)
+{
+	for (int i = 0; i < a->ov_n; i++)
+		free(a->ov_lines[i]);
+	free(a->ov_lines);
+	a->ov_lines = NULL;
+	a->ov_n = 0;
+	a->ov_top = 0;
+}
+
+void app_overlay_add(struct app *a, const char *fmt, ...)
+{
+	char **nl = realloc(a->ov_lines, (size_t)(a->ov_n + 1) * sizeof(*nl));
+	va_list ap;
+
+	if (!nl)
+		return;
+	a->ov_lines = nl;
+	va_start(ap, fmt);
+	if (vasprintf(&a->ov_lines[a->ov_n], fmt, ap) >= 0)
+		a->ov_n++;
+	va_end(ap);
+}
+
+void app_overlay_open(struct app *a, const char *title)
+{
+	snprintf(a->ov_title, sizeof(a->ov_title), "%s", title);
+	a->mode = MODE_OVERLAY;
+}
+
+void app_overlay_close(struct app *a)
+{
+	app_overlay_free(a);
+	screen_close_overlay(&a->scr);
+	a->mode = MODE_TREE;
+}
+
+void app_open_help(struct app *a)
+{
+	app_overlay_free(a);
+	if (a->replay)
+		for (const struct key_binding *b = key_replay_table; b->label; b++)
+			app_overlay_add(a, "%-12s %s", b->label, b->help);
+	for (const struct key_binding *b = key_table; b->label; b++)
+		if (!a->replay || key_lookup_replay(b->code[0]) == b->action)
+			app_overlay_add(a, "%-12s %s", b->label, b->help);
+	app_overlay_add(a, "%s", "");
+	if (a->calibrated) {
+		app_overlay_add(a, "columns: ref/s load/s (samples per second in each condition),");
+		app_overlay_add(a, "  %s/s (load - ref), %s%% (of ref); %s = significant (q <= 0.05,",
+			    a->gl->g[GLYPH_DELTA], a->gl->g[GLYPH_DELTA], a->gl->g[GLYPH_SIG]);
+		app_overlay_add(a, "  pairs agree); %s = verdict path; [new] / [gone] = only loaded /",
+			    a->gl->g[GLYPH_VERDICT]);
+		app_overlay_add(a, "  only reference");
+	} else {
+		app_overlay_add(a, "columns: samples (node total), %% of all, self (samples in the");
+		app_overlay_add(a, "  node itself)");
+	}
+	app_overlay_add(a, "nodes below %g%% of all samples are hidden (--threshold)",
+		    a->o.threshold * 100);
+	app_overlay_open(a, "argus keys (any other key closes)");
+}
+
+void app_open_why(struct app *a)
+{
+	struct tree_node *n = view_tree_selected(a->v);
+	const char *path[64];
+	char buf[512];
+	size_t off = 0;
+	unsigned np = 0;
+
+	if (!n)
+		return;
+	app_overlay_free(a);
+	for (const struct tree_node *p = n; p && p->parent && np < 64; p = p->parent)
+		path[np++] = p->name;
+	buf[0] = '\0';
+	while (np-- > 0 && off < sizeof(buf) - 8) {
+		int w = snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? " > " : "", path[np]);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	app_overlay_add(a, "path: %s", off ? buf : "(root)");
+	if (!a->calibrated) {
+		uint64_t root = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
+
+		app_overlay_add(a, "samples %llu (%.1f%% of all), self %llu",
+			    (unsigned long long)tree_node_sum(n),
+			    root ? 100.0 * (double)tree_node_sum(n) / (double)root : 0.0,
+			    (unsigned long long)(n->self[COND_REF] + n->self[COND_LOAD]));
+		app_overlay_add(a, "not marked: live sampling has one condition, nothing to compare;");
+		app_overlay_add(a, "deltas and significance need reference and loaded windows");
+		app_overlay_open(a, "why is this marked");
+		return;
+	}
+	calib_explain(n, buf, sizeof(buf));
+	app_overlay_add(a, "%s", buf);
+	app_overlay_add(a, "rate: ref %.1f/s, load %.1f/s; delta %+.1f/s", n->stat.rate[COND_REF],
+		    n->stat.rate[COND_LOAD], n->stat.delta);
+	if (n->stat.cpu_ms[COND_REF] > 0 || n->stat.cpu_ms[COND_LOAD] > 0)
+		app_overlay_add(a, "cpu: ref %.2f ms/s, load %.2f ms/s", n->stat.cpu_ms[COND_REF],
+			    n->stat.cpu_ms[COND_LOAD]);
+	app_overlay_add(a, "test: two-rate Poisson p = %.3g, Benjamini-Hochberg q = %.3g",
+		    n->stat.p, n->stat.q);
+	app_overlay_add(a, "sign consistency: %u of %u reference/loaded pairs agree",
+		    n->stat.pairs_agree, n->stat.pairs);
+	app_overlay_add(a, "marked: %s", !n->stat.significant ? "not significant"
+				      : n->stat.delta >= 0 ? "significant increase"
+							   : "significant decrease");
+	if (n->presence == TREE_NEW)
+		app_overlay_add(a, "new: seen only in the loaded windows");
+	else if (n->presence == TREE_VANISHED)
+		app_overlay_add(a, "gone: seen only in the reference windows");
+	if (n->flags & TREE_F_VERDICT)
+		app_overlay_add(a, "on the verdict path (%.0f%% of its parent's delta)",
+			    n->stat.share_of_parent * 100);
+	app_overlay_open(a, "why is this marked");
+}
+
+/* Adds text to the overlay wrapped at width columns (the texts are ASCII). */
+static void app_overlay_wrap(struct app *a, const char *text, int width)
+{
+	while (*text) {
+		int n = (int)strlen(text), cut = n;
+
+		if (n > width) {
+			cut = width;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = width;
+		}
+		app_overlay_add(a, "%.*s", cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+void app_open_explain(struct app *a)
+{
+	struct tree_node *n = view_tree_selected(a->v);
+	char text[1024], title[120];
+	int width = a->scr.cols > 20 ? a->scr.cols - 12 : 60;
+
+	if (!n)
+		return;
+	if (width > 76)
+		width = 76;
+	app_overlay_free(a);
+	app_overlay_wrap(a, glossary_explain(n, text, sizeof(text)), width);
+	app_overlay_add(a, "%s", "");
+	app_overlay_wrap(a, glossary_numbers(n, a->calibrated, a->t && a->t->root ?
+					 tree_node_sum(a->t->root) : 0, a->st.freq_hz,
+					 text, sizeof(text)), width);
+	if (n->flags & TREE_F_VERDICT) {
+		app_overlay_add(a, "%s", "");
+		app_overlay_wrap(a, "It is on the verdict path: the descent followed it because it "
+			     "explains most of its parent's increase.", width);
+	}
+	snprintf(title, sizeof(title), "what is %.*s", (int)(subsys_base_len(n->name) > 100 ? 100 :
+							     subsys_base_len(n->name)), n->name);
+	app_overlay_open(a, title);
+}
+

@@ -1,0 +1,119 @@
+/* app_priv — the interactive tree's state, shared by its files (no one
+ * else includes this):
+ *   app.c          the poll loop, drawing, signals, terminal set-up/teardown,
+ *                  the tree rebuild (core/analysis.h) and the theme
+ *   app_keys.c     keys: the action table (each action says what to redraw),
+ *                  search, the agent pane's keys and prompts
+ *   app_overlay.c  the help, why and explain overlays
+ *   app_replay.c   replay (n/p through a session) and the markdown export (w)
+ */
+#ifndef ARGUS_APP_PRIV_H
+#define ARGUS_APP_PRIV_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include <curses.h>
+
+#include "analysis.h"
+#include "app.h"
+#include "pane.h"
+#include "theme.h"
+#include "view_keys.h"
+#include "view_log.h"
+#include "view_screen.h"
+#include "view_tree.h"
+
+
+#define APP_MAX_SRC_FDS 16
+#define APP_MAX_AGENT_FDS 8
+#define APP_LOG_LINES 500
+#define APP_MAX_STEPS 128      /* steps merged into one tree (pane and replay) */
+
+enum app_mode {
+	MODE_TREE,
+	MODE_SEARCH,
+	MODE_OVERLAY,
+};
+
+struct app {
+	struct source *src;
+	struct tui_opts o;
+	struct tree *t;           /* an.t: the tree shown */
+	struct view_tree *v;
+	struct screen scr;
+	SCREEN *term;
+	WINDOW *win_in;           /* keys are read here, never drawn on */
+	struct theme theme;
+	int theme_idx;
+	const struct glyphs *gl;
+	int utf8;
+	struct log_ring *log;
+	FILE *logf;
+	int sigfd, errpipe, saved_err;
+	sigset_t sigmask, oldmask;
+	int calibrated;           /* an.calibrated */
+	enum tree_group group;
+	enum app_mode mode;
+	char query[128];
+	size_t qlen;
+	char last_query[128];
+	uint64_t search_origin;
+	int search_found;
+	char **ov_lines;
+	int ov_n, ov_top;
+	char ov_title[128];
+	char msg[256];
+	int quit;
+	double last_rebuild;
+	int pending_change;
+	struct source_status st;
+	/* the agent pane (NULL without one) */
+	struct pane *pane;
+	int focus_agent;          /* Tab: keys go to the agent pane */
+	struct edit_line *talk;   /* ':' prompt, history in $XDG_STATE_HOME */
+	struct edit_line *field;  /* field edits and veto reasons, in memory */
+	int replay;               /* src is a session replay: n/p step through it */
+	struct analysis an;       /* the tree shown (an.t), its verdict, lines, summary */
+};
+
+/* What a key action changed, to be drawn (bits). */
+enum app_draw {
+	APP_DRAW_NONE = 0,
+	APP_DRAW_TREE = 1,        /* the tree pane and its footer */
+	APP_DRAW_OVERLAY = 2,     /* an overlay opened */
+	APP_DRAW_PANES = 4,       /* every pane and bar (layout, theme, replay moved) */
+	APP_DRAW_ALL = 8,         /* every cell again (Ctrl-L) */
+};
+
+/* app.c */
+double app_now(void);                     /* CLOCK_MONOTONIC seconds */
+void app_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void app_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The tree again from the source's profile and the steps' results (the
+ * pane's, a replay's): core/analysis.h.  0 or -errno with *cause. */
+int app_rebuild(struct app *a, char **cause);
+enum theme_depth app_term_depth(void);
+void app_cycle_theme(struct app *a);
+
+/* app_keys.c: every key waiting on the terminal; 0 or -errno with *cause. */
+int app_read_keys(struct app *a, char **cause);
+
+/* app_overlay.c */
+void app_overlay_free(struct app *a);
+void app_overlay_add(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void app_overlay_open(struct app *a, const char *title);
+void app_overlay_close(struct app *a);
+void app_open_help(struct app *a);
+void app_open_why(struct app *a);
+void app_open_explain(struct app *a);
+
+/* app_replay.c */
+unsigned app_replay_steps(struct app *a, struct analysis_step *out, struct step **own_s,
+			  struct step_data **own_d, unsigned max);
+int app_replay_talks(struct source *src);
+int app_replay_move(struct app *a, enum key_action act, char **cause);
+void app_replay_footer(struct app *a, char *buf, size_t len);
+void app_write_export(struct app *a);
+
+#endif
