@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "calib.h"
+#include "seqtest.h"
 
 #define CALIB_P_FLOOR 1e-300
 #define CALIB_EXACT_TERMS 4e6
@@ -41,6 +42,7 @@ void calib_opts_default(struct calib_opts *o)
 	o->freq_hz = 0;
 	o->min_agree = 0.5;
 	o->min_count = 5;
+	o->sequential = 0;
 }
 
 /* ---- the rate test ------------------------------------------------------ */
@@ -251,7 +253,9 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 	struct node_vec nv = { 0 };
 	double secs[COND_N] = { 0 };
 	unsigned *ref_w = NULL, *load_w = NULL, nref = 0, nload = 0, npairs;
-	double *fp = NULL;
+	double *fp = NULL, *pair_secs = NULL;
+	uint64_t *pair_n = NULL;
+	struct seqtest *seq = NULL;
 	size_t *fi = NULL, nf = 0, i;
 	int err = 0;
 
@@ -283,6 +287,24 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 		goto cleanup;
 	}
 	npairs = nref < nload ? nref : nload;
+	if (o->sequential && npairs) {
+		/* the per-pair exposures once; each node adds its counts */
+		pair_secs = malloc(2 * npairs * sizeof(*pair_secs));
+		pair_n = malloc(2 * npairs * sizeof(*pair_n));
+		if (!pair_secs || !pair_n) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		for (unsigned k = 0; k < npairs; k++) {
+			pair_secs[k] = t->wins[ref_w[k]].secs;
+			pair_secs[npairs + k] = t->wins[load_w[k]].secs;
+		}
+		seq = seqtest_new(pair_secs, pair_secs + npairs, npairs);
+		if (!seq) {
+			err = -errno;
+			goto cleanup;
+		}
+	}
 
 	err = tree_walk(t->root, node_vec_push, &nv);
 	if (err)
@@ -313,8 +335,17 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 			s->ratio = s->rate[COND_LOAD] / s->rate[COND_REF];
 		else
 			s->ratio = s->rate[COND_LOAD] > 0 ? INFINITY : 1.0;
-		s->p = calib_poisson_p(n->total[COND_REF], secs[COND_REF],
-				       n->total[COND_LOAD], secs[COND_LOAD]);
+		if (seq && n->win_total) {
+			for (unsigned k = 0; k < npairs; k++) {
+				pair_n[k] = n->win_total[ref_w[k]];
+				pair_n[npairs + k] = n->win_total[load_w[k]];
+			}
+			s->p = seqtest_p_of(seqtest_log_e(seq, pair_n, pair_n + npairs, npairs));
+			s->anytime = 1;
+		} else {
+			s->p = calib_poisson_p(n->total[COND_REF], secs[COND_REF],
+					       n->total[COND_LOAD], secs[COND_LOAD]);
+		}
 		s->q = 1.0;
 		sg = sign_of(s->delta);
 		if (n->win_total) {
@@ -384,6 +415,9 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 	err = calib_annot_run(t, o);
 	calib_masses(t);
 cleanup:
+	seqtest_free(seq);
+	free(pair_secs);
+	free(pair_n);
 	free(nv.v);
 	free(fp);
 	free(fi);
@@ -471,10 +505,14 @@ char *calib_explain(const struct tree_node *n, char *buf, size_t len)
 			 s->cpu_ms[COND_LOAD] - s->cpu_ms[COND_REF]);
 	snprintf(buf, len,
 		 "%+.1f/s%s (ref %.1f/s, load %.1f/s, %s), n=%llu, p%s q%s "
-		 "(two-sided conditional binomial test of two Poisson rates, "
-		 "Benjamini-Hochberg), %u/%u pairs agree: %s",
+		 "(%s), %u/%u pairs agree: %s",
 		 s->delta, cpu, s->rate[COND_REF], s->rate[COND_LOAD], ratio,
-		 (unsigned long long)cnt, ps, qs, s->pairs_agree, s->pairs,
+		 (unsigned long long)cnt, ps, qs,
+		 s->anytime ? "anytime-valid mixture test of two Poisson rates over the "
+			      "window pairs, e-BH" :
+			      "two-sided conditional binomial test of two Poisson rates, "
+			      "Benjamini-Hochberg",
+		 s->pairs_agree, s->pairs,
 		 s->why ? s->why : "not calibrated");
 	return buf;
 }

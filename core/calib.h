@@ -7,6 +7,8 @@
  * Benjamini–Hochberg q-value across all nodes, and sign consistency over the
  * reference/loaded window pairs.  A node is significant when q <= alpha and
  * at least min_agree of its pairs agree with the overall sign.
+ * With calib_opts.sequential the p-value is the anytime-valid one of
+ * core/seqtest.h instead (measuring that stops when the verdict settles).
  */
 #ifndef ARGUS_CALIB_H
 #define ARGUS_CALIB_H
@@ -20,6 +22,11 @@ struct calib_opts {
 	                        * "more than half" when there are >= 2 pairs */
 	uint64_t min_count;    /* nodes with fewer samples (both conditions
 	                        * together) are never significant; default 5 */
+	int sequential;        /* p from the anytime-valid mixture test over
+	                        * the window pairs (core/seqtest.h), so BH is
+	                        * e-BH: valid when the caller looks after every
+	                        * pair and stops on the answer; 0 (default): the
+	                        * fixed-sample conditional binomial test */
 };
 
 /* Defaults above. */

@@ -372,8 +372,21 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 		diag_num(tm, "measuring_s", info->measuring_s);
 		diag_num(tm, "thinking_s", r->thinking_s);
 		diag_num(tm, "waiting_for_human_s", r->waiting_s);
+		if (info->stop_reason) {
+			cJSON *js = cJSON_AddObjectToObject(o, "stopping");
+
+			cJSON_AddStringToObject(js, "reason", info->stop_reason);
+			cJSON_AddNumberToObject(js, "pairs", info->stop_pairs);
+			cJSON_AddBoolToObject(js, "settled", info->stop_settled);
+			cJSON_AddBoolToObject(js, "sequential", info->sequential);
+			if (info->stop_windows && info->stop_windows[0])
+				cJSON_AddStringToObject(js, "windows", info->stop_windows);
+		}
 		opt = cJSON_AddObjectToObject(o, "options");
 		cJSON_AddNumberToObject(opt, "pairs", info->pairs);
+		if (info->sequential)
+			cJSON_AddNumberToObject(opt, "min_pairs", info->min_pairs);
+		cJSON_AddBoolToObject(opt, "fixed", !info->sequential);
 		diag_num(opt, "window_s", info->window_s);
 		diag_num(opt, "settle_s", info->settle_s);
 		cJSON_AddNumberToObject(opt, "freq_hz", info->freq_hz);

@@ -115,6 +115,14 @@ struct diagnose_run_info {
 	double window_s, settle_s;
 	unsigned saved_ref_windows;
 	const char *steps_json;    /* the "steps" array as JSON text; NULL: [] */
+	/* why measuring stopped (measure_stopping); "stopping" in the JSON
+	 * when stop_reason is set */
+	int sequential;            /* measured with sequential stopping */
+	unsigned min_pairs;
+	const char *stop_reason;
+	unsigned stop_pairs;
+	int stop_settled;
+	const char *stop_windows;  /* how the windows adapted, or "" */
 };
 
 /* Writes the one-object JSON of `argus diagnose --json` (man/argus.1) and a

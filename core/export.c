@@ -13,6 +13,7 @@
 #include "analysis.h"
 #include "export.h"
 #include "pprof.h"
+#include "source_session.h"
 #include "source_replay.h"
 #include "util.h"
 
@@ -74,6 +75,7 @@ int export_view_build(struct export_view *xv, const struct session_log *log, siz
 {
 	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .explain = 0.5, .sort = 1 };
 	struct analysis an;
+	struct calib_opts co;
 	int err = 0;
 
 	memset(xv, 0, sizeof(*xv));
@@ -87,6 +89,10 @@ int export_view_build(struct export_view *xv, const struct session_log *log, siz
 		goto fail;
 	}
 	ao.freq_hz = xp_freq(log);
+	/* calibrated the way the windows were stopped (sequential or fixed) */
+	calib_opts_default(&co);
+	co.sequential = session_options_sequential(log->options_json);
+	ao.calib = &co;
 	err = analysis_run(xv->own_p, NULL, 0, &ao, &an, cause);
 	if (err)
 		goto fail;

@@ -10,6 +10,7 @@
 #include "ksym.h"
 #include "load.h"
 #include "measure.h"
+#include "measure_seq.h"
 #include "probe_profile.h"
 #include "reference.h"
 #include "timeacct.h"
@@ -42,7 +43,17 @@ struct measure {
 	int noexec;                  /* the load's command could not be run */
 	double now;                  /* time of the last tick */
 	char load_state[48];
+	double win_s, settle_s;      /* current window and settle (adaptive) */
+	struct measure_seq *seq_ctl; /* sequential stopping, or NULL */
+	unsigned seq_pairs;          /* pairs looked at */
+	int slicing;                 /* slices after the first resume */
+	double last_slice;
+	char stop_reason[200];
+	char stop_brief[96];         /* the status bar's "done (...)" */
 };
+
+#define MEASURE_SLICE_S 0.025
+#define MEASURE_SLICE_TGIDS 64
 
 static void meas_log(struct measure *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void meas_log(struct measure *m, const char *fmt, ...)
@@ -66,6 +77,10 @@ void measure_opts_default(struct measure_opts *o)
 	o->window_s = MEASURE_DEFAULT_WINDOW_S;
 	o->settle_s = MEASURE_DEFAULT_SETTLE_S;
 	o->freq_hz = MEASURE_DEFAULT_FREQ_HZ;
+	o->min_pairs = SEQSTOP_DEFAULT_MIN_PAIRS;
+	o->adapt_window = 1;
+	o->adapt_settle = 1;
+	o->explain = 0.5;
 }
 
 char *measure_probe_set(unsigned freq_hz, char *buf, size_t len)
@@ -190,6 +205,10 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 	if (!m->load)
 		return 0;
 	if (c == COND_LOAD) {
+		if (measure_seq_slicing(m->seq_ctl)) {
+			m->slicing = 1; /* how fast the load comes back, for the settle */
+			m->last_slice = m->now;
+		}
 		if (!load_started(m->load)) {
 			err = load_start(m->load, cause);
 			if (err < 0) {
@@ -241,7 +260,53 @@ static void meas_settle(struct measure *m, double now)
 {
 	m->phase = SOURCE_SETTLING;
 	m->phase_start = now;
-	m->phase_end = now + m->o.settle_s;
+	m->phase_end = now + m->settle_s;
+}
+
+/* One slice after the first resume: its busy samples, scaled to
+ * MEASURE_SLICE_S (ticks are not exactly on time). */
+static int meas_slice(struct measure *m, double now, char **cause)
+{
+	uint32_t self = (uint32_t)getpid(), tg[MEASURE_SLICE_TGIDS];
+	struct profile *p;
+	unsigned w;
+	uint64_t before, after;
+	int64_t n;
+	int ntg;
+
+	if (m->phase == SOURCE_SETTLING) {
+		if (!m->scratch) {
+			m->scratch = profile_new();
+			if (!m->scratch || profile_window_begin(m->scratch, m->cur, 0) < 0)
+				return -ENOMEM;
+		}
+		p = m->scratch;
+		w = 0;
+	} else {
+		p = m->prof;
+		w = (unsigned)m->win;
+	}
+	/* the load's own samples: on a saturated machine the busy total does
+	 * not show it coming back */
+	ntg = m->load ? load_tgids(m->load, tg, MEASURE_SLICE_TGIDS) : 0;
+	if (ntg > MEASURE_SLICE_TGIDS)
+		ntg = MEASURE_SLICE_TGIDS;
+	before = ntg > 0 ? measure_seq_count_tgids(p, w, tg, (unsigned)ntg) :
+			   measure_seq_busy(p, w, self);
+	n = meas_collect(m, p, w, cause);
+	if (n < 0)
+		return (int)n;
+	if (p == m->prof) {
+		m->samples += (uint64_t)n;
+		profile_window_end(m->prof, w, now - m->phase_start);
+	}
+	after = ntg > 0 ? measure_seq_count_tgids(p, w, tg, (unsigned)ntg) :
+			  measure_seq_busy(p, w, self);
+	if (now > m->last_slice)
+		measure_seq_slice(m->seq_ctl, (double)(after - before) * MEASURE_SLICE_S /
+				  (now - m->last_slice), MEASURE_SLICE_S);
+	m->last_slice = now;
+	return 0;
 }
 
 static int meas_open_window(struct measure *m, double now, char **cause)
@@ -256,10 +321,10 @@ static int meas_open_window(struct measure *m, double now, char **cause)
 	m->win = w;
 	m->phase = m->seq[m->done] == COND_REF ? SOURCE_REF : SOURCE_LOAD;
 	m->phase_start = now;
-	m->phase_end = now + m->o.window_s;
+	m->phase_end = now + m->win_s;
 	m->last_collect = now;
 	meas_log(m, "window %u/%u %s %.2f s", m->done + 1, m->nseq, cond_name(m->seq[m->done]),
-		 m->o.window_s);
+		 m->win_s);
 	return 0;
 }
 
@@ -354,7 +419,7 @@ static int meas_tick(struct source *s, double now, char **cause)
 		if (err < 0)
 			return err;
 		meas_settle(m, now);
-		meas_log(m, "settling %.2f s", m->o.settle_s);
+		meas_log(m, "settling %.2f s", m->settle_s);
 		return 0;
 	}
 	/* A load that ended cannot be compared any more. */
@@ -374,6 +439,9 @@ static int meas_tick(struct source *s, double now, char **cause)
 			return -ECHILD;
 		}
 		meas_log(m, "the load %s: stopping after %u windows", st, m->done);
+		snprintf(m->stop_reason, sizeof(m->stop_reason), "the load %s after %u pair%s", st,
+			 meas_pairs_done(m), meas_pairs_done(m) == 1 ? "" : "s");
+		snprintf(m->stop_brief, sizeof(m->stop_brief), "done (%.88s)", m->stop_reason);
 		meas_finish(m, now);
 		return changed;
 	}
@@ -400,6 +468,11 @@ static int meas_tick(struct source *s, double now, char **cause)
 		meas_finish(m, now);
 		return changed;
 	}
+	if (m->slicing && now - m->last_slice >= MEASURE_SLICE_S && now < m->phase_end) {
+		err = meas_slice(m, now, cause);
+		if (err < 0)
+			return err;
+	}
 	if (m->phase == SOURCE_SETTLING) {
 		if (now < m->phase_end)
 			return 0;
@@ -418,7 +491,31 @@ static int meas_tick(struct source *s, double now, char **cause)
 				   m->done);
 			return -EIO;
 		}
+		if (m->seq_ctl && meas_pairs_done(m) > m->seq_pairs) {
+			/* a pair is complete: look, and maybe stop here */
+			m->slicing = 0;
+			m->seq_pairs = meas_pairs_done(m);
+			err = measure_seq_pair(m->seq_ctl, m->prof, m->seq_pairs, &m->win_s, &m->settle_s,
+					       m->o.log);
+			if (err < 0) {
+				util_cause(cause, "cannot analyse pair %u: %s", m->seq_pairs,
+					   strerror(-err));
+				return err;
+			}
+			if (err == 1 || m->done == m->nseq) {
+				snprintf(m->stop_reason, sizeof(m->stop_reason), "%s",
+					 measure_seq_decision(m->seq_ctl)->reason);
+				snprintf(m->stop_brief, sizeof(m->stop_brief), "done (%s)",
+					 measure_seq_decision(m->seq_ctl)->brief);
+				meas_log(m, "stopping: %s", m->stop_reason);
+				meas_finish(m, now);
+				return 1;
+			}
+		}
 		if (m->done == m->nseq) {
+			if (!m->stop_reason[0])
+				snprintf(m->stop_reason, sizeof(m->stop_reason), "fixed: %u pair%s",
+					 meas_pairs_done(m), meas_pairs_done(m) == 1 ? "" : "s");
 			meas_finish(m, now);
 			return 1;
 		}
@@ -458,6 +555,8 @@ static int meas_timeout_ms(struct source *s, double now)
 	if (!m->started)
 		return 0;
 	next = m->phase_end;
+	if (m->slicing && m->last_slice + MEASURE_SLICE_S < next)
+		next = m->last_slice + MEASURE_SLICE_S;
 	if (m->phase != SOURCE_SETTLING && m->o.collect_s >= 0 &&
 	    m->last_collect + meas_collect_s(m) < next)
 		next = m->last_collect + meas_collect_s(m);
@@ -497,6 +596,8 @@ static void meas_status(struct source *s, struct source_status *st)
 		load_state(m->load, m->load_state, sizeof(m->load_state));
 		st->load_state = m->load_state;
 	}
+	if (m->phase == SOURCE_DONE && m->seq_ctl && m->stop_brief[0])
+		st->detail = m->stop_brief; /* why it stopped, in the status bar */
 }
 
 static void meas_stop(struct source *s)
@@ -536,6 +637,7 @@ static void meas_free(struct source *s)
 	profile_free(m->prof);
 	profile_free(m->scratch);
 	free(m->seq);
+	measure_seq_free(m->seq_ctl);
 	free(m);
 }
 
@@ -610,6 +712,11 @@ static int meas_check(const struct measure_opts *o, char **cause)
 		util_cause(cause, "--pause goes with -p PID");
 		return -EINVAL;
 	}
+	if (o->sequential && o->min_pairs > o->pairs) {
+		util_cause(cause, "--min-pairs %u is more than --pairs %u (the maximum); lower it or "
+			   "raise --pairs", o->min_pairs, o->pairs);
+		return -EINVAL;
+	}
 	if (o->reference_only)
 		return 0;
 	if (!o->load_argv && !o->pid) {
@@ -647,6 +754,21 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 		goto fail;
 	}
 	m->o = *o;
+	m->win_s = o->window_s;
+	m->settle_s = o->settle_s;
+	if (o->sequential && !o->reference_only) {
+		struct measure_seq_opts so = {
+			.min_pairs = o->min_pairs, .max_pairs = o->pairs, .explain = o->explain,
+			.adapt_window = o->adapt_window, .adapt_settle = o->adapt_settle,
+			.freq_hz = o->freq_hz, .exclude_tgid = (uint32_t)getpid(),
+		};
+
+		m->seq_ctl = measure_seq_new(&so);
+		if (!m->seq_ctl) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
 	m->win = -1;
 	m->phase = SOURCE_STARTING;
 	m->fail_after = meas_fail_after_env();
@@ -815,6 +937,24 @@ struct load *measure_victim(struct source *s)
 int measure_noexec(struct source *s)
 {
 	return s ? ((struct measure *)s->priv)->noexec : 0;
+}
+
+int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int *settled,
+		     const char **windows)
+{
+	struct measure *m = s && s->ops == &measure_ops ? s->priv : NULL;
+
+	if (!m)
+		return -EINVAL; /* not a measurement */
+	if (m->phase != SOURCE_DONE)
+		return -EAGAIN;
+	*reason = m->stop_reason[0] ? m->stop_reason : "measuring was stopped";
+	*pairs = meas_pairs_done(m);
+	*settled = m->seq_ctl && measure_seq_decision(m->seq_ctl)->settled &&
+		   !strncmp(m->stop_reason, "settled", 7);
+	if (windows)
+		*windows = m->seq_ctl ? measure_seq_windows_why(m->seq_ctl) : "";
+	return 0;
 }
 
 double measure_elapsed(struct source *s)

@@ -33,7 +33,9 @@
 #include "profile.h"
 #include "source.h"
 
-/* Defaults, chosen with tests/bench/scenarios.sh (see BENCH.md). */
+/* Defaults, chosen with tests/bench/scenarios.sh (see BENCH.md).  PAIRS is
+ * the fixed count (--fixed, and measure_opts_default); sequential
+ * measuring goes up to SEQSTOP_DEFAULT_MAX_PAIRS (core/seqstop.h). */
 #define MEASURE_DEFAULT_PAIRS 6
 #define MEASURE_DEFAULT_WINDOW_S 0.5
 #define MEASURE_DEFAULT_SETTLE_S 0.1
@@ -68,7 +70,15 @@ enum measure_time {
 };
 
 struct measure_opts {
-	unsigned pairs;              /* k */
+	unsigned pairs;              /* k; with sequential: the maximum */
+	int sequential;              /* look after every pair, stop when the
+	                              * verdict is settled (core/measure_seq.h);
+	                              * 0 (default): exactly pairs pairs */
+	unsigned min_pairs;          /* with sequential: never stop before */
+	int adapt_window;            /* with sequential: window length from the
+	                              * first pair (1 by default) */
+	int adapt_settle;            /* ... and the settle time (1 by default) */
+	double explain;              /* the descent's share for the looks (0.5) */
 	double window_s;             /* w */
 	double settle_s;
 	unsigned freq_hz;
@@ -117,6 +127,15 @@ int measure_noexec(struct source *s);
  * the calibration, while steps run against the same loads (diagnose
  * --auto).  Idempotent. */
 void measure_close_sampler(struct source *s);
+
+/* Why measuring stopped, once it has: "settled after 3 pairs: ...",
+ * "maximum of 12 pairs reached; ...", "the load exited (0) after 2 pairs",
+ * "fixed: 6 pairs"; *settled 1 for the first; *pairs the pairs measured;
+ * *windows (may be NULL) how the windows adapted ("" when they did not).
+ * Strings valid while s lives.  Returns 0, -EAGAIN while measuring, -EINVAL
+ * when s is not a measure source. */
+int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int *settled,
+		     const char **windows);
 
 /* Seconds spent measuring (first tick to DONE). */
 double measure_elapsed(struct source *s);

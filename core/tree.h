@@ -51,6 +51,8 @@ struct calib_stat {
 	double ratio;             /* rate[LOAD] / rate[REF]; INFINITY when ref is 0 */
 	double p;                 /* two-sided p-value of the rate test */
 	double q;                 /* Benjamini–Hochberg adjusted p-value */
+	int anytime;              /* p is the anytime-valid sequential one
+	                           * (calib_opts.sequential; q is then e-BH) */
 	unsigned pairs;           /* reference/loaded pairs compared */
 	unsigned pairs_agree;     /* pairs whose delta has the sign of delta */
 	int significant;          /* q <= alpha and sign-consistent */

@@ -53,11 +53,15 @@ int app_rebuild(struct app *a, char **cause)
 	struct step *rs[APP_MAX_STEPS];
 	struct step_data *rd[APP_MAX_STEPS];
 	struct analysis next;
+	struct calib_opts co;
 	unsigned npane = 0, nrep = 0;
 	int err;
 
 	if (!p)
 		return 0;
+	calib_opts_default(&co);
+	co.sequential = a->o.sequential; /* the measure source stops when settled */
+	ao.calib = &co;
 	if (a->pane)
 		npane = pane_steps(a->pane, steps, APP_MAX_STEPS);   /* accepted steps' results, again */
 	if (a->replay)
@@ -506,6 +510,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.utf8 = a.utf8,
 			.load = a.o.load,
 			.preflight = a.o.load != NULL,
+			.sequential = a.o.sequential,
 			.ses = a.o.session,
 		};
 		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed

@@ -50,16 +50,29 @@ static void diagnose_usage(FILE *out)
 	fprintf(out,
 		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
 		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
-		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n"
+		"                      [--pairs K] [--min-pairs K] [--fixed] [--window S] [--settle S]\n"
+		"                      [--freq HZ]\n"
 		"                      [--session FILE | --no-session] [--auto [--steps N] [--budget PCT]]\n"
-		"                      [--agent heuristic|llm [--redact]]\n"
-		"       argus diagnose --batch --json --ref-file FILE --load-file FILE [--freq HZ]\n"
-		"                      [--session FILE] [--agent heuristic|llm [--redact]]\n\n"
-		"Measures k pairs of reference (load paused) and loaded windows, calibrates the\n"
-		"kernel calling-context tree and prints the verdict as one JSON object.\n"
-		"With --ref-file and --load-file: the two recorded profiles instead (folded,\n"
-		"perf script or pprof, recognised by content; as 'argus diff --batch --json'),\n"
-		"no privileges needed.\n\n"
+		"                      [--agent heuristic|llm [--redact]]
+"
+		"       argus diagnose --batch --json --ref-file FILE --load-file FILE [--freq HZ]
+"
+		"                      [--session FILE] [--agent heuristic|llm [--redact]]
+
+"
+		"Measures pairs of reference (load paused) and loaded windows until the verdict is
+"
+		"settled (at most --pairs; --fixed: exactly --pairs), calibrates the kernel
+"
+		"calling-context tree and prints the verdict as one JSON object.
+"
+		"With --ref-file and --load-file: the two recorded profiles instead (folded,
+"
+		"perf script or pprof, recognised by content; as 'argus diff --batch --json'),
+"
+		"no privileges needed.
+
+"
 		"options:\n"
 		"  %-22s %s\n  %-22s %s\n",
 		"--ref-file FILE", "the reference profile from a file instead of measuring",
@@ -173,6 +186,7 @@ int cmd_diagnose(int argc, char **argv)
 	char *steps_json = NULL;
 	sigset_t oldmask;
 	char lstate[48] = "";
+	struct calib_opts co;
 
 	ret = diagnose_files(argc, argv);
 	if (ret >= 0)
@@ -343,6 +357,15 @@ int cmd_diagnose(int argc, char **argv)
 		}
 	}
 	info.measuring_s = measure_elapsed(msrc);
+	calib_opts_default(&co);
+	co.sequential = ol.m.sequential; /* the verdict's q as valid as the stop was */
+	info.sequential = ol.m.sequential;
+	info.min_pairs = ol.m.min_pairs;
+	if (measure_stopping(msrc, &info.stop_reason, &info.stop_pairs, &info.stop_settled,
+			     &info.stop_windows) == 0) {
+		/* the session's note comes from the session source */
+		fprintf(stderr, "argus: measuring stopped: %s\n", info.stop_reason);
+	}
 	if (measure_load(msrc))
 		info.load_state = load_state(measure_load(msrc), lstate, sizeof(lstate));
 	if (autorun && !measure_load(msrc)) {
@@ -360,6 +383,8 @@ int cmd_diagnose(int argc, char **argv)
 		xo.load = measure_load(msrc);
 		xo.log = stderr;
 		xo.settle_s = ol.m.settle_s;
+		xo.sequential = ol.m.sequential; /* a step stops when settled too */
+		xo.min_pairs = ol.m.min_pairs;
 		if (budget > 0)
 			xo.budget_pct = budget;
 		so.agent = agent;
@@ -369,14 +394,14 @@ int cmd_diagnose(int argc, char **argv)
 		so.stop_fd = sfd;
 		so.log = stderr;
 		so.ses = ses;
-		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
+		err = diagnose_run_steps(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 		if (err != -EINTR)
 			src->ops->stop(src);
 	} else if (agent) {
 		/* End the loads before thinking: the verdict does not need them. */
 		src->ops->stop(src);
-		err = diagnose_run_agent(src->ops->profile(src), NULL, ol.m.freq_hz,
+		err = diagnose_run_agent(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), agent, sfd, &res, &cause);
 	} else {
 		struct diagnose_steps_opts so = { 0 };
@@ -387,7 +412,7 @@ int cmd_diagnose(int argc, char **argv)
 		so.stop_fd = -1;
 		so.log = stderr;
 		so.ses = ses;
-		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
+		err = diagnose_run_steps(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 	}
 	if (err == -EINTR) {

@@ -397,6 +397,7 @@ int cmd_tui(int argc, char **argv)
 			 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
 		to.title = title;
 		to.agent_pane = 1;
+		to.sequential = ol.m.sequential;
 		to.load = measure_load(src);
 	} else {
 		po.freq_hz = ol.m.freq_hz;
@@ -427,6 +428,7 @@ int cmd_tui(int argc, char **argv)
 	}
 	if (ses) {
 		struct source_session_opts so = { .verdict_at_done = 1, .freq_hz = ol.m.freq_hz,
+						  .sequential = calibrated && ol.m.sequential,
 						  .exclude_tgid = to.exclude_tgid };
 
 		src = source_session_new(src, ses, &so);

@@ -7,10 +7,11 @@
 
 #include "num.h"
 #include "opts_load.h"
+#include "seqstop.h"
 
 enum opts_load_id {
 	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
-	OL_PAIRS, OL_WINDOW, OL_SETTLE, OL_FREQ, OL_TIME,
+	OL_PAIRS, OL_MIN_PAIRS, OL_FIXED, OL_WINDOW, OL_SETTLE, OL_FREQ, OL_TIME,
 };
 
 struct opts_load_opt {
@@ -37,11 +38,19 @@ static const struct opts_load_opt opts_load_table[] = {
 	{ OL_REFERENCE, "--reference", NULL, "FILE",
 	  "saved reference for -p (default: the one 'argus reference save' wrote)" },
 	{ OL_PAIRS, "--pairs", NULL, "K",
-	  "reference/loaded window pairs (default 6)" },
+	  "at most K reference/loaded window pairs: measuring stops earlier when the "
+	  "verdict is settled (default 12); with --fixed exactly K (default 6)" },
+	{ OL_MIN_PAIRS, "--min-pairs", NULL, "K",
+	  "at least K pairs before measuring may stop (default 2)" },
+	{ OL_FIXED, "--fixed", NULL, NULL,
+	  "measure exactly --pairs pairs with the fixed-sample test (no sequential stopping, "
+	  "no adaptive windows)" },
 	{ OL_WINDOW, "--window", NULL, "S",
-	  "seconds per window (default 0.5)" },
+	  "seconds per window (default 0.5; after the first pair adapted to the event rate "
+	  "unless given)" },
 	{ OL_SETTLE, "--settle", NULL, "S",
-	  "seconds discarded after each switch (default 0.1)" },
+	  "seconds discarded after each switch (default 0.1; after the first pair adapted to "
+	  "how fast the load resumes unless given)" },
 	{ OL_FREQ, "--freq", NULL, "HZ",
 	  "sampling frequency (default 999)" },
 	{ OL_TIME, "--time", NULL, "KIND",
@@ -55,6 +64,7 @@ void opts_load_init(struct opts_load *ol)
 {
 	memset(ol, 0, sizeof(*ol));
 	measure_opts_default(&ol->m);
+	ol->m.sequential = 1; /* --fixed turns it off */
 }
 
 void opts_load_argv_free(char **argv)
@@ -266,18 +276,31 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 		ol->m.reference_path = val;
 		return 1;
 	case OL_PAIRS:
-		return opts_load_uint(typed, val, 1, MEASURE_PAIRS_MAX, "pairs", &ol->m.pairs,
-				      err) < 0 ? -1 : 1;
+		if (opts_load_uint(typed, val, 1, MEASURE_PAIRS_MAX, "pairs", &ol->m.pairs, err) < 0)
+			return -1;
+		ol->pairs_given = 1;
+		return 1;
+	case OL_MIN_PAIRS:
+		if (opts_load_uint(typed, val, 1, MEASURE_PAIRS_MAX, "pairs", &ol->m.min_pairs,
+				   err) < 0)
+			return -1;
+		ol->min_pairs_given = 1;
+		return 1;
+	case OL_FIXED:
+		ol->m.sequential = 0;
+		return 1;
 	case OL_WINDOW:
 		if (opts_load_num(typed, val, MEASURE_WINDOW_MIN_S, MEASURE_WINDOW_MAX_S, "seconds",
 				  &d, err) < 0)
 			return -1;
 		ol->m.window_s = d;
+		ol->window_given = 1;
 		return 1;
 	case OL_SETTLE:
 		if (opts_load_num(typed, val, 0, MEASURE_SETTLE_MAX_S, "seconds", &d, err) < 0)
 			return -1;
 		ol->m.settle_s = d;
+		ol->settle_given = 1;
 		return 1;
 	case OL_FREQ:
 		return opts_load_uint(typed, val, 1, MEASURE_FREQ_MAX_HZ, "Hz", &ol->m.freq_hz,
@@ -298,7 +321,30 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 
 int opts_load_finish(struct opts_load *ol, int need_load, FILE *err)
 {
-	const struct measure_opts *m = &ol->m;
+	struct measure_opts *m = &ol->m;
+
+	if (!m->sequential) {
+		if (ol->min_pairs_given) {
+			fprintf(err, "argus: --min-pairs is for sequential measuring; with --fixed "
+				"give the count with --pairs\n");
+			return -1;
+		}
+		if (!ol->pairs_given)
+			m->pairs = MEASURE_DEFAULT_PAIRS;
+		m->adapt_window = m->adapt_settle = 0;
+	} else {
+		if (!ol->pairs_given)
+			m->pairs = SEQSTOP_DEFAULT_MAX_PAIRS;
+		if (!ol->min_pairs_given && m->min_pairs > m->pairs)
+			m->min_pairs = m->pairs; /* --pairs 1: one pair, as asked */
+		m->adapt_window = !ol->window_given;
+		m->adapt_settle = !ol->settle_given;
+		if (m->min_pairs > m->pairs) {
+			fprintf(err, "argus: --min-pairs %u is more than --pairs %u (the maximum); "
+				"lower it or raise --pairs\n", m->min_pairs, m->pairs);
+			return -1;
+		}
+	}
 
 	if (m->load_argv && m->pid) {
 		fprintf(err, "argus: --load (or -- CMD) and -p are two loads; give one\n");
