@@ -53,26 +53,15 @@ static void diagnose_usage(FILE *out)
 		"                      [--pairs K] [--min-pairs K] [--fixed] [--window S] [--settle S]\n"
 		"                      [--freq HZ]\n"
 		"                      [--session FILE | --no-session] [--auto [--steps N] [--budget PCT]]\n"
-		"                      [--agent heuristic|llm [--redact]]
-"
-		"       argus diagnose --batch --json --ref-file FILE --load-file FILE [--freq HZ]
-"
-		"                      [--session FILE] [--agent heuristic|llm [--redact]]
-
-"
-		"Measures pairs of reference (load paused) and loaded windows until the verdict is
-"
-		"settled (at most --pairs; --fixed: exactly --pairs), calibrates the kernel
-"
-		"calling-context tree and prints the verdict as one JSON object.
-"
-		"With --ref-file and --load-file: the two recorded profiles instead (folded,
-"
-		"perf script or pprof, recognised by content; as 'argus diff --batch --json'),
-"
-		"no privileges needed.
-
-"
+		"                      [--agent heuristic|llm [--redact]]\n"
+		"       argus diagnose --batch --json --ref-file FILE --load-file FILE [--freq HZ]\n"
+		"                      [--session FILE] [--agent heuristic|llm [--redact]]\n\n"
+		"Measures pairs of reference (load paused) and loaded windows until the verdict is\n"
+		"settled (at most --pairs; --fixed: exactly --pairs), calibrates the kernel\n"
+		"calling-context tree and prints the verdict as one JSON object.\n"
+		"With --ref-file and --load-file: the two recorded profiles instead (folded,\n"
+		"perf script or pprof, recognised by content; as 'argus diff --batch --json'),\n"
+		"no privileges needed.\n\n"
 		"options:\n"
 		"  %-22s %s\n  %-22s %s\n",
 		"--ref-file FILE", "the reference profile from a file instead of measuring",
