@@ -74,14 +74,15 @@ help:
 	@echo 'make check      deps, build, the whole test suite (root runs the live tests)'
 	@echo 'make demo       deps, build, argus over a built-in page-fault demo load'
 	@echo 'make bench      benchmarks (results go to BENCH.md by hand)'
-	@echo 'make fuzz       run each libFuzzer target for FUZZ_SECONDS (default 60)'
+	@echo 'make fuzz       run each libFuzzer target to FUZZ_RUNS executions (default 10^6; FUZZ_SECONDS=N for a time)'
 	@echo 'make vmlinux    regenerate bpf/vmlinux/$(ARCH)/vmlinux.h from this kernel'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
 
 # ---- dependencies -----------------------------------------------------------
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
             libncurses-dev libcurl4-openssl-dev libcjson-dev libedit-dev libcmocka-dev \
-            libclang-rt-14-dev tmux python3 jq util-linux procps linux-perf
+            libclang-rt-14-dev tmux python3 jq util-linux procps linux-perf \
+            golang-go graphviz
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
@@ -147,24 +148,35 @@ $(ARGUS_BIN): $(TUI_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(TUI_OBJS) $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB) $(wildcard tests/unit/*.h) $(BUILD)/theme_builtin.h
+# Test and bench binaries link the terminal-free tui objects (formatters,
+# views, themes, option tables) that the program uses: their prerequisites,
+# so that editing tui/fmt_row.c rebuilds test_fmt; each binary's own .d
+# (one source per compile) is included below.
+TUI_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c)))
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(TUI_TEST_OBJS) $(LIB) $(wildcard tests/unit/*.h) $(BUILD)/theme_builtin.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -Itests/unit -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c)) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -Itests/unit -o $@ $< $(TUI_TEST_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
 $(BUILD)/scenarios/%: tests/scenarios/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -o $@ $< -lpthread
 
-$(BUILD)/bench/%: tests/bench/%.c $(LIB) $(BUILD)/theme_builtin.h
+$(BUILD)/bench/%: tests/bench/%.c $(TUI_TEST_OBJS) $(LIB) $(BUILD)/theme_builtin.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -o $@ $< $(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c)) $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -o $@ $< $(TUI_TEST_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS)
 
 scenarios: $(SCEN_BINS)
 
--include $(CORE_OBJS:.o=.d) $(TUI_OBJS:.o=.d)
+-include $(CORE_OBJS:.o=.d) $(TUI_OBJS:.o=.d) $(UNIT_BINS:=.d) $(BENCH_BINS:=.d)
+
+# The skeletons and BPF objects are made by a chain of pattern rules; keep
+# them (make would delete them as intermediates and rebuild them each time).
+.SECONDARY: $(SKELS) $(patsubst %,$(BUILD)/bpf/%.bpf.o,$(BPF_NAMES)) \
+	    $(patsubst %,$(BUILD)/bpf/%.tmp.o,$(BPF_NAMES))
 
 # ---- tests, demo, bench ---------------------------------------------------------
 # check: the README's test command.  Unit tests run under ASan/UBSan; live and
@@ -186,9 +198,15 @@ demo: deps
 bench: all $(BENCH_BINS)
 	$(Q)tests/bench/run.sh
 
-FUZZ_SECONDS ?= 60
-fuzz:
+# make fuzz: each target to FUZZ_RUNS executions (10^6), printing the time
+# each took; FUZZ_SECONDS=N runs each for N seconds instead
+FUZZ_RUNS ?= 1000000
+fuzz: all
+ifdef FUZZ_SECONDS
 	$(Q)tests/fuzz/run.sh $(FUZZ_SECONDS)
+else
+	$(Q)tests/fuzz/run.sh --runs $(FUZZ_RUNS)
+endif
 
 # ---- install ------------------------------------------------------------------
 install: argus

@@ -8,7 +8,12 @@
  * the waker's CPU; sched_wakeup may fire later on the wakee's CPU from the
  * idle task when the wakeup is queued there by IPI, which would name
  * "swapper" as the waker): when the wakee is tracked, the waker's stack and
- * identity are kept for it.  tp_btf programs
+ * identity are kept for it — unless the wakeup runs in an interrupt (a disk
+ * completion in the block softirq, a timer in hardirq): then the waker is
+ * the interrupt (irq number or softirq vector, from the per-CPU context the
+ * irq_handler/softirq/hrtimer_expire tracepoints keep) and the interrupted
+ * task, which merely happened to run there, is neither named nor its stack
+ * kept.  tp_btf programs
  * are preferred; raw_tp twins are the fallback (same logic, CO-RE reads).
  */
 #include "vmlinux.h"
@@ -61,6 +66,20 @@ struct {
 	__type(value, struct offcpu_counters);
 	__uint(max_entries, 1);
 } counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct offcpu_cpuctx);
+	__uint(max_entries, 1);
+} cpuctx SEC(".maps");
+
+static __always_inline struct offcpu_cpuctx *cur_ctx(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpuctx, &zero);
+}
 
 static __always_inline struct offcpu_counters *ctrs(void)
 {
@@ -122,6 +141,8 @@ static __always_inline void on_switch(void *ctx, struct task_struct *prev,
 		k.waker_stack_id = w->stack_id;
 		k.waker_tgid = w->tgid;
 		__builtin_memcpy(k.waker_comm, w->comm, OFFCPU_COMM_LEN);
+		k.waker_kind = w->kind;
+		k.waker_vec = w->vec;
 		bpf_map_delete_elem(&wakers, &npid);
 	} else {
 		k.waker_stack_id = OFFCPU_NO_STACK;
@@ -147,6 +168,7 @@ static __always_inline void on_switch(void *ctx, struct task_struct *prev,
 static __always_inline void on_wakeup(void *ctx, struct task_struct *p)
 {
 	struct offcpu_counters *c;
+	struct offcpu_cpuctx *x;
 	struct offcpu_waker w = {};
 	__u32 pid = BPF_CORE_READ(p, pid);
 	long id;
@@ -154,10 +176,22 @@ static __always_inline void on_wakeup(void *ctx, struct task_struct *p)
 	if (!bpf_map_lookup_elem(&start, &pid))
 		return; /* not a task we track */
 	c = ctrs();
-	id = bpf_get_stackid(ctx, &stacks, 0);
-	w.stack_id = id < 0 ? OFFCPU_NO_STACK : id;
-	w.tgid = bpf_get_current_pid_tgid() >> 32;
-	bpf_get_current_comm(w.comm, sizeof(w.comm));
+	x = cur_ctx();
+	if (x && (x->irq || (x->hrtimer && !x->softirq))) {
+		/* a hardirq (inside a softirq too: the innermost context) */
+		w.kind = OFFCPU_WAKER_HARDIRQ;
+		w.vec = x->irq ? x->irq - 1 : OFFCPU_IRQ_TIMER;
+		w.stack_id = OFFCPU_NO_STACK;
+	} else if (x && x->softirq) {
+		w.kind = OFFCPU_WAKER_SOFTIRQ;
+		w.vec = x->softirq - 1;
+		w.stack_id = OFFCPU_NO_STACK;
+	} else {
+		id = bpf_get_stackid(ctx, &stacks, 0);
+		w.stack_id = id < 0 ? OFFCPU_NO_STACK : id;
+		w.tgid = bpf_get_current_pid_tgid() >> 32;
+		bpf_get_current_comm(w.comm, sizeof(w.comm));
+	}
 	if (c)
 		c->woken++;
 	bpf_map_update_elem(&wakers, &pid, &w, BPF_ANY);
@@ -190,3 +224,21 @@ int BPF_PROG(argus_offcpu_wakeup_raw, struct task_struct *p)
 	on_wakeup(ctx, p);
 	return 0;
 }
+
+/* The per-CPU interrupt context, both flavours. */
+#define OFFCPU_CTX_PROG(tp, name, args, body)                                    \
+	SEC("tp_btf/" #tp) int BPF_PROG(argus_offcpu_##name, args) { body; return 0; } \
+	SEC("raw_tp/" #tp) int BPF_PROG(argus_offcpu_##name##_raw, args) { body; return 0; }
+
+OFFCPU_CTX_PROG(irq_handler_entry, irq_entry, int irq,
+		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->irq = irq + 1; })
+OFFCPU_CTX_PROG(irq_handler_exit, irq_exit, int irq,
+		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->irq = 0; })
+OFFCPU_CTX_PROG(softirq_entry, softirq_entry, unsigned int vec,
+		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->softirq = vec + 1; })
+OFFCPU_CTX_PROG(softirq_exit, softirq_exit, unsigned int vec,
+		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->softirq = 0; })
+OFFCPU_CTX_PROG(hrtimer_expire_entry, hrtimer_entry, void *timer,
+		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->hrtimer++; })
+OFFCPU_CTX_PROG(hrtimer_expire_exit, hrtimer_exit, void *timer,
+		{ struct offcpu_cpuctx *x = cur_ctx(); if (x && x->hrtimer) x->hrtimer--; })

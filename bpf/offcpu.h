@@ -1,10 +1,11 @@
 /* offcpu — structs shared by bpf/offcpu.bpf.c and core/probe_offcpu.c.
  *
  * Time blocked per {blocked kernel stack, tgid, comm, waker stack, waker
- * tgid, waker comm}: sched_switch notes when a task that passes the filter
- * blocks (its state is not running) with its kernel stack; sched_waking
- * notes who wakes it (the waker's stack and identity); when the task is
- * switched in again the blocked time is added.  Fixed-width types only.
+ * tgid, waker comm, waker context}: sched_switch notes when a task that
+ * passes the filter blocks (its state is not running) with its kernel
+ * stack; sched_waking notes who wakes it (the waker's stack and identity,
+ * or the interrupt when the wakeup runs in one); when the task is switched
+ * in again the blocked time is added.  Fixed-width types only.
  */
 #ifndef ARGUS_BPF_OFFCPU_H
 #define ARGUS_BPF_OFFCPU_H
@@ -22,11 +23,29 @@ struct offcpu_start {
 	char comm[OFFCPU_COMM_LEN];
 };
 
-/* Who woke a blocked task: key pid (__u32). */
+/* offcpu_waker.kind / offcpu_key.waker_kind */
+#define OFFCPU_WAKER_TASK 0
+#define OFFCPU_WAKER_HARDIRQ 1      /* vec: irq number, or the two below */
+#define OFFCPU_WAKER_SOFTIRQ 2      /* vec: softirq vector (HI 0 .. RCU 9) */
+#define OFFCPU_IRQ_TIMER 0xfffffffeu /* hrtimer expiry in hardirq context */
+#define OFFCPU_IRQ_OTHER 0xffffffffu
+
+/* Who woke a blocked task: key pid (__u32).  In an interrupt, the
+ * interrupt: no stack, tgid 0, no comm. */
 struct offcpu_waker {
 	__u32 stack_id;
 	__u32 tgid;
 	char comm[OFFCPU_COMM_LEN];
+	__u32 kind;
+	__u32 vec;
+};
+
+/* Per-CPU interrupt context, from the irq/softirq/hrtimer tracepoints. */
+struct offcpu_cpuctx {
+	__u32 irq;                  /* irq number + 1 while in its handler */
+	__u32 softirq;              /* vector + 1 while serving it */
+	__u32 hrtimer;              /* hrtimer expiries in progress */
+	__u32 pad;
 };
 
 /* Key of the aggregate map; value struct offcpu_val (monotonic). */
@@ -38,6 +57,8 @@ struct offcpu_key {
 	                         * a signal, or woken before we attached) */
 	__u32 waker_tgid;
 	char waker_comm[OFFCPU_COMM_LEN];
+	__u32 waker_kind;           /* OFFCPU_WAKER_* */
+	__u32 waker_vec;
 };
 
 struct offcpu_val {

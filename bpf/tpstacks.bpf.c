@@ -14,16 +14,14 @@
 #include <bpf/bpf_tracing.h>
 
 #include "tpstacks.h"
+#include "filter.bpf.h"
+
+_Static_assert(TPSTACKS_COMM_LEN == FILTER_COMM_LEN, "comm length");
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* not const: user space retunes 1-in-N while attached (automatic mode) */
 __u32 sample_every = 1;
-const volatile __u32 filter_pid = 0;
-const volatile __u32 filter_tgid = 0;
-const volatile __u32 filter_comm_on = 0;
-const volatile char filter_comm[TPSTACKS_COMM_LEN] = {};
-const volatile __u64 filter_cgroup = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -46,18 +44,6 @@ struct {
 	__uint(max_entries, TPSTACKS_MAX_TPS);
 } counters SEC(".maps");
 
-static __always_inline int comm_matches(const char *comm)
-{
-#pragma unroll
-	for (int i = 0; i < TPSTACKS_COMM_LEN; i++) {
-		if (comm[i] != filter_comm[i])
-			return 0;
-		if (!comm[i])
-			break;
-	}
-	return 1;
-}
-
 static __always_inline int on_fire(struct bpf_raw_tracepoint_args *ctx, __u32 tp)
 {
 	struct tpstacks_counters *c = bpf_map_lookup_elem(&counters, &tp);
@@ -69,18 +55,9 @@ static __always_inline int on_fire(struct bpf_raw_tracepoint_args *ctx, __u32 tp
 		return 0;
 	key.tp = tp;
 	key.tgid = pid_tgid >> 32;
-	if ((filter_pid && (__u32)pid_tgid != filter_pid) ||
-	    (filter_tgid && key.tgid != filter_tgid) ||
-	    (filter_cgroup && bpf_get_current_cgroup_id() != filter_cgroup)) {
+	if (!filter_pass(pid_tgid, key.comm, 0)) { /* reads comm only for a comm filter */
 		c->filtered_out++;
 		return 0;
-	}
-	if (filter_comm_on) {
-		bpf_get_current_comm(key.comm, sizeof(key.comm));
-		if (!comm_matches(key.comm)) {
-			c->filtered_out++;
-			return 0;
-		}
 	}
 	c->fired++;
 	if (sample_every > 1 && c->fired % sample_every)

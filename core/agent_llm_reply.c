@@ -11,6 +11,7 @@
 
 #include "agent_llm_int.h"
 #include "calib.h"
+#include "json_safe.h"
 #include "redact.h"
 
 char *agent_llm_extract_json(const char *text)
@@ -400,6 +401,11 @@ int al_reply_interpret(struct agent_llm *al, const struct llm_result *res, struc
 			return -EINVAL;
 		}
 		root = cJSON_Parse(json);
+		/* the verdict's summary, path and notes are shown: escaped */
+		if (root && json_safe_tree(root, 0, 0, NULL) < 0) {
+			cJSON_Delete(root);
+			root = NULL;
+		}
 		if (!root || !cJSON_IsObject(root)) {
 			snprintf(err, errlen, "the JSON in the reply does not parse (near byte %ld)",
 				 root ? 0L : (long)(cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() - json : 0));

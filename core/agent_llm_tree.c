@@ -22,14 +22,21 @@ static int rnode_cmp_ptr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* what a node moved by: its net delta, or the rise or fall below it */
+static double rank_move(const struct tree_node *n)
+{
+	return fmax(fabs(n->stat.delta), fmax(n->stat.rise, n->stat.fall));
+}
+
 static int rnode_cmp_rank(const void *a, const void *b)
 {
 	const struct tree_node *x = (*(const struct rnode *const *)a)->n;
 	const struct tree_node *y = (*(const struct rnode *const *)b)->n;
-	double dx = fabs(x->stat.delta), dy = fabs(y->stat.delta);
+	double dx = rank_move(x), dy = rank_move(y);
+	int sx = x->stat.significant || x->stat.rise > 0, sy = y->stat.significant || y->stat.rise > 0;
 
-	if (x->stat.significant != y->stat.significant)
-		return y->stat.significant - x->stat.significant;
+	if (sx != sy)
+		return sy - sx;
 	if (dx != dy)
 		return dx < dy ? 1 : -1;
 	if (tree_node_sum(x) != tree_node_sum(y))
@@ -54,22 +61,81 @@ static void fmt_num(char *buf, size_t len, double x)
 		snprintf(buf, len, "%.3g", x);
 }
 
-static void node_line(const struct tree_node *n, const struct tree_node *focus, char *buf,
-		      size_t len)
+/* "  rise +120 fall -80" when the node's significant rise and fall (kept
+ * apart, calib_masses) say more than its net delta: something rose below
+ * it while something else fell */
+static void mass_part(const struct calib_stat *s, char *buf, size_t len)
+{
+	char up[32], dn[32];
+
+	buf[0] = 0;
+	if (!(s->rise > 0 && s->fall > 0) &&
+	    !(s->rise > 0 && fabs(s->rise - s->delta) > 0.05 * s->rise) &&
+	    !(s->fall > 0 && fabs(s->fall + s->delta) > 0.05 * s->fall))
+		return;
+	fmt_num(up, sizeof(up), s->rise);
+	fmt_num(dn, sizeof(dn), s->fall);
+	snprintf(buf, len, "  rise +%s fall -%s", up, dn);
+}
+
+/* "  DISPLACED (noisy [123] -400)": most of the node's fall is the work of
+ * a process that is not the diagnosed one (a background that lost CPU to
+ * the load): reported, never the verdict */
+static void displaced_part(const struct tree *t, const struct tree_node *n, char *buf,
+			   size_t len)
+{
+	double secs[COND_N] = { 0 }, worst = 0;
+	const struct tree_proc *w = NULL;
+
+	buf[0] = 0;
+	if (!t || !(n->stat.fall > 0))
+		return;
+	for (unsigned i = 0; i < t->nwin; i++)
+		if (t->wins[i].secs > 0 && t->wins[i].cond < COND_N)
+			secs[t->wins[i].cond] += t->wins[i].secs;
+	if (!(secs[COND_REF] > 0) || !(secs[COND_LOAD] > 0))
+		return;
+	for (const struct tree_proc *e = n->procs; e; e = e->next) {
+		double d = e->total[COND_LOAD] / secs[COND_LOAD] - e->total[COND_REF] / secs[COND_REF];
+
+		if (!tree_is_diagnosed(t, e->tgid) && d < worst) {
+			worst = d;
+			w = e;
+		}
+	}
+	if (w && -worst >= 0.5 * n->stat.fall) {
+		char name[24];
+
+		/* a comm comes from the kernel: printable ASCII only */
+		snprintf(name, sizeof(name), "%s", w->comm ? w->comm : "?");
+		for (char *c = name; *c; c++)
+			if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+				*c = '?';
+		snprintf(buf, len, "  DISPLACED (%s [%u] %.0f: another process's work the load "
+			 "took CPU from)", name, (unsigned)w->tgid, worst);
+	}
+}
+
+static void node_line(const struct tree *t, const struct tree_node *n,
+		      const struct tree_node *focus, char *buf, size_t len)
 {
 	const struct calib_stat *s = &n->stat;
-	char r[32], l[32], d[32], x[32];
+	char r[32], l[32], d[32], x[32], m[96], dp[128];
 
 	fmt_num(r, sizeof(r), s->rate[COND_REF]);
 	fmt_num(l, sizeof(l), s->rate[COND_LOAD]);
 	fmt_num(d, sizeof(d), s->delta);
 	fmt_num(x, sizeof(x), s->ratio);
-	snprintf(buf, len, "%*s%s  ref %s  load %s  delta %s%s  x%s  q %.2g%s%s%s", (int)n->depth * 2,
-		 "", n->name ? n->name : "?", r, l, s->delta > 0 ? "+" : "", d, x, s->q,
-		 s->significant ? "  SIG" : "",
+	mass_part(s, m, sizeof(m));
+	displaced_part(t, n, dp, sizeof(dp));
+	snprintf(buf, len, "%*s%s%s  ref %s  load %s  delta %s%s  x%s  q %.2g%s%s%s%s%s",
+		 (int)n->depth * 2, "", n->kind == TREE_TIME ? "time: " : "",
+		 n->name ? n->name : "?", r, l, s->delta > 0 ? "+" : "", d, x, s->q,
+		 s->significant ? "  SIG" : "", m,
 		 n->presence == TREE_NEW ? "  NEW" : n->presence == TREE_VANISHED ? "  GONE" : "",
-		 n == focus ? "  <- FOCUS (the person asked to look here)" : "");
+		 dp, n == focus ? "  <- FOCUS (the person asked to look here)" : "");
 }
+
 
 static void collect(const struct tree_node *n, struct rnode *v, size_t *k, size_t max)
 {
@@ -89,10 +155,10 @@ static size_t count(const struct tree_node *n)
 	return c;
 }
 
-static void render(struct al_sbuf *b, const struct tree_node *n, struct rnode *v, size_t nv,
-		   const struct tree_node *focus)
+static void render(struct al_sbuf *b, const struct tree *t, const struct tree_node *n,
+		   struct rnode *v, size_t nv, const struct tree_node *focus)
 {
-	char line[512];
+	char line[640];
 	unsigned left = 0;
 
 	for (unsigned i = 0; i < n->nchild; i++) {
@@ -101,7 +167,7 @@ static void render(struct al_sbuf *b, const struct tree_node *n, struct rnode *v
 		if (!r || !r->sel)
 			left++;
 	}
-	node_line(n, focus, line, sizeof(line));
+	node_line(t, n, focus, line, sizeof(line));
 	if (left && left == n->nchild)
 		al_sb_addf(b, "%s  (+%u children)\n", line, left);
 	else if (left)
@@ -112,7 +178,7 @@ static void render(struct al_sbuf *b, const struct tree_node *n, struct rnode *v
 		struct rnode *r = rnode_find(v, nv, n->child[i]);
 
 		if (r && r->sel)
-			render(b, n->child[i], v, nv, focus);
+			render(b, t, n->child[i], v, nv, focus);
 	}
 }
 
@@ -121,7 +187,7 @@ char *agent_llm_render_tree(const struct tree *t, const struct tree_node *focus,
 	struct rnode *v = NULL, **rank = NULL;
 	struct al_sbuf b = { 0 };
 	size_t n, k = 0, used = 0;
-	char line[512];
+	char line[640];
 	char *out = NULL;
 
 	if (!t || !t->root)
@@ -135,7 +201,7 @@ char *agent_llm_render_tree(const struct tree *t, const struct tree_node *focus,
 		goto out;
 	collect(t->root, v, &k, n);
 	for (size_t i = 0; i < n; i++) {
-		node_line(v[i].n, focus, line, sizeof(line));
+		node_line(t, v[i].n, focus, line, sizeof(line));
 		v[i].line_len = strlen(line) + 16; /* room for "(+N more)" */
 	}
 	qsort(v, n, sizeof(*v), rnode_cmp_ptr);
@@ -179,7 +245,7 @@ char *agent_llm_render_tree(const struct tree *t, const struct tree_node *focus,
 		}
 		used += cost;
 	}
-	render(&b, t->root, v, n, focus);
+	render(&b, t, t->root, v, n, focus);
 	out = al_sb_take(&b);
 	b.p = NULL;
 out:

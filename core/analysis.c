@@ -1,6 +1,7 @@
 /* analysis — profile and steps to the calibrated tree and verdict (see
  * analysis.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,21 +11,7 @@
 #include "analysis.h"
 #include "step_merge.h"
 #include "subsys.h"
-
-__attribute__((format(printf, 2, 3)))
-static void analysis_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
+#include "util.h"
 
 void analysis_clear(struct analysis *a)
 {
@@ -37,6 +24,8 @@ void analysis_clear(struct analysis *a)
 	free(a->lines);
 	for (unsigned i = 0; i < a->nnaive; i++)
 		free(a->naive_path[i]);
+	for (unsigned i = 0; i < a->nnaive_diff; i++)
+		free(a->naive_diff_path[i]);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -58,10 +47,78 @@ char *analysis_calib_reason(const struct analysis *a, char *buf, size_t len)
 	return buf;
 }
 
-/* The reference-less answer: hottest child by loaded total, down to a leaf. */
+/* The sum below n (n included) of the positive part of each node's self
+ * rate delta: its exact stacks' increases.  Steps' nodes count another
+ * unit and are left out. */
+static double analysis_pos_sum(const struct tree_node *n, const double *secs)
+{
+	double sum;
+
+	if (n->flags & TREE_F_STEP)
+		return 0;
+	sum = fmax(0, n->self[COND_LOAD] / secs[COND_LOAD] - n->self[COND_REF] / secs[COND_REF]);
+	for (unsigned i = 0; i < n->nchild; i++)
+		sum += analysis_pos_sum(n->child[i], secs);
+	return sum;
+}
+
+/* The simple per-stack differ (struct analysis, naive_diff). */
+static int analysis_naive_diff(const struct tree *t, struct analysis *a)
+{
+	const struct tree_node *n = t->root;
+	double secs[COND_N] = { 0 };
+
+	for (unsigned w = 0; w < t->nwin; w++)
+		if (t->wins[w].secs > 0 && t->wins[w].cond < COND_N)
+			secs[t->wins[w].cond] += t->wins[w].secs;
+	if (!(secs[COND_REF] > 0) || !(secs[COND_LOAD] > 0))
+		return 0;
+	while (n && n->nchild) {
+		const struct tree_node *best = NULL;
+		double bp = 0, self;
+
+		for (unsigned i = 0; i < n->nchild; i++) {
+			const struct tree_node *c = n->child[i];
+			double cp;
+
+			if (c->kind == TREE_SUBSYS && c->subsys == SUBSYS_IDLE)
+				continue;
+			cp = analysis_pos_sum(c, secs);
+			if (cp > bp) {
+				best = c;
+				bp = cp;
+			}
+		}
+		self = fmax(0, n->self[COND_LOAD] / secs[COND_LOAD] - n->self[COND_REF] / secs[COND_REF]);
+		if (!best || (n->kind == TREE_FRAME && self >= bp))
+			break;
+		n = best;
+		if (n->kind == TREE_SUBSYS) {
+			snprintf(a->naive_diff_subsystem, sizeof(a->naive_diff_subsystem), "%s",
+				 subsys_name(n->subsys));
+			continue;
+		}
+		if (n->kind != TREE_FRAME && n->kind != TREE_EVENT)
+			continue;
+		if (a->nnaive_diff == VERDICT_MAX_PATH)
+			break;
+		a->naive_diff_path[a->nnaive_diff] = strdup(n->name);
+		if (!a->naive_diff_path[a->nnaive_diff])
+			return -ENOMEM;
+		a->nnaive_diff++;
+	}
+	return 0;
+}
+
+/* The reference-less answer: hottest child by loaded total, down to a leaf;
+ * the per-stack differ beside it. */
 static int analysis_naive(const struct tree *t, struct analysis *a)
 {
 	const struct tree_node *n = t->root;
+	int err = analysis_naive_diff(t, a);
+
+	if (err)
+		return err;
 
 	while (n && n->nchild) {
 		const struct tree_node *best = NULL;
@@ -94,6 +151,33 @@ static int analysis_naive(const struct tree *t, struct analysis *a)
 	return 0;
 }
 
+/* The header line also says which other processes the load displaced
+ * (reported, not diagnosed: verdict.displaced).  A comm comes from the
+ * kernel: its control bytes are shown as '?'. */
+static void analysis_summary_displaced(struct analysis *a, int utf8)
+{
+	size_t off = strlen(a->summary);
+
+	for (unsigned i = 0; i < a->verdict.ndisplaced && off < sizeof(a->summary); i++) {
+		const struct verdict_branch *b = &a->verdict.displaced[i];
+		char name[48];
+		int w;
+
+		snprintf(name, sizeof(name), "%s", b->process ? b->process : "?");
+		for (char *c = name; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		w = snprintf(a->summary + off, sizeof(a->summary) - off, "%s%s %s%.0f/s",
+			     i ? ", " : (off ? (utf8 ? " \xc2\xb7 displaced: " : " | displaced: ")
+				     : "displaced: "), name, utf8 ? "\xe2\x88\x92" : "-", b->mass);
+		if (w < 0 || (size_t)w >= sizeof(a->summary) - off) {
+			a->summary[off] = '\0'; /* whole entries only */
+			break;
+		}
+		off += (size_t)w;
+	}
+}
+
 int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned nsteps,
 		 const struct analysis_opts *o, struct analysis *out, char **cause)
 {
@@ -108,7 +192,7 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 		o = &defaults;
 	if (!p) {
 		err = -EINVAL;
-		analysis_cause(cause, "nothing measured yet: no profile to analyse");
+		util_cause(cause, "nothing measured yet: no profile to analyse");
 		goto fail;
 	}
 	topts.group = o->group;
@@ -116,7 +200,7 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 	out->t = tree_build(p, &topts);
 	if (!out->t) {
 		err = errno ? -errno : -ENOMEM;
-		analysis_cause(cause, "cannot build the tree: %s", strerror(-err));
+		util_cause(cause, "cannot build the tree: %s", strerror(-err));
 		goto fail;
 	}
 	for (unsigned i = 0; i < nsteps; i++)
@@ -143,9 +227,10 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 		reply.nlines = 0;
 		agent_reply_clear(&reply);
 		calib_summary(out->t, o->utf8, out->summary, sizeof(out->summary));
+		analysis_summary_displaced(out, o->utf8);
 		err = analysis_naive(out->t, out);
 		if (err) {
-			analysis_cause(cause, "cannot analyse: out of memory");
+			util_cause(cause, "cannot analyse: out of memory");
 			goto fail;
 		}
 	}

@@ -74,6 +74,14 @@ struct analysis {
 	char naive_subsystem[16];
 	char *naive_path[VERDICT_MAX_PATH]; /* owned */
 	unsigned nnaive;
+	/* naive_diff: a simple per-stack differ — each exact stack's positive
+	 * part of loaded - reference rate, summed up the tree, and from the
+	 * root the heaviest child down to where a node's own increase
+	 * outweighs every child's (idle skipped).  What argus's significance
+	 * machinery must not be worse than (issue 11). */
+	char naive_diff_subsystem[16];
+	char *naive_diff_path[VERDICT_MAX_PATH]; /* owned */
+	unsigned nnaive_diff;
 };
 
 /* Runs the analysis of p with steps[0..nsteps) (steps may be NULL when

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "calib.h"
+#include "seqtest.h"
 
 #define CALIB_P_FLOOR 1e-300
 #define CALIB_EXACT_TERMS 4e6
@@ -41,6 +42,7 @@ void calib_opts_default(struct calib_opts *o)
 	o->freq_hz = 0;
 	o->min_agree = 0.5;
 	o->min_count = 5;
+	o->sequential = 0;
 }
 
 /* ---- the rate test ------------------------------------------------------ */
@@ -251,7 +253,9 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 	struct node_vec nv = { 0 };
 	double secs[COND_N] = { 0 };
 	unsigned *ref_w = NULL, *load_w = NULL, nref = 0, nload = 0, npairs;
-	double *fp = NULL;
+	double *fp = NULL, *pair_secs = NULL;
+	uint64_t *pair_n = NULL;
+	struct seqtest *seq = NULL;
 	size_t *fi = NULL, nf = 0, i;
 	int err = 0;
 
@@ -283,6 +287,24 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 		goto cleanup;
 	}
 	npairs = nref < nload ? nref : nload;
+	if (o->sequential && npairs) {
+		/* the per-pair exposures once; each node adds its counts */
+		pair_secs = malloc(2 * npairs * sizeof(*pair_secs));
+		pair_n = malloc(2 * npairs * sizeof(*pair_n));
+		if (!pair_secs || !pair_n) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		for (unsigned k = 0; k < npairs; k++) {
+			pair_secs[k] = t->wins[ref_w[k]].secs;
+			pair_secs[npairs + k] = t->wins[load_w[k]].secs;
+		}
+		seq = seqtest_new(pair_secs, pair_secs + npairs, npairs);
+		if (!seq) {
+			err = -errno;
+			goto cleanup;
+		}
+	}
 
 	err = tree_walk(t->root, node_vec_push, &nv);
 	if (err)
@@ -313,8 +335,17 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 			s->ratio = s->rate[COND_LOAD] / s->rate[COND_REF];
 		else
 			s->ratio = s->rate[COND_LOAD] > 0 ? INFINITY : 1.0;
-		s->p = calib_poisson_p(n->total[COND_REF], secs[COND_REF],
-				       n->total[COND_LOAD], secs[COND_LOAD]);
+		if (seq && n->win_total) {
+			for (unsigned k = 0; k < npairs; k++) {
+				pair_n[k] = n->win_total[ref_w[k]];
+				pair_n[npairs + k] = n->win_total[load_w[k]];
+			}
+			s->p = seqtest_p_of(seqtest_log_e(seq, pair_n, pair_n + npairs, npairs));
+			s->anytime = 1;
+		} else {
+			s->p = calib_poisson_p(n->total[COND_REF], secs[COND_REF],
+					       n->total[COND_LOAD], secs[COND_LOAD]);
+		}
 		s->q = 1.0;
 		sg = sign_of(s->delta);
 		if (n->win_total) {
@@ -327,6 +358,18 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 				if (sign_of(d) == sg)
 					s->pairs_agree++;
 			}
+		}
+		{
+			uint64_t sc = n->self[COND_REF] + n->self[COND_LOAD];
+			double sd = n->self[COND_LOAD] / secs[COND_LOAD] -
+				    n->self[COND_REF] / secs[COND_REF];
+
+			/* a per-node test, not part of the family: it only adds
+			 * a node's own time to rises its children already show */
+			if (sc >= o->min_count && sd != 0 &&
+			    calib_poisson_p(n->self[COND_REF], secs[COND_REF], n->self[COND_LOAD],
+					    secs[COND_LOAD]) <= o->alpha)
+				s->self_sign = sign_of(sd);
 		}
 		if (n == t->root)
 			s->q = s->p;
@@ -370,13 +413,67 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 	/* share_of_parent above read the parent's delta: pre-order walk, so the
 	 * parent was filled in the first loop already */
 	err = calib_annot_run(t, o);
+	calib_masses(t);
 cleanup:
+	seqtest_free(seq);
+	free(pair_secs);
+	free(pair_n);
 	free(nv.v);
 	free(fp);
 	free(fi);
 	free(ref_w);
 	free(load_w);
 	return err;
+}
+
+/* ---- rises and falls apart ------------------------------------------------ */
+
+static int calib_other_unit(const struct tree_node *parent, const struct tree_node *c)
+{
+	return (c->flags & TREE_F_STEP) && !(parent->flags & TREE_F_STEP);
+}
+
+/* post-order: children first */
+static void calib_mass_node(struct tree_node *n, double secs_ref, double secs_load)
+{
+	const struct calib_stat *s = &n->stat;
+	double up = 0, down = 0, self = 0;
+
+	for (unsigned i = 0; i < n->nchild; i++) {
+		struct tree_node *c = n->child[i];
+
+		calib_mass_node(c, secs_ref, secs_load);
+		if (calib_other_unit(n, c))
+			continue;
+		up += c->stat.rise;
+		down += c->stat.fall;
+	}
+	if (!(n->flags & TREE_F_STEP))
+		self = n->self[COND_LOAD] / secs_load - n->self[COND_REF] / secs_ref;
+	/* the self test is per node, outside the FDR family: its time joins a
+	 * rise (fall) only where one is established already, by the node's own
+	 * test or its children's; alone it would let chance self counts, one
+	 * node in twenty at alpha 0.05, make a rise out of no true delta */
+	if (s->self_sign > 0 && self > 0 && (up > 0 || (s->significant && s->sign > 0)))
+		up += self;
+	if (s->self_sign < 0 && self < 0 && (down > 0 || (s->significant && s->sign < 0)))
+		down += -self;
+	n->stat.rise = fmax(s->significant && s->sign > 0 ? s->delta : 0, up);
+	n->stat.fall = fmax(s->significant && s->sign < 0 ? -s->delta : 0, down);
+}
+
+void calib_masses(struct tree *t)
+{
+	double secs[COND_N] = { 0 };
+
+	if (!t || !t->root)
+		return;
+	for (unsigned w = 0; w < t->nwin; w++)
+		if (t->wins[w].secs > 0 && t->wins[w].cond < COND_N)
+			secs[t->wins[w].cond] += t->wins[w].secs;
+	if (!(secs[COND_REF] > 0) || !(secs[COND_LOAD] > 0))
+		return;
+	calib_mass_node(t->root, secs[COND_REF], secs[COND_LOAD]);
 }
 
 /* ---- words ----------------------------------------------------------------- */
@@ -412,10 +509,14 @@ char *calib_explain(const struct tree_node *n, char *buf, size_t len)
 			 s->cpu_ms[COND_LOAD] - s->cpu_ms[COND_REF]);
 	snprintf(buf, len,
 		 "%+.1f/s%s (ref %.1f/s, load %.1f/s, %s), n=%llu, p%s q%s "
-		 "(two-sided conditional binomial test of two Poisson rates, "
-		 "Benjamini-Hochberg), %u/%u pairs agree: %s",
+		 "(%s), %u/%u pairs agree: %s",
 		 s->delta, cpu, s->rate[COND_REF], s->rate[COND_LOAD], ratio,
-		 (unsigned long long)cnt, ps, qs, s->pairs_agree, s->pairs,
+		 (unsigned long long)cnt, ps, qs,
+		 s->anytime ? "anytime-valid mixture test of two Poisson rates over the "
+			      "window pairs, e-BH" :
+			      "two-sided conditional binomial test of two Poisson rates, "
+			      "Benjamini-Hochberg",
+		 s->pairs_agree, s->pairs,
 		 s->why ? s->why : "not calibrated");
 	return buf;
 }

@@ -7,6 +7,8 @@
  * Benjamini–Hochberg q-value across all nodes, and sign consistency over the
  * reference/loaded window pairs.  A node is significant when q <= alpha and
  * at least min_agree of its pairs agree with the overall sign.
+ * With calib_opts.sequential the p-value is the anytime-valid one of
+ * core/seqtest.h instead (measuring that stops when the verdict settles).
  */
 #ifndef ARGUS_CALIB_H
 #define ARGUS_CALIB_H
@@ -20,6 +22,11 @@ struct calib_opts {
 	                        * "more than half" when there are >= 2 pairs */
 	uint64_t min_count;    /* nodes with fewer samples (both conditions
 	                        * together) are never significant; default 5 */
+	int sequential;        /* p from the anytime-valid mixture test over
+	                        * the window pairs (core/seqtest.h), so BH is
+	                        * e-BH: valid when the caller looks after every
+	                        * pair and stops on the answer; 0 (default): the
+	                        * fixed-sample conditional binomial test */
 };
 
 /* Defaults above. */
@@ -28,6 +35,13 @@ void calib_opts_default(struct calib_opts *o);
 /* Fills node->stat for every node of t.  Needs at least one window of each
  * condition; returns -EINVAL (nothing to compare) otherwise, 0 on success. */
 int calib_run(struct tree *t, const struct calib_opts *o);
+
+/* Fills stat.rise and stat.fall of every node from the significance of the
+ * nodes and their self counts (calib_run calls it last; callers that change
+ * significance afterwards, such as the step calibration, call it again).
+ * A step's node (TREE_F_STEP) under a node of the calibration counts
+ * another unit: it is left out of its parent's sums. */
+void calib_masses(struct tree *t);
 
 /* Calibrates the nodes steps added (TREE_F_STEP, left out of calib_run's
  * own pass) from their annotations (core/tree_annot.h): rates, the Poisson

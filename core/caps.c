@@ -1,5 +1,6 @@
 /* caps — kernel capabilities: which step kinds work here, which tracepoints
- * and functions exist.  The BPF side of the probing is core/probe_caps.c. */
+ * and functions exist.  The BPF side of the probing is core/probe_caps.c
+ * (probe_caps.h), which does not know struct caps. */
 #include <bpf/btf.h>
 #include <cjson/cJSON.h>
 #include <bpf/libbpf.h>
@@ -664,7 +665,10 @@ struct caps *caps_probe(unsigned flags)
 	if (flags & CAPS_PROBE_NO_BPF)
 		caps_note(c, "BPF attach mechanisms not probed (asked not to)");
 	else
-		probe_caps_mechanisms(c);
+		probe_caps_mechanisms(c->mech, c->is_root);
+	if (!(flags & CAPS_PROBE_NO_BPF) && !c->is_root && c->mech[CAPS_RAW_TP].err == -EPERM)
+		caps_note(c, "not root: loading BPF programs was refused (EPERM), so every "
+			  "kind reads as unavailable; run 'sudo argus probes' to probe this kernel");
 	caps_derive_kinds(c);
 
 	enum_btf(c, &ntp, &nfn_btf);

@@ -29,24 +29,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "probe_caps.h"
 #include "step.h"
-
-/* Attach mechanisms that caps_probe tries. */
-enum caps_mech {
-	CAPS_PERF_CPU_CLOCK = 0,    /* perf_event software cpu-clock + BPF, stacks */
-	CAPS_RAW_TP,                /* raw_tp on sched_switch */
-	CAPS_TP_BTF,                /* tp_btf on sched_switch */
-	CAPS_FENTRY,                /* fentry on vfs_read */
-	CAPS_KPROBE,                /* kprobe through the perf kprobe PMU */
-	CAPS_KPROBE_MULTI,          /* kprobe.multi link */
-	CAPS_MECH_N
-};
-
-struct caps_mech_result {
-	int probed;                 /* 0: not tried (see detail) */
-	int err;                    /* 0 works, else -errno of the failing call */
-	char detail[160];           /* "attach: EPERM", "kprobe PMU absent", ... */
-};
 
 struct caps_kind {
 	int available;
@@ -148,8 +132,5 @@ char *caps_to_json(const struct caps *c);
 
 /* Name of a mechanism ("perf_event cpu-clock", "raw_tp", ...). */
 const char *caps_mech_name(enum caps_mech m);
-
-/* core/probe_caps.c: loads and attaches the test programs, filling c->mech. */
-void probe_caps_mechanisms(struct caps *c);
 
 #endif

@@ -1,6 +1,5 @@
 /* controller — the step loop: turns, decisions, runs, results (see
  * controller.h). */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

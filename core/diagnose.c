@@ -23,29 +23,7 @@
 #include "step_preflight.h"
 #include "diagnose.h"
 #include "tree.h"
-
-static double diag_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-__attribute__((format(printf, 2, 3)))
-static void diag_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
+#include "util.h"
 
 void diagnose_result_clear(struct diagnose_result *r)
 {
@@ -57,6 +35,8 @@ void diagnose_result_clear(struct diagnose_result *r)
 	free(r->decisions);
 	for (unsigned i = 0; i < r->nnaive; i++)
 		free(r->naive_path[i]);
+	for (unsigned i = 0; i < r->nnaive_diff; i++)
+		free(r->naive_diff_path[i]);
 	free(r->hyp);
 	memset(r, 0, sizeof(*r));
 }
@@ -68,6 +48,11 @@ static void diag_take_naive(struct analysis *an, struct diagnose_result *r)
 	memcpy(r->naive_path, an->naive_path, an->nnaive * sizeof(*r->naive_path));
 	r->nnaive = an->nnaive;
 	an->nnaive = 0;
+	memcpy(r->naive_diff_subsystem, an->naive_diff_subsystem, sizeof(r->naive_diff_subsystem));
+	memcpy(r->naive_diff_path, an->naive_diff_path,
+	       an->nnaive_diff * sizeof(*r->naive_diff_path));
+	r->nnaive_diff = an->nnaive_diff;
+	an->nnaive_diff = 0;
 }
 
 /* The analysis of p without steps; an error when it cannot be calibrated
@@ -83,7 +68,7 @@ static int diag_analyse(const struct profile *p, const struct calib_opts *co, un
 	if (err)
 		return err;
 	if (!an->calibrated) {
-		diag_cause(cause, "cannot calibrate: %s", analysis_calib_reason(an, why, sizeof(why)));
+		util_cause(cause, "cannot calibrate: %s", analysis_calib_reason(an, why, sizeof(why)));
 		return an->calib_err;
 	}
 	return 0;
@@ -179,7 +164,7 @@ static int diag_agent(struct analysis *an, struct agent *a, int stop_fd,
 
 		err = agent_turn_wait(a, &ctx, &reply, stop_fd);
 		if (err) {
-			diag_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
+			util_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
 			goto out;
 		}
 		r->turns++;
@@ -220,7 +205,7 @@ static int diag_agent(struct analysis *an, struct agent *a, int stop_fd,
 	err = diag_agent_extras(a, r);
 out:
 	if (err && err != -EINTR && cause && !*cause)
-		diag_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
+		util_cause(cause, "the %s agent failed: %s", agent_name(a), strerror(-err));
 	agent_reply_clear(&reply);
 	return err;
 }
@@ -236,7 +221,7 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
 		       struct diagnose_result *r, char **cause)
 {
 	struct analysis an = { 0 };
-	double t0 = diag_now();
+	double t0 = util_mono_s();
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -252,7 +237,7 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
 	}
 	if (!an.descended) {
 		err = an.descent_err;
-		diag_cause(cause, "the descent failed: %s", strerror(-err));
+		util_cause(cause, "the descent failed: %s", strerror(-err));
 		goto out;
 	}
 	/* the verdict and its reasoning lines are the descent's */
@@ -260,7 +245,7 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
 	diag_take_naive(&an, r);
 out:
 	analysis_clear(&an);
-	r->thinking_s = diag_now() - t0;
+	r->thinking_s = util_mono_s() - t0;
 	return err;
 }
 
@@ -313,12 +298,22 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 	diag_num(ev, "share_of_root", v->share_of_root);
 	if (v->nnotes)
 		cJSON_AddItemToObject(jv, "notes", diag_strings(v->notes, v->nnotes));
+	if (verdict_json_add_paths(jv, v))
+		err = -ENOMEM;
 
 	jn = cJSON_AddObjectToObject(o, "naive");
 	cJSON_AddStringToObject(jn, "subsystem", r->naive_subsystem);
 	cJSON_AddItemToObject(jn, "path", diag_strings(r->naive_path, r->nnaive));
 	if (r->nnaive)
 		cJSON_AddStringToObject(jn, "leaf", r->naive_path[r->nnaive - 1]);
+	else
+		cJSON_AddNullToObject(jn, "leaf");
+
+	jn = cJSON_AddObjectToObject(o, "naive_diff");
+	cJSON_AddStringToObject(jn, "subsystem", r->naive_diff_subsystem);
+	cJSON_AddItemToObject(jn, "path", diag_strings(r->naive_diff_path, r->nnaive_diff));
+	if (r->nnaive_diff)
+		cJSON_AddStringToObject(jn, "leaf", r->naive_diff_path[r->nnaive_diff - 1]);
 	else
 		cJSON_AddNullToObject(jn, "leaf");
 
@@ -377,8 +372,21 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 		diag_num(tm, "measuring_s", info->measuring_s);
 		diag_num(tm, "thinking_s", r->thinking_s);
 		diag_num(tm, "waiting_for_human_s", r->waiting_s);
+		if (info->stop_reason) {
+			cJSON *js = cJSON_AddObjectToObject(o, "stopping");
+
+			cJSON_AddStringToObject(js, "reason", info->stop_reason);
+			cJSON_AddNumberToObject(js, "pairs", info->stop_pairs);
+			cJSON_AddBoolToObject(js, "settled", info->stop_settled);
+			cJSON_AddBoolToObject(js, "sequential", info->sequential);
+			if (info->stop_windows && info->stop_windows[0])
+				cJSON_AddStringToObject(js, "windows", info->stop_windows);
+		}
 		opt = cJSON_AddObjectToObject(o, "options");
 		cJSON_AddNumberToObject(opt, "pairs", info->pairs);
+		if (info->sequential)
+			cJSON_AddNumberToObject(opt, "min_pairs", info->min_pairs);
+		cJSON_AddBoolToObject(opt, "fixed", !info->sequential);
 		diag_num(opt, "window_s", info->window_s);
 		diag_num(opt, "settle_s", info->settle_s);
 		cJSON_AddNumberToObject(opt, "freq_hz", info->freq_hz);
@@ -538,7 +546,7 @@ static void diag_event(void *arg, const struct ctl_event *ev)
 		diag_keep(b, diag_decision(r, "proposed %s: not run without --auto", desc));
 		break;
 	case CTL_EV_DECISION:
-		b->ts = diag_now();       /* its pre-flight and run are time in steps */
+		b->ts = util_mono_s();       /* its pre-flight and run are time in steps */
 		break;
 	case CTL_EV_PREFLIGHT:
 		diag_log(b->o->log, "step %u (auto-accepted): %s; pre-flight: %s", ev->step_no, desc,
@@ -555,7 +563,7 @@ static void diag_event(void *arg, const struct ctl_event *ev)
 	case CTL_EV_RESULT:
 		if (!ev->info)
 			break;            /* not run: said at its pre-flight */
-		b->texec += diag_now() - b->ts;
+		b->texec += util_mono_s() - b->ts;
 		if (!ev->ok)
 			break;            /* the run failed: diagnose fails */
 		rep.pf = ev->pf;
@@ -602,15 +610,15 @@ static int diag_drive(struct controller *c, struct diag_batch *b, const struct p
 				return err;
 			ctl_rebuilt(c);
 		}
-		rc = ctl_tick(c, an->t, 1, NULL, diag_now());
+		rc = ctl_tick(c, an->t, 1, NULL, util_mono_s());
 		if (b->err)
 			return b->err;
 		if (rc < 0 || c->mode == CTL_DONE) {
 			if (rc < 0 && c->cause && cause && !*cause)
-				diag_cause(cause, "%s", c->cause);
+				util_cause(cause, "%s", c->cause);
 			return rc < 0 ? rc : 0;
 		}
-		tmo = ctl_timeout_ms(c, diag_now());
+		tmo = ctl_timeout_ms(c, util_mono_s());
 		if (tmo == 0)
 			continue;
 		if (o->stop_fd >= 0)
@@ -623,7 +631,7 @@ static int diag_drive(struct controller *c, struct diag_batch *b, const struct p
 			/* a signal: the step detached (its windows kept), the turn cancelled */
 			ctl_stop(c);
 			if (c->cause && cause && !*cause)
-				diag_cause(cause, "%s", c->cause);
+				util_cause(cause, "%s", c->cause);
 			return c->error ? c->error : -EINTR;
 		}
 	}
@@ -638,7 +646,7 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 	struct controller *c = NULL;
 	struct analysis an = { 0 };
 	struct ctl_opts cop = { 0 };
-	double t0 = diag_now();
+	double t0 = util_mono_s();
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -711,10 +719,10 @@ out:
 	else if (!o->agent)
 		agent_free(a);
 	analysis_clear(&an);
-	r->thinking_s = diag_now() - t0 - b.texec;
+	r->thinking_s = util_mono_s() - t0 - b.texec;
 	r->steps_s = b.texec;
 	if (err < 0 && cause && !*cause)
-		diag_cause(cause, "diagnose with steps failed: %s", strerror(-err));
+		util_cause(cause, "diagnose with steps failed: %s", strerror(-err));
 	return err;
 }
 

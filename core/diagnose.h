@@ -25,6 +25,14 @@ struct diagnose_result {
 	char naive_subsystem[16];
 	char *naive_path[VERDICT_MAX_PATH]; /* owned */
 	unsigned nnaive;
+	/* naive_diff: a simple per-stack differ — each exact stack's positive
+	 * part of loaded - reference rate, summed up the tree, and from the
+	 * root the heaviest child down to where a node's own increase
+	 * outweighs every child's (idle skipped).  What argus's significance
+	 * machinery must not be worse than (issue 11). */
+	char naive_diff_subsystem[16];
+	char *naive_diff_path[VERDICT_MAX_PATH]; /* owned */
+	unsigned nnaive_diff;
 	double thinking_s;         /* tree + calibration + descent / agent turns */
 	double waiting_s;          /* waiting for the human (0 in batch) */
 	double steps_s;            /* running steps (part of measuring, not thinking) */
@@ -107,6 +115,14 @@ struct diagnose_run_info {
 	double window_s, settle_s;
 	unsigned saved_ref_windows;
 	const char *steps_json;    /* the "steps" array as JSON text; NULL: [] */
+	/* why measuring stopped (measure_stopping); "stopping" in the JSON
+	 * when stop_reason is set */
+	int sequential;            /* measured with sequential stopping */
+	unsigned min_pairs;
+	const char *stop_reason;
+	unsigned stop_pairs;
+	int stop_settled;
+	const char *stop_windows;  /* how the windows adapted, or "" */
 };
 
 /* Writes the one-object JSON of `argus diagnose --json` (man/argus.1) and a

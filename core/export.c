@@ -6,12 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
 #include "analysis.h"
 #include "export.h"
+#include "pprof.h"
+#include "source_session.h"
 #include "source_replay.h"
+#include "util.h"
 
 #define EXPORT_SIBLINGS 6   /* children shown per level of the path */
 
@@ -25,21 +29,9 @@ enum export_format export_format_from_name(const char *name)
 		return EXPORT_JSON;
 	if (!strcmp(name, "markdown") || !strcmp(name, "md"))
 		return EXPORT_MARKDOWN;
+	if (!strcmp(name, "pprof"))
+		return EXPORT_PPROF;
 	return EXPORT_FORMAT_N;
-}
-
-__attribute__((format(printf, 2, 3)))
-static void xp_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
 }
 
 static void xp_findings_json(cJSON *o, const struct session_log *l, size_t nev);
@@ -54,6 +46,17 @@ static unsigned xp_freq(const struct session_log *l)
 		hz = (unsigned)f->valuedouble;
 	cJSON_Delete(o);
 	return hz;
+}
+
+void export_pprof_opts(const struct session_log *log, int c, struct pprof_write_opts *o)
+{
+	struct tm tm = { 0 };
+
+	memset(o, 0, sizeof(*o));
+	o->freq_hz = xp_freq(log);
+	o->cond = c;
+	if (log->created && strptime(log->created, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		o->time_nanos = (int64_t)timegm(&tm) * 1000000000;
 }
 
 void export_view_clear(struct export_view *xv)
@@ -74,6 +77,7 @@ int export_view_build(struct export_view *xv, const struct session_log *log, siz
 {
 	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .explain = 0.5, .sort = 1 };
 	struct analysis an;
+	struct calib_opts co;
 	int err = 0;
 
 	memset(xv, 0, sizeof(*xv));
@@ -83,10 +87,14 @@ int export_view_build(struct export_view *xv, const struct session_log *log, siz
 	xv->own_p = session_log_profile_upto(log, xv->nev, 0);
 	if (!xv->own_p) {
 		err = -errno;
-		xp_cause(cause, "cannot read the session's windows: %s", strerror(errno));
+		util_cause(cause, "cannot read the session's windows: %s", strerror(errno));
 		goto fail;
 	}
 	ao.freq_hz = xp_freq(log);
+	/* calibrated the way the windows were stopped (sequential or fixed) */
+	calib_opts_default(&co);
+	co.sequential = session_options_sequential(log->options_json);
+	ao.calib = &co;
 	err = analysis_run(xv->own_p, NULL, 0, &ao, &an, cause);
 	if (err)
 		goto fail;
@@ -183,6 +191,7 @@ static const char *xp_kind(enum tree_node_kind k)
 	case TREE_SUBSYS: return "subsystem";
 	case TREE_FRAME: return "function";
 	case TREE_EVENT: return "event";
+	case TREE_TIME: return "time";
 	}
 	return "?";
 }

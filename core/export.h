@@ -24,10 +24,11 @@ enum export_format {
 	EXPORT_FOLDED,
 	EXPORT_JSON,
 	EXPORT_MARKDOWN,
+	EXPORT_PPROF,       /* core/pprof.h: gzipped profile.proto */
 	EXPORT_FORMAT_N
 };
 
-/* "folded", "json", "markdown"; EXPORT_FORMAT_N for an unknown name. */
+/* "folded", "json", "markdown", "pprof"; EXPORT_FORMAT_N for an unknown name. */
 enum export_format export_format_from_name(const char *name);
 
 /* What a report is made of.  export_view_build fills one from a session;
@@ -65,6 +66,11 @@ void export_view_clear(struct export_view *xv); /* NULL-safe */
  * "# argus-window secs=S cond=ref|load" that `argus diff` reads (flame
  * graph tools skip it).  0 or -errno. */
 int export_folded(const struct profile *p, enum cond c, FILE *out);
+
+/* The options to write a session's windows as pprof: the header's
+ * frequency, the creation time as time_nanos, condition c (COND_N: both). */
+struct pprof_write_opts;
+void export_pprof_opts(const struct session_log *log, int c, struct pprof_write_opts *o);
 
 /* The view as one JSON object (format argus-export, version 1): the session's
  * header facts, windows, verdict, steps, transcript and the calibrated tree

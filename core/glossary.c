@@ -69,6 +69,11 @@ char *glossary_explain(const struct tree_node *n, char *buf, size_t len)
 		snprintf(buf, len, "A tracepoint event (%s) counted by an instrumentation step "
 			 "at this place in the kernel.", n->name);
 		return buf;
+	case TREE_TIME:
+		snprintf(buf, len, "A kind of time of the diagnosed threads (%s): on-cpu from the "
+			 "sampler, blocked (off-CPU, not runnable) and runnable (waiting for a CPU) "
+			 "in sample-equivalents, split by subsystem below.", n->name);
+		return buf;
 	case TREE_FRAME:
 		break;
 	}

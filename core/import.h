@@ -1,6 +1,6 @@
 /* import — kernel stacks recorded elsewhere, read into a profile window.
  *
- * Two text formats, recognised by their content (never by the file name):
+ * Two text formats and pprof, recognised by their content (never by the file name):
  *
  * folded stacks   one stack per line, frames root first, ';' between them,
  *                 then white space and a sample count: "a;b;c 42".  Frames
@@ -23,6 +23,10 @@
  *                 output prints only the tid, which is then used) and comm.
  *                 Samples without a kernel frame are counted, not added.
  *
+ * pprof           a profile.proto (gzip magic 1f 8b, or protobuf whose first
+ *                 fields parse as a Profile), read by core/pprof_read: see
+ *                 pprof.h for which frames are kept and the window lengths.
+ *
  * Window length: a file carries no length unless a folded file starts with
  *     # argus-window secs=S cond=ref|load
  * (what `argus record --folded` writes); a perf script file with time
@@ -44,9 +48,10 @@ enum import_format {
 	IMPORT_UNKNOWN = 0,
 	IMPORT_FOLDED,
 	IMPORT_PERF_SCRIPT,
+	IMPORT_PPROF,           /* profile.proto, gzipped or not: core/pprof.h */
 };
 
-/* "folded" / "perf script" / "unknown". */
+/* "folded" / "perf script" / "pprof" / "unknown". */
 const char *import_format_name(enum import_format f);
 
 /* What one import read. */
@@ -59,6 +64,7 @@ struct import_info {
 	unsigned windows;       /* windows filled (1 + extra argus-window headers) */
 	int secs_known;         /* window length came from the file */
 	double secs;            /* length of the (first) window */
+	char note[320];         /* pprof: what was kept ("" when nothing to say) */
 };
 
 /* Guesses the format of buf from its first lines; IMPORT_UNKNOWN when it is

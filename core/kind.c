@@ -1,4 +1,5 @@
-/* kind — the table of step kinds, and the step_data they fill. */
+/* kind — the table of step kinds, and what the kinds share (units,
+ * targets, histogram percentiles, the rate estimate). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,87 +7,19 @@
 #include "kind.h"
 #include "kind_util.h"
 #include "probe_counts.h"
-
-extern const struct kind_ops kind_sample_ops;
-extern const struct kind_ops kind_tpstacks_ops;
-extern const struct kind_ops kind_tplat_ops;
-extern const struct kind_ops kind_funclat_ops;
-extern const struct kind_ops kind_offcpu_ops;
-extern const struct kind_ops kind_counts_ops;
+#include "util.h"
 
 const struct kind_ops *kind_ops_get(enum step_kind k)
 {
 	switch (k) {
-	case STEP_SAMPLE: return &kind_sample_ops;
-	case STEP_TRACEPOINT_STACKS: return &kind_tpstacks_ops;
-	case STEP_TRACEPOINT_LATENCY: return &kind_tplat_ops;
-	case STEP_FUNCTION_LATENCY: return &kind_funclat_ops;
+	case STEP_SAMPLE: return &probe_profile_kind_ops;
+	case STEP_TRACEPOINT_STACKS: return &probe_tpstacks_kind_ops;
+	case STEP_TRACEPOINT_LATENCY: return &probe_tplat_kind_ops;
+	case STEP_FUNCTION_LATENCY: return &probe_funclat_kind_ops;
 	case STEP_OFFCPU: return &kind_offcpu_ops;
-	case STEP_COUNTS: return &kind_counts_ops;
+	case STEP_COUNTS: return &probe_counts_kind_ops;
 	default: return NULL;
 	}
-}
-
-struct step_data *step_data_new(unsigned ntargets, const char *unit)
-{
-	struct step_data *d = calloc(1, sizeof(*d));
-
-	if (!d)
-		return NULL;
-	d->prof = profile_new();
-	if (!d->prof) {
-		free(d);
-		errno = ENOMEM;
-		return NULL;
-	}
-	d->ntargets = ntargets ? ntargets : 1;
-	d->unit = unit ? unit : "events";
-	return d;
-}
-
-void step_data_free(struct step_data *d)
-{
-	if (!d)
-		return;
-	profile_free(d->prof);
-	free(d->tw);
-	free(d);
-}
-
-int step_data_window_begin(struct step_data *d, enum cond c, double start_s)
-{
-	int w;
-
-	if (d->nwin == d->cap_win) {
-		unsigned cap = d->cap_win ? d->cap_win * 2 : 16;
-		struct step_target_win *n = realloc(d->tw, (size_t)cap * d->ntargets * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		d->tw = n;
-		d->cap_win = cap;
-	}
-	w = profile_window_begin(d->prof, c, start_s);
-	if (w < 0)
-		return w;
-	if ((unsigned)w != d->nwin)
-		return -EINVAL; /* the profile was given windows behind our back */
-	memset(d->tw + (size_t)d->nwin * d->ntargets, 0, d->ntargets * sizeof(*d->tw));
-	d->nwin++;
-	return w;
-}
-
-void step_data_window_end(struct step_data *d, unsigned w, double secs)
-{
-	if (w < d->nwin)
-		profile_window_end(d->prof, w, secs);
-}
-
-struct step_target_win *step_data_target(struct step_data *d, unsigned w, unsigned t)
-{
-	if (w >= d->nwin || t >= d->ntargets)
-		return NULL;
-	return &d->tw[(size_t)w * d->ntargets + t];
 }
 
 double kind_hist_percentile(const uint64_t *hist, double pct)
@@ -153,7 +86,7 @@ int kind_estimate_rate(const struct step *s, double secs, double *rate, char **c
 	else if (s->kind != STEP_TRACEPOINT_STACKS && s->kind != STEP_COUNTS)
 		n = 0;
 	if (!n) {
-		kind_set_cause(cause, "no tracepoints to count in this step");
+		util_cause(cause, "no tracepoints to count in this step");
 		return -EINVAL;
 	}
 	err = kind_filter_resolve(&s->filter, &f, cause);

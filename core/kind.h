@@ -7,8 +7,10 @@
  * Probes never delete from their maps while BPF runs: they keep user-side
  * snapshots and report differences.
  *
- * Files: core/kind_NAME.c adapts core/probe_NAME.c (the only file that
- * includes NAME.skel.h) to these ops; core/kind.c holds the table.
+ * Files: core/probe_NAME.c (the only file that includes NAME.skel.h) loads
+ * and reads bpf/NAME.bpf.c and provides the ops of its kind (offcpu: still
+ * core/kind_offcpu.c over core/probe_offcpu.c); core/kind.c holds the table;
+ * core/step_data.c the measurements they fill.
  */
 #ifndef ARGUS_KIND_H
 #define ARGUS_KIND_H
@@ -17,48 +19,9 @@
 
 #include "profile.h"
 #include "step.h"
+#include "step_data.h"
 
 struct ksym_table;
-
-#define KIND_HIST_BUCKETS 64   /* log2 buckets of nanoseconds: bucket i holds
-                                * values in [2^i, 2^(i+1)) ns; bucket 0 holds 0..1 */
-
-/* What one kind measured in one window, per target (tracepoint, function,
- * begin/end pair: index into the step's resolved targets; 0 for sample and
- * offcpu). */
-struct step_target_win {
-	uint64_t events;            /* firings / completed intervals (scaled when
-	                             * sampled 1-in-N: honest estimate) */
-	uint64_t recorded;          /* what was actually recorded */
-	uint64_t total_ns;          /* latency kinds: summed durations */
-	uint64_t hist[KIND_HIST_BUCKETS]; /* latency kinds: log2 histogram */
-};
-
-/* Measurements of one step: stacks go into a profile whose windows mirror
- * the executor's windows (counts = samples for sample, scaled firings for
- * tracepoint_stacks, microseconds blocked for offcpu, intervals begun for
- * tracepoint_latency/function_latency); per-target numbers per window. */
-struct step_data {
-	struct profile *prof;       /* owned; frames root first; the kernel path
-	                             * is followed by a synthetic marker frame at
-	                             * the LEAF end ("[tp] category:name",
-	                             * "[offcpu] woken by ...", "[fn] name"): see
-	                             * "Marker frames" below */
-	struct step_target_win *tw; /* ntargets * nwin, row-major by window */
-	unsigned ntargets, nwin, cap_win;
-	const char *unit;           /* "samples", "events", "us blocked", "intervals" */
-	uint64_t lost;              /* events lost (ring buffer full, map full) */
-};
-
-/* Returns an empty step_data for ntargets targets, or NULL with errno set. */
-struct step_data *step_data_new(unsigned ntargets, const char *unit);
-void step_data_free(struct step_data *d); /* NULL-safe */
-/* Opens a window of condition c in both the profile and the target rows;
- * returns its index or -errno. */
-int step_data_window_begin(struct step_data *d, enum cond c, double start_s);
-void step_data_window_end(struct step_data *d, unsigned w, double secs);
-/* Row of target t in window w. */
-struct step_target_win *step_data_target(struct step_data *d, unsigned w, unsigned t);
 
 /* Percentile (0..100) of a log2 histogram in nanoseconds: the upper edge of
  * the bucket where the cumulative count crosses it; 0 when empty. */
@@ -93,6 +56,14 @@ struct kind_ops {
 
 /* The ops of kind k, or NULL when this build has no probe for it. */
 const struct kind_ops *kind_ops_get(enum step_kind k);
+
+/* The ops each probe file provides, for kind_ops_get. */
+extern const struct kind_ops probe_profile_kind_ops;   /* sample */
+extern const struct kind_ops probe_tpstacks_kind_ops;  /* tracepoint_stacks */
+extern const struct kind_ops probe_tplat_kind_ops;     /* tracepoint_latency */
+extern const struct kind_ops probe_funclat_kind_ops;   /* function_latency */
+extern const struct kind_ops kind_offcpu_ops;          /* offcpu */
+extern const struct kind_ops probe_counts_kind_ops;    /* counts */
 
 /* --- added by the kinds branch (additive) ---
  *

@@ -2,6 +2,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 
 #include "kind_util.h"
 #include "ksym.h"
+#include "profile.h"
+#include "sanitize.h"
 #include "step.h"
 
 void kind_set_cause(char **cause, const char *fmt, ...)
@@ -45,6 +48,59 @@ static int cgroup2_mount(char *buf, size_t len)
 	return rc;
 }
 
+int kind_cgroup_resolve(const char *cg, char *out, size_t outsz, char **cause)
+{
+	char root[256], path[PATH_MAX + 300], real[PATH_MAX], shown[200];
+	size_t rlen;
+	struct stat st;
+
+	sanitize_into(shown, sizeof(shown), cg ? cg : "", 0);
+	if (!cg || !*cg) {
+		kind_set_cause(cause, "the cgroup path is empty");
+		return -EINVAL;
+	}
+	if (cgroup2_mount(root, sizeof(root))) {
+		kind_set_cause(cause, "cannot filter on cgroup %s: no cgroup2 file system is mounted",
+			       shown);
+		return -ENOENT;
+	}
+	rlen = strlen(root);
+	while (rlen > 1 && root[rlen - 1] == '/')
+		root[--rlen] = '\0';
+	if (!strncmp(cg, root, rlen) && (cg[rlen] == '/' || !cg[rlen]))
+		snprintf(path, sizeof(path), "%s", cg);
+	else
+		snprintf(path, sizeof(path), "%s/%s", root, cg[0] == '/' ? cg + 1 : cg);
+	if (!realpath(path, real)) {
+		int err = -errno;
+
+		sanitize_into(real, sizeof(real), path, 0);
+		kind_set_cause(cause, "cgroup '%s' is not a cgroup: no directory %s (give a path "
+			       "below the cgroup2 mount %s, as /proc/PID/cgroup shows it)", shown,
+			       real, root);
+		return err;
+	}
+	if (strncmp(real, root, rlen) || (real[rlen] != '/' && real[rlen])) {
+		char rs[200];
+
+		sanitize_into(rs, sizeof(rs), real, 0);
+		kind_set_cause(cause, "cgroup '%s' resolves to %s, outside the cgroup2 mount %s; "
+			       "a cgroup filter must name a cgroup", shown, rs, root);
+		return -EPERM;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.procs", real);
+	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || access(path, F_OK) < 0) {
+		kind_set_cause(cause, "cgroup '%s' is not a cgroup (no cgroup.procs in %s)", shown, real);
+		return -ENOTDIR;
+	}
+	if (strlen(real) >= outsz) {
+		kind_set_cause(cause, "cgroup '%s': the path is too long", shown);
+		return -ENAMETOOLONG;
+	}
+	snprintf(out, outsz, "%s", real);
+	return 0;
+}
+
 int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, char **cause)
 {
 	struct stat st;
@@ -59,22 +115,15 @@ int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, ch
 		snprintf(out->comm, sizeof(out->comm), "%s", f->comm);
 	if (!f->cgroup || !*f->cgroup)
 		return 0;
-	if (f->cgroup[0] == '/' && !stat(f->cgroup, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(out->cgroup_path, sizeof(out->cgroup_path), "%s", f->cgroup);
-	} else {
-		if (cgroup2_mount(root, sizeof(root))) {
-			kind_set_cause(cause, "cannot filter on cgroup %s: no cgroup2 file system "
-				       "is mounted", f->cgroup);
-			return -ENOENT;
-		}
-		snprintf(out->cgroup_path, sizeof(out->cgroup_path), "%s/%s", root,
-			 f->cgroup[0] == '/' ? f->cgroup + 1 : f->cgroup);
-		if (stat(out->cgroup_path, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			int err = errno ? -errno : -ENOTDIR;
-			kind_set_cause(cause, "cannot filter on cgroup %s: %s: %s", f->cgroup,
-				       out->cgroup_path, strerror(-err));
-			return err;
-		}
+	/* inside the cgroup2 mount and a cgroup, whatever the step says */
+	int err = kind_cgroup_resolve(f->cgroup, out->cgroup_path, sizeof(out->cgroup_path), cause);
+
+	if (err)
+		return err;
+	if (stat(out->cgroup_path, &st) < 0) {
+		err = -errno;
+		kind_set_cause(cause, "cannot filter on cgroup %s: %s", out->cgroup_path, strerror(-err));
+		return err;
 	}
 	out->cgroup_id = st.st_ino; /* the cgroup v2 id is the directory's inode */
 	if (!cgroup2_mount(root, sizeof(root)) && !strncmp(out->cgroup_path, root, strlen(root)))
@@ -209,6 +258,29 @@ void kind_stacks_free(struct kind_stacks *c)
 	}
 	free(c->e);
 	free(c);
+}
+
+int kind_stacks_add(struct kind_stacks *c, const struct ksym_table *ks, uint32_t id,
+		    const char *marker, struct profile *p, unsigned w, uint32_t tgid,
+		    const char *comm, size_t comm_len, uint64_t count)
+{
+	const char *const *fr = NULL;
+	const char *frames[130];
+	char cm[64];
+	int n = kind_stacks_get(c, id, ks, &fr);
+
+	if (n < 0)
+		return n;
+	if (n > 128)
+		n = 128;
+	for (int i = 0; i < n; i++)
+		frames[i] = fr[i];
+	frames[n++] = marker;
+	if (comm_len >= sizeof(cm))
+		comm_len = sizeof(cm) - 1;
+	memcpy(cm, comm, comm_len);
+	cm[comm_len] = 0;
+	return profile_add(p, w, frames, (unsigned)n, tgid, cm, count);
 }
 
 int kind_frame_is_machinery(const char *name)
@@ -374,4 +446,55 @@ void kind_delta_add(uint64_t *out, const uint64_t *cur, uint64_t *prev, unsigned
 			out[i] += cur[i] - prev[i];
 		prev[i] = cur[i];
 	}
+}
+
+int kind_percpu_sum(int map_fd, uint32_t key, int ncpus, void *out, size_t size)
+{
+	unsigned char *v = ncpus > 0 ? calloc((size_t)ncpus, size) : NULL;
+	size_t nw = size / sizeof(uint64_t);
+	int err = 0;
+
+	memset(out, 0, size);
+	if (!v)
+		return ncpus > 0 ? -ENOMEM : -EINVAL;
+	if (bpf_map_lookup_elem(map_fd, &key, v)) {
+		err = -errno;
+		goto out;
+	}
+	/* memcpy: the value structs hold __u64, not uint64_t (aliasing) */
+	for (size_t i = 0; i < nw; i++) {
+		uint64_t sum = 0, x;
+
+		for (int c = 0; c < ncpus; c++) {
+			memcpy(&x, v + (size_t)c * size + i * sizeof(x), sizeof(x));
+			sum += x;
+		}
+		memcpy((unsigned char *)out + i * sizeof(sum), &sum, sizeof(sum));
+	}
+out:
+	free(v);
+	return err;
+}
+
+int kind_map_walk(int map_fd, size_t key_size, size_t val_size, kind_map_cb cb, void *arg)
+{
+	unsigned char *key = malloc(2 * key_size + val_size), *next, *val;
+	void *prev = NULL;
+	int rc = 0;
+
+	if (!key)
+		return -ENOMEM;
+	next = key + key_size;
+	val = next + key_size;
+	while (!bpf_map_get_next_key(map_fd, prev, next)) {
+		memcpy(key, next, key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(map_fd, key, val))
+			continue; /* deleted meanwhile */
+		rc = cb(arg, key, val);
+		if (rc)
+			break;
+	}
+	free(key);
+	return rc;
 }

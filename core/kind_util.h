@@ -1,5 +1,5 @@
-/* kind_util — what the step kinds' adapters (core/kind_*.c) and probes
- * (core/probe_{counts,tplat,offcpu,funclat}.c) share: the filter resolved
+/* kind_util — what the step kinds' probe files (core/probe_*.c, and
+ * core/kind_offcpu.c over core/probe_offcpu.c) share: the filter resolved
  * for BPF, user-side snapshots of monotonic map values (windows are
  * differences; nothing is deleted while BPF runs), a cache of symbolised
  * kernel stacks, and BPF run-time statistics.
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct ksym_table;
+struct profile;
 struct step_filter;
 
 /* The step filter as BPF rodata wants it: cgroup as its v2 id. */
@@ -27,6 +28,15 @@ struct kind_filter {
  * cgroup2 mount is made absolute and its id (inode) taken.  0, or -errno
  * with *cause (caller frees). */
 int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, char **cause);
+
+/* Resolves a cgroup path from a step (an LLM, a file, a person) to the
+ * absolute directory it names: absolute under the cgroup2 mount, or taken
+ * relative to the mount ("/a/b" as /proc/PID/cgroup shows it, or "a/b").
+ * Its real path (symlinks and ".." resolved) must lie inside the mount and
+ * be a cgroup (hold cgroup.procs), so "/etc", "../../../../etc" and
+ * "../../../../proc/self" are refused.  out gets the real path.  0, or
+ * -errno with *cause (caller frees; cause may be NULL). */
+int kind_cgroup_resolve(const char *cg, char *out, size_t outsz, char **cause);
 
 /* Replaces *cause (may be NULL) with a printf-style message. */
 void kind_set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -54,6 +64,12 @@ void kind_stacks_free(struct kind_stacks *c); /* NULL-safe */
  * returns how many (0 for an unreadable or empty stack), or -ENOMEM. */
 int kind_stacks_get(struct kind_stacks *c, uint32_t id, const struct ksym_table *ks,
 		    const char *const **frames);
+/* Adds count to window w of p for stack id (frames from c and ks, root
+ * first, at most 128) followed by the marker frame, for process tgid and
+ * comm (comm_len bytes, NUL-terminated or not).  0 or -errno. */
+int kind_stacks_add(struct kind_stacks *c, const struct ksym_table *ks, uint32_t id,
+		    const char *marker, struct profile *p, unsigned w, uint32_t tgid,
+		    const char *comm, size_t comm_len, uint64_t count);
 /* Nonzero for a frame name of the BPF machinery (dropped from stacks). */
 int kind_frame_is_machinery(const char *name);
 
@@ -75,5 +91,17 @@ char *kind_proc_name(uint32_t tgid, char *buf, size_t len);
 
 /* For each of n monotonic counters: out += cur - prev; prev = cur. */
 void kind_delta_add(uint64_t *out, const uint64_t *cur, uint64_t *prev, unsigned n);
+
+/* Sums entry key of a per-CPU array over ncpus CPUs into out, a struct of
+ * size bytes made only of 64-bit counters (bpf/NAME.h): counter by counter.
+ * out is zeroed first.  0 or -errno. */
+int kind_percpu_sum(int map_fd, uint32_t key, int ncpus, void *out, size_t size);
+
+/* Called per entry of a map walk with its key and value; nonzero stops. */
+typedef int (*kind_map_cb)(void *arg, const void *key, const void *val);
+/* Calls cb for every entry of the hash map map_fd (keys of key_size bytes,
+ * values of val_size), skipping entries deleted meanwhile; returns what cb
+ * returned when it stopped the walk, 0 at the end, or -ENOMEM. */
+int kind_map_walk(int map_fd, size_t key_size, size_t val_size, kind_map_cb cb, void *arg);
 
 #endif

@@ -12,7 +12,9 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
+#include "json_safe.h"
 #include "llm.h"
+#include "sanitize.h"
 #include "util.h"
 
 #ifndef ARGUS_VERSION
@@ -287,8 +289,14 @@ static int add_text(struct llm *l, enum llm_delta_kind kind, const char *s)
 		      kind == LLM_DELTA_THINKING ? &l->thinking : &l->tool_args, s, n);
 	if (err)
 		return err;
-	if (l->cb)
-		l->cb(kind, s, n, l->cb_arg);
+	if (l->cb) {
+		/* the pane shows this as it streams: escaped first */
+		char *safe = kind != LLM_DELTA_TOOL && !sanitize_is_clean(s, SANITIZE_JSON_TEXT) ?
+			     sanitize_str(s, SANITIZE_JSON_TEXT) : NULL;
+
+		l->cb(kind, safe ? safe : s, safe ? strlen(safe) : n, l->cb_arg);
+		free(safe);
+	}
 	return 0;
 }
 
@@ -296,7 +304,9 @@ static unsigned long json_ulong(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (unsigned long)v->valuedouble : 0;
+	/* a server's count: a number it sends of 1e38 is not cast (UB), it is 0 */
+	return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ?
+	       (unsigned long)v->valuedouble : 0;
 }
 
 /* A server's error object -> a short message (caller frees), or NULL. */
@@ -551,6 +561,7 @@ static int sse_event(const char *event, const char *data, size_t len, void *arg)
 			     event, ep ? (long)(ep - data) : 0L, len);
 		return -EPROTO;
 	}
+	json_safe_tree(root, 0, SANITIZE_JSON_TEXT, NULL); /* its text is shown as it streams */
 	if (l->cfg.provider == LLM_ANTHROPIC) {
 		err = anth_event(l, root);
 	} else {
@@ -580,6 +591,8 @@ static int parse_full(struct llm *l, const char *body)
 	int err = 0;
 
 	root = cJSON_ParseWithOpts(body, &ep, 0);
+	if (root)
+		json_safe_tree(root, 0, SANITIZE_JSON_TEXT, NULL); /* text, tool name, errors: shown */
 	if (!root) {
 		stream_error(l, -EPROTO, "the LLM reply is not JSON (at byte %ld)",
 			     ep ? (long)(ep - body) : 0L);
@@ -910,6 +923,47 @@ static int curl_errno(struct llm *l, CURLcode cc)
 }
 
 /* An attempt ended: succeed, retry or fail. */
+/* A 2xx reply fully received (raw, or its stream fed): parse what is left
+ * and decide the outcome. */
+static void attempt_finish(struct llm *l, const char *url)
+{
+	if (!l->sse) {
+		if (!l->raw.len) {
+			req_fail(l, -ENODATA, "the LLM server at %s sent an empty reply (HTTP %ld, "
+				 "no body)", url, l->status);
+			return;
+		}
+		if (!strncmp(l->raw.p, "data:", 5) || !strncmp(l->raw.p, "event:", 6)) {
+			/* SSE under another content type */
+			l->sse = 1;
+			if (llm_sse_feed(&l->sse_p, l->raw.p, l->raw.len, sse_event, l) ||
+			    llm_sse_feed(&l->sse_p, "\n\n", 2, sse_event, l)) {
+				req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
+					 l->stream_err ? l->stream_err : "the LLM stream did not parse");
+				return;
+			}
+		} else if (parse_full(l, l->raw.p)) {
+			req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
+				 l->stream_err ? l->stream_err : "the LLM reply did not parse");
+			return;
+		}
+	}
+	if (l->sse && !l->stream_done && !l->stop_reason) {
+		req_fail(l, -ECONNRESET, "the LLM stream from %s ended before it was complete "
+			 "(no %s)", url, l->cfg.provider == LLM_ANTHROPIC ? "message_stop" : "[DONE]");
+		return;
+	}
+	if (!l->text.len && !l->tool_args.len && !l->tool_name) {
+		req_fail(l, -ENODATA, "the LLM sent an empty reply: no text and no tool call%s%s",
+			 l->stop_reason ? "; stop reason " : "",
+			 l->stop_reason ? l->stop_reason : "");
+		return;
+	}
+	l->rc = 0;
+	l->state = REQ_DONE;
+	req_drop(l);
+}
+
 static void attempt_done(struct llm *l, CURLcode cc)
 {
 	const char *url = l->endpoint;
@@ -987,41 +1041,7 @@ static void attempt_done(struct llm *l, CURLcode cc)
 		free(m);
 		return;
 	}
-	if (!l->sse) {
-		if (!l->raw.len) {
-			req_fail(l, -ENODATA, "the LLM server at %s sent an empty reply (HTTP %ld, "
-				 "no body)", url, l->status);
-			return;
-		}
-		if (!strncmp(l->raw.p, "data:", 5) || !strncmp(l->raw.p, "event:", 6)) {
-			/* SSE under another content type */
-			l->sse = 1;
-			if (llm_sse_feed(&l->sse_p, l->raw.p, l->raw.len, sse_event, l) ||
-			    llm_sse_feed(&l->sse_p, "\n\n", 2, sse_event, l)) {
-				req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
-					 l->stream_err ? l->stream_err : "the LLM stream did not parse");
-				return;
-			}
-		} else if (parse_full(l, l->raw.p)) {
-			req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
-				 l->stream_err ? l->stream_err : "the LLM reply did not parse");
-			return;
-		}
-	}
-	if (l->sse && !l->stream_done && !l->stop_reason) {
-		req_fail(l, -ECONNRESET, "the LLM stream from %s ended before it was complete "
-			 "(no %s)", url, l->cfg.provider == LLM_ANTHROPIC ? "message_stop" : "[DONE]");
-		return;
-	}
-	if (!l->text.len && !l->tool_args.len && !l->tool_name) {
-		req_fail(l, -ENODATA, "the LLM sent an empty reply: no text and no tool call%s%s",
-			 l->stop_reason ? "; stop reason " : "",
-			 l->stop_reason ? l->stop_reason : "");
-		return;
-	}
-	l->rc = 0;
-	l->state = REQ_DONE;
-	req_drop(l);
+	attempt_finish(l, url);
 }
 
 static void check_done(struct llm *l)
@@ -1294,6 +1314,12 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 		}
 		if (l->stop_reason)
 			res->stop_reason = strdup(l->stop_reason);
+		/* what the LLM said is shown and recorded: escaped (core/sanitize.h);
+		 * tool_args stays JSON, its strings are escaped by the step parser */
+		if (sanitize_inplace(&res->text, SANITIZE_JSON_TEXT) ||
+		    sanitize_inplace(&res->thinking, SANITIZE_JSON_TEXT) ||
+		    sanitize_inplace(&res->tool_name, 0) || sanitize_inplace(&res->stop_reason, 0))
+			llm_result_clear(res);
 		if (!res->text || ((l->tool_name || l->tool_args.len) &&
 				   (!res->tool_name || !res->tool_args))) {
 			llm_result_clear(res);
@@ -1305,10 +1331,45 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 		l->error = NULL;
 		if (!res->error)
 			res->error = strdup(strerror(-rc));
+		sanitize_inplace(&res->error, 0); /* may quote the server's body */
 	}
 	l->state = REQ_IDLE;
 	attempt_reset(l);
 	return rc;
+}
+
+int llm_reply_parse(struct llm *l, const char *body, size_t n, int sse, struct llm_result *res)
+{
+	int err;
+
+	if (!l || !res || (!body && n))
+		return -EINVAL;
+	if (l->state == REQ_RUNNING || l->state == REQ_BACKOFF)
+		return -EBUSY;
+	attempt_reset(l);
+	l->status = 200;
+	l->decided = 1;
+	l->sse = sse;
+	l->state = REQ_RUNNING;
+	l->t_start = util_mono_ms();
+	l->wait_s = 0;
+	l->attempts = 1;
+	if (sse) {
+		err = llm_sse_feed(&l->sse_p, body ? body : "", n, sse_event, l);
+		if (err == -E2BIG)
+			stream_error(l, -EPROTO, "an LLM stream event exceeds %u MiB",
+				     LLM_MAX_REPLY_BYTES >> 20);
+		else if (err == -ENOMEM)
+			stream_error(l, -ENOMEM, "out of memory reading the LLM reply");
+	} else if ((err = buf_add(&l->raw, body ? body : "", n))) {
+		stream_error(l, err == -E2BIG ? -EPROTO : err, "the LLM reply exceeds %u MiB",
+			     LLM_MAX_REPLY_BYTES >> 20);
+	}
+	if (l->stream_err && l->state == REQ_RUNNING)
+		req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s", l->stream_err);
+	if (l->state == REQ_RUNNING)
+		attempt_finish(l, "(a parsed reply)");
+	return llm_request_poll(l, res);
 }
 
 void llm_cancel(struct llm *l)

@@ -164,6 +164,12 @@ int llm_request_poll(struct llm *l, struct llm_result *res);
  * -ECANCELED.  No-op when idle. */
 void llm_cancel(struct llm *l);
 
+/* Parses body (n bytes; sse: as an event stream) as the reply of a finished
+ * HTTP 200 exchange, exactly as a request's reply is parsed, into res (as
+ * llm_request_poll gives it, which is what this returns).  No network: for
+ * the tests and the fuzzers.  -EBUSY while a request runs. */
+int llm_reply_parse(struct llm *l, const char *body, size_t n, int sse, struct llm_result *res);
+
 /* Fills up to max pollfds with the sockets libcurl waits on; returns how
  * many. */
 int llm_pollfds(struct llm *l, struct pollfd *fds, int max);

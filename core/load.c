@@ -149,8 +149,11 @@ static long load_read_key(const char *dir, const char *name, const char *key)
 
 /* Makes <mount><own>/argus-PID-N; NULL when cgroup v2 is absent or refuses. */
 /* Removes the cgroups of argus runs that died without cleaning up (SIGKILL):
- * argus-PID-N under dir whose PID is gone.  rmdir only succeeds on empty
- * cgroups, so a load still running in one is never disturbed. */
+ * argus-PID-N under dir whose PID is gone.  Such a cgroup holds only loads
+ * that argus started, and may be frozen (killed during a reference window),
+ * so its load is treated as that argus would have on a clean exit: thawed
+ * (cgroup.freeze 0), then ended (cgroup.kill 1), and the cgroup removed once
+ * empty.  Loads argus did not start (-p) are never in one. */
 static void load_cgroup_sweep(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -166,9 +169,24 @@ static void load_cgroup_sweep(const char *dir)
 		if (sscanf(e->d_name, "argus-%d-%u", &pid, &n) != 2 || pid <= 0 ||
 		    pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path) &&
-		    rmdir(path) == 0)
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
+			continue;
+		if (rmdir(path) == 0) {
 			load_log("load: removed the stale cgroup %s (argus %d is gone)", path, pid);
+			continue;
+		}
+		if (errno != EBUSY)
+			continue;
+		load_write_file(path, "cgroup.freeze", "0");
+		load_write_file(path, "cgroup.kill", "1");
+		for (int i = 0; i < 100 && rmdir(path) < 0 && errno == EBUSY; i++)
+			usleep(10000);
+		if (access(path, F_OK) < 0)
+			load_log("load: argus %d is gone and left its load in %s (frozen or running): "
+				 "thawed, ended, removed", pid, path);
+		else
+			load_log("load: argus %d is gone; its cgroup %s could not be emptied: %s",
+				 pid, path, strerror(errno));
 	}
 	closedir(d);
 }
@@ -188,6 +206,8 @@ static char *load_cgroup_create(void)
 	if (load_counter == 0) {
 		snprintf(path, sizeof(path), "%s%s", mnt, own);
 		load_cgroup_sweep(path);
+		if (own[0]) /* the fallback place, below the mount itself */
+			load_cgroup_sweep(mnt);
 	}
 	for (int attempt = 0; attempt < 2; attempt++) {
 		snprintf(path, sizeof(path), "%s%s/argus-%d-%u", mnt,

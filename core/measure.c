@@ -5,12 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ksym.h"
 #include "load.h"
 #include "measure.h"
+#include "measure_seq.h"
 #include "probe_profile.h"
 #include "reference.h"
+#include "timeacct.h"
 #include "util.h"
 
 #define MEASURE_MAX_TGIDS 1024
@@ -40,7 +43,17 @@ struct measure {
 	int noexec;                  /* the load's command could not be run */
 	double now;                  /* time of the last tick */
 	char load_state[48];
+	double win_s, settle_s;      /* current window and settle (adaptive) */
+	struct measure_seq *seq_ctl; /* sequential stopping, or NULL */
+	unsigned seq_pairs;          /* pairs looked at */
+	int slicing;                 /* slices after the first resume */
+	double last_slice;
+	char stop_reason[200];
+	char stop_brief[96];         /* the status bar's "done (...)" */
 };
+
+#define MEASURE_SLICE_S 0.025
+#define MEASURE_SLICE_TGIDS 64
 
 static void meas_log(struct measure *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void meas_log(struct measure *m, const char *fmt, ...)
@@ -64,6 +77,10 @@ void measure_opts_default(struct measure_opts *o)
 	o->window_s = MEASURE_DEFAULT_WINDOW_S;
 	o->settle_s = MEASURE_DEFAULT_SETTLE_S;
 	o->freq_hz = MEASURE_DEFAULT_FREQ_HZ;
+	o->min_pairs = SEQSTOP_DEFAULT_MIN_PAIRS;
+	o->adapt_window = 1;
+	o->adapt_settle = 1;
+	o->explain = 0.5;
 }
 
 char *measure_probe_set(unsigned freq_hz, char *buf, size_t len)
@@ -77,17 +94,25 @@ char *measure_probe_set(unsigned freq_hz, char *buf, size_t len)
 struct measure_live {
 	struct probe_profile *pp;
 	struct ksym_table *ks;
+	struct timeacct *ta;         /* --time wall; NULL otherwise */
 };
 
 static int live_add_tgid(void *ctx, uint32_t tgid)
 {
-	return probe_profile_add_tgid(((struct measure_live *)ctx)->pp, tgid);
+	struct measure_live *l = ctx;
+	int err = probe_profile_add_tgid(l->pp, tgid);
+
+	if (!err && l->ta)
+		err = timeacct_add_tgid(l->ta, tgid);
+	return err;
 }
 
 static int64_t live_collect(void *ctx, struct profile *p, unsigned win)
 {
 	struct measure_live *l = ctx;
 
+	if (l->ta)
+		return timeacct_collect(l->ta, l->pp, p, win, l->ks);
 	return probe_profile_collect(l->pp, p, win, l->ks);
 }
 
@@ -107,13 +132,21 @@ static void live_close(void *ctx)
 
 	if (!l)
 		return;
+	timeacct_close(l->ta);
 	probe_profile_close(l->pp);
 	ksym_free(l->ks);
 	free(l);
 }
 
+/* 1 when the diagnosed threads' whole time is accounted (--time). */
+static int meas_time_wall(const struct measure_opts *o)
+{
+	return o->time == MEASURE_TIME_WALL ||
+	       (o->time == MEASURE_TIME_AUTO && (o->victim_argv || o->victim_pid));
+}
+
 static int live_open(struct measure *m, const uint32_t *tgids, size_t ntgids, int filter,
-		     char **cause)
+		     const uint32_t *time_tgids, size_t ntime, char **cause)
 {
 	struct probe_profile_opts po = { 0 };
 	struct measure_live *l = calloc(1, sizeof(*l));
@@ -140,6 +173,19 @@ static int live_open(struct measure *m, const uint32_t *tgids, size_t ntgids, in
 		free(l);
 		return err ? err : -EIO;
 	}
+	if (meas_time_wall(&m->o)) {
+		char *why = NULL;
+
+		l->ta = timeacct_open(time_tgids, ntime, m->o.freq_hz, (uint32_t)getpid(), &why);
+		if (!l->ta) {
+			err = errno ? -errno : -EIO;
+			util_cause(cause, "cannot account blocked and runnable time (--time wall): %s; "
+				   "use --time cpu to sample on-CPU time only", why ? why : strerror(-err));
+			free(why);
+			live_close(l);
+			return err;
+		}
+	}
 	m->smp.ctx = l;
 	m->smp.add_tgid = live_add_tgid;
 	m->smp.collect = live_collect;
@@ -159,6 +205,10 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 	if (!m->load)
 		return 0;
 	if (c == COND_LOAD) {
+		if (measure_seq_slicing(m->seq_ctl)) {
+			m->slicing = 1; /* how fast the load comes back, for the settle */
+			m->last_slice = m->now;
+		}
 		if (!load_started(m->load)) {
 			err = load_start(m->load, cause);
 			if (err < 0) {
@@ -166,6 +216,9 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 				return err;
 			}
 			meas_log(m, "load started (PID %d)", (int)load_pid(m->load));
+			/* the load is the diagnosed process when there is no victim */
+			if (!m->victim && meas_time_wall(&m->o) && m->smp.add_tgid)
+				m->smp.add_tgid(m->smp.ctx, (uint32_t)load_pid(m->load));
 		} else {
 			err = load_resume(m->load);
 		}
@@ -207,7 +260,53 @@ static void meas_settle(struct measure *m, double now)
 {
 	m->phase = SOURCE_SETTLING;
 	m->phase_start = now;
-	m->phase_end = now + m->o.settle_s;
+	m->phase_end = now + m->settle_s;
+}
+
+/* One slice after the first resume: its busy samples, scaled to
+ * MEASURE_SLICE_S (ticks are not exactly on time). */
+static int meas_slice(struct measure *m, double now, char **cause)
+{
+	uint32_t self = (uint32_t)getpid(), tg[MEASURE_SLICE_TGIDS];
+	struct profile *p;
+	unsigned w;
+	uint64_t before, after;
+	int64_t n;
+	int ntg;
+
+	if (m->phase == SOURCE_SETTLING) {
+		if (!m->scratch) {
+			m->scratch = profile_new();
+			if (!m->scratch || profile_window_begin(m->scratch, m->cur, 0) < 0)
+				return -ENOMEM;
+		}
+		p = m->scratch;
+		w = 0;
+	} else {
+		p = m->prof;
+		w = (unsigned)m->win;
+	}
+	/* the load's own samples: on a saturated machine the busy total does
+	 * not show it coming back */
+	ntg = m->load ? load_tgids(m->load, tg, MEASURE_SLICE_TGIDS) : 0;
+	if (ntg > MEASURE_SLICE_TGIDS)
+		ntg = MEASURE_SLICE_TGIDS;
+	before = ntg > 0 ? measure_seq_count_tgids(p, w, tg, (unsigned)ntg) :
+			   measure_seq_busy(p, w, self);
+	n = meas_collect(m, p, w, cause);
+	if (n < 0)
+		return (int)n;
+	if (p == m->prof) {
+		m->samples += (uint64_t)n;
+		profile_window_end(m->prof, w, now - m->phase_start);
+	}
+	after = ntg > 0 ? measure_seq_count_tgids(p, w, tg, (unsigned)ntg) :
+			  measure_seq_busy(p, w, self);
+	if (now > m->last_slice)
+		measure_seq_slice(m->seq_ctl, (double)(after - before) * MEASURE_SLICE_S /
+				  (now - m->last_slice), MEASURE_SLICE_S);
+	m->last_slice = now;
+	return 0;
 }
 
 static int meas_open_window(struct measure *m, double now, char **cause)
@@ -222,10 +321,10 @@ static int meas_open_window(struct measure *m, double now, char **cause)
 	m->win = w;
 	m->phase = m->seq[m->done] == COND_REF ? SOURCE_REF : SOURCE_LOAD;
 	m->phase_start = now;
-	m->phase_end = now + m->o.window_s;
+	m->phase_end = now + m->win_s;
 	m->last_collect = now;
 	meas_log(m, "window %u/%u %s %.2f s", m->done + 1, m->nseq, cond_name(m->seq[m->done]),
-		 m->o.window_s);
+		 m->win_s);
 	return 0;
 }
 
@@ -241,6 +340,33 @@ static void meas_finish(struct measure *m, double now)
 	meas_log(m, "measured %u windows in %.1f s", m->done, m->elapsed);
 }
 
+/* Which processes are the diagnosed work (struct profile_diag): the
+ * victim's, when sampling is filtered to it (every stack); else the load's
+ * processes as they are at the end of each loaded window (a background
+ * that runs in both conditions is not diagnosed: its falls are displaced
+ * work). */
+static void meas_diag(struct measure *m)
+{
+	uint32_t tg[PROFILE_DIAG_MAX];
+	int n;
+
+	if (m->o.reference_only)
+		return;
+	m->prof->diag.known = 1;
+	if (m->victim) {
+		m->prof->diag.all = 1;
+		return;
+	}
+	if (m->o.pid)
+		profile_diag_add(&m->prof->diag, (uint32_t)m->o.pid);
+	if (!m->load)
+		return;
+	profile_diag_add(&m->prof->diag, (uint32_t)load_pid(m->load));
+	n = load_tgids(m->load, tg, PROFILE_DIAG_MAX);
+	for (int i = 0; i < n && i < PROFILE_DIAG_MAX; i++)
+		profile_diag_add(&m->prof->diag, tg[i]);
+}
+
 /* Closes the current window at now; 1 when the profile changed. */
 static int meas_close_window(struct measure *m, double now, char **cause)
 {
@@ -248,6 +374,8 @@ static int meas_close_window(struct measure *m, double now, char **cause)
 
 	if (n < 0)
 		return (int)n;
+	if (m->seq && m->seq[m->done] == COND_LOAD)
+		meas_diag(m);
 	m->samples += (uint64_t)n;
 	profile_window_end(m->prof, (unsigned)m->win, now - m->phase_start);
 	m->rate = now > m->last_collect ? n / (now - m->last_collect) : 0;
@@ -291,7 +419,7 @@ static int meas_tick(struct source *s, double now, char **cause)
 		if (err < 0)
 			return err;
 		meas_settle(m, now);
-		meas_log(m, "settling %.2f s", m->o.settle_s);
+		meas_log(m, "settling %.2f s", m->settle_s);
 		return 0;
 	}
 	/* A load that ended cannot be compared any more. */
@@ -311,8 +439,39 @@ static int meas_tick(struct source *s, double now, char **cause)
 			return -ECHILD;
 		}
 		meas_log(m, "the load %s: stopping after %u windows", st, m->done);
+		snprintf(m->stop_reason, sizeof(m->stop_reason), "the load %s after %u pair%s", st,
+			 meas_pairs_done(m), meas_pairs_done(m) == 1 ? "" : "s");
+		snprintf(m->stop_brief, sizeof(m->stop_brief), "done (%.88s)", m->stop_reason);
 		meas_finish(m, now);
 		return changed;
+	}
+	/* A victim that ended has nothing more to be measured: a verdict from
+	 * the windows it was alive in, or none before a pair. */
+	if (m->victim && load_started(m->victim) && !load_alive(m->victim)) {
+		char st[48];
+
+		load_state(m->victim, st, sizeof(st));
+		if (m->win >= 0) {
+			err = meas_close_window(m, now, cause);
+			if (err < 0)
+				return err;
+			changed = 1;
+		}
+		if (meas_pairs_done(m) == 0) {
+			util_cause(cause, "the victim (PID %d) %s before a reference/loaded pair was "
+				   "measured: nothing of it to diagnose; give it a longer run",
+				   (int)load_pid(m->victim), st);
+			return -ECHILD;
+		}
+		meas_log(m, "the victim (PID %d) %s: stopping after %u windows; the verdict is "
+			 "from those", (int)load_pid(m->victim), st, m->done);
+		meas_finish(m, now);
+		return changed;
+	}
+	if (m->slicing && now - m->last_slice >= MEASURE_SLICE_S && now < m->phase_end) {
+		err = meas_slice(m, now, cause);
+		if (err < 0)
+			return err;
 	}
 	if (m->phase == SOURCE_SETTLING) {
 		if (now < m->phase_end)
@@ -332,7 +491,31 @@ static int meas_tick(struct source *s, double now, char **cause)
 				   m->done);
 			return -EIO;
 		}
+		if (m->seq_ctl && meas_pairs_done(m) > m->seq_pairs) {
+			/* a pair is complete: look, and maybe stop here */
+			m->slicing = 0;
+			m->seq_pairs = meas_pairs_done(m);
+			err = measure_seq_pair(m->seq_ctl, m->prof, m->seq_pairs, &m->win_s, &m->settle_s,
+					       m->o.log);
+			if (err < 0) {
+				util_cause(cause, "cannot analyse pair %u: %s", m->seq_pairs,
+					   strerror(-err));
+				return err;
+			}
+			if (err == 1 || m->done == m->nseq) {
+				snprintf(m->stop_reason, sizeof(m->stop_reason), "%s",
+					 measure_seq_decision(m->seq_ctl)->reason);
+				snprintf(m->stop_brief, sizeof(m->stop_brief), "done (%s)",
+					 measure_seq_decision(m->seq_ctl)->brief);
+				meas_log(m, "stopping: %s", m->stop_reason);
+				meas_finish(m, now);
+				return 1;
+			}
+		}
 		if (m->done == m->nseq) {
+			if (!m->stop_reason[0])
+				snprintf(m->stop_reason, sizeof(m->stop_reason), "fixed: %u pair%s",
+					 meas_pairs_done(m), meas_pairs_done(m) == 1 ? "" : "s");
 			meas_finish(m, now);
 			return 1;
 		}
@@ -372,6 +555,8 @@ static int meas_timeout_ms(struct source *s, double now)
 	if (!m->started)
 		return 0;
 	next = m->phase_end;
+	if (m->slicing && m->last_slice + MEASURE_SLICE_S < next)
+		next = m->last_slice + MEASURE_SLICE_S;
 	if (m->phase != SOURCE_SETTLING && m->o.collect_s >= 0 &&
 	    m->last_collect + meas_collect_s(m) < next)
 		next = m->last_collect + meas_collect_s(m);
@@ -411,6 +596,8 @@ static void meas_status(struct source *s, struct source_status *st)
 		load_state(m->load, m->load_state, sizeof(m->load_state));
 		st->load_state = m->load_state;
 	}
+	if (m->phase == SOURCE_DONE && m->seq_ctl && m->stop_brief[0])
+		st->detail = m->stop_brief; /* why it stopped, in the status bar */
 }
 
 static void meas_stop(struct source *s)
@@ -450,6 +637,7 @@ static void meas_free(struct source *s)
 	profile_free(m->prof);
 	profile_free(m->scratch);
 	free(m->seq);
+	measure_seq_free(m->seq_ctl);
 	free(m);
 }
 
@@ -504,8 +692,12 @@ static int meas_plan(struct measure *m, char **cause)
 
 static int meas_check(const struct measure_opts *o, char **cause)
 {
-	if (!o->pairs || o->window_s <= 0 || o->settle_s < 0) {
-		util_cause(cause, "--pairs and --window must be positive and --settle not negative");
+	/* !(x <= max) also refuses NaN: a NaN window never ends */
+	if (!o->pairs || o->pairs > MEASURE_PAIRS_MAX || !(o->window_s >= MEASURE_WINDOW_MIN_S) ||
+	    !(o->window_s <= MEASURE_WINDOW_MAX_S) || !(o->settle_s >= 0) ||
+	    !(o->settle_s <= MEASURE_SETTLE_MAX_S)) {
+		util_cause(cause, "--pairs must be 1 to 1000, --window 0.05 to 600 seconds and "
+			   "--settle 0 to 60 seconds");
 		return -EINVAL;
 	}
 	if (o->load_argv && o->pid) {
@@ -520,10 +712,21 @@ static int meas_check(const struct measure_opts *o, char **cause)
 		util_cause(cause, "--pause goes with -p PID");
 		return -EINVAL;
 	}
+	if (o->sequential && o->min_pairs > o->pairs) {
+		util_cause(cause, "--min-pairs %u is more than --pairs %u (the maximum); lower it or "
+			   "raise --pairs", o->min_pairs, o->pairs);
+		return -EINVAL;
+	}
 	if (o->reference_only)
 		return 0;
 	if (!o->load_argv && !o->pid) {
 		util_cause(cause, "nothing to compare: give the load with --load CMD, -- CMD or -p PID");
+		return -EINVAL;
+	}
+	if (o->time == MEASURE_TIME_WALL && o->pid && !o->pause && !o->victim_argv &&
+	    !o->victim_pid) {
+		util_cause(cause, "--time wall needs reference windows measured now: add --pause "
+			   "(a saved reference has no blocked or runnable time)");
 		return -EINVAL;
 	}
 	if ((o->victim_argv || o->victim_pid) && o->pid && !o->pause) {
@@ -551,6 +754,21 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 		goto fail;
 	}
 	m->o = *o;
+	m->win_s = o->window_s;
+	m->settle_s = o->settle_s;
+	if (o->sequential && !o->reference_only) {
+		struct measure_seq_opts so = {
+			.min_pairs = o->min_pairs, .max_pairs = o->pairs, .explain = o->explain,
+			.adapt_window = o->adapt_window, .adapt_settle = o->adapt_settle,
+			.freq_hz = o->freq_hz, .exclude_tgid = (uint32_t)getpid(),
+		};
+
+		m->seq_ctl = measure_seq_new(&so);
+		if (!m->seq_ctl) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
 	m->win = -1;
 	m->phase = SOURCE_STARTING;
 	m->fail_after = meas_fail_after_env();
@@ -650,7 +868,20 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 		for (int i = 0; i < ntg && filter && m->smp.add_tgid; i++)
 			m->smp.add_tgid(m->smp.ctx, tgids[i]);
 	} else {
-		err = live_open(m, tgids, (size_t)ntg, filter, cause);
+		uint32_t ttg[MEASURE_MAX_TGIDS];
+		int nt = 0;
+
+		if (filter) {
+			memcpy(ttg, tgids, (size_t)ntg * sizeof(*ttg));
+			nt = ntg;
+		} else if (m->load && o->pid) {
+			nt = load_tgids(m->load, ttg, MEASURE_MAX_TGIDS);
+			if (nt < 0)
+				nt = 0;
+			if (nt > MEASURE_MAX_TGIDS)
+				nt = MEASURE_MAX_TGIDS;
+		}
+		err = live_open(m, tgids, (size_t)ntg, filter, ttg, (size_t)nt, cause);
 		if (err < 0)
 			goto fail;
 	}
@@ -706,6 +937,24 @@ struct load *measure_victim(struct source *s)
 int measure_noexec(struct source *s)
 {
 	return s ? ((struct measure *)s->priv)->noexec : 0;
+}
+
+int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int *settled,
+		     const char **windows)
+{
+	struct measure *m = s && s->ops == &measure_ops ? s->priv : NULL;
+
+	if (!m)
+		return -EINVAL; /* not a measurement */
+	if (m->phase != SOURCE_DONE)
+		return -EAGAIN;
+	*reason = m->stop_reason[0] ? m->stop_reason : "measuring was stopped";
+	*pairs = meas_pairs_done(m);
+	*settled = m->seq_ctl && measure_seq_decision(m->seq_ctl)->settled &&
+		   !strncmp(m->stop_reason, "settled", 7);
+	if (windows)
+		*windows = m->seq_ctl ? measure_seq_windows_why(m->seq_ctl) : "";
+	return 0;
 }
 
 double measure_elapsed(struct source *s)

@@ -16,7 +16,9 @@
  *                        (core/reference.h)
  *   reference_only       `argus reference save`: every window is a reference
  *                        of the idle system
- * Sampling is system-wide unless there is a victim.
+ * Sampling is system-wide unless there is a victim.  With --time wall
+ * (the default with a victim) the diagnosed threads' blocked and runnable
+ * time is accounted too, in the same windows (core/timeacct.h).
  *
  * Test hook: ARGUS_TEST_FAIL_AFTER=window (or window:N) makes tick fail after
  * the first (N-th) window, as an internal error would (tests/live/lifecycle.sh).
@@ -31,11 +33,19 @@
 #include "profile.h"
 #include "source.h"
 
-/* Defaults, chosen with tests/bench/scenarios.sh (see BENCH.md). */
+/* Defaults, chosen with tests/bench/scenarios.sh (see BENCH.md).  PAIRS is
+ * the fixed count (--fixed, and measure_opts_default); sequential
+ * measuring goes up to SEQSTOP_DEFAULT_MAX_PAIRS (core/seqstop.h). */
 #define MEASURE_DEFAULT_PAIRS 6
 #define MEASURE_DEFAULT_WINDOW_S 0.5
 #define MEASURE_DEFAULT_SETTLE_S 0.1
 #define MEASURE_DEFAULT_FREQ_HZ 999
+/* The limits every option and spec parser checks (core/num.h). */
+#define MEASURE_WINDOW_MIN_S 0.05
+#define MEASURE_WINDOW_MAX_S 600.0
+#define MEASURE_SETTLE_MAX_S 60.0
+#define MEASURE_PAIRS_MAX 1000
+#define MEASURE_FREQ_MAX_HZ 100000
 /* How often a window's counts are read while it runs (live tree updates). */
 #define MEASURE_COLLECT_S 0.5
 
@@ -51,8 +61,24 @@ struct measure_sampler {
 	void (*close)(void *ctx);
 };
 
+/* What time is accounted for the diagnosed threads (--time). */
+enum measure_time {
+	MEASURE_TIME_AUTO = 0,       /* wall with a victim, else cpu */
+	MEASURE_TIME_CPU,            /* on-CPU samples only */
+	MEASURE_TIME_WALL,           /* on-CPU + blocked + runnable (core/timeacct.h)
+	                              * of the victim, else of the load / -p */
+};
+
 struct measure_opts {
-	unsigned pairs;              /* k */
+	unsigned pairs;              /* k; with sequential: the maximum */
+	int sequential;              /* look after every pair, stop when the
+	                              * verdict is settled (core/measure_seq.h);
+	                              * 0 (default): exactly pairs pairs */
+	unsigned min_pairs;          /* with sequential: never stop before */
+	int adapt_window;            /* with sequential: window length from the
+	                              * first pair (1 by default) */
+	int adapt_settle;            /* ... and the settle time (1 by default) */
+	double explain;              /* the descent's share for the looks (0.5) */
 	double window_s;             /* w */
 	double settle_s;
 	unsigned freq_hz;
@@ -70,6 +96,7 @@ struct measure_opts {
 	double collect_s;            /* read the maps this often within a window
 	                              * (live trees); 0: MEASURE_COLLECT_S, <0:
 	                              * only at window ends (batch) */
+	enum measure_time time;      /* --time */
 	FILE *log;                   /* progress lines ("window 2/6 load 1.0 s"); NULL none */
 	const struct measure_sampler *sampler; /* NULL: live; copied, closed by measure */
 };
@@ -100,6 +127,15 @@ int measure_noexec(struct source *s);
  * the calibration, while steps run against the same loads (diagnose
  * --auto).  Idempotent. */
 void measure_close_sampler(struct source *s);
+
+/* Why measuring stopped, once it has: "settled after 3 pairs: ...",
+ * "maximum of 12 pairs reached; ...", "the load exited (0) after 2 pairs",
+ * "fixed: 6 pairs"; *settled 1 for the first; *pairs the pairs measured;
+ * *windows (may be NULL) how the windows adapted ("" when they did not).
+ * Strings valid while s lives.  Returns 0, -EAGAIN while measuring, -EINVAL
+ * when s is not a measure source. */
+int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int *settled,
+		     const char **windows);
 
 /* Seconds spent measuring (first tick to DONE). */
 double measure_elapsed(struct source *s);

@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "probe_caps.h"
 #include "caps.skel.h"
 #include "../bpf/caps.h"
 
@@ -66,9 +66,8 @@ static void set_result(struct caps_mech_result *r, int err, const char *fmt, ...
 	va_end(ap);
 }
 
-static void try_mech(struct caps *c, enum caps_mech m, int is_root)
+static void try_mech(struct caps_mech_result *r, enum caps_mech m, int is_root)
 {
-	struct caps_mech_result *r = &c->mech[m];
 	struct caps_bpf *skel = NULL;
 	struct bpf_program *p;
 	struct bpf_link *link = NULL;
@@ -144,15 +143,11 @@ out:
 	caps_bpf__destroy(skel);
 }
 
-void probe_caps_mechanisms(struct caps *c)
+void probe_caps_mechanisms(struct caps_mech_result *mech, int is_root)
 {
 	libbpf_print_fn_t old = libbpf_set_print(quiet_print);
-	int is_root = geteuid() == 0;
 
 	for (int m = 0; m < CAPS_MECH_N; m++)
-		try_mech(c, m, is_root);
+		try_mech(&mech[m], m, is_root);
 	libbpf_set_print(old);
-	if (!is_root && c->mech[CAPS_RAW_TP].err == -EPERM)
-		caps_note(c, "not root: loading BPF programs was refused (EPERM), so every "
-			  "kind reads as unavailable; run 'sudo argus probes' to probe this kernel");
 }

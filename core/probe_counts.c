@@ -1,6 +1,6 @@
-/* probe_counts — loads, attaches and reads bpf/counts.bpf.c. */
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+/* probe_counts — bpf/counts.bpf.c: loads, attaches and reads it (see
+ * probe_counts.h), and the counts step kind over it: firings per target
+ * tracepoint per window (events = recorded, exact), no stacks. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,11 +8,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kind.h"
+#include "kind_util.h"
 #include "probe.h"
 #include "probe_counts.h"
+#include "util.h"
 #include "counts.skel.h"
 #include "../bpf/counts.h"
-#include "util.h"
 
 _Static_assert(sizeof(struct counts_slot) == 16, "counts_slot layout");
 _Static_assert(PROBE_COUNTS_MAX == COUNTS_MAX_TPS, "slot count");
@@ -49,28 +54,28 @@ struct probe_counts *probe_counts_open(const char *const *tps, unsigned ntps,
 	int err = 0;
 
 	if (!ntps || ntps > COUNTS_MAX_TPS) {
-		kind_set_cause(cause, "counts takes 1 to %d tracepoints, not %u", COUNTS_MAX_TPS, ntps);
+		util_cause(cause, "counts takes 1 to %d tracepoints, not %u", COUNTS_MAX_TPS, ntps);
 		err = -EINVAL;
 		goto fail;
 	}
 	pc = calloc(1, sizeof(*pc));
 	if (!pc) {
 		err = -ENOMEM;
-		kind_set_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		goto fail;
 	}
 	pc->ntps = ntps;
 	pc->ncpus = libbpf_num_possible_cpus();
 	if (pc->ncpus <= 0) {
 		err = pc->ncpus ? pc->ncpus : -EINVAL;
-		kind_set_cause(cause, "cannot count CPUs: %s", strerror(-err));
+		util_cause(cause, "cannot count CPUs: %s", strerror(-err));
 		goto fail;
 	}
 	probe_bump_memlock();
 	pc->skel = counts_bpf__open();
 	if (!pc->skel) {
 		err = -errno;
-		kind_set_cause(cause, "cannot open the counts BPF object: %s", strerror(-err));
+		util_cause(cause, "cannot open the counts BPF object: %s", strerror(-err));
 		goto fail;
 	}
 	if (f) {
@@ -86,8 +91,8 @@ struct probe_counts *probe_counts_open(const char *const *tps, unsigned ntps,
 		bpf_program__set_autoload(cnt_prog(pc->skel, i), i < ntps);
 	err = counts_bpf__load(pc->skel);
 	if (err) {
-		kind_set_cause(cause, "cannot load the counts program: %s%s", strerror(-err),
-			       err == -EPERM ? "; run as root" : "");
+		util_cause(cause, "cannot load the counts program: %s%s", strerror(-err),
+			   err == -EPERM ? "; run as root" : "");
 		goto fail;
 	}
 	for (unsigned i = 0; i < ntps; i++) {
@@ -97,8 +102,8 @@ struct probe_counts *probe_counts_open(const char *const *tps, unsigned ntps,
 		pc->links[i] = bpf_program__attach_raw_tracepoint(cnt_prog(pc->skel, i), name);
 		if (!pc->links[i]) {
 			err = -errno;
-			kind_set_cause(cause, "cannot attach to tracepoint %s: %s%s", tps[i],
-				       strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
+			util_cause(cause, "cannot attach to tracepoint %s: %s%s", tps[i],
+				   strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
 			goto fail;
 		}
 	}
@@ -112,30 +117,21 @@ fail:
 int probe_counts_read(struct probe_counts *pc, unsigned i, uint64_t *fired,
 		      uint64_t *filtered_out)
 {
-	struct counts_slot *v;
-	__u32 key = i;
-	int rc = 0;
+	struct counts_slot v;
+	int rc;
 
 	*fired = 0;
 	if (filtered_out)
 		*filtered_out = 0;
 	if (i >= pc->ntps)
 		return -EINVAL;
-	v = calloc(pc->ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(pc->skel->maps.slots), &key, v)) {
-		rc = -errno;
-		goto out;
-	}
-	for (int c = 0; c < pc->ncpus; c++) {
-		*fired += v[c].fired;
-		if (filtered_out)
-			*filtered_out += v[c].filtered_out;
-	}
-out:
-	free(v);
-	return rc;
+	rc = kind_percpu_sum(bpf_map__fd(pc->skel->maps.slots), i, pc->ncpus, &v, sizeof(v));
+	if (rc)
+		return rc;
+	*fired = v.fired;
+	if (filtered_out)
+		*filtered_out = v.filtered_out;
+	return 0;
 }
 
 void probe_counts_runtime(struct probe_counts *pc, uint64_t *ns, uint64_t *cnt)
@@ -167,9 +163,126 @@ int probe_counts_rate(const char *const *tps, unsigned ntps, const struct kind_f
 	}
 	dt = util_mono_s() - t0;
 	if (err)
-		kind_set_cause(cause, "cannot read the event counts: %s", strerror(-err));
+		util_cause(cause, "cannot read the event counts: %s", strerror(-err));
 	else
 		*rate = (double)sum / dt;
 	probe_counts_close(pc);
 	return err;
 }
+
+/* ---- the counts kind (core/kind.h): firings per target per window, no stacks ---- */
+
+struct kind_counts {
+	struct probe_counts *pc;
+	unsigned ntps;
+	uint64_t *prev;
+	uint64_t events;
+	int stats_fd;
+};
+
+static void counts_close(struct kind_probe *kp)
+{
+	struct kind_counts *k = (struct kind_counts *)kp;
+
+	if (!k)
+		return;
+	probe_counts_close(k->pc);
+	if (k->stats_fd >= 0)
+		close(k->stats_fd);
+	free(k->prev);
+	free(k);
+}
+
+static int counts_open(const struct step *s, struct kind_probe **out, char **cause)
+{
+	struct kind_counts *k = calloc(1, sizeof(*k));
+	struct kind_filter f;
+	int err = 0;
+
+	if (!k) {
+		util_cause(cause, "out of memory");
+		return -ENOMEM;
+	}
+	k->stats_fd = -1;
+	if (!s->nresolved) {
+		err = -EINVAL;
+		util_cause(cause, "not a validated counts step");
+		goto fail;
+	}
+	err = kind_filter_resolve(&s->filter, &f, cause);
+	if (err)
+		goto fail;
+	k->ntps = s->nresolved;
+	k->prev = calloc(k->ntps, sizeof(*k->prev));
+	if (!k->prev) {
+		err = -ENOMEM;
+		util_cause(cause, "out of memory");
+		goto fail;
+	}
+	k->pc = probe_counts_open((const char *const *)s->resolved, s->nresolved, &f, cause);
+	if (!k->pc) {
+		err = -errno;
+		goto fail;
+	}
+	k->stats_fd = kind_stats_enable();
+	*out = (struct kind_probe *)k;
+	return 0;
+fail:
+	counts_close((struct kind_probe *)k);
+	return err;
+}
+
+static int counts_take(struct kind_counts *k, struct step_data *d, unsigned w)
+{
+	for (unsigned i = 0; i < k->ntps; i++) {
+		struct step_target_win *t = d ? step_data_target(d, w, i) : NULL;
+		uint64_t v, dv;
+		int err = probe_counts_read(k->pc, i, &v, NULL);
+
+		if (err)
+			return err;
+		dv = v > k->prev[i] ? v - k->prev[i] : 0;
+		k->prev[i] = v;
+		k->events += dv;
+		if (t) {
+			t->events += dv;
+			t->recorded += dv;
+		}
+	}
+	return 0;
+}
+
+static int counts_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
+			  const struct ksym_table *ks)
+{
+	struct kind_counts *k = (struct kind_counts *)kp;
+
+	(void)ks;
+	if (w >= d->nwin || d->ntargets < k->ntps)
+		return -EINVAL;
+	return counts_take(k, d, w);
+}
+
+static int counts_discard(struct kind_probe *kp)
+{
+	return counts_take((struct kind_counts *)kp, NULL, 0);
+}
+
+static void counts_stats(struct kind_probe *kp, struct kind_stats *st)
+{
+	struct kind_counts *k = (struct kind_counts *)kp;
+
+	memset(st, 0, sizeof(*st));
+	st->events = k->events;
+	st->progs = k->ntps;
+	probe_counts_runtime(k->pc, &st->run_ns, &st->run_cnt);
+}
+
+const struct kind_ops probe_counts_kind_ops = {
+	.kind = STEP_COUNTS,
+	.open = counts_open,
+	.collect = counts_collect,
+	.discard = counts_discard,
+	.stats = counts_stats,
+	.close = counts_close,
+};

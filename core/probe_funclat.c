@@ -1,19 +1,32 @@
-/* probe_funclat — loads, attaches and reads bpf/funclat.bpf.c. */
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+/* probe_funclat — bpf/funclat.bpf.c: loads, attaches (fentry/fexit, else
+ * kprobe/kretprobe) and reads it (see probe_funclat.h); and the
+ * function_latency step kind over it.  Per target function: completed
+ * calls, summed durations, log2 histogram; entry stacks go to the profile
+ * root first with the marker "[fn] NAME" at the leaf end, counted in calls
+ * (unit "intervals").  Where the kernel allows neither mechanism, open
+ * fails with both reasons and nothing stays loaded.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kind.h"
+#include "kind_util.h"
 #include "probe.h"
 #include "probe_funclat.h"
 #include "step.h"
+#include "util.h"
 #include "funclat.skel.h"
 
 _Static_assert(sizeof(struct funclat_ikey) == 16, "funclat_ikey layout");
 _Static_assert(sizeof(struct funclat_key) == 28, "funclat_key layout");
+_Static_assert(sizeof(struct funclat_hist) % 8 == 0, "funclat_hist: 64-bit counters");
 
 enum { FL_FENTRY, FL_KPROBE };
 
@@ -161,20 +174,20 @@ struct probe_funclat *probe_funclat_open(const char *const *fns, unsigned nfns,
 
 	if (!pf) {
 		err = -ENOMEM;
-		kind_set_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		goto fail;
 	}
 	if (!nfns || nfns > FUNCLAT_MAX_FNS) {
 		err = -EINVAL;
-		kind_set_cause(cause, "function_latency takes 1 to %d functions, not %u",
-			       FUNCLAT_MAX_FNS, nfns);
+		util_cause(cause, "function_latency takes 1 to %d functions, not %u",
+			   FUNCLAT_MAX_FNS, nfns);
 		goto fail;
 	}
 	pf->nfns = nfns;
 	pf->ncpus = libbpf_num_possible_cpus();
 	if (pf->ncpus <= 0) {
 		err = pf->ncpus ? pf->ncpus : -EINVAL;
-		kind_set_cause(cause, "cannot count CPUs: %s", strerror(-err));
+		util_cause(cause, "cannot count CPUs: %s", strerror(-err));
 		goto fail;
 	}
 	probe_bump_memlock();
@@ -186,9 +199,9 @@ struct probe_funclat *probe_funclat_open(const char *const *fns, unsigned nfns,
 	err_k = fl_try(pf, FL_KPROBE, fns, max_stacks, f, why_k, sizeof(why_k));
 	if (!err_k)
 		return pf;
-	kind_set_cause(cause, "cannot trace %s%s: %s; %s; this kernel offers no function "
-		       "latency, use tracepoint_latency on a tracepoint pair instead", fns[0],
-		       nfns > 1 ? " and others" : "", why_f, why_k);
+	util_cause(cause, "cannot trace %s%s: %s; %s; this kernel offers no function "
+		   "latency, use tracepoint_latency on a tracepoint pair instead", fns[0],
+		   nfns > 1 ? " and others" : "", why_f, why_k);
 fail:
 	probe_funclat_close(pf);
 	errno = -err;
@@ -202,48 +215,13 @@ const char *probe_funclat_mechanism(const struct probe_funclat *pf)
 
 int probe_funclat_hist(struct probe_funclat *pf, unsigned slot, struct funclat_hist *out)
 {
-	struct funclat_hist *v = calloc(pf->ncpus, sizeof(*v));
-	__u32 key = slot;
-	int rc = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(pf->skel->maps.hist), &key, v)) {
-		rc = -errno;
-		goto out;
-	}
-	for (int c = 0; c < pf->ncpus; c++) {
-		out->count += v[c].count;
-		out->total_ns += v[c].total_ns;
-		out->entered += v[c].entered;
-		out->filtered_out += v[c].filtered_out;
-		out->stack_error += v[c].stack_error;
-		out->map_full += v[c].map_full;
-		for (int b = 0; b < FUNCLAT_BUCKETS; b++)
-			out->hist[b] += v[c].hist[b];
-	}
-out:
-	free(v);
-	return rc;
+	return kind_percpu_sum(bpf_map__fd(pf->skel->maps.hist), slot, pf->ncpus, out, sizeof(*out));
 }
 
-int probe_funclat_read(struct probe_funclat *pf, probe_funclat_cb cb, void *arg)
+int probe_funclat_read(struct probe_funclat *pf, kind_map_cb cb, void *arg)
 {
-	int fd = bpf_map__fd(pf->skel->maps.bystack), rc = 0;
-	struct funclat_key key, next, *prev = NULL;
-	struct funclat_val v;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v))
-			continue;
-		rc = cb(arg, &key, &v);
-		if (rc)
-			break;
-	}
-	return rc;
+	return kind_map_walk(bpf_map__fd(pf->skel->maps.bystack), sizeof(struct funclat_key),
+			     sizeof(struct funclat_val), cb, arg);
 }
 
 int probe_funclat_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
@@ -290,3 +268,195 @@ char *probe_funclat_programs(void)
 	funclat_bpf__destroy(s);
 	return buf;
 }
+
+/* ---- the function_latency kind (core/kind.h) ------------------------------- */
+
+struct kind_funclat {
+	struct probe_funclat *pf;
+	unsigned nfns;
+	char **markers;
+	struct kind_snap *snap;
+	struct kind_stacks *stacks;
+	struct funclat_hist *prev;
+	uint64_t events, lost;
+	int stats_fd;
+	struct step_data *d;
+	unsigned w;
+	const struct ksym_table *ks;
+	int discard;
+};
+
+static void funclat_close(struct kind_probe *kp)
+{
+	struct kind_funclat *k = (struct kind_funclat *)kp;
+
+	if (!k)
+		return;
+	probe_funclat_close(k->pf);
+	if (k->stats_fd >= 0)
+		close(k->stats_fd);
+	for (unsigned i = 0; k->markers && i < k->nfns; i++)
+		free(k->markers[i]);
+	free(k->markers);
+	kind_snap_free(k->snap);
+	kind_stacks_free(k->stacks);
+	free(k->prev);
+	free(k);
+}
+
+static int funclat_open(const struct step *s, struct kind_probe **out, char **cause)
+{
+	struct kind_funclat *k = calloc(1, sizeof(*k));
+	const char *const *fns = (const char *const *)(s->nresolved ? s->resolved : s->targets);
+	unsigned n = s->nresolved ? s->nresolved : s->ntargets;
+	struct kind_filter f;
+	int err = 0;
+
+	if (!k) {
+		util_cause(cause, "out of memory");
+		return -ENOMEM;
+	}
+	k->stats_fd = -1;
+	if (!n || n > FUNCLAT_MAX_FNS) {
+		err = -EINVAL;
+		util_cause(cause, "function_latency takes 1 to %d functions, not %u",
+			   FUNCLAT_MAX_FNS, n);
+		goto fail;
+	}
+	err = kind_filter_resolve(&s->filter, &f, cause);
+	if (err)
+		goto fail;
+	k->nfns = n;
+	k->markers = calloc(n, sizeof(*k->markers));
+	k->prev = calloc(n, sizeof(*k->prev));
+	k->snap = kind_snap_new(sizeof(struct funclat_key), 1);
+	if (!k->markers || !k->prev || !k->snap) {
+		err = -ENOMEM;
+		util_cause(cause, "out of memory");
+		goto fail;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (asprintf(&k->markers[i], "[fn] %s", fns[i]) < 0) {
+			k->markers[i] = NULL;
+			err = -ENOMEM;
+			util_cause(cause, "out of memory");
+			goto fail;
+		}
+	k->pf = probe_funclat_open(fns, n, s->max_stacks, &f, cause);
+	if (!k->pf) {
+		err = -errno;
+		goto fail;
+	}
+	k->stacks = kind_stacks_new(probe_funclat_stack, k->pf);
+	if (!k->stacks) {
+		err = -ENOMEM;
+		util_cause(cause, "out of memory");
+		goto fail;
+	}
+	k->stats_fd = kind_stats_enable();
+	*out = (struct kind_probe *)k;
+	return 0;
+fail:
+	funclat_close((struct kind_probe *)k);
+	return err;
+}
+
+static int funclat_one(void *arg, const void *key_, const void *val)
+{
+	const struct funclat_key *key = key_;
+	const struct funclat_val *v = val;
+	struct kind_funclat *k = arg;
+	uint64_t *prev = kind_snap_get(k->snap, key), d;
+
+	if (!prev)
+		return -ENOMEM;
+	if (v->count <= prev[0] || key->slot >= k->nfns)
+		return 0;
+	d = v->count - prev[0];
+	prev[0] = v->count;
+	if (k->discard)
+		return 0;
+	return kind_stacks_add(k->stacks, k->ks, key->stack_id, k->markers[key->slot], k->d->prof, k->w,
+			       key->tgid, key->comm, FUNCLAT_COMM_LEN, d);
+}
+
+static int funclat_totals(struct kind_funclat *k, struct step_data *d, unsigned w)
+{
+	for (unsigned i = 0; i < k->nfns; i++) {
+		struct step_target_win *t = d ? step_data_target(d, w, i) : NULL;
+		struct funclat_hist h, *p = &k->prev[i];
+		uint64_t lost, ev;
+		int err = probe_funclat_hist(k->pf, i, &h);
+
+		if (err)
+			return err;
+		ev = h.count - p->count;
+		lost = (h.map_full - p->map_full) + (h.stack_error - p->stack_error);
+		k->events += ev;
+		k->lost += lost;
+		if (t) {
+			uint64_t prev_hist[FUNCLAT_BUCKETS];
+
+			t->events += ev;
+			t->recorded += ev;
+			t->total_ns += h.total_ns - p->total_ns;
+			memcpy(prev_hist, p->hist, sizeof(prev_hist));
+			kind_delta_add(t->hist, (const uint64_t *)h.hist, prev_hist, KIND_HIST_BUCKETS < FUNCLAT_BUCKETS
+				       ? KIND_HIST_BUCKETS : FUNCLAT_BUCKETS);
+			d->lost += lost;
+			d->prof->wins[w].lost += lost;
+		}
+		*p = h;
+	}
+	return 0;
+}
+
+static int funclat_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
+			   const struct ksym_table *ks)
+{
+	struct kind_funclat *k = (struct kind_funclat *)kp;
+	int err;
+
+	if (w >= d->nwin || d->ntargets < k->nfns)
+		return -EINVAL;
+	k->d = d;
+	k->w = w;
+	k->ks = ks;
+	k->discard = 0;
+	err = probe_funclat_read(k->pf, funclat_one, k);
+	if (!err)
+		err = funclat_totals(k, d, w);
+	k->d = NULL;
+	return err;
+}
+
+static int funclat_discard(struct kind_probe *kp)
+{
+	struct kind_funclat *k = (struct kind_funclat *)kp;
+	int err;
+
+	k->discard = 1;
+	err = probe_funclat_read(k->pf, funclat_one, k);
+	k->discard = 0;
+	return err ? err : funclat_totals(k, NULL, 0);
+}
+
+static void funclat_stats(struct kind_probe *kp, struct kind_stats *st)
+{
+	struct kind_funclat *k = (struct kind_funclat *)kp;
+
+	memset(st, 0, sizeof(*st));
+	st->events = k->events;
+	st->lost = k->lost;
+	st->progs = 2 * k->nfns;
+	probe_funclat_runtime(k->pf, &st->run_ns, &st->run_cnt);
+}
+
+const struct kind_ops probe_funclat_kind_ops = {
+	.kind = STEP_FUNCTION_LATENCY,
+	.open = funclat_open,
+	.collect = funclat_collect,
+	.discard = funclat_discard,
+	.stats = funclat_stats,
+	.close = funclat_close,
+};

@@ -29,8 +29,8 @@ void probe_funclat_close(struct probe_funclat *pf); /* NULL-safe */
 const char *probe_funclat_mechanism(const struct probe_funclat *pf);
 /* Histogram of function slot, summed over CPUs.  0 or -errno. */
 int probe_funclat_hist(struct probe_funclat *pf, unsigned slot, struct funclat_hist *out);
-typedef int (*probe_funclat_cb)(void *arg, const struct funclat_key *k, const struct funclat_val *v);
-int probe_funclat_read(struct probe_funclat *pf, probe_funclat_cb cb, void *arg);
+/* cb gets a struct funclat_key and a struct funclat_val (kind_map_walk). */
+int probe_funclat_read(struct probe_funclat *pf, kind_map_cb cb, void *arg);
 int probe_funclat_stack(void *pf, uint32_t id, uint64_t *ips, unsigned max);
 void probe_funclat_runtime(struct probe_funclat *pf, uint64_t *ns, uint64_t *cnt);
 

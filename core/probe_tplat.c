@@ -1,18 +1,74 @@
-/* probe_tplat — loads, attaches and reads bpf/tplat.bpf.c. */
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+/* probe_tplat — latency between a begin and an end raw tracepoint
+ * (bpf/tplat.bpf.c): count, total, log2 histogram, stacks at begin; and the
+ * tracepoint_latency step kind over it.
+ *
+ * Intervals are keyed by thread, except for known pairs that concern an
+ * object rather than a thread, keyed by the tracepoints' first argument
+ * (probe_tplat_key_mode: block_rq_issue/insert -> block_rq_complete, whose
+ * first argument is the struct request *).  Values are cumulative from
+ * open.  Everything is owned by the struct's fds.
+ *
+ * The kind: one target (the begin/end pair, resolved[0] and resolved[1]):
+ * per window the completed intervals (events = recorded), their summed
+ * durations and log2 histogram.  Stacks at begin go to the profile root
+ * first with the marker "[tp] <begin tracepoint>" at the leaf end, counted
+ * in completed intervals (unit "intervals").
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <unistd.h>
 
+#include <linux/types.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kind.h"
+#include "kind_util.h"
 #include "probe.h"
-#include "probe_tplat.h"
 #include "step.h"
+#include "util.h"
+#include "../bpf/tplat.h"
 #include "tplat.skel.h"
+
+#define PROBE_TPLAT_DEFAULT_INFLIGHT 16384
+
+struct probe_tplat_opts {
+	const char *begin, *end;    /* "category:name" or "name" */
+	int key_mode;               /* TPLAT_KEY_*, or -1: from the known-pairs table */
+	long syscall_nr;            /* >= 0: only sys_enter with this number (begin
+	                               must be raw_syscalls:sys_enter); -1 = any */
+	unsigned max_stacks;        /* 0 = STEP_DEFAULT_MAX_STACKS */
+	unsigned max_inflight;      /* 0 = PROBE_TPLAT_DEFAULT_INFLIGHT */
+	const struct kind_filter *filter; /* NULL = none; applies at begin */
+};
+
+struct probe_tplat;
+
+/* TPLAT_KEY_ARG0 for known object pairs (by tracepoint name, category
+ * ignored), else TPLAT_KEY_THREAD. */
+static int probe_tplat_key_mode(const char *begin, const char *end);
+
+/* Loads and attaches.  NULL with errno set and *cause (caller frees). */
+static struct probe_tplat *probe_tplat_open(const struct probe_tplat_opts *o, char **cause);
+static void probe_tplat_close(struct probe_tplat *pt); /* NULL-safe */
+
+/* The histogram and counters summed over CPUs.  0 or -errno. */
+static int probe_tplat_hist(struct probe_tplat *pt, struct tplat_hist *out);
+
+/* Calls cb per begin stack (a struct tplat_key, a struct tplat_stack_val);
+ * stops when cb returns nonzero and returns it. */
+static int probe_tplat_read(struct probe_tplat *pt, kind_map_cb cb, void *arg);
+/* Reads stack id (leaf first); count or -errno (kind_stack_read_cb). */
+static int probe_tplat_stack(void *pt, uint32_t id, uint64_t *ips, unsigned max);
+static void probe_tplat_runtime(struct probe_tplat *pt, uint64_t *ns, uint64_t *cnt);
 
 _Static_assert(sizeof(struct tplat_start) == 32, "tplat_start layout");
 _Static_assert(sizeof(struct tplat_key) == 24, "tplat_key layout");
+_Static_assert(sizeof(struct tplat_hist) % 8 == 0, "tplat_hist: 64-bit counters");
 
 struct probe_tplat {
 	struct tplat_bpf *skel;
@@ -37,7 +93,7 @@ static const char *tp_name(const char *tp)
 	return c ? c + 1 : tp;
 }
 
-int probe_tplat_key_mode(const char *begin, const char *end)
+static int probe_tplat_key_mode(const char *begin, const char *end)
 {
 	for (size_t i = 0; i < sizeof(arg0_pairs) / sizeof(arg0_pairs[0]); i++)
 		if (!strcmp(tp_name(begin), arg0_pairs[i].begin) &&
@@ -46,7 +102,7 @@ int probe_tplat_key_mode(const char *begin, const char *end)
 	return TPLAT_KEY_THREAD;
 }
 
-void probe_tplat_close(struct probe_tplat *pt)
+static void probe_tplat_close(struct probe_tplat *pt)
 {
 	if (!pt)
 		return;
@@ -56,7 +112,7 @@ void probe_tplat_close(struct probe_tplat *pt)
 	free(pt);
 }
 
-struct probe_tplat *probe_tplat_open(const struct probe_tplat_opts *o, char **cause)
+static struct probe_tplat *probe_tplat_open(const struct probe_tplat_opts *o, char **cause)
 {
 	const struct kind_filter *f = o->filter;
 	unsigned stacks = o->max_stacks ? o->max_stacks : STEP_DEFAULT_MAX_STACKS;
@@ -65,32 +121,32 @@ struct probe_tplat *probe_tplat_open(const struct probe_tplat_opts *o, char **ca
 
 	if (!pt) {
 		err = -ENOMEM;
-		kind_set_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		goto fail;
 	}
 	if (!o->begin || !o->end) {
 		err = -EINVAL;
-		kind_set_cause(cause, "tracepoint_latency needs a begin and an end tracepoint");
+		util_cause(cause, "tracepoint_latency needs a begin and an end tracepoint");
 		goto fail;
 	}
 	if (o->syscall_nr >= 0 && strcmp(tp_name(o->begin), "sys_enter")) {
 		err = -EINVAL;
-		kind_set_cause(cause, "a syscall number filter needs begin raw_syscalls:sys_enter, "
-			       "not %s", o->begin);
+		util_cause(cause, "a syscall number filter needs begin raw_syscalls:sys_enter, "
+			   "not %s", o->begin);
 		goto fail;
 	}
 	pt->ncpus = libbpf_num_possible_cpus();
 	if (pt->ncpus <= 0) {
 		err = pt->ncpus ? pt->ncpus : -EINVAL;
-		kind_set_cause(cause, "cannot count CPUs: %s", strerror(-err));
+		util_cause(cause, "cannot count CPUs: %s", strerror(-err));
 		goto fail;
 	}
 	probe_bump_memlock();
 	pt->skel = tplat_bpf__open();
 	if (!pt->skel) {
 		err = -errno;
-		kind_set_cause(cause, "cannot open the tracepoint_latency BPF object: %s",
-			       strerror(-err));
+		util_cause(cause, "cannot open the tracepoint_latency BPF object: %s",
+			   strerror(-err));
 		goto fail;
 	}
 	pt->skel->rodata->key_mode = o->key_mode >= 0 ? (unsigned)o->key_mode
@@ -111,24 +167,24 @@ struct probe_tplat *probe_tplat_open(const struct probe_tplat_opts *o, char **ca
 	bpf_map__set_max_entries(pt->skel->maps.bystack, stacks * 2);
 	err = tplat_bpf__load(pt->skel);
 	if (err) {
-		kind_set_cause(cause, "cannot load the tracepoint_latency programs: %s%s",
-			       strerror(-err), err == -EPERM ? "; run as root" : "");
+		util_cause(cause, "cannot load the tracepoint_latency programs: %s%s",
+			   strerror(-err), err == -EPERM ? "; run as root" : "");
 		goto fail;
 	}
 	pt->le = bpf_program__attach_raw_tracepoint(pt->skel->progs.argus_tplat_end,
 						    tp_name(o->end));
 	if (!pt->le) {
 		err = -errno;
-		kind_set_cause(cause, "cannot attach to end tracepoint %s: %s%s", o->end,
-			       strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
+		util_cause(cause, "cannot attach to end tracepoint %s: %s%s", o->end,
+			   strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
 		goto fail;
 	}
 	pt->lb = bpf_program__attach_raw_tracepoint(pt->skel->progs.argus_tplat_begin,
 						    tp_name(o->begin));
 	if (!pt->lb) {
 		err = -errno;
-		kind_set_cause(cause, "cannot attach to begin tracepoint %s: %s%s", o->begin,
-			       strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
+		util_cause(cause, "cannot attach to begin tracepoint %s: %s%s", o->begin,
+			   strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
 		goto fail;
 	}
 	return pt;
@@ -138,54 +194,18 @@ fail:
 	return NULL;
 }
 
-int probe_tplat_hist(struct probe_tplat *pt, struct tplat_hist *out)
+static int probe_tplat_hist(struct probe_tplat *pt, struct tplat_hist *out)
 {
-	struct tplat_hist *v = calloc(pt->ncpus, sizeof(*v));
-	__u32 zero = 0;
-	int rc = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(pt->skel->maps.hist), &zero, v)) {
-		rc = -errno;
-		goto out;
-	}
-	for (int c = 0; c < pt->ncpus; c++) {
-		out->count += v[c].count;
-		out->total_ns += v[c].total_ns;
-		out->begun += v[c].begun;
-		out->filtered_out += v[c].filtered_out;
-		out->unmatched += v[c].unmatched;
-		out->stack_error += v[c].stack_error;
-		out->stack_map_full += v[c].stack_map_full;
-		for (int b = 0; b < TPLAT_BUCKETS; b++)
-			out->hist[b] += v[c].hist[b];
-	}
-out:
-	free(v);
-	return rc;
+	return kind_percpu_sum(bpf_map__fd(pt->skel->maps.hist), 0, pt->ncpus, out, sizeof(*out));
 }
 
-int probe_tplat_read(struct probe_tplat *pt, probe_tplat_cb cb, void *arg)
+static int probe_tplat_read(struct probe_tplat *pt, kind_map_cb cb, void *arg)
 {
-	int fd = bpf_map__fd(pt->skel->maps.bystack), rc = 0;
-	struct tplat_key key, next, *prev = NULL;
-	struct tplat_stack_val v;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v))
-			continue;
-		rc = cb(arg, &key, &v);
-		if (rc)
-			break;
-	}
-	return rc;
+	return kind_map_walk(bpf_map__fd(pt->skel->maps.bystack), sizeof(struct tplat_key),
+			     sizeof(struct tplat_stack_val), cb, arg);
 }
 
-int probe_tplat_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
+static int probe_tplat_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 {
 	struct probe_tplat *pt = arg;
 	if (id == TPLAT_NO_STACK)
@@ -193,8 +213,190 @@ int probe_tplat_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 	return kind_stackmap_copy(bpf_map__fd(pt->skel->maps.stacks), id, TPLAT_MAX_DEPTH, ips, max);
 }
 
-void probe_tplat_runtime(struct probe_tplat *pt, uint64_t *ns, uint64_t *cnt)
+static void probe_tplat_runtime(struct probe_tplat *pt, uint64_t *ns, uint64_t *cnt)
 {
 	kind_prog_runtime(bpf_program__fd(pt->skel->progs.argus_tplat_begin), ns, cnt);
 	kind_prog_runtime(bpf_program__fd(pt->skel->progs.argus_tplat_end), ns, cnt);
 }
+
+/* ---- the tracepoint_latency kind (core/kind.h) ----------------------------- */
+
+struct kind_tplat {
+	struct probe_tplat *pt;
+	char *marker;
+	struct kind_snap *snap;     /* tplat_key -> count */
+	struct kind_stacks *stacks;
+	struct tplat_hist prev;
+	uint64_t events, lost;
+	int stats_fd;
+	struct step_data *d;
+	unsigned w;
+	const struct ksym_table *ks;
+	int discard;
+};
+
+static void tplat_close(struct kind_probe *kp)
+{
+	struct kind_tplat *k = (struct kind_tplat *)kp;
+
+	if (!k)
+		return;
+	probe_tplat_close(k->pt);
+	if (k->stats_fd >= 0)
+		close(k->stats_fd);
+	free(k->marker);
+	kind_snap_free(k->snap);
+	kind_stacks_free(k->stacks);
+	free(k);
+}
+
+static int tplat_open(const struct step *s, struct kind_probe **out, char **cause)
+{
+	struct kind_tplat *k = calloc(1, sizeof(*k));
+	struct probe_tplat_opts o = { 0 };
+	struct kind_filter f;
+	int err = 0;
+
+	if (!k) {
+		util_cause(cause, "out of memory");
+		return -ENOMEM;
+	}
+	k->stats_fd = -1;
+	if (s->kind != STEP_TRACEPOINT_LATENCY || s->nresolved < 2) {
+		err = -EINVAL;
+		util_cause(cause, "not a validated tracepoint_latency step");
+		goto fail;
+	}
+	err = kind_filter_resolve(&s->filter, &f, cause);
+	if (err)
+		goto fail;
+	k->snap = kind_snap_new(sizeof(struct tplat_key), 1);
+	if (asprintf(&k->marker, "[tp] %s", s->resolved[0]) < 0)
+		k->marker = NULL;
+	if (!k->snap || !k->marker) {
+		err = -ENOMEM;
+		util_cause(cause, "out of memory");
+		goto fail;
+	}
+	o.begin = s->resolved[0];
+	o.end = s->resolved[1];
+	o.key_mode = -1;
+	o.syscall_nr = -1;
+	o.max_stacks = s->max_stacks;
+	o.filter = &f;
+	k->pt = probe_tplat_open(&o, cause);
+	if (!k->pt) {
+		err = -errno;
+		goto fail;
+	}
+	k->stacks = kind_stacks_new(probe_tplat_stack, k->pt);
+	if (!k->stacks) {
+		err = -ENOMEM;
+		util_cause(cause, "out of memory");
+		goto fail;
+	}
+	k->stats_fd = kind_stats_enable();
+	*out = (struct kind_probe *)k;
+	return 0;
+fail:
+	tplat_close((struct kind_probe *)k);
+	return err;
+}
+
+static int tplat_one(void *arg, const void *key_, const void *val)
+{
+	const struct tplat_key *key = key_;
+	const struct tplat_stack_val *v = val;
+	struct kind_tplat *k = arg;
+	uint64_t *prev = kind_snap_get(k->snap, key), d;
+
+	if (!prev)
+		return -ENOMEM;
+	if (v->count <= prev[0])
+		return 0;
+	d = v->count - prev[0];
+	prev[0] = v->count;
+	if (k->discard)
+		return 0;
+	return kind_stacks_add(k->stacks, k->ks, key->stack_id, k->marker, k->d->prof, k->w,
+			       key->tgid, key->comm, TPLAT_COMM_LEN, d);
+}
+
+static int tplat_totals(struct kind_tplat *k, struct step_data *d, unsigned w)
+{
+	struct step_target_win *t = d ? step_data_target(d, w, 0) : NULL;
+	struct tplat_hist h;
+	uint64_t lost, ev;
+	int err = probe_tplat_hist(k->pt, &h);
+
+	if (err)
+		return err;
+	ev = h.count - k->prev.count;
+	lost = (h.stack_map_full - k->prev.stack_map_full) + (h.stack_error - k->prev.stack_error);
+	k->events += ev;
+	k->lost += lost;
+	if (t) {
+		uint64_t prev_hist[TPLAT_BUCKETS];
+
+		t->events += ev;
+		t->recorded += ev;
+		t->total_ns += h.total_ns - k->prev.total_ns;
+		memcpy(prev_hist, k->prev.hist, sizeof(prev_hist));
+		kind_delta_add(t->hist, (const uint64_t *)h.hist, prev_hist,
+			       KIND_HIST_BUCKETS < TPLAT_BUCKETS ? KIND_HIST_BUCKETS : TPLAT_BUCKETS);
+		d->lost += lost;
+		d->prof->wins[w].lost += lost;
+	}
+	k->prev = h;
+	return 0;
+}
+
+static int tplat_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
+			 const struct ksym_table *ks)
+{
+	struct kind_tplat *k = (struct kind_tplat *)kp;
+	int err;
+
+	if (w >= d->nwin)
+		return -EINVAL;
+	k->d = d;
+	k->w = w;
+	k->ks = ks;
+	k->discard = 0;
+	err = probe_tplat_read(k->pt, tplat_one, k);
+	if (!err)
+		err = tplat_totals(k, d, w);
+	k->d = NULL;
+	return err;
+}
+
+static int tplat_discard(struct kind_probe *kp)
+{
+	struct kind_tplat *k = (struct kind_tplat *)kp;
+	int err;
+
+	k->discard = 1;
+	err = probe_tplat_read(k->pt, tplat_one, k);
+	k->discard = 0;
+	return err ? err : tplat_totals(k, NULL, 0);
+}
+
+static void tplat_stats(struct kind_probe *kp, struct kind_stats *st)
+{
+	struct kind_tplat *k = (struct kind_tplat *)kp;
+
+	memset(st, 0, sizeof(*st));
+	st->events = k->events;
+	st->lost = k->lost;
+	st->progs = 2;
+	probe_tplat_runtime(k->pt, &st->run_ns, &st->run_cnt);
+}
+
+const struct kind_ops probe_tplat_kind_ops = {
+	.kind = STEP_TRACEPOINT_LATENCY,
+	.open = tplat_open,
+	.collect = tplat_collect,
+	.discard = tplat_discard,
+	.stats = tplat_stats,
+	.close = tplat_close,
+};

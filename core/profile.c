@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "sanitize.h"
 #include "strpool.h"
 
 struct profile_slot {
@@ -39,6 +40,18 @@ const char *cond_name(enum cond c)
 	default:
 		return "?";
 	}
+}
+
+void profile_diag_add(struct profile_diag *d, uint32_t tgid)
+{
+	if (!d)
+		return;
+	d->known = 1;
+	for (unsigned i = 0; i < d->ntgids; i++)
+		if (d->tgids[i] == tgid)
+			return;
+	if (d->ntgids < PROFILE_DIAG_MAX)
+		d->tgids[d->ntgids++] = tgid;
 }
 
 struct profile *profile_new(void)
@@ -238,7 +251,16 @@ int profile_add(struct profile *p, unsigned w, const char *const *frames,
 	memset(st, 0, sizeof(*st));
 	st->frames = malloc((nframes ? nframes : 1) * sizeof(*st->frames));
 	st->win = calloc(p->win_cap, sizeof(*st->win));
-	st->comm = strpool_intern(p->pool, comm ? comm : "");
+	{
+		/* a task names itself (prctl PR_SET_NAME): escape before it is shown */
+		char safe[96];
+
+		if (comm && !sanitize_is_clean(comm, 0)) {
+			sanitize_into(safe, sizeof(safe), comm, 0);
+			comm = safe;
+		}
+		st->comm = strpool_intern(p->pool, comm ? comm : "");
+	}
 	if (!st->frames || !st->win || !st->comm) {
 		free(st->frames);
 		free(st->win);

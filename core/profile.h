@@ -43,7 +43,23 @@ struct profile_stack {
 	uint64_t total;         /* sum over all windows */
 };
 
+/* Which processes are the diagnosed work (issue 11): set by the source
+ * that knows (core/measure: the load's processes, or every sampled one when
+ * the sampling is filtered to a victim).  known 0: nobody said (imported
+ * files, old sessions). */
+#define PROFILE_DIAG_MAX 64
+struct profile_diag {
+	int known;
+	int all;                /* every stack is the diagnosed work's */
+	unsigned ntgids;
+	uint32_t tgids[PROFILE_DIAG_MAX];
+};
+
+/* Adds tgid to d (once; ignored when d is full).  Sets d->known. */
+void profile_diag_add(struct profile_diag *d, uint32_t tgid);
+
 struct profile {
+	struct profile_diag diag;
 	struct profile_window *wins;
 	unsigned nwin, win_cap;
 	struct profile_stack *stacks;

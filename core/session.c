@@ -1,13 +1,7 @@
 /* session — what the writer and the reader share: the event and decision
- * names of the format (session.h, tests/data/SESSION-FORMAT.md) and the
- * cause formatter.  The writer is core/session_write.c, the reader
- * core/session_read.c. */
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-
+ * names of the format (session.h, tests/data/SESSION-FORMAT.md).  The
+ * writer is core/session_write.c, the reader core/session_read.c. */
 #include "session.h"
-#include "session_priv.h"
 
 static const char *const ev_names[SESSION_EV_N] = {
 	[SESSION_EV_WINDOW] = "window",
@@ -34,15 +28,3 @@ const char *session_decision_name(enum session_decision d)
 	return (unsigned)d < SESSION_DECISION_N ? decision_names[d] : "unknown";
 }
 
-int session_fail(char **cause, int err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (cause) {
-		free(*cause);
-		if (vasprintf(cause, fmt, ap) < 0)
-			*cause = NULL;
-	}
-	va_end(ap);
-	return err;
-}

@@ -16,8 +16,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_safe.h"
+#include "sanitize.h"
 #include "session.h"
 #include "session_priv.h"
+#include "util.h"
 
 struct rd {
 	const char *name;
@@ -172,30 +175,30 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 	enum cond c;
 
 	if (!cs || bad)
-		return session_fail(cause, -EINVAL, "window: 'cond' must be \"ref\" or \"load\"");
+		return util_fail(cause, -EINVAL, "window: 'cond' must be \"ref\" or \"load\"");
 	if (!strcmp(cs, "ref"))
 		c = COND_REF;
 	else if (!strcmp(cs, "load"))
 		c = COND_LOAD;
 	else
-		return session_fail(cause, -EINVAL, "window: 'cond' must be \"ref\" or \"load\", not '%.20s'", cs);
+		return util_fail(cause, -EINVAL, "window: 'cond' must be \"ref\" or \"load\", not '%.20s'", cs);
 	if (get_uint(o, "index", 1e6, UINT64_MAX, &index) || index == UINT64_MAX)
-		return session_fail(cause, -EINVAL, "window: 'index' missing or not a window number");
+		return util_fail(cause, -EINVAL, "window: 'index' missing or not a window number");
 	if (index != p->nwin)
-		return session_fail(cause, -EINVAL, "window: index %llu out of order (expected %u)",
+		return util_fail(cause, -EINVAL, "window: index %llu out of order (expected %u)",
 			    (unsigned long long)index, p->nwin);
 	if (get_double(o, "secs", 0, &secs) || secs < 0)
-		return session_fail(cause, -EINVAL, "window: 'secs' is not a length in seconds");
+		return util_fail(cause, -EINVAL, "window: 'secs' is not a length in seconds");
 	if (get_double(o, "start", 0, &start) || start < 0)
-		return session_fail(cause, -EINVAL, "window: 'start' is not a time in seconds");
+		return util_fail(cause, -EINVAL, "window: 'start' is not a time in seconds");
 	if (get_uint(o, "lost", 1.8e19, 0, &lost))
-		return session_fail(cause, -EINVAL, "window: 'lost' is not a count");
+		return util_fail(cause, -EINVAL, "window: 'lost' is not a count");
 	stacks = cJSON_GetObjectItemCaseSensitive(o, "stacks");
 	if (stacks && !cJSON_IsArray(stacks))
-		return session_fail(cause, -EINVAL, "window: 'stacks' is not an array");
+		return util_fail(cause, -EINVAL, "window: 'stacks' is not an array");
 	w = profile_window_begin(p, c, start);
 	if (w < 0)
-		return session_fail(cause, w, "window: %s", strerror(-w));
+		return util_fail(cause, w, "window: %s", strerror(-w));
 	profile_window_end(p, (unsigned)w, secs);
 	p->wins[w].lost = lost;
 	unsigned si = 0;
@@ -204,44 +207,44 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 		const char *comm;
 		unsigned nf = 0;
 		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 4 || !cJSON_IsArray(fr)) {
-			err = session_fail(cause, -EINVAL, "window: stacks[%u]: expected [[frames...], tgid, comm, count]", si);
+			err = util_fail(cause, -EINVAL, "window: stacks[%u]: expected [[frames...], tgid, comm, count]", si);
 			goto out;
 		}
 		x = cJSON_GetArrayItem(e, 1);
 		if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0) || x->valuedouble > 4294967295.0) {
-			err = session_fail(cause, -EINVAL, "window: stacks[%u]: tgid is not a process id", si);
+			err = util_fail(cause, -EINVAL, "window: stacks[%u]: tgid is not a process id", si);
 			goto out;
 		}
 		tgid = (uint64_t)x->valuedouble;
 		x = cJSON_GetArrayItem(e, 2);
 		if (!cJSON_IsString(x)) {
-			err = session_fail(cause, -EINVAL, "window: stacks[%u]: comm is not a string", si);
+			err = util_fail(cause, -EINVAL, "window: stacks[%u]: comm is not a string", si);
 			goto out;
 		}
 		comm = x->valuestring;
 		x = cJSON_GetArrayItem(e, 3);
 		if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0) || x->valuedouble > 1.8e19 ||
 		    x->valuedouble != floor(x->valuedouble)) {
-			err = session_fail(cause, -EINVAL, "window: stacks[%u]: count is not a count", si);
+			err = util_fail(cause, -EINVAL, "window: stacks[%u]: count is not a count", si);
 			goto out;
 		}
 		count = (uint64_t)x->valuedouble;
 		int nfr = cJSON_GetArraySize(fr);
 		if (nfr > SESSION_MAX_FRAMES) {
-			err = session_fail(cause, -EINVAL, "window: stacks[%u]: more than %d frames", si, SESSION_MAX_FRAMES);
+			err = util_fail(cause, -EINVAL, "window: stacks[%u]: more than %d frames", si, SESSION_MAX_FRAMES);
 			goto out;
 		}
 		if (nfr > 64 && frames == frames_stack) {
 			frames = malloc(SESSION_MAX_FRAMES * sizeof(*frames));
 			if (!frames) {
 				frames = frames_stack;
-				err = session_fail(cause, -ENOMEM, "out of memory");
+				err = util_fail(cause, -ENOMEM, "out of memory");
 				goto out;
 			}
 		}
 		cJSON_ArrayForEach(f, fr) {
 			if (!cJSON_IsString(f)) {
-				err = session_fail(cause, -EINVAL, "window: stacks[%u]: frame %u is not a string", si, nf);
+				err = util_fail(cause, -EINVAL, "window: stacks[%u]: frame %u is not a string", si, nf);
 				goto out;
 			}
 			frames[nf++] = f->valuestring;
@@ -249,7 +252,7 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 		if (count) {
 			err = profile_add(p, (unsigned)w, frames, nf, (uint32_t)tgid, comm, count);
 			if (err) {
-				session_fail(cause, err, "window: stacks[%u]: %s", si, strerror(-err));
+				util_fail(cause, err, "window: stacks[%u]: %s", si, strerror(-err));
 				goto out;
 			}
 		}
@@ -308,15 +311,15 @@ static int read_header(struct rd *r, const cJSON *o)
 	uint64_t v;
 
 	if (!type || strcmp(type, "header") || !fmt || strcmp(fmt, SESSION_FORMAT))
-		return session_fail(r->cause, -EINVAL,
+		return util_fail(r->cause, -EINVAL,
 			    "%s:%u: not an argus session (the first line must be the header {\"type\":\"header\",\"format\":\"%s\",...})",
 			    r->name, r->line, SESSION_FORMAT);
 	const char *ver = get_str(o, "argus", &bad);
 	if (get_uint(o, "version", 1e9, 0, &v) || v < 1)
-		return session_fail(r->cause, -EINVAL, "%s:%u: the session header has no valid 'version'",
+		return util_fail(r->cause, -EINVAL, "%s:%u: the session header has no valid 'version'",
 			    r->name, r->line);
 	if (v > SESSION_VERSION)
-		return session_fail(r->cause, -EPROTONOSUPPORT,
+		return util_fail(r->cause, -EPROTONOSUPPORT,
 			    "%s: session format version %llu (written by argus %.40s) is newer than this argus %s reads (version %d); replay it with a newer argus",
 			    r->name, (unsigned long long)v, ver ? ver : "?", ARGUS_VERSION,
 			    SESSION_VERSION);
@@ -327,13 +330,13 @@ static int read_header(struct rd *r, const cJSON *o)
 	    dup_opt(&l->kernel, get_str(o, "kernel", &bad)) ||
 	    dup_opt(&l->created, get_str(o, "created", &bad)) ||
 	    dup_json(&l->caps_json, o, "caps") || dup_json(&l->options_json, o, "options"))
-		return session_fail(r->cause, -ENOMEM, "out of memory");
+		return util_fail(r->cause, -ENOMEM, "out of memory");
 	if (bad)
-		return session_fail(r->cause, -EINVAL, "%s:%u: the session header has a field of the wrong type",
+		return util_fail(r->cause, -EINVAL, "%s:%u: the session header has a field of the wrong type",
 			    r->name, r->line);
 	if ((!l->caps_json && !(l->caps_json = strdup("{}"))) ||
 	    (!l->options_json && !(l->options_json = strdup("{}"))))
-		return session_fail(r->cause, -ENOMEM, "out of memory");
+		return util_fail(r->cause, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -347,23 +350,23 @@ static int read_event(struct rd *r, const cJSON *o, struct session_event *e)
 	char *why = NULL;
 
 	if (!type)
-		return session_fail(r->cause, -EINVAL, "%s:%u: event without a \"type\"", r->name, r->line);
+		return util_fail(r->cause, -EINVAL, "%s:%u: event without a \"type\"", r->name, r->line);
 	int t;
 	for (t = 0; t < SESSION_EV_N; t++)
 		if (!strcmp(type, session_event_name(t)))
 			break;
 	if (!strcmp(type, "header"))
-		return session_fail(r->cause, -EINVAL, "%s:%u: a second header inside the session",
+		return util_fail(r->cause, -EINVAL, "%s:%u: a second header inside the session",
 			    r->name, r->line);
 	if (t == SESSION_EV_N)
 		return note_unknown(r, type), 1;
 	e->type = (enum session_event_type)t;
 	e->window = -1;
 	if (get_double(o, "t", -1, &e->t) || e->t < 0)
-		return session_fail(r->cause, -EINVAL, "%s:%u: %s event without a valid \"t\" (seconds since start)",
+		return util_fail(r->cause, -EINVAL, "%s:%u: %s event without a valid \"t\" (seconds since start)",
 			    r->name, r->line, type);
 	if (get_uint(o, "step", SESSION_MAX_STEP, 0, &step))
-		return session_fail(r->cause, -EINVAL, "%s:%u: %s: 'step' is not a step number (0..%d)",
+		return util_fail(r->cause, -EINVAL, "%s:%u: %s: 'step' is not a step number (0..%d)",
 			    r->name, r->line, type, SESSION_MAX_STEP);
 	e->step = (unsigned)step;
 
@@ -371,10 +374,10 @@ static int read_event(struct rd *r, const cJSON *o, struct session_event *e)
 	case SESSION_EV_WINDOW: {
 		struct profile *p = step_profile(l, e->step);
 		if (!p)
-			return session_fail(r->cause, -ENOMEM, "out of memory");
+			return util_fail(r->cause, -ENOMEM, "out of memory");
 		int w = window_apply(o, p, &why);
 		if (w < 0) {
-			err = session_fail(r->cause, w, "%s:%u: %s", r->name, r->line, why ? why : "bad window");
+			err = util_fail(r->cause, w, "%s:%u: %s", r->name, r->line, why ? why : "bad window");
 			free(why);
 			return err;
 		}
@@ -402,7 +405,7 @@ static int read_event(struct rd *r, const cJSON *o, struct session_event *e)
 			if (!strcmp(a, session_decision_name(d)))
 				break;
 		if (!a || d == SESSION_DECISION_N)
-			return session_fail(r->cause, -EINVAL,
+			return util_fail(r->cause, -EINVAL,
 				    "%s:%u: decision: 'action' must be accept, edit, veto or undo",
 				    r->name, r->line);
 		e->decision = (enum session_decision)d;
@@ -448,7 +451,7 @@ static int read_event(struct rd *r, const cJSON *o, struct session_event *e)
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "verdict");
 		err = verdict_json_parse(v, &e->verdict, &why);
 		if (err) {
-			err = session_fail(r->cause, err, "%s:%u: %s", r->name, r->line,
+			err = util_fail(r->cause, err, "%s:%u: %s", r->name, r->line,
 				   why ? why : "bad verdict");
 			free(why);
 			return err;
@@ -466,9 +469,9 @@ static int read_event(struct rd *r, const cJSON *o, struct session_event *e)
 		break;
 	}
 	if (err == -ENOMEM)
-		return session_fail(r->cause, -ENOMEM, "out of memory");
+		return util_fail(r->cause, -ENOMEM, "out of memory");
 	if (err || bad)
-		return session_fail(r->cause, -EINVAL, "%s:%u: %s: a field has the wrong type",
+		return util_fail(r->cause, -EINVAL, "%s:%u: %s: a field has the wrong type",
 			    r->name, r->line, what);
 	return 0;
 }
@@ -506,14 +509,14 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 
 	memset(out, 0, sizeof(*out));
 	if (!len) {
-		err = session_fail(cause, -EINVAL, "%s: empty file, not an argus session", r.name);
+		err = util_fail(cause, -EINVAL, "%s: empty file, not an argus session", r.name);
 		goto fail;
 	}
 	while (pos < len) {
 		const char *s = buf + pos, *nl = memchr(s, '\n', len - pos);
 		if (!nl) {
 			if (!have_header) {
-				err = session_fail(cause, -EINVAL,
+				err = util_fail(cause, -EINVAL,
 					   "%s: the session header is incomplete (the file ends at byte %zu, mid-line)",
 					   r.name, len);
 				goto fail;
@@ -532,21 +535,44 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 		if (!n)
 			continue;
 		if (memchr(s, 0, n)) {
-			err = session_fail(cause, -EINVAL, "%s:%u: binary data (a NUL byte); not an argus session",
+			err = util_fail(cause, -EINVAL, "%s:%u: binary data (a NUL byte); not an argus session",
 				   r.name, r.line);
 			goto fail;
 		}
-		const char *end = NULL;
+		if (n > SESSION_MAX_LINE) {
+			err = util_fail(cause, -EFBIG, "%s:%u: a line of %zu bytes; an event is at most "
+					   "%u MiB (the file is damaged or not argus's)", r.name, r.line, n,
+					   SESSION_MAX_LINE >> 20);
+			goto fail;
+		}
+		if (out->nev >= SESSION_MAX_EVENTS) {
+			err = util_fail(cause, -EFBIG, "%s:%u: more than %u events; not a session argus "
+					   "wrote", r.name, r.line, SESSION_MAX_EVENTS);
+			goto fail;
+		}
+		const char *end = NULL, *what = NULL;
 		o = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+		/* every string escaped before any reader takes it (core/json_safe.h) */
+		if (o && (err = json_safe_tree(o, SESSION_MAX_STR, 0, &what)) < 0) {
+			char w[48];
+
+			sanitize_into(w, sizeof(w), what ? what : "?", 0);
+			err = err == -E2BIG ?
+				util_fail(cause, -EFBIG, "%s:%u: '%s' is longer than %u KiB or nested "
+					     "too deep; the file is damaged or not argus's", r.name, r.line,
+					     w, SESSION_MAX_STR >> 10) :
+				util_fail(cause, err, "%s:%u: out of memory", r.name, r.line);
+			goto fail;
+		}
 		while (o && end && end < s + n && (*end == ' ' || *end == '\t'))
 			end++;
 		if (!o || !cJSON_IsObject(o) || (end && end != s + n)) {
 			if (!have_header)
-				err = session_fail(cause, -EINVAL,
+				err = util_fail(cause, -EINVAL,
 					   "%s: not an argus session (line %u is not a JSON object)",
 					   r.name, r.line);
 			else
-				err = session_fail(cause, -EINVAL,
+				err = util_fail(cause, -EINVAL,
 					   "%s:%u: not a JSON object on one line; the file is damaged",
 					   r.name, r.line);
 			goto fail;
@@ -561,7 +587,7 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 				size_t nc = cap ? cap * 2 : 64;
 				struct session_event *ne = realloc(out->ev, nc * sizeof(*ne));
 				if (!ne) {
-					err = session_fail(cause, -ENOMEM, "out of memory");
+					err = util_fail(cause, -ENOMEM, "out of memory");
 					goto fail;
 				}
 				out->ev = ne;
@@ -578,7 +604,7 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 			if (err == 0) {
 				if (!(e->json = strndup(s, n))) {
 					event_free(e);
-					err = session_fail(cause, -ENOMEM, "out of memory");
+					err = util_fail(cause, -ENOMEM, "out of memory");
 					goto fail;
 				}
 				out->nev++;
@@ -591,7 +617,7 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 		o = NULL;
 	}
 	if (!have_header) {
-		err = session_fail(cause, -EINVAL, "%s: no session header; not an argus session", r.name);
+		err = util_fail(cause, -EINVAL, "%s: no session header; not an argus session", r.name);
 		goto fail;
 	}
 	for (unsigned i = 0; i < r.nunknown; i++)
@@ -617,17 +643,18 @@ int session_read(const char *path, struct session_log *out, char **cause)
 	memset(out, 0, sizeof(*out));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return session_fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
+		return util_fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
 	for (;;) {
 		if (len == cap) {
 			if (cap >= SESSION_MAX_FILE) {
-				err = session_fail(cause, -EFBIG, "%s: larger than 1 GiB; not a session argus wrote", path);
+				err = util_fail(cause, -EFBIG, "%s: larger than %llu MiB; not a session argus wrote",
+						 path, SESSION_MAX_FILE >> 20);
 				goto out;
 			}
 			cap = cap ? cap * 2 : 65536;
 			char *b = realloc(buf, cap);
 			if (!b) {
-				err = session_fail(cause, -ENOMEM, "%s: out of memory", path);
+				err = util_fail(cause, -ENOMEM, "%s: out of memory", path);
 				goto out;
 			}
 			buf = b;
@@ -636,7 +663,7 @@ int session_read(const char *path, struct session_log *out, char **cause)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			err = session_fail(cause, -errno, "cannot read %s: %s", path, strerror(errno));
+			err = util_fail(cause, -errno, "cannot read %s: %s", path, strerror(errno));
 			goto out;
 		}
 		if (!n)
@@ -670,6 +697,11 @@ struct profile *session_log_profile_upto(const struct session_log *l, size_t nev
 		if (e->type != SESSION_EV_WINDOW || e->step != step)
 			continue;
 		cJSON *o = cJSON_Parse(e->json);
+
+		if (o && json_safe_tree(o, SESSION_MAX_STR, 0, NULL) < 0) {
+			cJSON_Delete(o);
+			o = NULL;
+		}
 		int w = o ? window_apply(o, p, &why) : -ENOMEM;
 		cJSON_Delete(o);
 		free(why);

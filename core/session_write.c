@@ -18,6 +18,7 @@
 
 #include "session.h"
 #include "session_priv.h"
+#include "util.h"
 
 #ifndef ARGUS_VERSION
 #define ARGUS_VERSION "unknown"
@@ -60,7 +61,7 @@ static char *state_dir(char **cause)
 			home = pw ? pw->pw_dir : NULL;
 		}
 		if (!home) {
-			session_fail(cause, -ENOENT, "cannot find a directory for sessions: neither XDG_STATE_HOME nor HOME is set; give --session FILE");
+			util_fail(cause, -ENOENT, "cannot find a directory for sessions: neither XDG_STATE_HOME nor HOME is set; give --session FILE");
 			errno = ENOENT;
 			return NULL;
 		}
@@ -68,7 +69,7 @@ static char *state_dir(char **cause)
 			d = NULL;
 	}
 	if (!d) {
-		session_fail(cause, -ENOMEM, "out of memory");
+		util_fail(cause, -ENOMEM, "out of memory");
 		errno = ENOMEM;
 	}
 	return d;
@@ -85,7 +86,7 @@ char *session_default_path(char **cause)
 		return NULL;
 	err = mkdir_p(d, 0700);
 	if (err) {
-		session_fail(cause, err, "cannot create %s: %s; give --session FILE", d, strerror(-err));
+		util_fail(cause, err, "cannot create %s: %s; give --session FILE", d, strerror(-err));
 		free(d);
 		errno = -err;
 		return NULL;
@@ -93,7 +94,7 @@ char *session_default_path(char **cause)
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	if (asprintf(&p, "%s/argus-%s.jsonl", d, stamp) < 0) {
-		session_fail(cause, -ENOMEM, "out of memory");
+		util_fail(cause, -ENOMEM, "out of memory");
 		errno = ENOMEM;
 		p = NULL;
 	}
@@ -192,18 +193,18 @@ struct session *session_open(const char *path, const struct session_header *h, c
 	int fd = -1, err;
 
 	if (!s) {
-		err = session_fail(cause, -ENOMEM, "out of memory");
+		err = util_fail(cause, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	if (path) {
 		if (!(s->path = strdup(path))) {
-			err = session_fail(cause, -ENOMEM, "out of memory");
+			err = util_fail(cause, -ENOMEM, "out of memory");
 			goto fail;
 		}
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0) {
-			err = session_fail(cause, -errno, "cannot create the session file %s: %s",
+			err = util_fail(cause, -errno, "cannot create the session file %s: %s",
 				   path, strerror(errno));
 			goto fail;
 		}
@@ -228,7 +229,7 @@ struct session *session_open(const char *path, const struct session_header *h, c
 				break;
 		}
 		if (fd < 0) {
-			err = session_fail(cause, errno ? -errno : -ENOMEM, "cannot create a session file like %s: %s; give --session FILE",
+			err = util_fail(cause, errno ? -errno : -ENOMEM, "cannot create a session file like %s: %s; give --session FILE",
 				   base, strerror(errno ? errno : ENOMEM));
 			free(base);
 			goto fail;
@@ -237,7 +238,7 @@ struct session *session_open(const char *path, const struct session_header *h, c
 	}
 	s->f = fdopen(fd, "w");
 	if (!s->f) {
-		err = session_fail(cause, -errno, "cannot open %s: %s", s->path, strerror(errno));
+		err = util_fail(cause, -errno, "cannot open %s: %s", s->path, strerror(errno));
 		goto fail;
 	}
 	fd = -1;
@@ -255,21 +256,21 @@ struct session *session_open(const char *path, const struct session_header *h, c
 	    !cJSON_AddStringToObject(o, "host", h && h->host ? h->host : u.nodename) ||
 	    !cJSON_AddStringToObject(o, "kernel", h && h->kernel ? h->kernel : u.release) ||
 	    !cJSON_AddStringToObject(o, "created", created)) {
-		session_fail(cause, err, "out of memory");
+		util_fail(cause, err, "out of memory");
 		goto fail;
 	}
 	err = add_json(o, "caps", h && h->caps_json ? h->caps_json : "{}");
 	if (!err)
 		err = add_json(o, "options", h && h->options_json ? h->options_json : "{}");
 	if (err) {
-		session_fail(cause, err, "%s: the session header's %s are not valid JSON",
+		util_fail(cause, err, "%s: the session header's %s are not valid JSON",
 		     s->path, err == -EINVAL ? "caps or options" : "fields");
 		goto fail;
 	}
 	err = emit(s, o, 1);
 	o = NULL;
 	if (err) {
-		session_fail(cause, err, "cannot write %s: %s", s->path, strerror(-err));
+		util_fail(cause, err, "cannot write %s: %s", s->path, strerror(-err));
 		goto fail;
 	}
 	return s;

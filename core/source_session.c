@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "caps.h"
+#include "measure.h"
 #include "source_session.h"
 
 struct ses_priv {
@@ -18,6 +19,7 @@ struct ses_priv {
 	unsigned written;          /* windows [0, written) are in the file */
 	int err;
 	int verdict_done;
+	int stop_noted;
 	int stopped;
 };
 
@@ -60,10 +62,14 @@ static void ses_verdict(struct ses_priv *sp)
 	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .exclude_tgid = sp->o.exclude_tgid,
 				    .freq_hz = sp->o.freq_hz, .explain = 0.5 };
 	struct analysis an;
+	struct calib_opts co;
 	char *cause = NULL, why[160], line[512];
 	int err;
 
 	sp->verdict_done = 1;
+	calib_opts_default(&co);
+	co.sequential = sp->o.sequential; /* as valid as the stop was */
+	ao.calib = &co;
 	err = analysis_run(sp->in->ops->profile(sp->in), NULL, 0, &ao, &an, &cause);
 	if (!err && !an.calibrated)
 		snprintf(line, sizeof(line), "no verdict: cannot calibrate: %s",
@@ -100,6 +106,20 @@ static int ses_tick(struct source *s, double now_s, char **cause)
 	sp->in->ops->status(sp->in, &st);
 	if (st.closed > sp->written)
 		ses_write_upto(sp, st.closed);
+	if (st.phase == SOURCE_DONE && st.detail && !sp->stop_noted && !sp->err) {
+		char line[320];
+
+		sp->stop_noted = 1;
+		const char *why = NULL, *win = NULL;
+		unsigned np = 0;
+		int settled = 0;
+
+		/* the full reason when the inner source is a measurement */
+		if (measure_stopping(sp->in, &why, &np, &settled, &win) < 0 || !why)
+			why = st.detail;
+		snprintf(line, sizeof(line), "measuring stopped: %s", why);
+		ses_fail(sp, session_write_note(sp->s, line));
+	}
 	if (st.phase == SOURCE_DONE && sp->o.verdict_at_done && !sp->verdict_done && !sp->err)
 		ses_verdict(sp);
 	return rc;
@@ -265,6 +285,10 @@ char *session_options_measure(const char *command, const struct measure_opts *mo
 		cJSON_AddBoolToObject(o, "pause", mo->pause);
 	}
 	cJSON_AddNumberToObject(o, "pairs", mo->pairs);
+	/* how the windows were stopped: readers calibrate the same way */
+	cJSON_AddBoolToObject(o, "sequential", mo->sequential && !mo->reference_only);
+	if (mo->sequential && !mo->reference_only)
+		cJSON_AddNumberToObject(o, "min_pairs", mo->min_pairs);
 	cJSON_AddNumberToObject(o, "window_s", mo->window_s);
 	cJSON_AddNumberToObject(o, "settle_s", mo->settle_s);
 	cJSON_AddNumberToObject(o, "freq_hz", mo->freq_hz);
@@ -286,4 +310,13 @@ char *session_caps_json(void)
 	const struct caps *c = caps_cached();
 
 	return c ? caps_to_json(c) : NULL;
+}
+
+int session_options_sequential(const char *options_json)
+{
+	cJSON *o = options_json ? cJSON_Parse(options_json) : NULL;
+	int seq = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "sequential"));
+
+	cJSON_Delete(o);
+	return seq;
 }

@@ -22,6 +22,9 @@
 #include "session.h"
 #include "source.h"
 
+/* When the inner source reaches SOURCE_DONE with a detail (a measure
+ * source says there why measuring stopped, core/measure.h), that line is
+ * written as a note, "measuring stopped: ...": replay shows it. */
 struct source_session_opts {
 	unsigned step;            /* the windows' step (0: calibration sampling) */
 	uint32_t exclude_tgid;    /* stacks of this process are not written (argus
@@ -31,6 +34,7 @@ struct source_session_opts {
 	                           * and verdict written (the interactive argus;
 	                           * diagnose writes its own) */
 	unsigned freq_hz;         /* for verdict_at_done */
+	int sequential;           /* ... calibrated with the anytime-valid test */
 	FILE *log;                /* one line when writing fails; NULL: none */
 };
 
@@ -57,6 +61,11 @@ int source_session_error(struct source *s);
  * person typed it.  Caller frees; NULL with errno set. */
 char *session_options_measure(const char *command, const struct measure_opts *o,
 			      const char *load_cmd, uint32_t exclude_tgid);
+
+/* 1 when a session header's options say the windows were measured with
+ * sequential stopping (its calibration then uses the anytime-valid test,
+ * calib_opts.sequential); 0 otherwise, also for older sessions. */
+int session_options_sequential(const char *options_json);
 
 /* The host's probe capabilities as JSON text (caps_cached; ~0.1-0.3 s the
  * first time), or NULL when they cannot be probed.  Caller frees. */

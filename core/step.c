@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_safe.h"
+#include "num.h"
 #include "step.h"
 
 #define STEP_NAME_MAX 127       /* a tracepoint or function name */
@@ -57,11 +59,11 @@ int step_kind_parse(const char *name)
 
 void step_limits_default(struct step_limits *lim)
 {
-	lim->max_duration_s = 30;
-	lim->max_stacks = 16384;
+	lim->max_duration_s = STEP_DURATION_MAX_S;
+	lim->max_stacks = STEP_STACKS_MAX;
 	lim->max_targets = 64;
-	lim->max_freq_hz = 10000;
-	lim->max_sample_every = 1000000;
+	lim->max_freq_hz = STEP_FREQ_MAX_HZ;
+	lim->max_sample_every = STEP_SAMPLE_EVERY_MAX;
 }
 
 int step_error_set(struct step_error *err, const char *field, const char *fmt, ...)
@@ -303,20 +305,22 @@ static int get_name(const cJSON *j, const char *field, char **dst, struct step_e
 }
 
 /* An integer in [lo, hi]; JSON numbers are doubles, so check integrality. */
-static int get_uint(const cJSON *j, const char *field, double lo, double hi, unsigned *dst,
-		    struct step_error *err)
+static int get_uint(const cJSON *j, const char *field, double lo, double hi, const char *unit,
+		    unsigned *dst, struct step_error *err)
 {
+	char *msg;
 	double v;
 
 	if (!cJSON_IsNumber(j))
 		return step_error_set(err, field, "%s must be a whole number, not %s", field,
 				      json_type_name(j));
 	v = j->valuedouble;
-	if (!isfinite(v) || v != floor(v))
-		return step_error_set(err, field, "%s must be a whole number, not %g", field, v);
-	if (v < lo || v > hi)
-		return step_error_set(err, field, "%s must be between %.0f and %.0f, not %.0f",
-				      field, lo, hi, v);
+	msg = num_check_whole(v, lo, hi, unit);
+	if (msg) {
+		step_error_set(err, field, "%s %s", field, msg);
+		free(msg);
+		return -EINVAL;
+	}
 	*dst = (unsigned)v;
 	return 0;
 }
@@ -340,7 +344,7 @@ static int parse_filter(const cJSON *obj, struct step_filter *f, struct step_err
 			if (p->string && !strcmp(p->string, k))
 				return step_error_set(err, field, "duplicate key '%.40s' in filter", k);
 		if (!strcmp(k, "pid") || !strcmp(k, "tgid")) {
-			rc = get_uint(j, field, 1, INT_MAX, &u, err);
+			rc = get_uint(j, field, 1, STEP_PID_MAX, "a process ID", &u, err);
 			if (rc)
 				return rc;
 			*(!strcmp(k, "pid") ? &f->pid : &f->tgid) = (int)u;
@@ -461,11 +465,12 @@ static int parse_object(const cJSON *root, struct step *s, struct step_error *er
 			s->duration_s = j->valuedouble;
 			have_duration = 1;
 		} else if (!strcmp(k, "freq_hz")) {
-			rc = get_uint(j, "freq_hz", 1, UINT_MAX, &s->freq_hz, err);
+			rc = get_uint(j, "freq_hz", 1, STEP_FREQ_MAX_HZ, "Hz", &s->freq_hz, err);
 		} else if (!strcmp(k, "sample_every")) {
-			rc = get_uint(j, "sample_every", 0, UINT_MAX, &s->sample_every, err);
+			rc = get_uint(j, "sample_every", 0, STEP_SAMPLE_EVERY_MAX, "events",
+				      &s->sample_every, err);
 		} else if (!strcmp(k, "max_stacks")) {
-			rc = get_uint(j, "max_stacks", 1, UINT_MAX, &s->max_stacks, err);
+			rc = get_uint(j, "max_stacks", 1, STEP_STACKS_MAX, "stacks", &s->max_stacks, err);
 		} else if (!strcmp(k, "rationale")) {
 			rc = get_string(j, "rationale", STEP_TEXT_MAX, &s->rationale, err);
 		} else if (!strcmp(k, "expect")) {
@@ -522,6 +527,13 @@ int step_parse_json(const char *text, size_t len, struct step **out, struct step
 	if (!cJSON_IsObject(root)) {
 		rc = step_error_set(err, "", "a step must be a JSON object like {\"kind\": ...}, not %s",
 				    json_type_name(root));
+		goto out;
+	}
+	/* a spec comes from an LLM or a file: its strings are shown, so escape
+	 * them first (a rationale holding "\x1b]0;..." retitles no terminal) */
+	if (json_safe_tree(root, STEP_TEXT_MAX * 4, 0, NULL) < 0) {
+		rc = step_error_set(err, "", "the step holds a string over %d bytes or is nested "
+				    "too deep", STEP_TEXT_MAX * 4);
 		goto out;
 	}
 	s = step_new();
@@ -687,20 +699,18 @@ static int set_text(char **dst, const char *value, size_t max, const char *field
 }
 
 static int parse_uint_text(const char *value, const char *field, unsigned long lo,
-			   unsigned long hi, unsigned long *out, struct step_error *err)
+			   unsigned long hi, const char *unit, unsigned long *out,
+			   struct step_error *err)
 {
-	char *end;
-	unsigned long v;
+	char *msg = NULL;
+	int64_t v;
 
-	errno = 0;
-	v = strtoul(value, &end, 10);
-	while (*end == ' ')
-		end++;
-	if (errno || end == value || *end || value[0] == '-')
-		return step_error_set(err, field, "%s must be a whole number, not '%.40s'", field, value);
-	if (v < lo || v > hi)
-		return step_error_set(err, field, "%s must be between %lu and %lu, not %lu", field, lo, hi, v);
-	*out = v;
+	if (num_parse_int64(value, (int64_t)lo, (int64_t)hi, unit, &v, &msg) < 0) {
+		step_error_set(err, field, "%s %s", field, msg ? msg : "bad number");
+		free(msg);
+		return -EINVAL;
+	}
+	*out = (unsigned long)v;
 	return 0;
 }
 
@@ -783,15 +793,14 @@ int step_set_field(struct step *s, const char *field, const char *value, struct 
 	if (!strcmp(field, "filter.cgroup"))
 		return set_text(&s->filter.cgroup, value, PATH_MAX - 1, field, err);
 	if (!strcmp(field, "duration_s")) {
-		char *end;
+		char *msg = NULL;
 		double d;
 
-		errno = 0;
-		d = strtod(value, &end);
-		while (*end == ' ')
-			end++;
-		if (errno || end == value || *end || !isfinite(d))
-			return step_error_set(err, field, "duration_s must be a number of seconds, not '%.40s'", value);
+		if (num_parse_double(value, 0.001, STEP_DURATION_MAX_S, "seconds", &d, &msg) < 0) {
+			step_error_set(err, field, "duration_s %s", msg ? msg : "bad number");
+			free(msg);
+			return -EINVAL;
+		}
 		s->duration_s = d;
 		return 0;
 	}
@@ -799,11 +808,16 @@ int step_set_field(struct step *s, const char *field, const char *value, struct 
 	    !strcmp(field, "max_stacks") || !strcmp(field, "filter.pid") ||
 	    !strcmp(field, "filter.tgid")) {
 		int is_pid = !strncmp(field, "filter.", 7);
+		unsigned long hi = is_pid ? STEP_PID_MAX :
+				   !strcmp(field, "freq_hz") ? STEP_FREQ_MAX_HZ :
+				   !strcmp(field, "sample_every") ? STEP_SAMPLE_EVERY_MAX : STEP_STACKS_MAX;
+		const char *unit = is_pid ? "a process ID" : !strcmp(field, "freq_hz") ? "Hz" :
+				   !strcmp(field, "sample_every") ? "events" : "stacks";
 
 		if (!*value)
 			u = 0;
 		else if ((rc = parse_uint_text(value, field, is_pid || strcmp(field, "sample_every") ? 1 : 0,
-					      is_pid ? INT_MAX : UINT_MAX, &u, err)))
+					      hi, unit, &u, err)))
 			return rc;
 		if (!strcmp(field, "freq_hz"))
 			s->freq_hz = (unsigned)u;

@@ -83,6 +83,13 @@ struct step_limits {
 	unsigned max_sample_every;  /* 1000000 */
 };
 
+/* The default limits; the spec parser refuses beyond them with these numbers. */
+#define STEP_DURATION_MAX_S 30
+#define STEP_STACKS_MAX 16384
+#define STEP_FREQ_MAX_HZ 10000
+#define STEP_SAMPLE_EVERY_MAX 1000000
+#define STEP_PID_MAX 4194304        /* PID_MAX_LIMIT on 64-bit */
+
 #define STEP_DEFAULT_FREQ_HZ 99
 #define STEP_DEFAULT_MAX_STACKS 4096
 

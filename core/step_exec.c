@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "ksym.h"
 #include "load.h"
 #include "probe.h"
+#include "measure_seq.h"
 #include "step_exec.h"
 #include "util.h"
 
@@ -41,6 +43,9 @@ struct step_exec {
 	unsigned guard_n;
 	struct kind_stats last;      /* stats at the last read */
 	char load_state[48];
+	struct measure_seq *sq;      /* sequential stopping, or NULL */
+	char stopping[200];
+	int settled;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -266,6 +271,28 @@ int step_exec_tick(struct step_exec *x, double now, char **cause)
 			goto fail;
 		x->win = -1;
 		x->done++;
+		if (x->sq && x->done % 2 == 0) {
+			double w = x->window_s, st = x->o.settle_s;
+			int stop = measure_seq_pair(x->sq, x->d->prof, x->done / 2, &w, &st, x->o.log);
+
+			if (stop < 0) {
+				err = stop;
+				util_cause(cause, "cannot analyse the step's pair %u: %s", x->done / 2,
+					 strerror(-err));
+				goto fail;
+			}
+			if (stop || x->done == x->nseq) {
+				const struct seqstop_decision *dd = measure_seq_decision(x->sq);
+
+				snprintf(x->stopping, sizeof(x->stopping), "%s", dd->reason);
+				x->settled = dd->settled;
+				if (x->done < x->nseq) {
+					sx_log(x, "step %s", x->stopping);
+					sx_finish(x, now, STEP_EXEC_DONE);
+					return 1;
+				}
+			}
+		}
 		if (x->done == x->nseq) {
 			sx_log(x, "measured %u windows in %.1f s", x->done, now - x->t0);
 			sx_finish(x, now, STEP_EXEC_DONE);
@@ -356,6 +383,8 @@ void step_exec_info(const struct step_exec *x, struct step_exec_info *in)
 		return;
 	in->state = x->state;
 	snprintf(in->reason, sizeof(in->reason), "%s", x->reason);
+	snprintf(in->stopping, sizeof(in->stopping), "%s", x->stopping);
+	in->settled = x->settled;
 	in->pairs = x->nseq / 2;
 	in->windows = x->d ? x->d->nwin : 0;
 	in->window_s = x->window_s;
@@ -428,6 +457,7 @@ void step_exec_free(struct step_exec *x)
 	ksym_free(x->own_ks);
 	step_free(x->s);
 	free(x->seq);
+	measure_seq_free(x->sq);
 	free(x);
 }
 
@@ -501,6 +531,21 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 	if (!x->d) {
 		err = -errno;
 		goto fail;
+	}
+	if (o->sequential && pairs >= 2 && x->d->unit &&
+	    (!strcmp(x->d->unit, "samples") || !strcmp(x->d->unit, "events"))) {
+		struct measure_seq_opts so = {
+			.min_pairs = o->min_pairs ? o->min_pairs : SEQSTOP_DEFAULT_MIN_PAIRS,
+			.max_pairs = pairs, .explain = 0.5, .exclude_tgid = (uint32_t)getpid(),
+		};
+
+		if (so.min_pairs > pairs)
+			so.min_pairs = pairs;
+		x->sq = measure_seq_new(&so);
+		if (!x->sq) {
+			err = -ENOMEM;
+			goto fail;
+		}
 	}
 	x->ks = o->ks;
 	if (!x->ks && !o->ops) {

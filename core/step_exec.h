@@ -78,6 +78,13 @@ struct step_exec_opts {
 	                              * (step_exec_default_budget) */
 	double collect_s;            /* >0: also collect this often within a
 	                              * window (live trees); 0: window ends only */
+	int sequential;              /* stop when the step's result is settled:
+	                              * after each pair the step's own tree is
+	                              * calibrated with the anytime-valid test and
+	                              * descended, by the rule of core/seqstop.h
+	                              * (kinds counting samples or events only: a
+	                              * sum of microseconds is not a Poisson count) */
+	unsigned min_pairs;          /* with sequential: never before (0: 2) */
 	struct load *load;           /* paused in reference windows; not owned.
 	                              * NULL: no load to pause — every window then
 	                              * runs under the same condition and the
@@ -108,6 +115,10 @@ struct step_exec_info {
 	char reason[160];            /* why it ended early ("stopped: over budget
 	                              * (3.4% of a CPU > 2%)"); "" when done */
 	unsigned pairs, windows;     /* planned pairs; windows measured */
+	char stopping[200];          /* with sequential: why it stopped ("settled
+	                              * after 2 pairs: ...", "maximum of 3 pairs
+	                              * reached; ..."); "" otherwise */
+	int settled;
 	double window_s, settle_s;
 	double elapsed_s;            /* first tick to the end */
 	double overhead_pct;         /* BPF run time of the step's programs over

@@ -178,6 +178,13 @@ char *step_report_json(const struct step_report *r)
 		cJSON_AddStringToObject(o, "state", step_exec_state_name(r->info->state));
 		cJSON_AddStringToObject(o, "reason", r->info->reason);
 		cJSON_AddNumberToObject(o, "pairs", r->info->pairs);
+		if (r->info->stopping[0]) {
+			cJSON *jst = cJSON_AddObjectToObject(o, "stopping");
+
+			cJSON_AddStringToObject(jst, "reason", r->info->stopping);
+			cJSON_AddNumberToObject(jst, "pairs", r->info->windows / 2);
+			cJSON_AddBoolToObject(jst, "settled", r->info->settled);
+		}
 		sj_num(o, "window_s", r->info->window_s);
 		sj_num(o, "settle_s", r->info->settle_s);
 		sj_num(o, "elapsed_s", r->info->elapsed_s);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "caps.h"
+#include "kind_util.h"
 #include "step.h"
 
 #define NEAREST 3
@@ -358,28 +359,10 @@ static int proc_comm_exists(const char *comm)
 	return found;
 }
 
-static int cgroup2_root(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/mounts", "r");
-	char dev[256], dir[256], type[64];
-	int rc = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, type) == 3)
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(buf, len, "%s", dir);
-			rc = 0;
-			break;
-		}
-	fclose(f);
-	return rc;
-}
-
 static int validate_filter(const struct step_filter *fl, struct step_error *err)
 {
 	struct stat st;
-	char path[4200], root[256];
+	char path[4200];
 	int rc;
 
 	if (fl->pid < 0 || fl->tgid < 0)
@@ -414,18 +397,16 @@ static int validate_filter(const struct step_filter *fl, struct step_error *err)
 					      "the name", fl->comm);
 	}
 	if (fl->cgroup) {
-		const char *p = fl->cgroup;
-		int have_root = !cgroup2_root(root, sizeof(root));
+		char *cause = NULL;
 
-		if (p[0] == '/' && !stat(p, &st) && S_ISDIR(st.st_mode))
-			return 0;
-		if (!have_root)
-			return step_error_set(err, "filter.cgroup", "filter.cgroup needs cgroup v2, and "
-					      "no cgroup2 file system is mounted");
-		snprintf(path, sizeof(path), "%s/%s", root, p[0] == '/' ? p + 1 : p);
-		if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-			return step_error_set(err, "filter.cgroup", "filter.cgroup '%.60s' is not a cgroup "
-					      "(no directory %.80s)", p, path);
+		/* realpath inside the cgroup2 mount, and a cgroup: never /etc */
+		rc = kind_cgroup_resolve(fl->cgroup, path, sizeof(path), &cause);
+		if (rc) {
+			step_error_set(err, "filter.cgroup", "filter.%s",
+				       cause ? cause : "cgroup is not a cgroup");
+			free(cause);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -358,6 +358,9 @@ struct tree_builder {
 	struct tree_node **pnode;         /* per stack: process node or NULL */
 	uint32_t *prank;                  /* per stack: process rank */
 	unsigned char *ssub;              /* per stack: subsystem */
+	unsigned char *stime;             /* per stack: TREE_TIME_* (0: none) */
+	unsigned char *smark;             /* per stack: 1 when frames[0] is a marker */
+	int timed;                        /* some stack carries a time marker */
 };
 
 static int tree_frame_index(struct tree_builder *b, const char *frame, uint32_t *out)
@@ -441,23 +444,31 @@ static int tree_process_node(struct tree_builder *b, const struct profile_stack 
 	return 0;
 }
 
+/* Frames of stack i below its time marker (the marker is not a frame). */
+static uint32_t tree_nframes(const struct tree_builder *b, size_t i)
+{
+	return b->p->stacks[i].nframes - b->smark[i];
+}
+
 static int tree_stack_cmp(const void *x, const void *y, void *arg)
 {
 	const struct tree_builder *b = arg;
 	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-	const struct profile_stack *si = &b->p->stacks[i], *sj = &b->p->stacks[j];
 	const uint32_t *fi = b->fidx + b->off[i], *fj = b->fidx + b->off[j];
-	uint32_t n = si->nframes < sj->nframes ? si->nframes : sj->nframes;
+	uint32_t ni = tree_nframes(b, i), nj = tree_nframes(b, j);
+	uint32_t n = ni < nj ? ni : nj;
 
 	if (b->prank[i] != b->prank[j])
 		return b->prank[i] < b->prank[j] ? -1 : 1;
+	if (b->stime[i] != b->stime[j])
+		return b->stime[i] < b->stime[j] ? -1 : 1;
 	if (b->ssub[i] != b->ssub[j])
 		return b->ssub[i] < b->ssub[j] ? -1 : 1;
 	for (uint32_t k = 0; k < n; k++)
 		if (fi[k] != fj[k])
 			return fi[k] < fj[k] ? -1 : 1;
-	if (si->nframes != sj->nframes)
-		return si->nframes < sj->nframes ? -1 : 1;
+	if (ni != nj)
+		return ni < nj ? -1 : 1;
 	return (i > j) - (i < j);
 }
 
@@ -466,6 +477,18 @@ static int tree_u32_cmp(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+const char *const tree_time_marker[TREE_TIME_N] = { "", "[on-cpu]", "[blocked]", "[runnable]" };
+const char *const tree_time_name[TREE_TIME_N] = { "", "on-cpu", "blocked", "runnable" };
+
+/* The kind of time a stack's first frame marks (see tree.h), or 0. */
+static int tree_time_of(const struct profile_stack *st)
+{
+	for (int k = 1; k < TREE_TIME_N; k++)
+		if (st->nframes && !strcmp(st->frames[0], tree_time_marker[k]))
+			return k;
+	return 0;
 }
 
 /* Maps frames, picks the stacks to keep, classifies and sorts them. */
@@ -493,7 +516,9 @@ static int tree_build_prepare(struct tree_builder *b)
 	b->pnode = calloc(p->nstacks + 1, sizeof(*b->pnode));
 	b->prank = calloc(p->nstacks + 1, sizeof(*b->prank));
 	b->ssub = calloc(p->nstacks + 1, 1);
-	if (!b->fidx || !b->off || !b->order || !b->pnode || !b->prank || !b->ssub ||
+	b->stime = calloc(p->nstacks + 1, 1);
+	b->smark = calloc(p->nstacks + 1, 1);
+	if (!b->smark ||!b->fidx || !b->off || !b->order || !b->pnode || !b->prank || !b->ssub || !b->stime ||
 	    tree_ptrmap_init(&b->fmap, 4096) < 0 || tree_ptrmap_init(&b->pmap, 64) < 0)
 		goto out;
 	nfr = 0;
@@ -513,7 +538,14 @@ static int tree_build_prepare(struct tree_builder *b)
 				goto out;
 		}
 		nfr += st->nframes;
-		b->ssub[i] = (unsigned char)tree_classify(b, b->fidx + b->off[i], st->nframes);
+		b->stime[i] = (unsigned char)tree_time_of(st);
+		if (b->stime[i]) {
+			b->timed = 1;
+			b->smark[i] = 1;
+			b->off[i]++; /* the marker is the TREE_TIME node, not a frame */
+		}
+		b->ssub[i] = (unsigned char)tree_classify(b, b->fidx + b->off[i],
+							  st->nframes - (b->stime[i] ? 1 : 0));
 		if (o && o->group == TREE_BY_PROCESS) {
 			err = tree_process_node(b, st, &b->pnode[i], &b->prank[i]);
 			if (err)
@@ -521,6 +553,10 @@ static int tree_build_prepare(struct tree_builder *b)
 		}
 		b->order[b->nkept++] = (uint32_t)i;
 	}
+	if (b->timed)
+		for (size_t k = 0; k < b->nkept; k++)
+			if (!b->stime[b->order[k]])
+				b->stime[b->order[k]] = TREE_TIME_ONCPU;
 	qsort_r(b->order, b->nkept, sizeof(*b->order), tree_stack_cmp, b);
 	err = 0;
 out:
@@ -537,11 +573,49 @@ static void tree_account(struct tree_node *n, const uint64_t *ct, const uint64_t
 		n->win_total[i] += w[i];
 }
 
+/* Counts ct of process (tgid, comm) into n's list, moved to the front:
+ * consecutive stacks are mostly one process's. */
+static int tree_proc_account(struct tree *t, struct tree_node *n, uint32_t tgid,
+			     const char *comm, const uint64_t *ct)
+{
+	struct tree_proc **pp = &n->procs, *e;
+
+	for (; *pp; pp = &(*pp)->next)
+		if ((*pp)->tgid == tgid && (*pp)->comm == comm)
+			break;
+	e = *pp;
+	if (e) {
+		*pp = e->next;
+	} else {
+		e = tree_arena_alloc(t->priv, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		memset(e, 0, sizeof(*e));
+		e->tgid = tgid;
+		e->comm = comm;
+	}
+	e->total[COND_REF] += ct[COND_REF];
+	e->total[COND_LOAD] += ct[COND_LOAD];
+	e->next = n->procs;
+	n->procs = e;
+	return 0;
+}
+
+int tree_is_diagnosed(const struct tree *t, uint32_t tgid)
+{
+	if (!t->diag.known || t->diag.all)
+		return 1;
+	for (unsigned i = 0; i < t->diag.ntgids; i++)
+		if (t->diag.tgids[i] == tgid)
+			return 1;
+	return 0;
+}
+
 static int tree_build_merge(struct tree_builder *b)
 {
 	const struct profile *p = b->p;
 	struct tree *t = b->t;
-	struct tree_node **path = NULL, *psub = NULL;
+	struct tree_node **path = NULL, *psub = NULL, *ptime = NULL;
 	uint32_t maxf = 0;
 	size_t prev = SIZE_MAX;
 	int err = -ENOMEM;
@@ -556,6 +630,7 @@ static int tree_build_merge(struct tree_builder *b)
 		size_t si = b->order[k];
 		const struct profile_stack *st = &p->stacks[si];
 		const uint32_t *fx = b->fidx + b->off[si];
+		uint32_t nf = tree_nframes(b, si);
 		uint64_t ct[COND_N] = { 0, 0 };
 		struct tree_node *n;
 		uint32_t same = 0;
@@ -571,25 +646,35 @@ static int tree_build_merge(struct tree_builder *b)
 			tree_account(n, ct, st->win, p->nwin);
 		}
 		same_sub = prev != SIZE_MAX && b->pnode[prev] == b->pnode[si] &&
-			   b->ssub[prev] == b->ssub[si];
+			   b->stime[prev] == b->stime[si] && b->ssub[prev] == b->ssub[si];
 		if (same_sub) {
 			const uint32_t *px = b->fidx + b->off[prev];
-			uint32_t lim = p->stacks[prev].nframes < st->nframes ?
-				       p->stacks[prev].nframes : st->nframes;
+			uint32_t pn = tree_nframes(b, prev), lim = pn < nf ? pn : nf;
 
+			if (ptime)
+				tree_account(ptime, ct, st->win, p->nwin);
 			n = psub;
 			while (same < lim && px[same] == fx[same])
 				same++;
 		} else {
 			const char *sn = strpool_intern(t->priv->names, subsys_name(b->ssub[si]));
 
+			if (b->stime[si]) {
+				const char *tn = strpool_intern(t->priv->names,
+								tree_time_name[b->stime[si]]);
+
+				if (!tn || !(n = tree_get(t, n, tn, TREE_TIME)))
+					goto out;
+				tree_account(n, ct, st->win, p->nwin);
+			}
+			ptime = b->stime[si] ? n : NULL;
 			if (!sn || !(n = tree_get(t, n, sn, TREE_SUBSYS)))
 				goto out;
 			n->subsys = (enum subsys)b->ssub[si];
 			psub = n;
 		}
 		tree_account(n, ct, st->win, p->nwin);
-		for (uint32_t f = 0; f < st->nframes; f++) {
+		for (uint32_t f = 0; f < nf; f++) {
 			if (f < same) {
 				n = path[f];
 			} else {
@@ -604,6 +689,16 @@ static int tree_build_merge(struct tree_builder *b)
 		}
 		n->self[COND_REF] += ct[COND_REF];
 		n->self[COND_LOAD] += ct[COND_LOAD];
+		if (!b->pnode[si]) {
+			/* who the samples are, on every node of the stack's path */
+			const char *comm = strpool_intern(t->priv->names, st->comm ? st->comm : "");
+
+			if (!comm)
+				goto out;
+			for (struct tree_node *x = n; x; x = x->parent)
+				if (tree_proc_account(t, x, st->tgid, comm, ct) < 0)
+					goto out;
+		}
 		prev = si;
 	}
 	err = 0;
@@ -644,6 +739,7 @@ struct tree *tree_build(const struct profile *p, const struct tree_opts *opts)
 	if (!t->priv->names)
 		goto out;
 	t->nwin = p->nwin;
+	t->diag = p->diag;
 	if (p->nwin) {
 		t->wins = malloc(p->nwin * sizeof(*t->wins));
 		if (!t->wins)
@@ -674,6 +770,8 @@ out:
 	free(b.pnode);
 	free(b.prank);
 	free(b.ssub);
+	free(b.stime);
+	free(b.smark);
 	if (err) {
 		tree_free(t);
 		errno = -err;

@@ -2,7 +2,9 @@
  *
  * Root "all" -> subsystem nodes (mm, sched, fs, ...; see core/subsys) ->
  * kernel frames, root first.  With TREE_BY_PROCESS a process level sits
- * between the root and the subsystems.  Every node carries, per condition,
+ * between the root and the subsystems; with time accounting (enum
+ * tree_time) a level of the kinds of time sits above the subsystems:
+ * all -> [process] -> on-cpu|blocked|runnable -> subsystem -> frames.  Every node carries, per condition,
  * its total and self counts and, per window, its total — the raw material of
  * calibration (core/calib), which fills node->stat.
  *
@@ -28,6 +30,10 @@ enum tree_node_kind {
 	TREE_SUBSYS,
 	TREE_FRAME,
 	TREE_EVENT,     /* a tracepoint's own node (instrumentation steps) */
+	TREE_TIME,      /* the kind of time, a grouping level above the
+	                 * subsystems: "on-cpu", "blocked", "runnable" (issue 11;
+	                 * blocked/runnable counted in sample-equivalents, so all
+	                 * three compare with the sampler's counts) */
 };
 
 /* Presence of a node in the two conditions. */
@@ -45,6 +51,8 @@ struct calib_stat {
 	double ratio;             /* rate[LOAD] / rate[REF]; INFINITY when ref is 0 */
 	double p;                 /* two-sided p-value of the rate test */
 	double q;                 /* Benjamini–Hochberg adjusted p-value */
+	int anytime;              /* p is the anytime-valid sequential one
+	                           * (calib_opts.sequential; q is then e-BH) */
 	unsigned pairs;           /* reference/loaded pairs compared */
 	unsigned pairs_agree;     /* pairs whose delta has the sign of delta */
 	int significant;          /* q <= alpha and sign-consistent */
@@ -52,9 +60,29 @@ struct calib_stat {
 	double share_of_parent;   /* delta / parent's delta (descent); 0 when
 	                           * the parent's delta is 0, 1 for the root */
 	const char *why;          /* static text: why (not) significant */
+	/* Rises and falls kept apart (issue 11; calib_masses).  rise: the
+	 * significant increase below the node, in its own unit: the larger of
+	 * its own delta when it rises significantly and the sum of its
+	 * children's rises plus its own significant self increase; fall the
+	 * same for decreases (a positive number).  A node whose net delta is
+	 * ~0 or negative can still carry a rise: a new path under a parent
+	 * whose other paths fall. */
+	double rise, fall;
+	int self_sign;            /* +1/-1: its self count changed significantly
+	                           * (uncorrected rate test at alpha); 0 not */
 };
 
 struct tree_annot; /* step results attached to a node (core/tree_annot.h) */
+
+/* Who a node's samples belong to: one entry per process, in a tree by
+ * subsystem (a tree by process says it with its process level).  How
+ * displaced work is told from the diagnosed work (core/descent.c). */
+struct tree_proc {
+	uint32_t tgid;
+	const char *comm;          /* owned by the tree */
+	uint64_t total[COND_N];
+	struct tree_proc *next;
+};
 
 struct tree_node {
 	uint64_t id;              /* hash of the path from the root */
@@ -75,12 +103,33 @@ struct tree_node {
 	struct calib_stat stat;
 	struct tree_annot *annot; /* NULL or a list owned by the tree */
 	unsigned flags;           /* TREE_F_* */
+	struct tree_proc *procs;  /* by-subsystem trees: its processes, owned by
+	                           * the tree; NULL in trees by process */
 };
 
 #define TREE_F_VERDICT  0x1u  /* on the verdict path */
 #define TREE_F_FOCUS    0x2u  /* the node a proposal concerns */
 #define TREE_F_STEP     0x4u  /* added by a step: counts in the step's unit over
                                * the step's windows (core/step_merge.h) */
+
+/* Kinds of time (TREE_TIME nodes).  A profile stack whose first frame is
+ * tree_time_marker[k] ("[on-cpu]", "[blocked]", "[runnable]") is grouped
+ * under a TREE_TIME node named tree_time_name[k] ("on-cpu", "blocked",
+ * "runnable") between the process and the subsystem levels; the marker is
+ * not a frame.  When any stack of a profile carries a marker, the stacks
+ * without one (the sampler's) go under "on-cpu".  All three count in the
+ * sampler's unit: blocked and runnable nanoseconds are turned into
+ * sample-equivalents at the sampling frequency (ns * freq / 1e9), so the
+ * calibration, rates and cpu_ms (thread-ms per second) apply unchanged. */
+enum tree_time {
+	TREE_TIME_NONE = 0,
+	TREE_TIME_ONCPU,
+	TREE_TIME_BLOCKED,
+	TREE_TIME_RUNNABLE,
+	TREE_TIME_N
+};
+extern const char *const tree_time_marker[TREE_TIME_N];
+extern const char *const tree_time_name[TREE_TIME_N];
 
 enum tree_group {
 	TREE_BY_SUBSYS = 0,       /* all -> subsystem -> frames */
@@ -101,6 +150,9 @@ struct tree {
 	size_t nnodes;
 	unsigned nwin;
 	struct profile_window *wins; /* copy of the profile's windows */
+	/* which processes are the diagnosed work, copied from the profile
+	 * (struct profile_diag): a fall of another process is displaced work */
+	struct profile_diag diag;
 	/* private: */
 	struct tree_priv *priv;
 };
@@ -109,6 +161,11 @@ struct tree {
  * Returns NULL with errno set.  Free with tree_free. */
 struct tree *tree_build(const struct profile *p, const struct tree_opts *opts);
 void tree_free(struct tree *t); /* NULL-safe */
+
+/* 1 when process tgid is (part of) the diagnosed work: the profile said
+ * so, or said nothing (then every process counts as diagnosed: no work is
+ * called displaced without knowing what was diagnosed). */
+int tree_is_diagnosed(const struct tree *t, uint32_t tgid);
 
 /* Child of parent named name, or NULL — a hash lookup, not a scan. */
 struct tree_node *tree_child(const struct tree *t, const struct tree_node *parent,

@@ -18,7 +18,56 @@ void verdict_clear(struct verdict *v)
 	for (unsigned i = 0; i < v->nnotes; i++)
 		free(v->notes[i]);
 	free(v->notes);
+	for (unsigned i = 0; i < v->nbranches; i++)
+		verdict_branch_clear(&v->branches[i]);
+	free(v->branches);
+	for (unsigned i = 0; i < v->nfalls; i++)
+		verdict_branch_clear(&v->falls[i]);
+	free(v->falls);
+	for (unsigned i = 0; i < v->ndisplaced; i++)
+		verdict_branch_clear(&v->displaced[i]);
+	free(v->displaced);
 	memset(v, 0, sizeof(*v));
+}
+
+void verdict_branch_clear(struct verdict_branch *b)
+{
+	if (!b)
+		return;
+	free(b->process);
+	for (unsigned i = 0; i < b->npath; i++)
+		free(b->path[i]);
+	free(b->path);
+	memset(b, 0, sizeof(*b));
+}
+
+int verdict_branch_add(struct verdict_branch **list, unsigned *n,
+		       const struct verdict_branch *b)
+{
+	struct verdict_branch *nl, c = *b;
+
+	c.process = NULL;
+	c.path = NULL;
+	c.npath = 0;
+	if (b->process && !(c.process = strdup(b->process)))
+		goto nomem;
+	if (b->npath) {
+		c.path = calloc(b->npath, sizeof(*c.path));
+		if (!c.path)
+			goto nomem;
+		for (; c.npath < b->npath; c.npath++)
+			if (!(c.path[c.npath] = strdup(b->path[c.npath] ? b->path[c.npath] : "")))
+				goto nomem;
+	}
+	nl = realloc(*list, (*n + 1) * sizeof(*nl));
+	if (!nl)
+		goto nomem;
+	*list = nl;
+	nl[(*n)++] = c;
+	return 0;
+nomem:
+	verdict_branch_clear(&c);
+	return -ENOMEM;
 }
 
 int verdict_add_note(struct verdict *v, const char *fmt, ...)

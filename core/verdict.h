@@ -6,6 +6,23 @@
 #include <stdio.h>
 
 #define VERDICT_MAX_PATH 128
+#define VERDICT_MAX_BRANCH 8    /* branches of a spread verdict */
+#define VERDICT_MAX_FALLS 4     /* falls / displaced paths reported */
+
+/* One path the verdict names beside its own: a branch of a spread
+ * verdict, a significant fall of the diagnosed work, or work of another
+ * process the load displaced. */
+struct verdict_branch {
+	char *process;             /* displaced: "comm [tgid]"; NULL otherwise; owned */
+	char subsystem[16];        /* the deepest classified frame's subsystem */
+	char time[16];             /* "on-cpu", "blocked", "runnable" */
+	char **path;               /* root-first frames, owned */
+	unsigned npath;
+	double delta;              /* net delta of the node the path ends at */
+	double mass;               /* its significant rise (branches) or fall
+	                            * (falls, displaced; positive) */
+	double share;              /* mass / the rise (or fall) at the start */
+};
 
 struct verdict {
 	int found;                 /* 0: "no bottleneck found" (honest) */
@@ -23,7 +40,27 @@ struct verdict {
 	char *summary;             /* one line for people, owned */
 	char **notes;              /* extra evidence lines (step results), owned */
 	unsigned nnotes;
+	/* issue 11 */
+	char time[16];             /* the kind of time of the verdict path:
+	                            * "on-cpu" (no TREE_TIME level), "blocked",
+	                            * "runnable"; "" when not found */
+	double rise;               /* the significant rise at the verdict node */
+	struct verdict_branch *branches; /* a spread verdict: every branch,
+	                            * the largest branch first at every split
+	                            * (branches[0] is path); owned */
+	unsigned nbranches;        /* 0: one path */
+	struct verdict_branch *falls;    /* significant falls of the diagnosed
+	                            * work (something vanished); owned */
+	unsigned nfalls;
+	struct verdict_branch *displaced; /* falls of other processes: displaced
+	                            * by the load, reported, never the verdict */
+	unsigned ndisplaced;
 };
+
+/* Appends a copy of b (strings duplicated) to *list.  0 or -ENOMEM. */
+int verdict_branch_add(struct verdict_branch **list, unsigned *n,
+		       const struct verdict_branch *b);
+void verdict_branch_clear(struct verdict_branch *b);
 
 void verdict_clear(struct verdict *v); /* frees owned strings, zeroes */
 int verdict_add_note(struct verdict *v, const char *fmt, ...)
@@ -35,11 +72,18 @@ int verdict_add_note(struct verdict *v, const char *fmt, ...)
  *   {"found":1,"subsystem":"mm","path":[...],"leaf":"...","confidence":0.9,
  *    "summary":"...","evidence":{"rate_ref":..,"rate_load":..,"delta":..,
  *    "ratio":..|null,"q":..,"pairs":..,"pairs_agree":..,"share_of_root":..},
- *    "notes":[...]}
+ *    "notes":[...],"time":"on-cpu","rise":..,"branches":[...],"falls":[...],
+ *    "displaced":[...]}
  * ratio is null when the reference rate is 0 (infinite).  A cJSON object is
  * returned so callers can embed it; caller frees with cJSON_Delete. */
 struct cJSON;
 struct cJSON *verdict_json_new(const struct verdict *v);
+
+/* Adds the fields of issue 11 to a verdict object o: "time", "rise",
+ * "branches" (only for a spread verdict), "falls" and "displaced" (arrays of
+ * {"process"?,"subsystem","time","path","leaf","delta","mass","share"}).
+ * verdict_json_new calls it; diagnose's own writer too.  0 or -ENOMEM. */
+int verdict_json_add_paths(struct cJSON *o, const struct verdict *v);
 
 /* Reads such an object into v (zeroed first; verdict_clear frees it).
  * Returns 0, or -EINVAL with *cause set (caller frees) naming the field. */

@@ -17,6 +17,65 @@ static cJSON *num(double d)
 	return isfinite(d) ? cJSON_CreateNumber(d) : cJSON_CreateNull();
 }
 
+static cJSON *branch_json(const struct verdict_branch *b)
+{
+	cJSON *o = cJSON_CreateObject(), *a;
+	int ok = o != NULL;
+
+	if (!ok)
+		return NULL;
+	if (b->process)
+		ok &= cJSON_AddStringToObject(o, "process", b->process) != NULL;
+	ok &= cJSON_AddStringToObject(o, "subsystem", b->subsystem) != NULL;
+	ok &= cJSON_AddStringToObject(o, "time", b->time) != NULL;
+	a = cJSON_AddArrayToObject(o, "path");
+	ok &= a != NULL;
+	for (unsigned i = 0; a && i < b->npath; i++)
+		ok &= cJSON_AddItemToArray(a, cJSON_CreateString(b->path[i] ? b->path[i] : ""));
+	if (b->npath)
+		ok &= cJSON_AddStringToObject(o, "leaf", b->path[b->npath - 1]) != NULL;
+	else
+		ok &= cJSON_AddNullToObject(o, "leaf") != NULL;
+	ok &= cJSON_AddItemToObject(o, "delta", num(b->delta));
+	ok &= cJSON_AddItemToObject(o, "mass", num(b->mass));
+	ok &= cJSON_AddItemToObject(o, "share", num(b->share));
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int branches_json(cJSON *o, const char *key, const struct verdict_branch *b, unsigned n)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, key);
+
+	if (!a)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		cJSON *x = branch_json(&b[i]);
+
+		if (!x || !cJSON_AddItemToArray(a, x)) {
+			cJSON_Delete(x);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int verdict_json_add_paths(cJSON *o, const struct verdict *v)
+{
+	if (!cJSON_AddStringToObject(o, "time", v->time) ||
+	    !cJSON_AddItemToObject(o, "rise", num(v->rise)))
+		return -ENOMEM;
+	if (v->nbranches && branches_json(o, "branches", v->branches, v->nbranches))
+		return -ENOMEM;
+	if (branches_json(o, "falls", v->falls, v->nfalls) ||
+	    branches_json(o, "displaced", v->displaced, v->ndisplaced))
+		return -ENOMEM;
+	return 0;
+}
+
 cJSON *verdict_json_new(const struct verdict *v)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *ev;
@@ -52,6 +111,7 @@ cJSON *verdict_json_new(const struct verdict *v)
 	ok &= a != NULL;
 	for (unsigned i = 0; a && i < v->nnotes; i++)
 		ok &= cJSON_AddItemToArray(a, cJSON_CreateString(v->notes[i] ? v->notes[i] : ""));
+	ok &= verdict_json_add_paths(o, v) == 0;
 	if (!ok) {
 		cJSON_Delete(o);
 		return NULL;
@@ -92,6 +152,63 @@ static int get_count(const cJSON *o, const char *k, unsigned *out, char **cause)
 static char *dup_str(const cJSON *x)
 {
 	return strdup(x->valuestring);
+}
+
+static int get_label(const cJSON *o, const char *k, char *out, size_t len, char **cause)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	if (x && !cJSON_IsString(x))
+		return util_fail(cause, -EINVAL, "verdict: '%s' is not a string", k);
+	if (x)
+		snprintf(out, len, "%s", x->valuestring);
+	return 0;
+}
+
+/* an array of branch objects under key; absent is none */
+static int get_branches(const cJSON *o, const char *key, struct verdict_branch **list,
+			unsigned *n, char **cause)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key), *e, *f;
+	unsigned i = 0;
+	int err;
+
+	if (!x)
+		return 0;
+	if (!cJSON_IsArray(x))
+		return util_fail(cause, -EINVAL, "verdict: '%s' is not an array", key);
+	cJSON_ArrayForEach(e, x) {
+		struct verdict_branch b = { 0 };
+		char *path[VERDICT_MAX_PATH];
+		const cJSON *p;
+
+		if (!cJSON_IsObject(e))
+			return util_fail(cause, -EINVAL, "verdict: %s[%u] is not an object", key, i);
+		p = cJSON_GetObjectItemCaseSensitive(e, "process");
+		if (p && !cJSON_IsString(p) && !cJSON_IsNull(p))
+			return util_fail(cause, -EINVAL, "verdict: %s[%u].process is not a string", key, i);
+		b.process = p && cJSON_IsString(p) ? p->valuestring : NULL;
+		if ((err = get_label(e, "subsystem", b.subsystem, sizeof(b.subsystem), cause)) ||
+		    (err = get_label(e, "time", b.time, sizeof(b.time), cause)) ||
+		    (err = get_num(e, "delta", NAN, &b.delta, cause)) ||
+		    (err = get_num(e, "mass", NAN, &b.mass, cause)) ||
+		    (err = get_num(e, "share", NAN, &b.share, cause)))
+			return err;
+		p = cJSON_GetObjectItemCaseSensitive(e, "path");
+		if (p && !cJSON_IsArray(p))
+			return util_fail(cause, -EINVAL, "verdict: %s[%u].path is not an array", key, i);
+		cJSON_ArrayForEach(f, p) {
+			if (!cJSON_IsString(f) || b.npath >= VERDICT_MAX_PATH)
+				return util_fail(cause, -EINVAL, "verdict: %s[%u].path holds a non-string or is "
+					   "too long", key, i);
+			path[b.npath++] = f->valuestring;
+		}
+		b.path = path;
+		if (verdict_branch_add(list, n, &b))
+			return util_fail(cause, -ENOMEM, "verdict: out of memory");
+		i++;
+	}
+	return 0;
 }
 
 int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
@@ -165,6 +282,12 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 		    (err = get_num(ev, "share_of_root", NAN, &v->share_of_root, cause)))
 			goto fail;
 	}
+	if ((err = get_label(o, "time", v->time, sizeof(v->time), cause)) ||
+	    (err = get_num(o, "rise", NAN, &v->rise, cause)) ||
+	    (err = get_branches(o, "branches", &v->branches, &v->nbranches, cause)) ||
+	    (err = get_branches(o, "falls", &v->falls, &v->nfalls, cause)) ||
+	    (err = get_branches(o, "displaced", &v->displaced, &v->ndisplaced, cause)))
+		goto fail;
 	x = cJSON_GetObjectItemCaseSensitive(o, "notes");
 	if (x && !cJSON_IsArray(x)) {
 		err = util_fail(cause, -EINVAL, "verdict: 'notes' is not an array");

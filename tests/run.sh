@@ -3,9 +3,11 @@
 #   unit tests   build-san/tests/test_*   (cmocka, ASan/UBSan)
 #   live tests   tests/live/*.sh          (BPF on this kernel; root)
 #   screen tests tests/tui/*.sh           (tmux send-keys / capture-pane)
-#   fuzz smoke   tests/fuzz/run.sh 10     (when the fuzz targets exist)
+#   fuzz smoke   tests/fuzz/run.sh 5      (every target, 5 s each)
 # A test script exits 0 (pass), 77 (skipped: its last output line says why)
-# or anything else (fail).  Nothing is silently green: skips are listed.
+# or anything else (fail).  A unit binary's cmocka cases are counted one by
+# one from its own output: a skipped case is SKIPPED with its reason.
+# Nothing is silently green: skips are listed.
 # ONLY=pattern runs the tests whose name matches.
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
@@ -34,9 +36,56 @@ run_one() { # name command...
 	esac
 }
 
+# A unit binary counts its own cases: each cmocka case is one test here, so
+# a skip() inside a binary that exits 0 is a SKIPPED (with the "# reason"
+# line the case printed before it), never a PASS.
+run_unit() { # name binary
+	name=$1
+	case "$name" in *${ONLY:-}*) ;; *) return ;; esac
+	log="$LOGDIR/$(echo "$name" | tr '/ ' '__').log"
+	start=$(date +%s)
+	"$2" >"$log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	if [ $rc -eq 77 ]; then
+		skip=$((skip + 1)); why=$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)
+		skipped="$skipped\n  $name: $why"
+		printf 'SKIPPED  %-40s %s\n' "$name" "$why"
+		return
+	fi
+	np=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	nf=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	# "[  SKIPPED ] name" per case, with the "# why" line before it
+	cases=$(awk '/^\[  SKIPPED \] [0-9]+ test/ { exit } /^# / { why = substr($0, 3) }
+		/^\[  SKIPPED \] / { print $4 ": " (why != "" ? why : "no reason printed (the case should say why)") ; why = "" }
+		/^\[ RUN/ { why = "" }' "$log")
+	ns=$(printf '%s' "$cases" | grep -c .)
+	if [ -z "$np" ] && [ -z "$nf" ] && [ "$ns" -eq 0 ]; then
+		# not cmocka output (a crash before the summary): the exit status decides
+		[ $rc -eq 0 ] && np=1 || nf=1
+	fi
+	np=${np:-0} nf=${nf:-0}
+	[ $rc -ne 0 ] && [ "$nf" -eq 0 ] && nf=1   # a crash after the summary, a leak
+	pass=$((pass + np))
+	skip=$((skip + ns))
+	if [ "$nf" -gt 0 ]; then
+		fail=$((fail + nf)); failed="$failed $name"
+		printf 'FAIL     %-40s (%s failed, exit %s) log: %s\n' "$name" "$nf" "$rc" "$log"
+		tail -n 25 "$log" | sed 's/^/    | /'
+	elif [ "$np" -gt 0 ]; then
+		printf 'PASS     %-40s %3ss  %s case%s\n' "$name" "$secs" "$np" "$([ "$np" -eq 1 ] || echo s)"
+	fi
+	if [ "$ns" -gt 0 ]; then
+		printf '%s\n' "$cases" | while IFS= read -r c; do
+			printf 'SKIPPED  %-40s %s\n' "$name/${c%%: *}" "${c#*: }"
+		done
+		skipped="$skipped$(printf '%s\n' "$cases" | awk -v n="$name" '{ printf "\\n  %s/%s", n, $0 }')"
+	fi
+}
+
 for t in build-san/tests/test_*; do
 	[ -x "$t" ] || continue
-	run_one "unit/$(basename "$t")" "$t"
+	run_unit "unit/$(basename "$t")" "$t"
 done
 for kind in docs live tui; do
 	for t in tests/$kind/*.sh; do
@@ -45,7 +94,7 @@ for kind in docs live tui; do
 	done
 done
 if [ -x tests/fuzz/run.sh ]; then
-	run_one "fuzz/smoke" tests/fuzz/run.sh "${FUZZ_SMOKE_SECONDS:-10}"
+	run_one "fuzz/smoke" tests/fuzz/run.sh "${FUZZ_SMOKE_SECONDS:-5}"
 fi
 
 echo "----"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <termios.h>
 #include <time.h>
 
 
@@ -14,19 +15,12 @@
 #include "opts_agent.h"
 #include "edit_line.h"
 #include "probe.h"
+#include "session.h"
 #include "kind.h"
 #include "source_replay.h"
 #include "view_agent.h"
 
 static const char *const theme_cycle[] = { "default", "light", "high-contrast", "mono" };
-
-double app_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void tui_opts_default(struct tui_opts *o)
 {
@@ -46,19 +40,6 @@ void app_msg(struct app *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-void app_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
-
 /* ---- tree --------------------------------------------------------------------- */
 
 int app_rebuild(struct app *a, char **cause)
@@ -72,11 +53,15 @@ int app_rebuild(struct app *a, char **cause)
 	struct step *rs[APP_MAX_STEPS];
 	struct step_data *rd[APP_MAX_STEPS];
 	struct analysis next;
+	struct calib_opts co;
 	unsigned npane = 0, nrep = 0;
 	int err;
 
 	if (!p)
 		return 0;
+	calib_opts_default(&co);
+	co.sequential = a->o.sequential; /* the measure source stops when settled */
+	ao.calib = &co;
 	if (a->pane)
 		npane = pane_steps(a->pane, steps, APP_MAX_STEPS);   /* accepted steps' results, again */
 	if (a->replay)
@@ -98,7 +83,7 @@ int app_rebuild(struct app *a, char **cause)
 	a->t = a->an.t;
 	a->calibrated = a->an.calibrated;
 	if (err)
-		app_cause(cause, "cannot lay out the tree: %s", strerror(-err));
+		util_cause(cause, "cannot lay out the tree: %s", strerror(-err));
 	return err;
 }
 
@@ -335,9 +320,26 @@ static int handle_signals(struct app *a)
 	return 0;
 }
 
+/* Whether the terminal is gone: asked only when poll said POLLIN, so a
+ * live terminal has a byte waiting and curses reads it next. */
+static int app_term_gone(void)
+{
+	struct termios t;
+
+	return tcgetattr(STDIN_FILENO, &t) < 0 && (errno == EIO || errno == ENOTTY ||
+						    errno == EBADF);
+}
+
+static void app_hangup(struct app *a)
+{
+	a->quit = 1;
+	if (a->o.session)
+		session_write_note(a->o.session, "the terminal hung up: argus ended the run");
+}
+
 static int loop(struct app *a, char **cause)
 {
-	double now = app_now(), next_status = now;
+	double now = util_mono_s(), next_status = now;
 	int err = 0;
 
 	a->last_rebuild = -1e9;
@@ -390,20 +392,25 @@ static int loop(struct app *a, char **cause)
 		rc = poll(fds, (nfds_t)nfds, tmo);
 		if (rc < 0 && errno != EINTR) {
 			err = -errno;
-			app_cause(cause, "poll failed: %s", strerror(errno));
+			util_cause(cause, "poll failed: %s", strerror(errno));
 			break;
 		}
-		now = app_now();
+		now = util_mono_s();
 		if (rc > 0 && fds[1].revents) {
 			err = handle_signals(a);
 			if (err) {
-				app_cause(cause, "out of memory after a resize");
+				util_cause(cause, "out of memory after a resize");
 				break;
 			}
 		}
-		if (rc > 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) &&
-		    !(fds[0].revents & POLLIN)) {
-			a->quit = 1; /* the terminal went away */
+		/* Hang-up (the pane killed, ssh dropped, and no SIGHUP because
+		 * argus is in a session of its own): POLLHUP/POLLERR, or POLLIN
+		 * while the terminal answers EIO.  Then end as on q: the caller
+		 * resumes and ends the loads, detaches and closes the session.
+		 * Never spin on a dead terminal. */
+		if (rc > 0 && ((fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) ||
+			       ((fds[0].revents & POLLIN) && app_term_gone()))) {
+			app_hangup(a);
 			break;
 		}
 		if (rc > 0 && (fds[0].revents & POLLIN)) {
@@ -419,7 +426,7 @@ static int loop(struct app *a, char **cause)
 		if (rc < 0) {
 			err = rc;
 			if (!*cause)
-				app_cause(cause, "measurement failed: %s", strerror(-rc));
+				util_cause(cause, "measurement failed: %s", strerror(-rc));
 			break;
 		}
 		if (rc > 0)
@@ -472,7 +479,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		goto out;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		err = -ENOTTY;
-		app_cause(cause, "the interactive tree needs a terminal on stdin and stdout; "
+		util_cause(cause, "the interactive tree needs a terminal on stdin and stdout; "
 			  "use 'argus record' for output to a file or pipe");
 		goto out;
 	}
@@ -483,7 +490,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		a.logf = fopen(a.o.log_path, "a");
 		if (!a.logf) {
 			err = -errno;
-			app_cause(cause, "cannot open log file %s: %s", a.o.log_path, strerror(errno));
+			util_cause(cause, "cannot open log file %s: %s", a.o.log_path, strerror(errno));
 			goto out;
 		}
 	}
@@ -491,7 +498,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	a.v = view_tree_new(a.o.threshold);
 	if (!a.log || !a.v) {
 		err = -ENOMEM;
-		app_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		goto out;
 	}
 	a.utf8 = !a.o.ascii && glyphs_locale_utf8();
@@ -503,6 +510,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.utf8 = a.utf8,
 			.load = a.o.load,
 			.preflight = a.o.load != NULL,
+			.sequential = a.o.sequential,
 			.ses = a.o.session,
 		};
 		/* --agent (tui/opts_agent.h): the LLM, with the heuristic taking its failed
@@ -529,7 +537,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		free(hp);
 		if (!a.pane) {
 			err = -ENOMEM;
-			app_cause(cause, "cannot make the agent pane: out of memory");
+			util_cause(cause, "cannot make the agent pane: out of memory");
 			goto out;
 		}
 		a.scr.want_agent = 1;
@@ -543,14 +551,14 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	sigaddset(&a.sigmask, SIGTSTP);
 	if (sigprocmask(SIG_BLOCK, &a.sigmask, &a.oldmask) < 0) {
 		err = -errno;
-		app_cause(cause, "cannot block signals: %s", strerror(errno));
+		util_cause(cause, "cannot block signals: %s", strerror(errno));
 		goto out;
 	}
 	masked = 1;
 	a.sigfd = signalfd(-1, &a.sigmask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (a.sigfd < 0) {
 		err = -errno;
-		app_cause(cause, "cannot create a signalfd: %s", strerror(errno));
+		util_cause(cause, "cannot create a signalfd: %s", strerror(errno));
 		goto out;
 	}
 
@@ -559,7 +567,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		const char *term = getenv("TERM");
 
 		err = -ENOTTY;
-		app_cause(cause, "cannot start the terminal (TERM=%s): unknown terminal type; "
+		util_cause(cause, "cannot start the terminal (TERM=%s): unknown terminal type; "
 			  "try TERM=xterm-256color or TERM=vt100", term ? term : "unset");
 		goto out;
 	}
@@ -567,7 +575,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	set_term(a.term);
 	err = capture_stderr(&a);
 	if (err) {
-		app_cause(cause, "cannot redirect stderr: %s", strerror(-err));
+		util_cause(cause, "cannot redirect stderr: %s", strerror(-err));
 		goto out;
 	}
 	probe_set_log(log_to_ring, a.log);
@@ -584,7 +592,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	a.win_in = newwin(1, 1, 0, 0);
 	if (!a.win_in || screen_init(&a.scr) < 0) {
 		err = -ENOMEM;
-		app_cause(cause, "cannot create the windows: out of memory");
+		util_cause(cause, "cannot create the windows: out of memory");
 		goto out;
 	}
 	keypad(a.win_in, TRUE);

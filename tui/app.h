@@ -42,6 +42,8 @@ struct tui_opts {
 	                           * names its report after it; NULL: a time stamp */
 	struct session *session;  /* the session being written (the agent pane
 	                           * records its steps there); not owned; NULL */
+	int sequential;           /* calibrate with the anytime-valid test (the
+	                           * measure source stops when settled) */
 	uint32_t exclude_tgid;    /* stacks of this process are left out of the
 	                           * tree (argus's own, live); 0: none */
 	struct opts_agent *agent; /* --agent, --redact (tui/opts_agent.h): the agent

@@ -308,7 +308,7 @@ static int act_layout(struct app *a, enum key_action act, char **cause)
 		break;
 	}
 	if (err) {
-		app_cause(cause, "out of memory laying out the tree");
+		util_cause(cause, "out of memory laying out the tree");
 		return err;
 	}
 	return APP_DRAW_TREE;

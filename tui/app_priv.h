@@ -19,6 +19,7 @@
 #include "app.h"
 #include "pane.h"
 #include "theme.h"
+#include "util.h"
 #include "view_keys.h"
 #include "view_log.h"
 #include "view_screen.h"
@@ -87,9 +88,7 @@ enum app_draw {
 };
 
 /* app.c */
-double app_now(void);                     /* CLOCK_MONOTONIC seconds */
 void app_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void app_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The tree again from the source's profile and the steps' results (the
  * pane's, a replay's): core/analysis.h.  0 or -errno with *cause. */
 int app_rebuild(struct app *a, char **cause);

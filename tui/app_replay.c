@@ -142,17 +142,17 @@ int app_replay_move(struct app *a, enum key_action act, char **cause)
 	}
 	r = source_replay_seek(a->src, pos);
 	if (r < 0) {
-		app_cause(cause, "cannot replay event %zu: %s", pos, strerror(-r));
+		util_cause(cause, "cannot replay event %zu: %s", pos, strerror(-r));
 		return r;
 	}
 	a->src->ops->status(a->src, &a->st);
 	if (a->pane && pane_replay(a->pane, source_replay_log(a->src), pos) < 0) {
-		app_cause(cause, "cannot replay the transcript: out of memory");
+		util_cause(cause, "cannot replay the transcript: out of memory");
 		return -ENOMEM;
 	}
 	if (r > 0) {
 		/* the tree as it was at this event, now rather than at the next refresh */
-		a->src->ops->tick(a->src, app_now(), cause);
+		a->src->ops->tick(a->src, util_mono_s(), cause);
 		r = app_rebuild(a, cause);
 		if (r)
 			return r;

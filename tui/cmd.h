@@ -12,7 +12,7 @@ enum {
 	EXIT_USAGE = 2,        /* bad command line */
 	EXIT_PRIV = 3,         /* missing privileges (root / CAP_BPF + CAP_PERFMON) */
 	EXIT_KERNEL = 4,       /* this kernel cannot do it (no BTF, refused attach) */
-	EXIT_LOAD_ENDED = 5,   /* the load ended before a reference/loaded pair was measured */
+	EXIT_LOAD_ENDED = 5,   /* the load (or the victim) ended before a reference/loaded pair was measured */
 	EXIT_NOEXEC = 127,     /* the command after -- could not be run */
 };
 
@@ -33,6 +33,7 @@ int cmd_reference(int argc, char **argv);/* tui/cmd_reference.c */
 int cmd_replay(int argc, char **argv);   /* tui/cmd_replay.c */
 int cmd_diff(int argc, char **argv);     /* tui/cmd_diff.c */
 int cmd_export(int argc, char **argv);   /* tui/cmd_export.c */
+int cmd_model(int argc, char **argv);    /* tui/cmd_model.c */
 
 extern const struct cmd cmd_table[];
 void cmd_usage(FILE *out);

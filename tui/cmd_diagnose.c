@@ -14,61 +14,146 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "diagnose.h"
 #include "load.h"
 #include "measure.h"
+#include "num.h"
 #include "opts_agent.h"
 #include "opts_load.h"
 #include "opts_session.h"
 #include "probe.h"
 #include "step_exec.h"
+#include "util.h"
 
-static double diag_mono(void)
-{
-	struct timespec ts;
+enum diag_opt_id { DO_BATCH, DO_JSON, DO_AUTO, DO_STEPS, DO_BUDGET, DO_HELP };
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+/* diagnose's own options; --help is printed from this table */
+static const struct diag_opt {
+	enum diag_opt_id id;
+	const char *name, *alias, *arg, *help;
+} diag_opts[] = {
+	{ DO_BATCH, "--batch", NULL, NULL, "no terminal interface (the only mode of diagnose)" },
+	{ DO_JSON, "--json", NULL, NULL, "the verdict as JSON on stdout (the only format)" },
+	{ DO_AUTO, "--auto", NULL, NULL,
+	  "accept and run the agent's instrumentation steps (logged as \"auto\")" },
+	{ DO_STEPS, "--steps", NULL, "N", "at most N steps with --auto (0 to 100, default 3)" },
+	{ DO_BUDGET, "--budget", NULL, "PCT",
+	  "a step's overhead budget, % of one CPU (0.01 to 1000; default 2 for sample, 5 for the others)" },
+	{ DO_HELP, "--help", "-h", NULL, "this help" },
+};
+
+#define DIAG_OPTS_N (sizeof(diag_opts) / sizeof(diag_opts[0]))
 
 static void diagnose_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
 		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
-		"                      [--pairs K] [--window S] [--settle S] [--freq HZ]\n"
+		"                      [--pairs K] [--min-pairs K] [--fixed] [--window S] [--settle S]\n"
+		"                      [--freq HZ]\n"
 		"                      [--session FILE | --no-session] [--auto [--steps N] [--budget PCT]]\n"
-		"                      [--agent heuristic|llm [--redact]]\n\n"
-		"Measures k pairs of reference (load paused) and loaded windows, calibrates the\n"
-		"kernel calling-context tree and prints the verdict as one JSON object.\n\n"
+		"                      [--agent heuristic|llm [--redact]]\n"
+		"       argus diagnose --batch --json --ref-file FILE --load-file FILE [--freq HZ]\n"
+		"                      [--session FILE] [--agent heuristic|llm [--redact]]\n\n"
+		"Measures pairs of reference (load paused) and loaded windows until the verdict is\n"
+		"settled (at most --pairs; --fixed: exactly --pairs), calibrates the kernel\n"
+		"calling-context tree and prints the verdict as one JSON object.\n"
+		"With --ref-file and --load-file: the two recorded profiles instead (folded,\n"
+		"perf script or pprof, recognised by content; as 'argus diff --batch --json'),\n"
+		"no privileges needed.\n\n"
 		"options:\n"
-		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
-		"--batch", "no terminal interface (the only mode of diagnose)",
-		"--json", "the verdict as JSON on stdout (the only format)",
-		"--auto", "accept and run the agent's instrumentation steps (logged as \"auto\")",
-		"--steps N", "at most N steps with --auto (default 3)",
-		"--budget PCT", "a step's overhead budget, % of one CPU (default 2 for sample, 5 for the others)");
+		"  %-22s %s\n  %-22s %s\n",
+		"--ref-file FILE", "the reference profile from a file instead of measuring",
+		"--load-file FILE", "the loaded profile from a file (both or neither)");
+	for (size_t k = 0; k < DIAG_OPTS_N; k++) {
+		const struct diag_opt *o = &diag_opts[k];
+		char head[64];
+
+		snprintf(head, sizeof(head), "%s%s%s%s%s", o->alias ? o->alias : "",
+			 o->alias ? ", " : "", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-22s %s\n", head, o->help);
+	}
 	opts_load_help(out);
 	opts_session_help(out);
 	opts_agent_help(out);
 	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
-		"4 kernel, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
+		"4 kernel, 5 the load ended too soon, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
+}
+
+/* `argus diagnose --ref-file F --load-file F`: the files (folded, perf
+ * script or pprof) through `argus diff --batch --json`, so both commands
+ * read files the one way.  Only the options diff shares pass; load options
+ * have nothing to act on.  Returns -1 when argv names neither file. */
+static int diagnose_files(int argc, char **argv)
+{
+	const char *ref = NULL, *load = NULL;
+	char **dv = calloc((size_t)argc + 4, sizeof(*dv));
+	int dn = 0, rc = EXIT_USAGE, any = 0;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--ref-file") || !strcmp(argv[i], "--load-file"))
+			any = 1;
+	if (!any) {
+		free(dv);
+		return -1;
+	}
+	if (!dv) {
+		fprintf(stderr, "argus: diagnose: out of memory\n");
+		return EXIT_ERROR;
+	}
+	dv[dn++] = "diff";
+	dv[dn++] = NULL; /* REF, LOAD filled below */
+	dv[dn++] = NULL;
+	dv[dn++] = "--json";
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int val = !strcmp(a, "--ref-file") || !strcmp(a, "--load-file") || !strcmp(a, "--agent") ||
+			  !strcmp(a, "--session") || !strcmp(a, "--freq");
+
+		if (val && i + 1 >= argc) {
+			fprintf(stderr, "argus: diagnose: %s needs a value\n", a);
+			goto out;
+		}
+		if (!strcmp(a, "--ref-file")) {
+			ref = argv[++i];
+		} else if (!strcmp(a, "--load-file")) {
+			load = argv[++i];
+		} else if (!strcmp(a, "--batch") || !strcmp(a, "--json")) {
+			continue;
+		} else if (val || !strcmp(a, "--redact")) {
+			dv[dn++] = argv[i];
+			if (val)
+				dv[dn++] = argv[++i];
+		} else if (!strcmp(a, "--no-session")) {
+			continue; /* diff records none unless asked */
+		} else {
+			fprintf(stderr, "argus: diagnose: %s does not go with --ref-file/--load-file (recorded "
+				"files: no load to run or pause; --agent, --redact, --session and --freq apply)\n", a);
+			goto out;
+		}
+	}
+	if (!ref || !load) {
+		fprintf(stderr, "argus: diagnose: give both --ref-file and --load-file\n");
+		goto out;
+	}
+	dv[1] = (char *)ref;
+	dv[2] = (char *)load;
+	rc = cmd_diff(dn, dv);
+out:
+	free(dv);
+	return rc;
 }
 
 /* Blocks the signals that end argus and returns a signalfd for them. */
 static int diag_signalfd(sigset_t *old)
 {
-	sigset_t set;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
+	int fd = cmd_signalfd(sigs, old);
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
-		return -errno;
-	signal(SIGPIPE, SIG_IGN);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd >= 0)
+		signal(SIGPIPE, SIG_IGN);
+	return fd;
 }
 
 int cmd_diagnose(int argc, char **argv)
@@ -83,14 +168,19 @@ int cmd_diagnose(int argc, char **argv)
 	struct opts_agent oa;
 	struct agent *agent = NULL;
 	char *cause = NULL;
-	double t0 = diag_mono();
+	double t0 = util_mono_s();
 	int ret = EXIT_ERROR, sfd = -1, noexec = 0, sig = 0, err, autorun = 0;
 	unsigned max_steps = 3;
 	double budget = 0;
 	char *steps_json = NULL;
 	sigset_t oldmask;
 	char lstate[48] = "";
+	struct calib_opts co;
 
+	ret = diagnose_files(argc, argv);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_ERROR;
 	opts_load_init(&ol);
 	opts_agent_init(&oa);
 	for (int i = 1; i < argc;) {
@@ -111,37 +201,54 @@ int cmd_diagnose(int argc, char **argv)
 		}
 		if (r > 0)
 			continue;
-		if (!strcmp(argv[i], "--batch") || !strcmp(argv[i], "--json")) {
-			i++;
-		} else if (!strcmp(argv[i], "--auto")) {
-			autorun = 1;
-			i++;
-		} else if ((!strcmp(argv[i], "--steps") || !strcmp(argv[i], "--budget")) &&
-			   i + 1 < argc) {
-			char *end;
-			double v = strtod(argv[i + 1], &end);
+		{
+			const struct diag_opt *o = NULL;
+			const char *val = NULL;
+			char *why = NULL;
 
-			if (*end || v < 0 || (argv[i][2] == 's' && (v != (unsigned)v || v > 100)) ||
-			    (argv[i][2] == 'b' && !(v > 0))) {
-				fprintf(stderr, "argus: diagnose: %s wants a %s number, not '%s'\n",
-					argv[i], argv[i][2] == 's' ? "whole" : "positive", argv[i + 1]);
+			for (size_t k = 0; k < DIAG_OPTS_N && !o; k++)
+				if (!strcmp(argv[i], diag_opts[k].name) ||
+				    (diag_opts[k].alias && !strcmp(argv[i], diag_opts[k].alias)))
+					o = &diag_opts[k];
+			if (!o) {
+				fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus diagnose "
+					"--help' lists them\n", argv[i]);
 				ret = EXIT_USAGE;
 				goto out;
 			}
-			if (argv[i][2] == 's')
-				max_steps = (unsigned)v;
-			else
-				budget = v;
-			i += 2;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			diagnose_usage(stdout);
-			ret = EXIT_OK;
-			goto out;
-		} else {
-			fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus diagnose --help' "
-				"lists them\n", argv[i]);
-			ret = EXIT_USAGE;
-			goto out;
+			if (o->arg) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "argus: diagnose: %s needs %s\n", o->name, o->arg);
+					ret = EXIT_USAGE;
+					goto out;
+				}
+				val = argv[i + 1];
+			}
+			i += o->arg ? 2 : 1;
+			switch (o->id) {
+			case DO_BATCH:
+			case DO_JSON:
+				break;
+			case DO_AUTO:
+				autorun = 1;
+				break;
+			case DO_STEPS:
+				err = num_parse_uint(val, 0, 100, "steps", &max_steps, &why);
+				break;
+			case DO_BUDGET:
+				err = num_parse_double(val, 0.01, 1000, "percent of one CPU", &budget, &why);
+				break;
+			case DO_HELP:
+				diagnose_usage(stdout);
+				ret = EXIT_OK;
+				goto out;
+			}
+			if (why) {
+				fprintf(stderr, "argus: diagnose: %s: %s\n", o->name, why);
+				free(why);
+				ret = EXIT_USAGE;
+				goto out;
+			}
 		}
 	}
 	if (opts_load_finish(&ol, 1, stderr) < 0) {
@@ -204,7 +311,7 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	for (;;) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
-		double now = diag_mono();
+		double now = util_mono_s();
 		int to;
 
 		err = src->ops->tick(src, now, &cause);
@@ -219,7 +326,7 @@ int cmd_diagnose(int argc, char **argv)
 		src->ops->status(src, &st);
 		if (st.phase == SOURCE_DONE)
 			break;
-		to = src->ops->timeout_ms(src, diag_mono());
+		to = src->ops->timeout_ms(src, util_mono_s());
 		if (poll(&pfd, 1, to) > 0) {
 			struct signalfd_siginfo si;
 
@@ -239,6 +346,15 @@ int cmd_diagnose(int argc, char **argv)
 		}
 	}
 	info.measuring_s = measure_elapsed(msrc);
+	calib_opts_default(&co);
+	co.sequential = ol.m.sequential; /* the verdict's q as valid as the stop was */
+	info.sequential = ol.m.sequential;
+	info.min_pairs = ol.m.min_pairs;
+	if (measure_stopping(msrc, &info.stop_reason, &info.stop_pairs, &info.stop_settled,
+			     &info.stop_windows) == 0) {
+		/* the session's note comes from the session source */
+		fprintf(stderr, "argus: measuring stopped: %s\n", info.stop_reason);
+	}
 	if (measure_load(msrc))
 		info.load_state = load_state(measure_load(msrc), lstate, sizeof(lstate));
 	if (autorun && !measure_load(msrc)) {
@@ -256,6 +372,8 @@ int cmd_diagnose(int argc, char **argv)
 		xo.load = measure_load(msrc);
 		xo.log = stderr;
 		xo.settle_s = ol.m.settle_s;
+		xo.sequential = ol.m.sequential; /* a step stops when settled too */
+		xo.min_pairs = ol.m.min_pairs;
 		if (budget > 0)
 			xo.budget_pct = budget;
 		so.agent = agent;
@@ -265,14 +383,14 @@ int cmd_diagnose(int argc, char **argv)
 		so.stop_fd = sfd;
 		so.log = stderr;
 		so.ses = ses;
-		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
+		err = diagnose_run_steps(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 		if (err != -EINTR)
 			src->ops->stop(src);
 	} else if (agent) {
 		/* End the loads before thinking: the verdict does not need them. */
 		src->ops->stop(src);
-		err = diagnose_run_agent(src->ops->profile(src), NULL, ol.m.freq_hz,
+		err = diagnose_run_agent(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), agent, sfd, &res, &cause);
 	} else {
 		struct diagnose_steps_opts so = { 0 };
@@ -283,7 +401,7 @@ int cmd_diagnose(int argc, char **argv)
 		so.stop_fd = -1;
 		so.log = stderr;
 		so.ses = ses;
-		err = diagnose_run_steps(src->ops->profile(src), NULL, ol.m.freq_hz,
+		err = diagnose_run_steps(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 	}
 	if (err == -EINTR) {
@@ -315,7 +433,7 @@ int cmd_diagnose(int argc, char **argv)
 			fprintf(stderr, "argus: cannot write the session %s: %s\n",
 				session_path(ses), strerror(-err));
 	}
-	info.elapsed_s = diag_mono() - t0;
+	info.elapsed_s = util_mono_s() - t0;
 	info.load_cmd = ol.load_cmd;
 	info.steps_json = steps_json;
 	info.pairs = ol.m.pairs;

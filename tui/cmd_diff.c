@@ -1,6 +1,6 @@
 /* cmd_diff — `argus diff REF LOAD [--batch [--json]]`: a reference and a
- * loaded profile recorded elsewhere (folded stacks or perf script text,
- * recognised by content) through the same calibration and descent as
+ * loaded profile recorded elsewhere (folded stacks, perf script text or
+ * pprof, recognised by content) through the same calibration and descent as
  * `argus diagnose`.  Needs no privileges. */
 #include <errno.h>
 #include <locale.h>
@@ -13,19 +13,13 @@
 #include "cmd.h"
 #include "diagnose.h"
 #include "import.h"
+#include "num.h"
 #include "opts_agent.h"
 #include "profile.h"
 #include "session.h"
 #include "source_static.h"
 #include "theme.h"
-
-static double diff_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "util.h"
 
 static void diff_usage(FILE *out)
 {
@@ -34,9 +28,11 @@ static void diff_usage(FILE *out)
 		"                  [--agent heuristic|llm [--redact]]\n"
 		"                  [--theme NAME] [--ascii]\n\n"
 		"Compares a reference profile (idle, or the load paused) with a loaded one, both\n"
-		"recorded elsewhere: folded stacks ('a;b;c COUNT', root first) or 'perf script'\n"
-		"text from 'perf record -g', recognised by their content.  Calibrates every\n"
-		"kernel path and descends to the one that explains the difference.\n\n"
+		"recorded elsewhere: folded stacks ('a;b;c COUNT', root first), 'perf script'\n"
+		"text from 'perf record -g', or pprof (gzipped or not: go tool pprof -proto,\n"
+		"Pyroscope, Parca, argus export --format pprof), recognised by their content.\n"
+		"Calibrates every kernel path and descends to the one that explains the\n"
+		"difference.\n\n"
 		"Without --batch: the interactive tree (ref/s, load/s, delta, the verdict path).\n\n"
 		"options:\n"
 		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
@@ -49,7 +45,8 @@ static void diff_usage(FILE *out)
 	opts_agent_help(out);
 	fprintf(out,
 		"\nA folded file may start with '# argus-window secs=S cond=ref|load' to give its\n"
-		"length; perf script files give theirs by their time stamps; a file of unknown\n"
+		"length; perf script files give theirs by their time stamps, pprof its\n"
+		"duration_nanos (argus's own pprof: each window); a file of unknown\n"
 		"length counts as one window of 1 s.  No privileges are needed.\n"
 		"exit status: 0 verdict printed (found or not), 1 error (a file that is not\n"
 		"what it claims is named with its line), 2 usage\n");
@@ -72,6 +69,8 @@ static int diff_import(struct profile *p, const char *path, enum cond c,
 		free(cause);
 		return err;
 	}
+	if (info->note[0])
+		fprintf(stderr, "argus: diff: %s: %s\n", path, info->note);
 	return 0;
 }
 
@@ -121,7 +120,7 @@ int cmd_diff(int argc, char **argv)
 	struct profile *p = NULL;
 	unsigned freq = 0, nfiles = 0;
 	int batch = 0, json = 0, ascii = 0, rc = EXIT_ERROR, err;
-	double t0 = diff_now(), t_read;
+	double t0 = util_mono_s(), t_read;
 	char *cause = NULL;
 	struct opts_agent oa;
 	struct agent *agent = NULL;
@@ -156,14 +155,13 @@ int cmd_diff(int argc, char **argv)
 			} else if (!strcmp(a, "--session")) {
 				session_file = argv[++i];
 			} else {
-				char *end;
-				unsigned long v = strtoul(argv[++i], &end, 10);
-				if (*end || !v || v > 100000) {
-					fprintf(stderr, "argus: diff: --freq takes a frequency in Hz (1..100000), not '%s'\n",
-						argv[i]);
+				char *why = NULL;
+
+				if (num_parse_uint(argv[++i], 1, 100000, "Hz", &freq, &why) < 0) {
+					fprintf(stderr, "argus: diff: --freq: %s\n", why ? why : "bad number");
+					free(why);
 					return EXIT_USAGE;
 				}
-				freq = (unsigned)v;
 			}
 		} else if (!strcmp(a, "--")) {
 			for (i++; i < argc; i++) {
@@ -200,7 +198,7 @@ int cmd_diff(int argc, char **argv)
 	if (diff_import(p, files[0], COND_REF, &info[0]) ||
 	    diff_import(p, files[1], COND_LOAD, &info[1]))
 		goto out;
-	t_read = diff_now();
+	t_read = util_mono_s();
 	if (info[0].secs_known != info[1].secs_known)
 		fprintf(stderr, "argus: diff: %s gives no length, so it counts as %u window%s of 1 s while %s "
 			"lasted %.2f s; rates may be off (add '# argus-window secs=S' to the folded file)\n",
@@ -268,7 +266,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (json) {
 		struct diagnose_run_info ri = {
-			.elapsed_s = diff_now() - t0,
+			.elapsed_s = util_mono_s() - t0,
 			.measuring_s = t_read - t0,
 			.pairs = profile_cond_windows(p, COND_REF) < profile_cond_windows(p, COND_LOAD) ?
 				profile_cond_windows(p, COND_REF) : profile_cond_windows(p, COND_LOAD),

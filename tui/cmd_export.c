@@ -1,6 +1,7 @@
-/* cmd_export — `argus export SESSION --format folded|json|markdown
- * [--cond ref|load] [-o FILE]`: a recorded session as folded stacks (for
- * flame graph tools and `argus diff`), JSON, or a markdown report.  Needs
+/* cmd_export — `argus export SESSION --format folded|json|markdown|pprof
+ * [--cond ref|load] [-o FILE] [--push URL]`: a recorded session as folded
+ * stacks (for flame graph tools and `argus diff`), JSON, a markdown report,
+ * or pprof (for go tool pprof, Pyroscope, Parca; --push sends it).  Needs
  * no privileges. */
 #include <errno.h>
 #include <stdint.h>
@@ -10,13 +11,21 @@
 
 #include "cmd.h"
 #include "export.h"
+#include "opts_push.h"
+#include "pprof.h"
+#include "push.h"
 #include "session.h"
+#include <time.h>
+#include <unistd.h>
+
+#define EXPORT_PUSH_WAIT_MS 30000 /* export --push: how long to try */
 
 static void export_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: argus export SESSION --format folded|json|markdown [--cond ref|load]\n"
-		"                    [-o FILE]\n\n"
+		"usage: argus export SESSION --format folded|json|markdown|pprof [--cond ref|load]\n"
+		"                    [-o FILE] [--push URL [--labels K=V,...] [--app NAME] [--tenant ID]\n"
+		"                    [--push-timeout S] [--push-wait S]]\n\n"
 		"Turns a recorded session into:\n"
 		"  folded    folded stacks 'a;b;c COUNT' of one condition's windows summed\n"
 		"            (--cond, default load), after a '# argus-window secs=S cond=C'\n"
@@ -24,12 +33,16 @@ static void export_usage(FILE *out)
 		"  json      the calibrated tree with both conditions' numbers, the verdict,\n"
 		"            the steps and the transcript, as one JSON object\n"
 		"  markdown  a report: verdict and evidence, the tree around the verdict path,\n"
-		"            the descent's decisions, each step with its decision\n\n"
+		"            the descent's decisions, each step with its decision\n"
+		"  pprof     gzipped profile.proto (go tool pprof, Pyroscope, Parca) of the\n"
+		"            windows of both conditions (--cond: one), each sample labelled\n"
+		"            condition, window, comm, pid, subsystem; 'argus diff' reads it\n\n"
 		"options:\n"
 		"  %-16s %s\n  %-16s %s\n  %-16s %s\n",
-		"--format F", "folded, json or markdown (md)",
-		"--cond C", "folded: ref or load (default load)",
+		"--format F", "folded, json, markdown (md) or pprof",
+		"--cond C", "folded: ref or load (default load); pprof: only that one",
 		"-o FILE", "write to FILE instead of stdout");
+	opts_push_help(out, 0);
 	fprintf(out, "\nA session cut short exports what it holds, with the reader's note.\n"
 		"exit status: 0 written, 1 error (unreadable session, write failure), 2 usage\n");
 }
@@ -44,11 +57,23 @@ int cmd_export(int argc, char **argv)
 	char *cause = NULL;
 	FILE *out = stdout;
 	int rc = EXIT_ERROR, err, have_log = 0, have_view = 0;
+	struct opts_push op;
+	struct push *ps = NULL;
+	uint8_t *pb = NULL;
+	size_t pblen = 0;
 
 	memset(&xv, 0, sizeof(xv));
+	opts_push_init(&op);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int r = opts_push_parse(&op, argc, argv, &i, 0, stderr);
 
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0) {
+			i--; /* the loop's i++ */
+			continue;
+		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			export_usage(stdout);
 			return EXIT_OK;
@@ -78,6 +103,8 @@ int cmd_export(int argc, char **argv)
 			file = a;
 		}
 	}
+	if (op.url && !fmt)
+		fmt = "pprof";
 	if (!file || !fmt) {
 		fprintf(stderr, "argus: export: %s\nusage: argus export SESSION --format folded|json|markdown\n",
 			!file ? "which session? give its file" : "which format? give --format folded, json or markdown");
@@ -85,7 +112,15 @@ int cmd_export(int argc, char **argv)
 	}
 	f = export_format_from_name(fmt);
 	if (f == EXPORT_FORMAT_N) {
-		fprintf(stderr, "argus: export: unknown format '%s'; use folded, json or markdown\n", fmt);
+		fprintf(stderr, "argus: export: unknown format '%s'; use folded, json, markdown or pprof\n", fmt);
+		return EXIT_USAGE;
+	}
+	if (op.url && f != EXPORT_PPROF) {
+		fprintf(stderr, "argus: export: --push sends pprof; drop --format %s or give --format pprof\n", fmt);
+		return EXIT_USAGE;
+	}
+	if (f == EXPORT_PPROF && !op.url && !outpath && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "argus: export: pprof is binary; give -o FILE or redirect stdout\n");
 		return EXIT_USAGE;
 	}
 	if (cond) {
@@ -97,8 +132,8 @@ int cmd_export(int argc, char **argv)
 			fprintf(stderr, "argus: export: --cond takes ref or load, not '%s'\n", cond);
 			return EXIT_USAGE;
 		}
-		if (f != EXPORT_FOLDED) {
-			fprintf(stderr, "argus: export: --cond goes with --format folded (json and markdown carry both conditions)\n");
+		if (f != EXPORT_FOLDED && f != EXPORT_PPROF) {
+			fprintf(stderr, "argus: export: --cond goes with --format folded or pprof (json and markdown carry both conditions)\n");
 			return EXIT_USAGE;
 		}
 	}
@@ -110,6 +145,53 @@ int cmd_export(int argc, char **argv)
 	have_log = 1;
 	for (unsigned i = 0; i < log.nnotes; i++)
 		fprintf(stderr, "argus: export: note: %s\n", log.notes[i]);
+	if (f == EXPORT_PPROF) {
+		const struct profile *p = session_log_profile(&log, 0);
+		struct pprof_write_opts po;
+		struct pprof_write_info pi;
+
+		export_pprof_opts(&log, cond ? (int)c : COND_N, &po);
+		if (!po.freq_hz)
+			fprintf(stderr, "argus: export: note: %s gives no sampling frequency; the pprof's period "
+				"and cpu/nanoseconds are 0\n", file);
+		if (!p) {
+			fprintf(stderr, "argus: export: %s has no windows to export\n", file);
+			goto out;
+		}
+		err = pprof_write(p, &po, &pb, &pblen, &pi, &cause);
+		if (err) {
+			fprintf(stderr, "argus: export: %s: %s\n", file, cause ? cause : strerror(-err));
+			goto out;
+		}
+		if (op.url) {
+			int64_t from = po.time_nanos / 1000000000, until = from + (int64_t)(pi.secs + 1);
+
+			if (!from) {
+				until = (int64_t)time(NULL);
+				from = until - (int64_t)(pi.secs + 1);
+			}
+			ps = opts_push_new(&op, po.freq_hz, stderr);
+			if (!ps)
+				goto out;
+			/* the queue takes the bytes; -o still gets them below */
+			uint8_t *copy = malloc(pblen);
+			if (!copy || push_enqueue(ps, copy, pblen, from, until, pi.samples)) {
+				fprintf(stderr, "argus: export: out of memory\n");
+				goto out;
+			}
+			memcpy(copy, pb, pblen);
+			push_drain(ps, op.wait_s ? (int)(op.wait_s * 1000) : EXPORT_PUSH_WAIT_MS);
+			opts_push_report(ps, stderr);
+			struct push_stats st;
+			push_get_stats(ps, &st);
+			if (st.sent != 1)
+				goto out;
+			if (!outpath) {
+				rc = EXIT_OK;
+				goto out;
+			}
+		}
+	}
 	if (outpath) {
 		out = fopen(outpath, "w");
 		if (!out) {
@@ -118,7 +200,9 @@ int cmd_export(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (f == EXPORT_FOLDED) {
+	if (f == EXPORT_PPROF) {
+		err = fwrite(pb, 1, pblen, out) == pblen && !fflush(out) ? 0 : -EIO;
+	} else if (f == EXPORT_FOLDED) {
 		const struct profile *p = session_log_profile(&log, 0);
 
 		if (!p || !profile_cond_windows(p, c)) {
@@ -149,6 +233,8 @@ out:
 	}
 	if (have_view)
 		export_view_clear(&xv);
+	push_free(ps);
+	free(pb);
 	if (have_log)
 		session_log_clear(&log);
 	free(cause);

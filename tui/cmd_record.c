@@ -1,6 +1,8 @@
 /* cmd_record — `argus record`: sample kernel stacks for a while (system-wide,
  * one process tree, or a command argus launches) and print the tree as JSON
- * or folded stacks.  Headless: no curses; a summary line goes to stderr. */
+ * or folded stacks, or the profile as pprof; --push sends it to Pyroscope or
+ * Parca, --every S each S seconds while sampling goes on (core/push, in this
+ * one poll loop).  Headless: no curses; a summary line goes to stderr. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -16,16 +18,27 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "load.h"
+#include "opts_push.h"
+#include "pprof.h"
+#include "num.h"
 #include "probe.h"
 #include "probe_profile.h"
+#include "push.h"
+#include "push_delta.h"
 #include "source_live.h"
 #include "tree.h"
+#include "util.h"
 
 #define RECORD_MAX_PIDS 64
+#define RECORD_PUSH_DRAIN_MS 15000  /* at the end: how long queued pushes may take */
 
 static const char record_usage[] =
-	"usage: argus record [--duration S] [--freq HZ] [-p PID]... [--json | --folded]\n"
+	"usage: argus record [--duration S] [--freq HZ] [-p PID]... [--json | --folded |\n"
+	"                    --format json|folded|pprof] [--push URL [--every S]\n"
+	"                    [--labels K=V,...] [--app NAME] [--tenant ID]\n"
+	"                    [--push-timeout S] [--push-wait S]]\n"
 	"                    [--stacks N] [--keys N] [--no-follow] [-v] [-- CMD ARGS]\n"
 	"\n"
 	"Samples kernel stacks on every CPU (cpu-clock) and prints the calling-context\n"
@@ -41,22 +54,20 @@ static const char record_usage[] =
 	"  -j, --json         JSON tree {\"name\",\"total\",\"self\",\"children\"}, root \"all\"\n"
 	"                     (the default)\n"
 	"  -f, --folded       folded stacks \"a;b;c N\", root first\n"
+	"      --format F     json, folded or pprof (gzipped profile.proto; stdout must\n"
+	"                     not be a terminal)\n"
 	"      --stacks N     stack map entries (default %u; raise when stacks collide)\n"
 	"      --keys N       distinct {stack, process} entries (default %u)\n"
 	"      --no-follow    do not add children of filtered processes\n"
 	"  -v, --verbose      libbpf's messages on stderr\n"
 	"  -h, --help         this help\n"
+	"push (Pyroscope: http://host:4040, Parca: .../profiles/writeraw):\n"
+	"%s"
+	"With --push and no output format, nothing goes to stdout.  The retry queue\n"
+	"holds %u profiles / %u MiB; what does not fit is dropped, counted and said.\n"
 	"\n"
 	"Needs root, or CAP_BPF and CAP_PERFMON.  Exit status: 0 ok, 1 error, 2 usage,\n"
 	"3 privileges, 4 kernel cannot do it, 127 CMD could not be run.\n";
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void log_stderr(void *arg, enum probe_log_level level, const char *msg)
 {
@@ -85,16 +96,19 @@ static long record_tgid(long pid)
 	return tgid;
 }
 
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+/* A whole number of unit in [min, max] (core/num.c); prints why not. */
+static int record_uint(const char *opt, const char *s, unsigned long min, unsigned long max,
+		       const char *unit, unsigned long *out)
 {
-	char *end;
-	unsigned long v;
+	char *cause = NULL;
+	int64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > max || s[0] == '-')
+	if (num_parse_int64(s, (int64_t)min, (int64_t)max, unit, &v, &cause) < 0) {
+		fprintf(stderr, "argus: %s: %s\n", opt, cause ? cause : "bad number");
+		free(cause);
 		return -EINVAL;
-	*out = v;
+	}
+	*out = (unsigned long)v;
 	return 0;
 }
 
@@ -139,6 +153,52 @@ static void record_summary(struct source *src, double secs, const char *why,
 		fprintf(stderr, "argus: the counts map was full; raise --keys\n");
 }
 
+static int64_t record_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Queues the samples gained since the last push, covering monotonic
+ * [from, until] (wall0 is the wall clock at t0); says why not on stderr. */
+static void record_push(struct push *ps, struct push_delta *pd, struct source *src,
+			const struct probe_profile_opts *po, int64_t wall0, double t0, double from,
+			double until)
+{
+	const struct profile *p = src->ops->profile(src);
+	struct pprof_write_opts wo = {
+		.freq_hz = po->freq_hz ? po->freq_hz : PROBE_PROFILE_DEFAULT_HZ,
+		.time_nanos = wall0, .cond = COND_N, .plain = 1,
+	};
+	struct profile *d;
+	uint64_t n = 0;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	char *cause = NULL;
+
+	if (!p->nwin)
+		return;
+	d = push_delta_take(pd, p, 0, COND_LOAD, from - t0, until - from, &n);
+	if (!d) {
+		fprintf(stderr, "argus: push: cannot take the interval's samples: %s\n", strerror(errno));
+		return;
+	}
+	if (n && pprof_write(d, &wo, &buf, &len, NULL, &cause) == 0) {
+		int64_t f = (wall0 / 1000000000) + (int64_t)(from - t0);
+		int64_t u = (wall0 / 1000000000) + (int64_t)(until - t0 + 0.999);
+
+		push_enqueue(ps, buf, len, f, u > f ? u : f + 1, n);
+	} else if (n) {
+		fprintf(stderr, "argus: push: %s\n", cause ? cause : "cannot encode the profile");
+	}
+	free(cause);
+	profile_free(d);
+}
+/* The signals that end a recording (the loop stops and writes what it has). */
+static const int record_sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -150,6 +210,14 @@ int cmd_record(int argc, char **argv)
 		{ "stacks", required_argument, NULL, 'S' },
 		{ "keys", required_argument, NULL, 'K' },
 		{ "no-follow", no_argument, NULL, 'N' },
+		{ "format", required_argument, NULL, 'O' },
+		{ "push", required_argument, NULL, 'P' },
+		{ "every", required_argument, NULL, 'E' },
+		{ "labels", required_argument, NULL, 'L' },
+		{ "app", required_argument, NULL, 'A' },
+		{ "tenant", required_argument, NULL, 'T' },
+		{ "push-timeout", required_argument, NULL, 'W' },
+		{ "push-wait", required_argument, NULL, 'X' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -159,40 +227,42 @@ int cmd_record(int argc, char **argv)
 	uint32_t tgids[RECORD_MAX_PIDS];
 	size_t ntgids = 0;
 	double duration = 0, t0, deadline, secs;
-	int folded = 0, json = 0, c, ret = EXIT_ERROR, sfd = -1, pidfd = -1, err;
+	int folded = 0, json = 0, pprof = 0, c, ret = EXIT_ERROR, sfd = -1, pidfd = -1, err;
+	struct opts_push op;
+	struct push *ps = NULL;
+	struct push_delta *pd = NULL;
+	double next_push = 0, last_push = 0;
+	int64_t wall0 = 0;
+	char helpbuf[1024];
 	char **cmdv = NULL, *cause = NULL;
 	const char *why = NULL;
 	char state[64], whybuf[96];
 	struct source *src = NULL;
 	struct tree *t = NULL;
-	sigset_t sigs, oldsigs;
+	sigset_t oldsigs;
 	unsigned long v;
 	pid_t watch = -1;
 
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
-	sigprocmask(SIG_BLOCK, &sigs, &oldsigs);
+	cmd_signals_block(record_sigs, &oldsigs);
 
+	opts_push_init(&op);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+d:F:p:jfvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': {
-			char *end;
+			char *bad = NULL;
 
-			duration = strtod(optarg, &end);
-			if (end == optarg || *end || !(duration > 0) || !isfinite(duration)) {
-				fprintf(stderr, "argus: bad --duration '%s': give seconds > 0\n", optarg);
+			if (num_parse_double(optarg, 0.01, 86400, "seconds", &duration, &bad) < 0) {
+				fprintf(stderr, "argus: --duration: %s\n", bad ? bad : "bad number");
+				free(bad);
 				ret = EXIT_USAGE;
 				goto out;
 			}
 			break;
 		}
 		case 'F':
-			if (parse_uint(optarg, 100000, &v) || v == 0) {
-				fprintf(stderr, "argus: bad --freq '%s': give 1..100000 Hz\n", optarg);
+			if (record_uint("--freq", optarg, 1, 100000, "Hz", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -201,8 +271,7 @@ int cmd_record(int argc, char **argv)
 		case 'p': {
 			long tg;
 
-			if (parse_uint(optarg, 0x7fffffff, &v) || v == 0) {
-				fprintf(stderr, "argus: bad -p '%s': give a process id\n", optarg);
+			if (record_uint("-p", optarg, 1, 4194304, "a process ID", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -228,9 +297,8 @@ int cmd_record(int argc, char **argv)
 		case 'f': folded = 1; break;
 		case 'S':
 		case 'K':
-			if (parse_uint(optarg, 1u << 24, &v) || v == 0) {
-				fprintf(stderr, "argus: bad --%s '%s': give 1..16777216\n",
-					c == 'S' ? "stacks" : "keys", optarg);
+			if (record_uint(c == 'S' ? "--stacks" : "--keys", optarg, 1, 1u << 24,
+					"entries", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -240,24 +308,83 @@ int cmd_record(int argc, char **argv)
 				po.count_entries = (unsigned)v;
 			break;
 		case 'N': po.follow_forks = 0; break;
+		case 'O':
+			if (!strcmp(optarg, "json"))
+				json = 1;
+			else if (!strcmp(optarg, "folded"))
+				folded = 1;
+			else if (!strcmp(optarg, "pprof"))
+				pprof = 1;
+			else {
+				fprintf(stderr, "argus: bad --format '%s': give json, folded or pprof\n", optarg);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case 'P':
+		case 'E':
+		case 'L':
+		case 'A':
+		case 'T':
+		case 'W':
+		case 'X':
+			if (opts_push_set(&op, c == 'P' ? "push" : c == 'E' ? "every" : c == 'L' ? "labels" :
+					  c == 'A' ? "app" : c == 'T' ? "tenant" : c == 'W' ? "push-timeout" :
+					  "push-wait", optarg, stderr)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
 		case 'v': probe_set_log(log_stderr, NULL); break;
-		case 'h':
+		case 'h': {
+			FILE *hf = fmemopen(helpbuf, sizeof(helpbuf), "w");
+
+			helpbuf[0] = 0;
+			if (hf) {
+				opts_push_help(hf, 1);
+				fclose(hf);
+			}
 			printf(record_usage, PROBE_PROFILE_DEFAULT_HZ, PROBE_PROFILE_DEFAULT_STACKS,
-			       PROBE_PROFILE_DEFAULT_COUNTS);
+			       PROBE_PROFILE_DEFAULT_COUNTS, helpbuf, PUSH_DEF_QUEUE_MAX,
+			       PUSH_DEF_QUEUE_BYTES >> 20);
+		}
 			ret = EXIT_OK;
 			goto out;
 		default:
 			fprintf(stderr, "argus: record: %s '%s'; 'argus record --help' lists the options\n",
-				optopt && strchr("dFpSK", optopt) ? "missing value for" : "unknown option",
+				optopt && strchr("dFpSKOPELATWX", optopt) ? "missing value for" : "unknown option",
 				argv[optind - 1]);
 			ret = EXIT_USAGE;
 			goto out;
 		}
 	}
-	if (json && folded) {
-		fprintf(stderr, "argus: give --json or --folded, not both\n");
+	if (json + folded + pprof > 1) {
+		fprintf(stderr, "argus: give one output format (--json, --folded or --format), not several\n");
 		ret = EXIT_USAGE;
 		goto out;
+	}
+	if (op.every_s && !op.url) {
+		fprintf(stderr, "argus: --every goes with --push URL\n");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (!op.url && (op.labels || op.app)) {
+		fprintf(stderr, "argus: --labels and --app go with --push URL\n");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (pprof && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "argus: --format pprof is binary; redirect stdout to a file\n");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (op.url) {
+		ps = opts_push_new(&op, po.freq_hz ? po.freq_hz : PROBE_PROFILE_DEFAULT_HZ, stderr);
+		pd = push_delta_new();
+		if (!ps || !pd) {
+			ret = ps ? EXIT_ERROR : EXIT_USAGE;
+			goto out;
+		}
 	}
 	if (optind < argc)
 		cmdv = argv + optind;
@@ -312,22 +439,47 @@ int cmd_record(int argc, char **argv)
 	}
 	if (watch > 0)
 		pidfd = (int)syscall(SYS_pidfd_open, watch, 0);
-	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	sfd = cmd_signalfd(record_sigs, NULL);
 	if (sfd < 0) {
-		fprintf(stderr, "argus: cannot watch signals: %s\n", strerror(errno));
+		fprintf(stderr, "argus: cannot watch signals: %s\n", strerror(-sfd));
 		goto out;
 	}
 
-	t0 = mono_now();
+	t0 = util_mono_s();
+	wall0 = record_wall_ns();
+	last_push = t0;
+	next_push = op.every_s ? t0 + op.every_s : 0;
 	deadline = duration > 0 ? t0 + duration : 0;
 	for (;;) {
-		struct pollfd fds[2] = { { .fd = sfd, .events = POLLIN },
-					 { .fd = pidfd, .events = POLLIN } };
-		double now = mono_now();
-		int to = src->ops->timeout_ms(src, now), r;
+		struct pollfd fds[2 + PUSH_MAX_SOCKS] = { { .fd = sfd, .events = POLLIN },
+							  { .fd = pidfd, .events = POLLIN } };
+		double now = util_mono_s();
+		int to = src->ops->timeout_ms(src, now), r, nfd = pidfd >= 0 ? 2 : 1;
 
 		if (deadline && now >= deadline)
 			break;
+		if (next_push && now >= next_push) {
+			record_push(ps, pd, src, &po, wall0, t0, last_push, now);
+			last_push = now;
+			next_push += op.every_s;
+			if (next_push <= now)
+				next_push = now + op.every_s;
+		}
+		if (ps) {
+			int pt = push_timeout_ms(ps);
+
+			if (next_push) {
+				int left = (int)((next_push - now) * 1000) + 1;
+
+				if (pt < 0 || left < pt)
+					pt = left;
+			}
+			if (pt >= 0 && (to < 0 || pt < to))
+				to = pt;
+			if (pidfd < 0) /* keep the push sockets after the fixed slots */
+				fds[1].fd = -1, nfd = 2;
+			nfd += push_pollfds(ps, fds + nfd, PUSH_MAX_SOCKS);
+		}
 		if (deadline) {
 			int left = (int)((deadline - now) * 1000) + 1;
 
@@ -336,7 +488,9 @@ int cmd_record(int argc, char **argv)
 		}
 		if (pidfd < 0 && watch > 0 && (to < 0 || to > 200))
 			to = 200; /* no pidfd (old kernel): poll for the exit */
-		r = poll(fds, pidfd >= 0 ? 2 : 1, to);
+		r = poll(fds, (nfds_t)nfd, to);
+		if (ps)
+			push_perform(ps);
 		if (r < 0 && errno != EINTR) {
 			fprintf(stderr, "argus: poll: %s\n", strerror(errno));
 			goto out;
@@ -360,33 +514,71 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		}
-		err = src->ops->tick(src, mono_now(), &cause);
+		err = src->ops->tick(src, util_mono_s(), &cause);
 		if (err < 0) {
 			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 			goto out;
 		}
 	}
 	src->ops->stop(src); /* last collect, then detach */
-	secs = mono_now() - t0;
+	secs = util_mono_s() - t0;
 	load_free(load); /* ends the command if it still runs */
 	load = NULL;
 
-	t = tree_build(src->ops->profile(src), NULL);
-	if (!t) {
-		fprintf(stderr, "argus: cannot build the tree: %s\n", strerror(errno));
-		goto out;
+	if (ps) {
+		struct push_stats st;
+
+		/* the samples since the last push (all of them without --every) */
+		record_push(ps, pd, src, &po, wall0, t0, last_push, util_mono_s());
+		push_drain(ps, op.wait_s ? (int)(op.wait_s * 1000) : RECORD_PUSH_DRAIN_MS);
+		push_get_stats(ps, &st);
+		if (!json && !folded && !pprof) {
+			record_summary(src, secs, why, &po);
+			opts_push_report(ps, stderr);
+			ret = st.sent ? EXIT_OK : EXIT_ERROR;
+			goto out;
+		}
 	}
-	tree_sort(t, TREE_SORT_TOTAL);
-	err = folded ? tree_write_folded(t, COND_N, stdout) : tree_write_json(t, COND_N, stdout);
-	if (!err && fflush(stdout))
-		err = -errno;
-	if (err) {
-		fprintf(stderr, "argus: cannot write the tree: %s\n", strerror(-err));
-		goto out;
+	if (pprof) {
+		struct pprof_write_opts wo = {
+			.freq_hz = po.freq_hz ? po.freq_hz : PROBE_PROFILE_DEFAULT_HZ,
+			.time_nanos = wall0, .cond = COND_N, .plain = 1,
+		};
+		const struct profile *p = src->ops->profile(src);
+
+		err = pprof_write_stream(p, &wo, stdout, NULL, &cause);
+		if (err) {
+			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
+			goto out;
+		}
+	} else {
+		t = tree_build(src->ops->profile(src), NULL);
+		if (!t) {
+			fprintf(stderr, "argus: cannot build the tree: %s\n", strerror(errno));
+			goto out;
+		}
+		tree_sort(t, TREE_SORT_TOTAL);
+		err = folded ? tree_write_folded(t, COND_N, stdout) : tree_write_json(t, COND_N, stdout);
+		if (!err && fflush(stdout))
+			err = -errno;
+		if (err) {
+			fprintf(stderr, "argus: cannot write the tree: %s\n", strerror(-err));
+			goto out;
+		}
 	}
 	record_summary(src, secs, why, &po);
 	ret = EXIT_OK;
+	if (ps) {
+		struct push_stats st;
+
+		opts_push_report(ps, stderr);
+		push_get_stats(ps, &st);
+		if (!st.sent)
+			ret = EXIT_ERROR;
+	}
 out:
+	push_free(ps);
+	push_delta_free(pd);
 	tree_free(t);
 	source_free(src);
 	load_free(load);

@@ -13,19 +13,15 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "idle.h"
 #include "load.h"
 #include "measure.h"
+#include "num.h"
 #include "probe.h"
 #include "reference.h"
-
-static double ref_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "sanitize.h"
+#include "util.h"
 
 static void reference_usage(FILE *out)
 {
@@ -45,18 +41,21 @@ static void reference_usage(FILE *out)
 		MEASURE_DEFAULT_WINDOW_S, MEASURE_DEFAULT_FREQ_HZ);
 }
 
-static int ref_num(const char *opt, const char *val, double min, double *out)
+static int ref_num(const char *opt, const char *val, double min, double max, const char *unit,
+		   double *out)
 {
-	char *end;
+	char *cause = NULL;
 
-	errno = 0;
-	*out = val ? strtod(val, &end) : 0;
-	if (!val || errno || end == val || *end || *out < min) {
-		fprintf(stderr, "argus: reference: %s needs a number >= %g\n", opt, min);
+	if (num_parse_double(val, min, max, unit, out, &cause) < 0) {
+		fprintf(stderr, "argus: reference: %s: %s\n", opt, cause ? cause : "bad number");
+		free(cause);
 		return -1;
 	}
 	return 0;
 }
+
+/* The signals that end a reference recording (the loop stops and saves). */
+static const int ref_sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
 
 int cmd_reference(int argc, char **argv)
 {
@@ -66,11 +65,11 @@ int cmd_reference(int argc, char **argv)
 	struct source_status st;
 	const char *output = NULL;
 	char *path = NULL, *cause = NULL, ps[64];
-	double duration = 10, d;
+	double duration = 10;
 	int ret = EXIT_ERROR, sfd = -1, err, strict = 0, busy;
 	struct idle_snap before, after;
 	char *why = NULL;
-	sigset_t set, old;
+	sigset_t old;
 
 	measure_opts_default(&mo);
 	if (argc < 2 || strcmp(argv[1], "save")) {
@@ -85,17 +84,22 @@ int cmd_reference(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(a, "--duration")) {
-			if (ref_num(a, v, 0.1, &duration) < 0)
+			if (ref_num(a, v, 0.1, 86400, "seconds", &duration) < 0)
 				return EXIT_USAGE;
 			i++;
 		} else if (!strcmp(a, "--window")) {
-			if (ref_num(a, v, 0.05, &mo.window_s) < 0)
+			if (ref_num(a, v, MEASURE_WINDOW_MIN_S, MEASURE_WINDOW_MAX_S, "seconds",
+				    &mo.window_s) < 0)
 				return EXIT_USAGE;
 			i++;
 		} else if (!strcmp(a, "--freq")) {
-			if (ref_num(a, v, 1, &d) < 0)
+			char *bad = NULL;
+
+			if (num_parse_uint(v, 1, MEASURE_FREQ_MAX_HZ, "Hz", &mo.freq_hz, &bad) < 0) {
+				fprintf(stderr, "argus: reference: --freq: %s\n", bad ? bad : "bad number");
+				free(bad);
 				return EXIT_USAGE;
-			mo.freq_hz = (unsigned)d;
+			}
 			i++;
 		} else if (!strcmp(a, "--output") || !strcmp(a, "-o")) {
 			if (!v) {
@@ -110,7 +114,7 @@ int cmd_reference(int argc, char **argv)
 			reference_usage(stdout);
 			return EXIT_OK;
 		} else {
-			fprintf(stderr, "argus: reference: unknown option '%s'\n", a);
+			sanitize_fprintf(stderr, 0, "argus: reference: unknown option '%s'\n", a);
 			return EXIT_USAGE;
 		}
 	}
@@ -129,12 +133,7 @@ int cmd_reference(int argc, char **argv)
 		ret = EXIT_PRIV;
 		goto out;
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	sfd = cmd_signalfd(ref_sigs, &old);
 	mo.reference_only = 1;
 	mo.reference_windows = (unsigned)(duration / mo.window_s + 0.5);
 	if (!mo.reference_windows)
@@ -152,7 +151,7 @@ int cmd_reference(int argc, char **argv)
 	for (;;) {
 		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
 
-		err = src->ops->tick(src, ref_mono(), &cause);
+		err = src->ops->tick(src, util_mono_s(), &cause);
 		if (err < 0) {
 			fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 			goto out;
@@ -160,7 +159,7 @@ int cmd_reference(int argc, char **argv)
 		src->ops->status(src, &st);
 		if (st.phase == SOURCE_DONE)
 			break;
-		if (poll(&pfd, 1, src->ops->timeout_ms(src, ref_mono())) > 0) {
+		if (poll(&pfd, 1, src->ops->timeout_ms(src, util_mono_s())) > 0) {
 			struct signalfd_siginfo si;
 
 			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {

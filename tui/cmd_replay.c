@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "cmd.h"
+#include "source_session.h"
 #include "export.h"
 #include "session.h"
 #include "source_replay.h"
@@ -157,6 +158,7 @@ int cmd_replay(int argc, char **argv)
 		struct theme th;
 		struct source *src;
 		char title[256];
+		int seq = session_options_sequential(log->options_json); /* before src owns log */
 
 		setlocale(LC_ALL, "");
 		if (theme_load(&th, theme, &cause) < 0) {
@@ -175,6 +177,7 @@ int cmd_replay(int argc, char **argv)
 			return EXIT_ERROR;
 		}
 		tui_opts_default(&to);
+		to.sequential = seq;
 		to.theme = theme;
 		to.ascii = ascii;
 		snprintf(title, sizeof(title), "argus replay %s", file);

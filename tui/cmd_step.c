@@ -14,14 +14,38 @@
 
 #include "caps.h"
 #include "cmd.h"
+#include "cmd_common.h"
 #include "load.h"
 #include "measure.h"
+#include "num.h"
 #include "opts_load.h"
 #include "probe.h"
 #include "step.h"
 #include "step_exec.h"
 #include "step_json.h"
 #include "step_preflight.h"
+#include "util.h"
+
+enum step_opt_id { SO_CHECK, SO_JSON, SO_ONLY_LOAD, SO_BUDGET, SO_PAIRS, SO_HELP };
+
+/* step's own options; --help is printed from this table */
+static const struct step_opt {
+	enum step_opt_id id;
+	const char *name, *alias, *arg, *help;
+} step_opts[] = {
+	{ SO_CHECK, "--check", NULL, NULL,
+	  "parse and validate only; print the spec with its targets resolved" },
+	{ SO_JSON, "--json", NULL, NULL, "results as JSON on stdout (the only format)" },
+	{ SO_ONLY_LOAD, "--only-load", NULL, NULL,
+	  "count only the load's own processes (its cgroup, else its PID)" },
+	{ SO_BUDGET, "--budget", NULL, "PCT",
+	  "overhead budget, % of one CPU (0.01 to 1000; default 2 for sample, 5 for the others); over it the step is detached" },
+	{ SO_PAIRS, "--step-pairs", NULL, "K",
+	  "reference/loaded window pairs for the step (1 to 100, default 3)" },
+	{ SO_HELP, "--help", "-h", NULL, "this help" },
+};
+
+#define STEP_OPTS_N (sizeof(step_opts) / sizeof(step_opts[0]))
 
 static void step_usage(FILE *out)
 {
@@ -31,43 +55,19 @@ static void step_usage(FILE *out)
 		"Validates an instrumentation step spec (JSON, see argus(1) STEP SPEC) and, without\n"
 		"--check, runs it against the load in alternating reference (load paused) and\n"
 		"loaded windows, printing its results as one JSON object on stdout.\n\n"
-		"options:\n"
-		"  %-22s %s\n  %-22s %s\n  %-22s %s\n  %-22s %s\n",
-		"--check", "parse and validate only; print the spec with its targets resolved",
-		"--only-load", "count only the load's own processes (its cgroup, else its PID)",
-		"--budget PCT", "overhead budget, % of one CPU (default 2 for sample, 5 for the others); over it the step is detached",
-		"--step-pairs K", "reference/loaded window pairs for the step (default 3)");
+		"options:\n");
+	for (size_t k = 0; k < STEP_OPTS_N; k++) {
+		const struct step_opt *o = &step_opts[k];
+		char head[64];
+
+		snprintf(head, sizeof(head), "%s%s%s%s%s", o->alias ? o->alias : "",
+			 o->alias ? ", " : "", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-22s %s\n", head, o->help);
+	}
 	opts_load_help(out);
 	fprintf(out, "\nexit status: 0 results printed (also when stopped over budget), 1 error or\n"
 		"invalid spec, 2 usage, 3 privileges, 4 kernel (kind unavailable), 127 the load\n"
 		"could not be run, 128+N killed by signal N (probe detached, loads ended)\n");
-}
-
-static char *read_all(FILE *f, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap), *nb;
-
-	while (buf) {
-		size_t r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-		if (r == 0)
-			break;
-		if (n + 1 >= cap) {
-			if (cap >= (1u << 24)) /* a spec is small; refuse a flood */
-				break;
-			nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
-		}
-	}
-	if (buf)
-		buf[n] = 0;
-	*len = n;
-	return buf;
 }
 
 /* Reads, parses and validates the spec at path; prints the error. */
@@ -78,18 +78,20 @@ static int step_load_spec(const char *path, struct step **out)
 	size_t len = 0;
 	char *text;
 	FILE *f;
-	int rc = EXIT_ERROR;
+	int rc = EXIT_ERROR, err;
 
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
 		fprintf(stderr, "argus step: cannot open %s: %s\n", path, strerror(errno));
 		return EXIT_ERROR;
 	}
-	text = read_all(f, &len);
+	err = util_read_stream(f, 1u << 24, &text, &len); /* a spec is small; refuse a flood */
 	if (f != stdin)
 		fclose(f);
-	if (!text) {
-		fprintf(stderr, "argus step: cannot read %s: out of memory\n", path);
+	if (err) {
+		fprintf(stderr, "argus step: cannot read %s: %s\n", path,
+			err == -ENOMEM ? "out of memory" : err == -EFBIG ?
+			"larger than 16 MiB, which no step spec is" : strerror(-err));
 		return EXIT_ERROR;
 	}
 	if (step_parse_json(text, len, &s, &e)) {
@@ -153,17 +155,12 @@ static const struct measure_sampler inert_sampler = {
 
 static int step_signalfd(sigset_t *old)
 {
-	sigset_t set;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
+	int fd = cmd_signalfd(sigs, old);
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
-		return -errno;
-	signal(SIGPIPE, SIG_IGN);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd >= 0)
+		signal(SIGPIPE, SIG_IGN);
+	return fd;
 }
 
 int cmd_step(int argc, char **argv)
@@ -199,39 +196,60 @@ int cmd_step(int argc, char **argv)
 		}
 		if (r > 0)
 			continue;
-		if (!strcmp(argv[i], "--check") || !strcmp(argv[i], "--json")) {
-			check |= !strcmp(argv[i], "--check");
-			i++;
-		} else if (!strcmp(argv[i], "--only-load")) {
-			only_load = 1;
-			i++;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			step_usage(stdout);
-			rc = EXIT_OK;
-			goto out;
-		} else if ((!strcmp(argv[i], "--budget") || !strcmp(argv[i], "--step-pairs")) &&
-			   i + 1 < argc) {
-			char *end;
-			double v = strtod(argv[i + 1], &end);
+		if (argv[i][0] != '-' && !path) {
+			path = argv[i++];
+			continue;
+		}
+		{
+			const struct step_opt *o = NULL;
+			const char *val = NULL;
+			char *why = NULL;
 
-			if (*end || !(v > 0) || (argv[i][2] == 's' && (v != (unsigned)v || v > 100))) {
-				fprintf(stderr, "argus step: %s wants a positive number, not '%s'\n",
-					argv[i], argv[i + 1]);
+			for (size_t k = 0; k < STEP_OPTS_N && !o; k++)
+				if (!strcmp(argv[i], step_opts[k].name) ||
+				    (step_opts[k].alias && !strcmp(argv[i], step_opts[k].alias)))
+					o = &step_opts[k];
+			if (!o) {
+				fprintf(stderr, "argus step: unknown option '%s'; 'argus step --help' "
+					"lists them\n", argv[i]);
 				rc = EXIT_USAGE;
 				goto out;
 			}
-			if (argv[i][2] == 'b')
-				budget = v;
-			else
-				pairs = (unsigned)v;
-			i += 2;
-		} else if (argv[i][0] != '-' && !path) {
-			path = argv[i++];
-		} else {
-			fprintf(stderr, "argus step: unknown option '%s'; 'argus step --help' lists them\n",
-				argv[i]);
-			rc = EXIT_USAGE;
-			goto out;
+			if (o->arg) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "argus step: %s needs %s\n", o->name, o->arg);
+					rc = EXIT_USAGE;
+					goto out;
+				}
+				val = argv[i + 1];
+			}
+			i += o->arg ? 2 : 1;
+			switch (o->id) {
+			case SO_CHECK:
+				check = 1;
+				break;
+			case SO_JSON:
+				break;
+			case SO_ONLY_LOAD:
+				only_load = 1;
+				break;
+			case SO_BUDGET:
+				num_parse_double(val, 0.01, 1000, "percent of one CPU", &budget, &why);
+				break;
+			case SO_PAIRS:
+				num_parse_uint(val, 1, 100, "pairs", &pairs, &why);
+				break;
+			case SO_HELP:
+				step_usage(stdout);
+				rc = EXIT_OK;
+				goto out;
+			}
+			if (why) {
+				fprintf(stderr, "argus step: %s: %s\n", o->name, why);
+				free(why);
+				rc = EXIT_USAGE;
+				goto out;
+			}
 		}
 	}
 	if (!path) {

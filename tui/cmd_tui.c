@@ -17,6 +17,7 @@
 #include "app.h"
 #include "import.h"
 #include "measure.h"
+#include "num.h"
 #include "opts_load.h"
 #include "opts_session.h"
 #include "reference.h"
@@ -293,12 +294,12 @@ int cmd_tui(int argc, char **argv)
 			to.ascii = 1;
 			break;
 		case OPT_THRESHOLD: {
-			char *end;
-			double t = strtod(val, &end);
+			char *why = NULL;
+			double t;
 
-			if (end == val || *end || !(t >= 0 && t <= 100)) {
-				fprintf(stderr, "argus: --threshold '%s' is not a percentage (0-100)\n",
-					val);
+			if (num_parse_double(val, 0, 100, "percent", &t, &why) < 0) {
+				fprintf(stderr, "argus: --threshold: %s\n", why ? why : "bad number");
+				free(why);
 				rc = EXIT_USAGE;
 				goto out;
 			}
@@ -318,16 +319,14 @@ int cmd_tui(int argc, char **argv)
 			static_files = val;
 			break;
 		case OPT_STEPS: {
-			char *end;
-			unsigned long n = strtoul(val, &end, 10);
+			char *why = NULL;
 
-			if (end == val || *end || n < 1 || n > 64) {
-				fprintf(stderr, "argus: --steps '%s' is not a number of steps (1-64)\n",
-					val);
+			if (num_parse_uint(val, 1, 64, "steps", &to.steps, &why) < 0) {
+				fprintf(stderr, "argus: --steps: %s\n", why ? why : "bad number");
+				free(why);
 				rc = EXIT_USAGE;
 				goto out;
 			}
-			to.steps = (unsigned)n;
 			break;
 		}
 		case OPT_AUTO:
@@ -398,6 +397,7 @@ int cmd_tui(int argc, char **argv)
 			 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
 		to.title = title;
 		to.agent_pane = 1;
+		to.sequential = ol.m.sequential;
 		to.load = measure_load(src);
 	} else {
 		po.freq_hz = ol.m.freq_hz;
@@ -428,6 +428,7 @@ int cmd_tui(int argc, char **argv)
 	}
 	if (ses) {
 		struct source_session_opts so = { .verdict_at_done = 1, .freq_hz = ol.m.freq_hz,
+						  .sequential = calibrated && ol.m.sequential,
 						  .exclude_tgid = to.exclude_tgid };
 
 		src = source_session_new(src, ses, &so);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "sanitize.h"
 
 void fmt_line_reset(struct fmt_line *l)
 {
@@ -36,11 +37,37 @@ static void add_bytes(struct fmt_line *l, enum theme_role r, const char *s, size
 	l->width += (uint16_t)w;
 }
 
+/* Every piece of a screen line passes here: names, notes, LLM text are
+ * escaped at their readers already, and whatever slipped past (a string
+ * from a path nobody thought of) is escaped now, before curses sees it.
+ * Returns s, or buf holding the escaped form of its n bytes. */
+static const char *fmt_safe(const char *s, size_t *n, char *buf, size_t bufsz)
+{
+	char raw[FMT_LINE_MAX];
+	size_t i, k;
+
+	for (i = 0; i < *n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			break;
+	if (i == *n)
+		return s;
+	k = *n < sizeof(raw) - 1 ? *n : sizeof(raw) - 1;
+	memcpy(raw, s, k);
+	raw[k] = '\0';
+	if (sanitize_is_clean(raw, 0) && k == *n)
+		return s;
+	sanitize_into(buf, bufsz, raw, 0);
+	*n = strlen(buf);
+	return buf;
+}
+
 int fmt_line_add(struct fmt_line *l, enum theme_role r, const char *s, int maxw)
 {
+	char safe[FMT_LINE_MAX];
 	int w;
-	size_t n;
+	size_t n = strlen(s);
 
+	s = fmt_safe(s, &n, safe, sizeof(safe));
 	if (maxw < 0)
 		maxw = 1 << 20;
 	n = fmt_fit(s, maxw, &w);
@@ -50,17 +77,22 @@ int fmt_line_add(struct fmt_line *l, enum theme_role r, const char *s, int maxw)
 
 void fmt_line_addn(struct fmt_line *l, enum theme_role r, const char *s, size_t n)
 {
+	char safe[FMT_LINE_MAX];
+
+	s = fmt_safe(s, &n, safe, sizeof(safe));
 	add_bytes(l, r, s, n, fmt_widthn(s, n));
 }
 
 int fmt_line_add_trunc(struct fmt_line *l, enum theme_role r, const char *s, int maxw,
 		       const struct glyphs *gl)
 {
+	char safe[FMT_LINE_MAX];
 	int w, ew;
-	size_t n;
+	size_t n = strlen(s);
 
 	if (maxw <= 0)
 		return 0;
+	s = fmt_safe(s, &n, safe, sizeof(safe));
 	if (fmt_width(s) <= maxw)
 		return fmt_line_add(l, r, s, maxw);
 	ew = fmt_width(gl->g[GLYPH_ELLIPSIS]);

@@ -24,6 +24,9 @@ const struct cmd cmd_table[] = {
 	  "calibrated tree from two folded / perf script files", 0 },
 	{ "export", cmd_export, "export SESSION --format folded|json|markdown",
 	  "export a recorded session", 0 },
+	{ "model", cmd_model,
+	  "model [--steady | --mark RE] [--what-if clients=2x|cpus=N] [--format text|lqn|lqnx|json|dot] (-p PID | -- CMD ARGS)",
+	  "layered queueing model of a load, and what-if predictions", 1 },
 	{ NULL, NULL, NULL, NULL, 0 },
 };
 

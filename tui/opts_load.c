@@ -1,14 +1,17 @@
 /* opts_load — load and window options in one table (see opts_load.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
 #include "opts_load.h"
+#include "seqstop.h"
 
 enum opts_load_id {
 	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
-	OL_PAIRS, OL_WINDOW, OL_SETTLE, OL_FREQ,
+	OL_PAIRS, OL_MIN_PAIRS, OL_FIXED, OL_WINDOW, OL_SETTLE, OL_FREQ, OL_TIME,
 };
 
 struct opts_load_opt {
@@ -35,13 +38,24 @@ static const struct opts_load_opt opts_load_table[] = {
 	{ OL_REFERENCE, "--reference", NULL, "FILE",
 	  "saved reference for -p (default: the one 'argus reference save' wrote)" },
 	{ OL_PAIRS, "--pairs", NULL, "K",
-	  "reference/loaded window pairs (default 6)" },
+	  "at most K reference/loaded window pairs: measuring stops earlier when the "
+	  "verdict is settled (default 12); with --fixed exactly K (default 6)" },
+	{ OL_MIN_PAIRS, "--min-pairs", NULL, "K",
+	  "at least K pairs before measuring may stop (default 2)" },
+	{ OL_FIXED, "--fixed", NULL, NULL,
+	  "measure exactly --pairs pairs with the fixed-sample test (no sequential stopping, "
+	  "no adaptive windows)" },
 	{ OL_WINDOW, "--window", NULL, "S",
-	  "seconds per window (default 0.5)" },
+	  "seconds per window (default 0.5; after the first pair adapted to the event rate "
+	  "unless given)" },
 	{ OL_SETTLE, "--settle", NULL, "S",
-	  "seconds discarded after each switch (default 0.1)" },
+	  "seconds discarded after each switch (default 0.1; after the first pair adapted to "
+	  "how fast the load resumes unless given)" },
 	{ OL_FREQ, "--freq", NULL, "HZ",
 	  "sampling frequency (default 999)" },
+	{ OL_TIME, "--time", NULL, "KIND",
+	  "wall: on-CPU + blocked + runnable time of the victim (default with --victim), "
+	  "or of the load / -p; cpu: on-CPU samples only" },
 };
 
 #define OPTS_LOAD_N (sizeof(opts_load_table) / sizeof(opts_load_table[0]))
@@ -50,6 +64,7 @@ void opts_load_init(struct opts_load *ol)
 {
 	memset(ol, 0, sizeof(*ol));
 	measure_opts_default(&ol->m);
+	ol->m.sequential = 1; /* --fixed turns it off */
 }
 
 void opts_load_argv_free(char **argv)
@@ -120,29 +135,43 @@ char **opts_load_split(const char *cmd)
 	return argv;
 }
 
-static int opts_load_num(const char *name, const char *val, double min, double *out, FILE *err)
+/* Every number goes through core/num.c: finite, in range, the unit said. */
+static int opts_load_num(const char *name, const char *val, double min, double max,
+			 const char *unit, double *out, FILE *err)
 {
-	char *end;
-	double v;
+	char *cause = NULL;
 
-	errno = 0;
-	v = strtod(val, &end);
-	if (errno || end == val || *end || v < min) {
-		fprintf(err, "argus: %s: '%s' is not a number >= %g\n", name, val, min);
+	if (num_parse_double(val, min, max, unit, out, &cause) < 0) {
+		fprintf(err, "argus: %s: %s\n", name, cause ? cause : "bad number");
+		free(cause);
 		return -1;
 	}
-	*out = v;
+	return 0;
+}
+
+static int opts_load_uint(const char *name, const char *val, unsigned min, unsigned max,
+			  const char *unit, unsigned *out, FILE *err)
+{
+	char *cause = NULL;
+
+	if (num_parse_uint(val, min, max, unit, out, &cause) < 0) {
+		fprintf(err, "argus: %s: %s\n", name, cause ? cause : "bad number");
+		free(cause);
+		return -1;
+	}
 	return 0;
 }
 
 static int opts_load_pid(const char *name, const char *val, pid_t *out, FILE *err)
 {
-	double v;
+	unsigned v;
 
-	if (opts_load_num(name, val, 1, &v, err) < 0)
+	if (opts_load_uint(name, val, 1, 4194304, "a process ID", &v, err) < 0)
 		return -1;
-	if (v != (double)(pid_t)v) {
-		fprintf(err, "argus: %s: '%s' is not a PID\n", name, val);
+	/* said first: a dead PID is not a missing reference or a BPF error */
+	if (kill((pid_t)v, 0) < 0 && errno == ESRCH) {
+		fprintf(err, "argus: %s %u: no such process (it has exited, or the PID is "
+			"wrong); check with ps\n", name, v);
 		return -1;
 	}
 	*out = (pid_t)v;
@@ -247,32 +276,44 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 		ol->m.reference_path = val;
 		return 1;
 	case OL_PAIRS:
-		if (opts_load_num(typed, val, 1, &d, err) < 0)
+		if (opts_load_uint(typed, val, 1, MEASURE_PAIRS_MAX, "pairs", &ol->m.pairs, err) < 0)
 			return -1;
-		if (d > 1000 || d != (unsigned)d) {
-			fprintf(err, "argus: --pairs: '%s' is not a whole number from 1 to 1000\n", val);
+		ol->pairs_given = 1;
+		return 1;
+	case OL_MIN_PAIRS:
+		if (opts_load_uint(typed, val, 1, MEASURE_PAIRS_MAX, "pairs", &ol->m.min_pairs,
+				   err) < 0)
 			return -1;
-		}
-		ol->m.pairs = (unsigned)d;
+		ol->min_pairs_given = 1;
+		return 1;
+	case OL_FIXED:
+		ol->m.sequential = 0;
 		return 1;
 	case OL_WINDOW:
-		if (opts_load_num(typed, val, 0.05, &d, err) < 0)
+		if (opts_load_num(typed, val, MEASURE_WINDOW_MIN_S, MEASURE_WINDOW_MAX_S, "seconds",
+				  &d, err) < 0)
 			return -1;
 		ol->m.window_s = d;
+		ol->window_given = 1;
 		return 1;
 	case OL_SETTLE:
-		if (opts_load_num(typed, val, 0, &d, err) < 0)
+		if (opts_load_num(typed, val, 0, MEASURE_SETTLE_MAX_S, "seconds", &d, err) < 0)
 			return -1;
 		ol->m.settle_s = d;
+		ol->settle_given = 1;
 		return 1;
 	case OL_FREQ:
-		if (opts_load_num(typed, val, 1, &d, err) < 0)
-			return -1;
-		if (d > 100000 || d != (unsigned)d) {
-			fprintf(err, "argus: --freq: '%s' is not a whole number from 1 to 100000\n", val);
+		return opts_load_uint(typed, val, 1, MEASURE_FREQ_MAX_HZ, "Hz", &ol->m.freq_hz,
+				      err) < 0 ? -1 : 1;
+	case OL_TIME:
+		if (!strcmp(val, "wall")) {
+			ol->m.time = MEASURE_TIME_WALL;
+		} else if (!strcmp(val, "cpu")) {
+			ol->m.time = MEASURE_TIME_CPU;
+		} else {
+			fprintf(err, "argus: --time: '%s' is neither wall nor cpu\n", val);
 			return -1;
 		}
-		ol->m.freq_hz = (unsigned)d;
 		return 1;
 	}
 	return 0;
@@ -280,7 +321,30 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 
 int opts_load_finish(struct opts_load *ol, int need_load, FILE *err)
 {
-	const struct measure_opts *m = &ol->m;
+	struct measure_opts *m = &ol->m;
+
+	if (!m->sequential) {
+		if (ol->min_pairs_given) {
+			fprintf(err, "argus: --min-pairs is for sequential measuring; with --fixed "
+				"give the count with --pairs\n");
+			return -1;
+		}
+		if (!ol->pairs_given)
+			m->pairs = MEASURE_DEFAULT_PAIRS;
+		m->adapt_window = m->adapt_settle = 0;
+	} else {
+		if (!ol->pairs_given)
+			m->pairs = SEQSTOP_DEFAULT_MAX_PAIRS;
+		if (!ol->min_pairs_given && m->min_pairs > m->pairs)
+			m->min_pairs = m->pairs; /* --pairs 1: one pair, as asked */
+		m->adapt_window = !ol->window_given;
+		m->adapt_settle = !ol->settle_given;
+		if (m->min_pairs > m->pairs) {
+			fprintf(err, "argus: --min-pairs %u is more than --pairs %u (the maximum); "
+				"lower it or raise --pairs\n", m->min_pairs, m->pairs);
+			return -1;
+		}
+	}
 
 	if (m->load_argv && m->pid) {
 		fprintf(err, "argus: --load (or -- CMD) and -p are two loads; give one\n");
@@ -305,6 +369,12 @@ int opts_load_finish(struct opts_load *ol, int need_load, FILE *err)
 	}
 	if ((m->victim_argv || m->victim_pid) && !m->load_argv && !(m->pid && m->pause)) {
 		fprintf(err, "argus: a victim needs a load to pause: add --load CMD, or -p PID --pause\n");
+		return -1;
+	}
+	if (m->time == MEASURE_TIME_WALL && m->pid && !m->pause && !m->victim_argv &&
+	    !m->victim_pid) {
+		fprintf(err, "argus: --time wall with -p needs --pause (a saved reference has no "
+			"blocked or runnable time)\n");
 		return -1;
 	}
 	if (need_load && !m->load_argv && !m->pid) {

@@ -26,6 +26,7 @@
 struct opts_load {
 	struct measure_opts m;   /* defaults from measure_opts_default */
 	char *load_cmd;          /* the load as the user gave it, for messages */
+	int pairs_given, window_given, settle_given, min_pairs_given;
 	/* private: argv arrays built from CMD strings, owned */
 	char **own[3];
 };

@@ -171,6 +171,7 @@ struct pane *pane_new(const struct pane_opts *o, struct agent *agent)
 	step_exec_opts_default(&p->exec);
 	p->exec.load = p->o.load;
 	p->exec.collect_s = 0.5;
+	p->exec.sequential = p->o.sequential; /* a step stops when settled */
 	co.steps = p->o.steps;
 	co.auto_accept = p->o.auto_accept;
 	co.utf8 = p->o.utf8;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sanitize.h"
 #include "theme.h"
 #include "util.h"
 
@@ -110,6 +111,11 @@ static int set_cause(char **cause, const char *origin, unsigned line, const char
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	util_cause(cause, "%s:%u: %s", origin, line, msg);
+	/* the message quotes the file: no raw bytes of it reach stderr */
+	if (cause && sanitize_inplace(cause, 0) < 0) {
+		free(*cause);
+		*cause = NULL;
+	}
 	return -EINVAL;
 }
 
@@ -226,7 +232,7 @@ static int parse_line(struct theme *t, char *s, const char *origin, unsigned lin
 		while (isspace((unsigned char)*v))
 			v++;
 		v[strcspn(v, "\r\n")] = '\0';
-		snprintf(t->name, sizeof(t->name), "%s", v);
+		sanitize_into(t->name, sizeof(t->name), v, 0); /* shown in the status line */
 		return 0;
 	}
 	r = theme_role_from_name(key);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The layout shows the architecture (ARCHITECTURE.md, Boundaries): core/ is a
 # library with no terminal code; tui/ never calls libbpf, libcurl or cJSON;
-# only core/probe_*.c include a BPF skeleton; bpf/ holds BPF-side C only.
+# only core/probe_*.c include a BPF skeleton, each program's user side is one
+# core/probe_NAME.c; bpf/ holds BPF-side C only.
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || fail "no $ROOT"
 bad=""
@@ -15,5 +16,17 @@ f=$(grep -lE '\b(initscr|newterm|endwin|mvwprintw|wrefresh)\b' core/*.c)
 [ -z "$f" ] || bad="$bad core-calls-curses:$f"
 f=$(grep -lE '\b(bpf_object__|bpf_program__|bpf_map__|curl_easy_|curl_multi_)' tui/*.c)
 [ -z "$f" ] || bad="$bad tui-calls-libbpf-curl:$f"
+# one triple per BPF program: bpf/NAME.bpf.c, bpf/NAME.h, core/probe_NAME.c,
+# and NAME.skel.h included by core/probe_NAME.c alone
+for b in bpf/*.bpf.c; do
+	n=$(basename "$b" .bpf.c)
+	[ -f "bpf/$n.h" ] || bad="$bad no-bpf/$n.h"
+	[ -f "core/probe_$n.c" ] || bad="$bad no-core/probe_$n.c"
+	f=$(grep -lE "#include *\"$n\.skel\.h\"" core/*.c | grep -vx "core/probe_$n.c")
+	[ -z "$f" ] || bad="$bad $n.skel.h-outside-probe_$n.c:$f"
+done
+# the step filter is written once (bpf/filter.bpf.h), never again in a program
+f=$(grep -lE 'const volatile [_a-z0-9]+ filter_(pid|tgid|comm|cgroup)\b' bpf/*.c bpf/*.h | grep -v '^bpf/filter\.bpf\.h$')
+[ -z "$f" ] || bad="$bad filter-rewritten-outside-filter.bpf.h:$f"
 [ -z "$bad" ] || fail "boundaries crossed:$bad"
 echo ok

@@ -1,18 +1,26 @@
 #!/bin/sh
-# tests/fuzz/run.sh SECONDS — builds the libFuzzer targets (clang,
+# tests/fuzz/run.sh SECONDS | --runs N — builds the libFuzzer targets (clang,
 # -fsanitize=fuzzer,address,undefined; the core sources they need compiled
 # the same way into build-fuzz/, not the gcc libargus.a) and runs each for
-# SECONDS over a seed corpus (tests/fuzz/corpus/NAME and the matching files
+# SECONDS (or to N executions: make fuzz, FUZZ_RUNS=10^6 by default; the
+# time each took is printed) over a seed corpus (tests/fuzz/corpus/NAME and the matching files
 # of tests/data).  New inputs go to build-fuzz/corpus/NAME, crashes to
 # build-fuzz/artifacts/.  Exit 0 clean, 1 a target crashed or did not
 # build, 77 libFuzzer is unavailable (the last line says why).
 cd "$(dirname "$0")/../.." || exit 2
-SECS=${1:-60}
+RUNS=""
+if [ "$1" = "--runs" ]; then
+	RUNS=${2:-1000000}
+	SECS=0
+else
+	SECS=${1:-60}
+fi
 CLANG=${CLANG:-clang}
 OUT=build-fuzz
 # the core files the targets reach; add here when a parser gains a dependency
-CORE="import profile strpool session session_read verdict verdict_json source_replay util"
-TARGETS=${FUZZ_TARGETS:-"folded perfscript session"}
+CORE="import import_util import_folded import_perf util profile strpool session session_read verdict verdict_json source_replay pb pprof_dec pprof_read num sanitize json_safe step"
+CORE_LLM="llm llm_config llm_sse"
+TARGETS=${FUZZ_TARGETS:-"folded perfscript session pprof step llm theme"}
 
 skip() { echo "SKIPPED: $*"; exit 77; }
 command -v "$CLANG" >/dev/null 2>&1 || skip "no $CLANG (install clang and libclang-rt-dev: make deps)"
@@ -23,16 +31,22 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }
 
 CFLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined \
  -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Icore \
- $(pkg-config --cflags libcjson 2>/dev/null) -DARGUS_VERSION=\"fuzz\""
-LIBS="$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson) -lm"
+ -Ibuild $(pkg-config --cflags libcjson libcurl 2>/dev/null) -DARGUS_VERSION=\"fuzz\""
+LIBS="$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson) -lz -lm"
+[ -f build/theme_builtin.h ] || make -s build/theme_builtin.h >/dev/null 2>&1 ||
+	{ echo "FAIL: build/theme_builtin.h missing (run make)"; exit 1; }
 
+obj() { # dir/name.c -> its fuzz object path (built when stale)
+	o="$OUT/obj/$(echo "$1" | tr / _ | sed 's/\.c$/.o/')"
+	if [ ! -f "$o" ] || [ "$1" -nt "$o" ] || [ -n "$(find core tui -name '*.h' -newer "$o" 2>/dev/null | head -n 1)" ]; then
+		# shellcheck disable=SC2086
+		"$CLANG" $CFLAGS -Itui -c "$1" -o "$o" || { echo "FAIL: $1 does not build for fuzzing" >&2; return 1; }
+	fi
+	echo "$o"
+}
 objs=""
 for c in $CORE; do
-	o="$OUT/obj/$c.o"
-	if [ ! -f "$o" ] || [ "core/$c.c" -nt "$o" ] || [ -n "$(find core -name '*.h' -newer "$o" 2>/dev/null | head -n 1)" ]; then
-		# shellcheck disable=SC2086
-		"$CLANG" $CFLAGS -c "core/$c.c" -o "$o" || { echo "FAIL: core/$c.c does not build for fuzzing"; exit 1; }
-	fi
+	o=$(obj "core/$c.c") || exit 1
 	objs="$objs $o"
 done
 
@@ -40,7 +54,14 @@ rc=0
 for t in $TARGETS; do
 	bin="$OUT/fuzz_$t"
 	# shellcheck disable=SC2086
-	"$CLANG" $CFLAGS -fsanitize=fuzzer -o "$bin" "tests/fuzz/fuzz_$t.c" $objs $LIBS ||
+	extra="" xlibs=""
+	case $t in
+	llm) for c in $CORE_LLM; do extra="$extra $(obj "core/$c.c")" || exit 1; done
+	     xlibs="$(pkg-config --libs libcurl 2>/dev/null || echo -lcurl)" ;;
+	theme) extra=$(obj tui/theme.c) || exit 1 ;;
+	esac
+	# shellcheck disable=SC2086
+	"$CLANG" $CFLAGS -Itui -fsanitize=fuzzer -o "$bin" "tests/fuzz/fuzz_$t.c" $objs $extra $LIBS $xlibs ||
 		{ echo "FAIL: fuzz_$t does not build"; rc=1; continue; }
 	corpus="$OUT/corpus/$t"
 	mkdir -p "$corpus"
@@ -49,23 +70,33 @@ for t in $TARGETS; do
 	folded) ext=folded ;;
 	perfscript) ext=perfscript ;;
 	session) ext=jsonl ;;
+	pprof) ext=pb.gz ;;
+	theme) ext=theme; cp themes/*.theme "$corpus/" 2>/dev/null ;;
 	*) ext=none ;;
 	esac
 	for f in tests/data/*."$ext"; do
 		[ -f "$f" ] && cp "$f" "$corpus/" 2>/dev/null
 	done
 	log="$OUT/fuzz_$t.log"
-	echo "fuzz_$t: ${SECS}s"
-	"$bin" -max_total_time="$SECS" -timeout=10 -error_exitcode=1 -rss_limit_mb=2048 -max_len=8192 \
+	if [ -n "$RUNS" ]; then
+		limit="-runs=$RUNS"
+		echo "fuzz_$t: $RUNS runs"
+	else
+		limit="-max_total_time=$SECS"
+		echo "fuzz_$t: ${SECS}s"
+	fi
+	t0=$(date +%s)
+	"$bin" $limit -timeout=10 -error_exitcode=1 -rss_limit_mb=2048 -max_len=8192 \
 		-print_final_stats=1 -artifact_prefix="$OUT/artifacts/$t-" \
 		"$corpus" "$seeds" >"$log" 2>&1
 	r=$?
 	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$log" | sed "s/^/  fuzz_$t /"
+	echo "  fuzz_$t took $(( $(date +%s) - t0 )) s"
 	if [ $r -ne 0 ]; then
 		echo "FAIL: fuzz_$t exited $r; log $log, input in $OUT/artifacts/:"
 		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 8 | sed 's/^/  | /'
 		rc=1
 	fi
 done
-[ $rc -eq 0 ] && echo "fuzz: all targets ran ${SECS}s without a crash"
+[ $rc -eq 0 ] && echo "fuzz: all targets ($TARGETS) ran ${RUNS:-${SECS}s} without a crash"
 exit $rc

@@ -17,9 +17,11 @@ jq -c '.verdict' "$TMP/out"
 [ "$(jq -r '.verdict.subsystem' "$TMP/out")" = mm ] || fail "verdict subsystem is not mm"
 jq -e '.verdict.path | index("do_anonymous_page")' "$TMP/out" >/dev/null ||
 	fail "do_anonymous_page is not on the verdict path"
-[ "$(jq ".windows | length" "$TMP/out")" -eq 12 ] || fail "expected 12 windows"
-jq -e '[.windows[] | select(.cond == "ref")] | length == 6' "$TMP/out" >/dev/null ||
-	fail "expected 6 reference windows"
+# sequential stopping (tests/live/seqstop.sh checks it and --fixed's 12 windows)
+p=$(jq -r '.stopping.pairs' "$TMP/out")
+[ "$(jq ".windows | length" "$TMP/out")" -eq $((2 * p)) ] || fail "expected 2 x $p windows"
+jq -e --argjson p "$p" '[.windows[] | select(.cond == "ref")] | length == $p' "$TMP/out" >/dev/null ||
+	fail "expected $p reference windows"
 pgrep -f "$TMP/anonload" && fail "the load is still running after diagnose"
 echo "ok: $(jq -r '.verdict.summary' "$TMP/out")"
 exit 0

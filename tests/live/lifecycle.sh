@@ -4,7 +4,9 @@
 # running or stopped, no argus cgroup is left, and no argus BPF program stays
 # loaded; a -p --pause load is resumed and left running.  (q in the TUI is
 # tested with the TUI.)  The internal error comes from the documented test
-# hook ARGUS_TEST_FAIL_AFTER=window:N (core/measure.h).
+# hook ARGUS_TEST_FAIL_AFTER=window:N (core/measure.h).  The runs are
+# --fixed: a long measurement to interrupt (sequential stopping would end a
+# strong load's after 2 or 3 pairs).
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd bpftool
@@ -61,7 +63,7 @@ prog_ids() { # BPF programs held by PID $1 (from its fds)
 # 1, 2: a signal while the load is paused (window 3 is a reference window,
 # after the load ran in window 2).
 for sig in INT TERM; do
-	"$ARGUS" diagnose --batch --json --pairs 20 --window 0.5 --load "$TMP/load.sh" \
+	"$ARGUS" diagnose --batch --json --fixed --pairs 20 --window 0.5 --load "$TMP/load.sh" \
 		>"$TMP/out" 2>"$TMP/err" &
 	apid=$!
 	wait_for_line "$TMP/err" "window 2/" || { kill -KILL $apid; fail "SIG$sig: no window 2 in 30 s"; }
@@ -95,7 +97,7 @@ done
 # The programs are read as soon as window 1 starts (they are attached before
 # it); window 5, the error's, is 2 s later, so a busy machine does not let
 # argus exit before the test has looked.
-ARGUS_TEST_FAIL_AFTER=window:5 "$ARGUS" diagnose --batch --json --pairs 20 --window 0.5 \
+ARGUS_TEST_FAIL_AFTER=window:5 "$ARGUS" diagnose --batch --json --fixed --pairs 20 --window 0.5 \
 	--load "$TMP/load.sh" >"$TMP/out" 2>"$TMP/err" &
 apid=$!
 wait_for_line "$TMP/err" "window 1/" || { kill -KILL $apid; fail "internal error: no window 1 in 30 s"; }
@@ -111,7 +113,7 @@ check_clean "internal error while the load was paused" $apid
 # resumes it and leaves it running.
 "$TMP/lcload" --mib 8 >/dev/null &
 ext=$!
-"$ARGUS" diagnose --batch --json --pairs 20 --window 0.5 -p $ext --pause \
+"$ARGUS" diagnose --batch --json --fixed --pairs 20 --window 0.5 -p $ext --pause \
 	>"$TMP/out" 2>"$TMP/err" &
 apid=$!
 wait_for_line "$TMP/err" "window 3/" || { kill -KILL $apid $ext; fail "-p: no window 3 in 30 s"; }

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_cmd python3
 BIN="$ROOT/build-san/tests/test_llm_http"
-[ -x "$BIN" ] || skip "build-san/tests/test_llm_http missing; run make SAN=1 san"
+[ -x "$BIN" ] || fail "build-san/tests/test_llm_http missing; run make SAN=1 san"
 
 # the stub is on loopback: a proxy from the environment must not get in between
 no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
@@ -32,14 +32,14 @@ cat "$TMP/test.out"
 # the LLM agent's turns (proposal, repair, fallback, verdict, veto) over HTTP;
 # every one of its cases must have run, none skipped
 AGENT="$ROOT/build-san/tests/test_agent_llm"
-if [ -x "$AGENT" ]; then
-	ARGUS_TEST_STUB_URL="http://127.0.0.1:$PORT" "$AGENT" >"$TMP/agent.out" 2>&1
-	rc=$?
-	cat "$TMP/agent.out"
-	[ $rc -eq 0 ] || fail "test_agent_llm failed (exit $rc)"
-	grep -q 'SKIPPED' "$TMP/agent.out" && fail "test_agent_llm skipped cases with the stub running"
-	cat "$TMP/agent.out" >>"$TMP/test.out"
-fi
+[ -x "$AGENT" ] || fail "build-san/tests/test_agent_llm missing; run make SAN=1 san"
+ARGUS_TEST_STUB_URL="http://127.0.0.1:$PORT" "$AGENT" >"$TMP/agent.out" 2>&1
+rc=$?
+cat "$TMP/agent.out"
+[ $rc -eq 0 ] || fail "test_agent_llm failed (exit $rc)"
+grep -q 'SKIPPED' "$TMP/agent.out" && fail "test_agent_llm skipped cases with the stub running"
+grep -q 'SKIPPED' "$TMP/test.out" && fail "test_llm_http skipped cases with the stub running"
+cat "$TMP/agent.out" >>"$TMP/test.out"
 
 # the canary: sent to the stub (it must be, as the auth header) ...
 grep -q 'sk-CANARY-5b1e0c77a9f2d3' "$TMP/stub-requests.log" ||

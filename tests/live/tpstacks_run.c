@@ -13,7 +13,7 @@
 
 #include <dirent.h>
 
-#include "tpstacks.h"
+#include "probe_tpstacks.h"
 
 /* Prints "prog_id N" for every BPF program this process holds, so the test
  * can check that exactly these are gone after exit (other runs may hold
@@ -85,7 +85,7 @@ static const char *sym_name(uint64_t a)
 
 struct top { uint64_t count[2], total[2]; unsigned nstacks[2]; uint64_t ips[2][127]; unsigned nips[2]; };
 
-static int on_stack(void *arg, const struct tpstacks_stack *s)
+static int on_stack(void *arg, const struct probe_tpstacks_stack *s)
 {
 	struct top *t = arg;
 
@@ -106,8 +106,8 @@ int main(int argc, char **argv)
 	const char *tps[] = { "exceptions:page_fault_user", "kmem:mm_page_alloc" };
 	unsigned every = argc > 1 ? (unsigned)atoi(argv[1]) : 1;
 	long pages = argc > 2 ? atol(argv[2]) : 20000;
-	struct tpstacks_opts o = { .tracepoints = tps, .ntps = 2, .sample_every = every };
-	struct tpstacks *t;
+	struct probe_tpstacks_opts o = { .tracepoints = tps, .ntps = 2, .sample_every = every };
+	struct probe_tpstacks *t;
 	struct top top = { { 0 } };
 	char *cause = NULL, go;
 	int pfd[2];
@@ -131,9 +131,9 @@ int main(int argc, char **argv)
 	}
 	close(pfd[0]);
 	o.tgid = child;
-	t = tpstacks_open(&o, &cause);
+	t = probe_tpstacks_open(&o, &cause);
 	if (!t) {
-		fprintf(stderr, "tpstacks_open: %s\n", cause ? cause : "?");
+		fprintf(stderr, "probe_tpstacks_open: %s\n", cause ? cause : "?");
 		kill(child, SIGKILL);
 		return 1;
 	}
@@ -141,17 +141,18 @@ int main(int argc, char **argv)
 		return 1;
 	waitpid(child, NULL, 0);
 	load_kallsyms();
-	if (tpstacks_read(t, on_stack, &top))
+	if (probe_tpstacks_read(t, on_stack, &top))
 		return 1;
 	for (unsigned tp = 0; tp < 2; tp++) {
-		struct tpstacks_totals tt;
-		if (tpstacks_totals(t, tp, &tt))
+		struct probe_tpstacks_totals tt;
+		if (probe_tpstacks_totals(t, tp, &tt))
 			return 1;
 		printf("tp%u.name %s\n", tp, tps[tp]);
 		printf("tp%u.fired %llu\n", tp, (unsigned long long)tt.fired);
 		printf("tp%u.recorded %llu\n", tp, (unsigned long long)tt.recorded);
 		printf("tp%u.counted %llu\n", tp, (unsigned long long)top.total[tp]);
-		printf("tp%u.scaled %llu\n", tp, (unsigned long long)top.total[tp] * tpstacks_sample_every(t));
+		printf("tp%u.scaled %llu\n", tp,
+		       (unsigned long long)top.total[tp] * probe_tpstacks_sample_every(t));
 		printf("tp%u.lost %llu\n", tp, (unsigned long long)tt.count_map_full);
 		printf("tp%u.stacks %u\n", tp, top.nstacks[tp]);
 		printf("tp%u.top ", tp);
@@ -167,6 +168,6 @@ int main(int argc, char **argv)
 	}
 	printf("ncpus %ld\n", sysconf(_SC_NPROCESSORS_CONF));
 	print_held_progs();
-	tpstacks_free(t);
+	probe_tpstacks_free(t);
 	return 0;
 }

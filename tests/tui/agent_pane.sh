@@ -7,7 +7,7 @@
 #     a second ':' recalls it with Up (history in $XDG_STATE_HOME, 0600).
 #     T switches the theme, ? lists the agent keys, Tab/z zoom the pane,
 #     resize to 60x20 and back.
-#  2. 100x60 (stacked), LANG=C, TERM=screen: ASCII only; e -> duration_s 999 -> the error
+#  2. 100x60 (stacked), LANG=C, TERM=screen: ASCII only; e -> duration_s 999 -> refused with its limit (0.001..30)
 #     shows by the field; fixed to 5 -> a -> the step runs and its results
 #     appear in the tree and the transcript says where.
 . "$(dirname "$0")/../lib.sh"
@@ -111,9 +111,10 @@ keys Enter
 wait_for "duration_s> 5"
 keys BSpace 999 Enter
 wait_for "^ duration_s:"
+screen | grep -q "between 0.001 and 30" || { screen; fail "the field error does not say the real limit"; }
 keys Enter
-wait_for "duration_s> 999"
-keys BSpace BSpace BSpace 5 Enter
+wait_for "duration_s> 5"   # refused at entry (core/num.c): the field keeps 5
+keys BSpace 5 Enter
 wait_gone "^ duration_s:"
 keys a
 wait_for "accepted step 1"

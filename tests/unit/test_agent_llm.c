@@ -329,7 +329,7 @@ static void script(const char *fmt, ...)
 	stub_call("/_stub/script", buf, NULL);
 }
 
-#define NEED_STUB() do { if (!stub) { printf("# no ARGUS_TEST_STUB_URL: skipped\n"); skip(); } } while (0)
+#define NEED_STUB() do { if (!stub) { printf("# needs the stub LLM (ARGUS_TEST_STUB_URL): tests/live/llm_stub.sh runs this case with it\n"); skip(); } } while (0)
 
 static void test_proposal_by_tool(void **state)
 {

@@ -1,7 +1,10 @@
 /* Tree-guided descent on synthetic profiles: a dominant child through a
  * skid frame, a spread delta, decreases only, nothing, a noisy neighbor, a
  * self-dominated node, a skid unlock leaf, a focus; and the heuristic agent
- * object (turn, tell). */
+ * object (turn, tell).  Issue 11: a rising child under a falling parent, a
+ * falling root with one rising path (a victim), a spread over three
+ * branches, a displaced background, a time level, the subsystem of the
+ * deepest frame. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +16,7 @@
 #include <cmocka.h>
 
 #include "agent.h"
+#include "agent_llm.h"
 #include "calib.h"
 #include "profile.h"
 #include "step.h"
@@ -43,6 +47,25 @@ static void add(struct profile *p, const char *const *fr, unsigned nf,
 			assert_int_equal(profile_add(p, 2 * i + 1, fr, nf, 1, "x", load[i]), 0);
 	}
 }
+
+static void addp(struct profile *p, const char *const *fr, unsigned nf,
+		 const uint64_t ref[NPAIR], const uint64_t load[NPAIR], uint32_t tgid,
+		 const char *comm)
+{
+	for (unsigned i = 0; i < NPAIR; i++) {
+		if (ref[i])
+			assert_int_equal(profile_add(p, 2 * i, fr, nf, tgid, comm, ref[i]), 0);
+		if (load[i])
+			assert_int_equal(profile_add(p, 2 * i + 1, fr, nf, tgid, comm, load[i]), 0);
+	}
+}
+
+/* the same for process tgid (comm) */
+#define ADDP(p, tgid, comm, ref, load, ...) do { \
+	static const char *const fr_[] = { __VA_ARGS__ }; \
+	static const uint64_t r_[] = ref, l_[] = load; \
+	addp(p, fr_, sizeof(fr_) / sizeof(fr_[0]), r_, l_, tgid, comm); \
+} while (0)
 
 #define ADD(p, ref, load, ...) do { \
 	static const char *const fr_[] = { __VA_ARGS__ }; \
@@ -395,7 +418,10 @@ static void test_focus(void **state)
 	assert_int_equal(agent_descend(t, NODE(t, "fs"), 0.5, &v, &r), 0);
 	dump(&r);
 	assert_true(v.found);
-	assert_string_equal(v.subsystem, "fs");
+	/* issue 11: the subsystem of the deepest classified frame, where the
+	 * cost lies (filemap_read, the page cache: mm), no longer the first
+	 * classified one from the root (vfs_read: fs) */
+	assert_string_equal(v.subsystem, "mm");
 	PATH(&v, READ);
 	assert_false(NODE(t, "mm")->flags & TREE_F_VERDICT);
 	assert_true(NODE(t, "fs", READ)->flags & TREE_F_VERDICT);
@@ -596,6 +622,293 @@ static void test_subsystem_only(void **state)
 	tree_free(t);
 }
 
+
+/* A load displaces a busy background under the same syscall parent: the
+ * background's getppid path falls, the load's sibling path rises, the
+ * parent's net delta is negative.  The rise is found under it, and the
+ * background's fall is displaced work, not the verdict. */
+#define SYS "entry_SYSCALL_64", "do_syscall_64"
+static void test_rise_under_falling_parent(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+	struct tree_node *sys;
+
+	(void)state;
+	profile_diag_add(&p->diag, 2); /* the load is process 2 */
+	ADDP(p, 1, "bg", V(900, 905, 895), V(500, 510, 490), SYS, "__x64_sys_getppid");
+	ADDP(p, 2, "load", ZERO, V(300, 310, 290), SYS, "__x64_sys_sched_yield",
+	     "do_sched_yield", "schedule", "__schedule", "pick_next_task_fair");
+	t = calibrate(p);
+	sys = NODE(t, "sched", SYS);
+	(void)sys;
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.subsystem, "sched");
+	assert_string_equal(v.time, "on-cpu");
+	assert_string_equal(v.leaf, "pick_next_task_fair");
+	assert_int_equal(v.nbranches, 0);
+	/* the getppid stacks classify as syscall, the load's as sched: the
+	 * parents differ by subsystem; the displaced fall is named */
+	assert_true(v.ndisplaced >= 1);
+	assert_string_equal(v.displaced[0].process, "bg [1]");
+	assert_string_equal(v.displaced[0].path[v.displaced[0].npath - 1], "__x64_sys_getppid");
+	assert_true(v.displaced[0].delta < -350 && v.displaced[0].delta > -450);
+	assert_true(line_has(&r, "displaced (reported, not diagnosed): bg [1]"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+
+	/* one subsystem, one parent: the background and the load both under
+	 * do_syscall_64 > x64_sys_call, net delta of the parent negative */
+	p = prof();
+	profile_diag_add(&p->diag, 2);
+	ADDP(p, 1, "bg", V(900, 905, 895), V(500, 510, 490), SYS, "x64_sys_call",
+	     "__x64_sys_write", "ksys_write", "vfs_write", "anon_pipe_write", "copy_page_from_iter");
+	ADDP(p, 2, "load", ZERO, V(300, 310, 290), SYS, "x64_sys_call",
+	     "__x64_sys_read", "ksys_read", "vfs_read", "filemap_read", "copy_page_to_iter");
+	t = calibrate(p);
+	sys = NODE(t, "fs", SYS, "x64_sys_call");
+	assert_true(sys->stat.delta < -50);
+	assert_true(sys->stat.rise > 250 && sys->stat.fall > 350);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.leaf, "copy_page_to_iter");
+	assert_string_equal(v.subsystem, "mm"); /* filemap_read, the deepest classified */
+	assert_true(v.confidence > 0.9);
+	assert_int_equal(v.ndisplaced, 1);
+	assert_string_equal(v.displaced[0].process, "bg [1]");
+	assert_string_equal(v.displaced[0].path[v.displaced[0].npath - 1], "copy_page_from_iter");
+	assert_int_equal(v.nfalls, 0); /* all of the fall was the background's */
+	assert_false(NODE(t, "fs", SYS, "x64_sys_call", "__x64_sys_write")->flags & TREE_F_VERDICT);
+	/* the tree the LLM reads says the same: rises and falls apart, the
+	 * background's fall marked displaced */
+	{
+		char *txt = agent_llm_render_tree(t, NULL, 0);
+
+		assert_non_null(txt);
+		print_message("%s", txt);
+		assert_non_null(strstr(txt, "x64_sys_call  ref 900  load 800  delta -100  x0.889  q"));
+		assert_non_null(strstr(txt, "SIG  rise +300 fall -400  DISPLACED (bg [1] -400"));
+		assert_non_null(strstr(txt, "__x64_sys_write  ref 900  load 500  delta -400"));
+		{
+			const char *rd = strstr(txt, "__x64_sys_read  ref");
+
+			assert_non_null(rd);
+			assert_null(memmem(rd, strcspn(rd, "\n"), "DISPLACED", 9));
+		}
+		free(txt);
+	}
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+/* A victim (sampling filtered to it): its kernel time falls at the root and
+ * in its subsystem, one new path below rises.  The old rule said "no
+ * bottleneck found"; the rise is the verdict, the fall its own finding, and
+ * nothing is displaced (every sample is the victim's). */
+static void test_victim_falling_root(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	p->diag.known = p->diag.all = 1;
+	ADD(p, V(700, 705, 695), V(150, 160, 140), PF, "do_fault", "__do_fault",
+	    "shmem_fault", "shmem_get_folio_gfp", "clear_page_erms");
+	ADD(p, ZERO, V(70, 75, 65), PF, "do_fault", "__do_fault", "filemap_fault",
+	    "__folio_lock", "folio_wait_bit_common");
+	t = calibrate(p);
+	assert_true(t->root->stat.significant && t->root->stat.sign < 0);
+	assert_true(NODE(t, "mm")->stat.sign < 0);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.leaf, "folio_wait_bit_common");
+	assert_string_equal(v.subsystem, "mm");
+	assert_true(v.rise > 60 && v.rise < 80);
+	assert_true(v.share_of_root > 0.99);
+	assert_int_equal(v.ndisplaced, 0);
+	assert_int_equal(v.nfalls, 1);
+	assert_string_equal(v.falls[0].path[v.falls[0].npath - 1], "clear_page_erms");
+	assert_true(v.falls[0].mass > 500);
+	assert_true(NODE(t, "mm", PF, "do_fault", "__do_fault", "filemap_fault")->flags & TREE_F_VERDICT);
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+/* A fork/exec loop: the rise spreads over execve, exit and clone below
+ * do_syscall_64.  Each branch is descended to its own depth; path is the
+ * largest branch. */
+static void test_spread_branches(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, ZERO, V(120, 125, 115), SYS, "__x64_sys_execve", "do_execveat_common",
+	    "bprm_execve", "load_elf_binary", "begin_new_exec", "exec_mmap", "mmput",
+	    "exit_mmap", "unmap_vmas", "zap_pte_range");
+	ADD(p, ZERO, V(100, 105, 95), SYS, "__x64_sys_exit_group", "do_group_exit", "do_exit",
+	    "mmput", "exit_mmap", "free_pgtables");
+	ADD(p, ZERO, V(80, 82, 78), SYS, "__x64_sys_clone", "kernel_clone", "copy_process",
+	    "dup_mm", "dup_mmap", "copy_page_range");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_int_equal(v.nbranches, 3);
+	assert_string_equal(v.leaf, "zap_pte_range");
+	assert_string_equal(v.branches[0].path[v.branches[0].npath - 1], "zap_pte_range");
+	assert_string_equal(v.branches[1].path[v.branches[1].npath - 1], "free_pgtables");
+	assert_string_equal(v.branches[2].path[v.branches[2].npath - 1], "copy_page_range");
+	assert_true(v.branches[0].share > 0.35 && v.branches[0].share < 0.45);
+	assert_true(fabs(v.branches[0].share + v.branches[1].share + v.branches[2].share - 1) < 1e-9);
+	assert_string_equal(v.branches[2].subsystem, "mm");
+	/* together they explain all of it */
+	assert_true(v.confidence > 0.9);
+	assert_non_null(strstr(v.summary, "spreads over 3 branches"));
+	assert_true(line_has(&r, "descending each of the 3 branches"));
+	/* every branch is marked on the tree */
+	assert_true(NODE(t, "mm", SYS, "__x64_sys_clone", "kernel_clone", "copy_process", "dup_mm",
+			 "dup_mmap", "copy_page_range")->flags & TREE_F_VERDICT);
+	assert_true(NODE(t, "mm", SYS, "__x64_sys_exit_group")->flags & TREE_F_VERDICT);
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+/* Displaced work with a process level (a tree by process): the fall of a
+ * process that is not the diagnosed one is displaced, never the verdict;
+ * without knowing the diagnosed processes nothing is called displaced. */
+static void test_displaced_by_process(void **state)
+{
+	struct profile *p = prof();
+	struct tree_opts to = { .group = TREE_BY_PROCESS };
+	struct calib_opts o;
+	struct verdict v = { 0 };
+	struct tree *t;
+
+	(void)state;
+	profile_diag_add(&p->diag, 2);
+	ADDP(p, 1, "bg", V(900, 905, 895), V(300, 310, 290), SYS, "__x64_sys_getppid");
+	ADDP(p, 2, "load", ZERO, V(200, 190, 210), PF, "do_anonymous_page", "clear_page_erms");
+	t = tree_build(p, &to);
+	assert_non_null(t);
+	calib_opts_default(&o);
+	assert_int_equal(calib_run(t, &o), 0);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, NULL), 0);
+	assert_true(v.found);
+	assert_string_equal(v.leaf, "clear_page_erms");
+	assert_int_equal(v.ndisplaced, 1);
+	assert_string_equal(v.displaced[0].process, "bg [1]");
+	assert_int_equal(v.nfalls, 0);
+	verdict_clear(&v);
+	tree_free(t);
+	/* nobody said which process is diagnosed: a fall, not displaced */
+	p->diag.known = 0;
+	p->diag.ntgids = 0;
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, NULL), 0);
+	assert_int_equal(v.ndisplaced, 0);
+	assert_int_equal(v.nfalls, 1);
+	verdict_clear(&v);
+	tree_free(t);
+}
+
+/* set a hand-made node's counts: ref/load per pair, all self */
+static void setn(struct tree_node *n, const uint64_t ref[NPAIR], const uint64_t load[NPAIR])
+{
+	for (struct tree_node *x = n; x; x = x->parent)
+		for (unsigned i = 0; i < NPAIR; i++) {
+			x->total[COND_REF] += ref[i];
+			x->total[COND_LOAD] += load[i];
+			x->win_total[2 * i] += ref[i];
+			x->win_total[2 * i + 1] += load[i];
+		}
+	for (unsigned i = 0; i < NPAIR; i++) {
+		n->self[COND_REF] += ref[i];
+		n->self[COND_LOAD] += load[i];
+	}
+}
+
+/* The time level (the timeacct contract): root -> on-cpu / blocked ->
+ * subsystem -> frames.  The victim's on-CPU time falls, its blocked time
+ * under a fault's wait rises: the verdict is blocked, its own field. */
+static void test_time_level(void **state)
+{
+	struct profile *p = prof();
+	struct tree *t = tree_build(p, NULL);
+	struct calib_opts o;
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree_node *on, *bl, *n;
+	static const uint64_t r1[] = V(600, 610, 590), l1[] = V(200, 210, 190);
+	static const uint64_t r2[] = V(5, 4, 6), l2[] = V(380, 390, 370);
+
+	(void)state;
+	profile_free(p);
+	assert_non_null(t);
+	on = tree_node_add(t, t->root, "on-cpu", TREE_TIME);
+	bl = tree_node_add(t, t->root, "blocked", TREE_TIME);
+	assert_non_null(on);
+	assert_non_null(bl);
+	n = tree_node_add(t, on, "mm", TREE_SUBSYS);
+	n = tree_node_add(t, n, "asm_exc_page_fault", TREE_FRAME);
+	n = tree_node_add(t, n, "shmem_fault", TREE_FRAME);
+	setn(n, r1, l1);
+	n = tree_node_add(t, bl, "sched", TREE_SUBSYS);
+	n = tree_node_add(t, n, "asm_exc_page_fault", TREE_FRAME);
+	n = tree_node_add(t, n, "filemap_fault", TREE_FRAME);
+	n = tree_node_add(t, n, "folio_wait_bit_common", TREE_FRAME);
+	n = tree_node_add(t, n, "io_schedule", TREE_FRAME);
+	setn(n, r2, l2);
+	calib_opts_default(&o);
+	assert_int_equal(calib_run(t, &o), 0);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.time, "blocked");
+	assert_string_equal(v.leaf, "io_schedule");
+	assert_string_equal(v.subsystem, "sched");
+	assert_non_null(strstr(v.summary, "blocked, sched: "));
+	assert_int_equal(v.nfalls, 1);
+	assert_string_equal(v.falls[0].time, "on-cpu");
+	assert_true(on->flags & TREE_F_VERDICT ? 0 : 1);
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+/* verdict.subsystem: a TCP send through write(2) is net, not fs */
+static void test_subsystem_deepest(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, V(1, 1, 1), V(300, 290, 310), SYS, "ksys_write", "vfs_write", "sock_write_iter",
+	    "tcp_sendmsg", "tcp_sendmsg_locked", "tcp_push");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, NULL), 0);
+	assert_true(v.found);
+	assert_non_null(NODE(t, "fs"));
+	assert_string_equal(v.subsystem, "net");
+	verdict_clear(&v);
+	tree_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +923,12 @@ int main(void)
 		cmocka_unit_test(test_agent_object),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_subsystem_only),
+		cmocka_unit_test(test_rise_under_falling_parent),
+		cmocka_unit_test(test_victim_falling_root),
+		cmocka_unit_test(test_spread_branches),
+		cmocka_unit_test(test_displaced_by_process),
+		cmocka_unit_test(test_time_level),
+		cmocka_unit_test(test_subsystem_deepest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -125,12 +125,14 @@ static void test_errors(void **state)
 	char *a9[] = { "x", "--freq", "9", NULL };
 
 	(void)state;
-	expect_error(3, a1, 0, "argus: --pairs: '0' is not a number >= 1\n");
+	expect_error(3, a1, 0, "argus: --pairs: '0' is out of range: give a whole number between 1 "
+		     "and 1000 (pairs)\n");
 	expect_error(2, a2, 0, "argus: --window needs S\n");
 	expect_error(5, a3, 0, "argus: --load given twice\n");
 	expect_error(4, a4, 1, "argus: --pause goes with -p PID\n");
 	expect_error(3, a5, 1, "argus: a victim needs a load to pause: add --load CMD, or -p PID --pause\n");
-	expect_error(3, a6, 0, "argus: -p: 'abc' is not a number >= 1\n");
+	expect_error(3, a6, 0, "argus: -p: 'abc' is not a whole number between 1 and 4194304 (a "
+		     "process ID)\n");
 	expect_error(2, a7, 0, "argus: --pause takes no value\n");
 	expect_error(2, a8, 0, "argus: '--' must be followed by a command\n");
 	(void)a9;

@@ -293,6 +293,56 @@ static void test_by_process_and_filter(void **state)
 	profile_free(p);
 }
 
+/* Stacks marked "[blocked]" / "[runnable]" group under TREE_TIME nodes
+ * above the subsystems; unmarked stacks go under "on-cpu"; the marker is
+ * not a frame; the parts add up at the process. */
+static void test_time_level(void **state)
+{
+	struct profile *p = sample_profile();
+	struct tree_opts o = { .group = TREE_BY_PROCESS };
+	struct tree_node *pr, *on, *bl, *ru, *n;
+	struct tree *t;
+
+	(void)state;
+	ADD(p, 1, 100, "thp", 30, "[blocked]", PF, "__handle_mm_fault", "do_fault",
+	    "filemap_fault", "folio_wait_bit", "[woken by softirq BLOCK]");
+	ADD(p, 3, 100, "thp", 20, "[blocked]", PF, "__handle_mm_fault", "do_fault",
+	    "filemap_fault", "folio_wait_bit", "[still blocked at a read]");
+	ADD(p, 1, 100, "thp", 4, "[runnable]", "exit_to_user_mode_loop", "schedule",
+	    "[ran instead: aggressor (tgid 7)]");
+	ADD(p, 0, 100, "thp", 6, "[on-cpu]", "[user space]");
+	t = tree_build(p, &o);
+	assert_non_null(t);
+	pr = tree_child(t, t->root, "thp [100]");
+	assert_non_null(pr);
+	assert_int_equal(pr->nchild, 3);
+	on = tree_child(t, pr, "on-cpu");
+	bl = tree_child(t, pr, "blocked");
+	ru = tree_child(t, pr, "runnable");
+	assert_non_null(on);
+	assert_non_null(bl);
+	assert_non_null(ru);
+	assert_int_equal(on->kind, TREE_TIME);
+	assert_int_equal(bl->kind, TREE_TIME);
+	assert_int_equal(bl->total[COND_LOAD], 50);
+	assert_int_equal(ru->total[COND_LOAD], 4);
+	assert_int_equal(on->total[COND_LOAD], 115);
+	assert_int_equal(on->total[COND_REF], 6);
+	assert_int_equal(pr->total[COND_LOAD], 115 + 50 + 4);
+	assert_null(tree_child(t, pr, "mm"));
+	n = tree_child(t, bl, "mm");
+	assert_non_null(n);
+	assert_int_equal(n->kind, TREE_SUBSYS);
+	n = tree_child(t, n, "asm_exc_page_fault");
+	assert_non_null(n);
+	assert_null(tree_child(t, tree_child(t, bl, "mm"), "[blocked]"));
+	n = tree_child(t, tree_child(t, on, "mm"), "asm_exc_page_fault");
+	assert_non_null(n);
+	assert_int_equal(n->total[COND_LOAD], 115);
+	tree_free(t);
+	profile_free(p);
+}
+
 static void test_empty_and_add(void **state)
 {
 	struct profile *p = profile_new();
@@ -424,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_ids_stable),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_by_process_and_filter),
+		cmocka_unit_test(test_time_level),
 		cmocka_unit_test(test_empty_and_add),
 		cmocka_unit_test(test_random_invariants),
 	};

@@ -1,0 +1,133 @@
+/* schedtime — structs shared by bpf/schedtime.bpf.c and core/probe_schedtime.c.
+ *
+ * Where a tracked thread's time goes when it is not sampled on a CPU:
+ * BLOCKED (switched out not runnable, until its wakeup: by the kernel stack
+ * at the block, with the waker's context) and RUNNABLE (woken or preempted,
+ * until switched in: with the task that ran on that CPU before it).  ONCPU
+ * intervals (switch-in to switch-out, no stack) are counted too, so that a
+ * thread's three parts can be checked against its wall time.  Aggregated in
+ * the kernel; nothing per event goes to user space.  Fixed-width types only.
+ * The contract is /work/helpers/SCHEDTIME.md; the user side API is
+ * core/probe_schedtime.h.
+ */
+#ifndef ARGUS_BPF_SCHEDTIME_H
+#define ARGUS_BPF_SCHEDTIME_H
+
+#define SCHEDTIME_COMM_LEN 16
+#define SCHEDTIME_MAX_DEPTH 127
+#define SCHEDTIME_BUCKETS 32     /* log2 ns: bucket 31 holds >= 2^31 ns (2.1 s) */
+#define SCHEDTIME_NO_STACK 0xffffffffu
+
+/* schedtime_key.kind */
+enum schedtime_kind {
+	SCHEDTIME_BLOCKED = 1,
+	SCHEDTIME_RUNNABLE = 2,
+	SCHEDTIME_ONCPU = 3,         /* switch-in to switch-out; stack NO_STACK,
+	                              * other_kind NONE (an extension of the
+	                              * contract: the wall-time check) */
+};
+
+/* schedtime_key.other_kind */
+enum schedtime_other {
+	SCHEDTIME_OTHER_NONE = 0,    /* no wakeup seen: a timeout, a signal, or
+	                              * blocked since before attach */
+	SCHEDTIME_OTHER_TASK = 1,    /* BLOCKED: the waking task; RUNNABLE: a
+	                              * task that ran on the CPU while it waited
+	                              * (pid 0: the CPU was idle); the wait is
+	                              * split among them (struct schedtime_runs) */
+	SCHEDTIME_OTHER_HARDIRQ = 2, /* other_vec: irq number, or one of the
+	                              * SCHEDTIME_IRQ_* below */
+	SCHEDTIME_OTHER_SOFTIRQ = 3, /* other_vec: softirq vector (HI_SOFTIRQ 0 ..
+	                              * RCU_SOFTIRQ 9, the kernel's numbering) */
+	SCHEDTIME_OTHER_PENDING = 4, /* user side only: the part of an interval
+	                              * still in progress at a read (its waker is
+	                              * not known yet) */
+};
+
+#define SCHEDTIME_IRQ_TIMER 0xfffffffeu   /* hrtimer expiry in hardirq context */
+#define SCHEDTIME_IRQ_OTHER 0xffffffffu   /* hardirq without a handler tracepoint
+                                           * (IPI, local timer, ...) */
+
+/* Aggregate map key.  Zero-filled before use (padding-free by layout). */
+struct schedtime_key {
+	__u32 pid, tgid;             /* the accounted thread (the wakee) */
+	__u32 kind;                  /* enum schedtime_kind */
+	__u32 stack_id;              /* kernel stack at the block / preemption;
+	                              * for RUNNABLE after a wakeup, the stack it
+	                              * blocked in (where it resumes) */
+	__u32 other_kind;            /* enum schedtime_other */
+	__u32 other_pid, other_tgid; /* waker / ran-instead task (0 for irqs) */
+	__u32 other_vec;             /* softirq vector or irq number */
+	char comm[SCHEDTIME_COMM_LEN], other_comm[SCHEDTIME_COMM_LEN];
+};
+
+/* Aggregate map value (monotonic while attached). */
+struct schedtime_val {
+	__u64 count;                 /* intervals ended */
+	__u64 total_ns;              /* their length (after the read epoch, see
+	                              * schedtime_state.ts) */
+	__u64 hist[SCHEDTIME_BUCKETS]; /* log2 of the full interval length, ns */
+};
+
+/* schedtime_state.state */
+enum schedtime_tstate {
+	SCHEDTIME_S_RUNNING = 3,     /* on a CPU since ts */
+	SCHEDTIME_S_BLOCKED = 1,
+	SCHEDTIME_S_RUNNABLE = 2,
+	SCHEDTIME_S_SEEDED = 4,      /* inserted by user space at attach for a
+	                              * thread already running or runnable: its
+	                              * first switch-out ends ONCPU time, its
+	                              * first switch-in ends RUNNABLE time */
+};
+
+/* Per tracked thread (key: pid __u32), the interval in progress. */
+struct schedtime_state {
+	__u64 ts;                    /* start of the interval (ktime ns) */
+	__u64 start_ts;              /* the same, never moved by the epoch: the
+	                              * histogram takes the full length */
+	__u32 state;                 /* enum schedtime_tstate */
+	__u32 stack_id;
+	__u32 tgid;
+	__u32 other_kind;            /* for RUNNABLE after a wakeup: unused (the
+	                              * runnable charge names who ran instead) */
+	char comm[SCHEDTIME_COMM_LEN];
+};
+
+/* Per-CPU interrupt context, from the irq/softirq/hrtimer tracepoints. */
+struct schedtime_cpuctx {
+	__u32 irq;                   /* irq number + 1 while in its handler */
+	__u32 softirq;               /* vector + 1 while serving it */
+	__u32 hrtimer;               /* hrtimer expiries in progress */
+	__u32 pad;
+};
+
+/* Per-CPU history of who ran (per-CPU array, one entry): a runnable
+ * interval ending on this CPU is split among the tasks that ran on it
+ * meanwhile ("ran instead"), the newest SCHEDTIME_RUNS of them; what is
+ * older than the history goes to the newest (the task it replaces). */
+#define SCHEDTIME_RUNS 16
+struct schedtime_run {
+	__u64 start, end;            /* ktime ns */
+	__u32 pid, tgid;
+	__u64 task;                  /* its task_struct, to read its name later */
+};
+struct schedtime_runs {
+	__u64 cur_start;             /* when the current task came on this CPU */
+	__u32 head, pad;             /* runs written so far */
+	struct schedtime_run r[SCHEDTIME_RUNS];
+};
+
+/* One per CPU (per-CPU array, one entry). */
+struct schedtime_counters {
+	__u64 switches;              /* sched_switch runs */
+	__u64 wakeups;               /* sched_waking of tracked threads */
+	__u64 intervals;             /* charged to the aggregate map */
+	__u64 wake_task, wake_hardirq, wake_softirq;
+	__u64 unseen_wakeups;        /* switch-in of a BLOCKED thread: no wakeup */
+	__u64 stack_error;           /* no stack: NO_STACK used */
+	__u64 map_full;              /* state or aggregate map full: not counted */
+	__u64 forks_followed;        /* children added to the tgid set */
+	__u64 exits;                 /* tracked threads that exited */
+};
+
+#endif

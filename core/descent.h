@@ -1,0 +1,41 @@
+/* descent — the tree-guided descent (agent_descend, declared in agent.h)
+ * and the little it shares with the heuristic agent's rule table
+ * (core/agent_heuristic.c). */
+#ifndef ARGUS_DESCENT_H
+#define ARGUS_DESCENT_H
+
+#include <string.h>
+
+#include "tree.h"
+#include "verdict.h"
+
+/* core/descent_paths.c */
+/* b from node n: its frames root first (b->path points into names, at most
+ * max of them, the tree's strings), the TREE_TIME level above it ("on-cpu"
+ * without one), the subsystem of its deepest classified frame, its delta. */
+void descent_branch_of(const struct tree_node *n, struct verdict_branch *b, char **names,
+		       unsigned max);
+/* Marks n and its ancestors TREE_F_VERDICT. */
+void descent_mark_path(struct tree_node *n);
+/* "blocked, mm: ... > a > b" for summaries; fallback when b has no frames. */
+void descent_short_path(const struct verdict_branch *b, const char *fallback, char *buf,
+			size_t len);
+/* Notes on v for the tops of the significant chains of sign below under
+ * (at most 5, then a count).  0 or -errno. */
+int descent_note_moves(struct verdict *v, struct tree_node *under, int sign);
+
+/* name equals want once a compiler suffix (".isra.0", ".cold", ...) is cut */
+static inline int descent_name_is(const char *name, const char *want)
+{
+	size_t n = strcspn(name, ".");
+
+	return strlen(want) == n && !strncmp(name, want, n);
+}
+
+/* a node whose own delta rises significantly */
+static inline int descent_is_up(const struct tree_node *n)
+{
+	return n->stat.significant && n->stat.sign > 0 && n->stat.delta > 0;
+}
+
+#endif

@@ -1,0 +1,701 @@
+/* model — layered queueing model from a wait graph (see model.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "mva.h"
+
+static void model_calibrate(struct model *m);
+
+/* A group of threads: one process's threads of one name. */
+struct model_grp {
+	uint32_t tgid;
+	char comm[16];
+	uint32_t *pids;
+	unsigned npids, pid_cap;
+	uint64_t cpu_ns, runq_ns;
+	uint64_t sleep_ns, sleep_cnt, net_ns, other_ns, io_ns, io_cnt;
+	uint64_t lock_waits, lock_ns, lock_best_ns;
+	char lock_stack[160];
+	enum wg_channel lock_ch;
+};
+
+struct model_work {
+	struct model_grp *g;
+	unsigned ng, cap;
+	uint64_t *wake;      /* wake[a * ng + b]: a woken by b */
+	uint64_t *wake_ns;
+	enum wg_channel *wake_ch;
+};
+
+static int model_grp_find(struct model_work *w, uint32_t tgid, const char *comm, int create)
+{
+	struct model_grp *n;
+
+	for (unsigned i = 0; i < w->ng; i++)
+		if (w->g[i].tgid == tgid && !strncmp(w->g[i].comm, comm, 15))
+			return (int)i;
+	if (!create)
+		return -1;
+	if (w->ng == w->cap) {
+		unsigned cap = w->cap ? w->cap * 2 : 32;
+
+		n = realloc(w->g, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		w->g = n;
+		w->cap = cap;
+	}
+	n = &w->g[w->ng];
+	memset(n, 0, sizeof(*n));
+	n->tgid = tgid;
+	snprintf(n->comm, sizeof(n->comm), "%s", comm);
+	return (int)w->ng++;
+}
+
+static int model_grp_pid(struct model_grp *g, uint32_t pid)
+{
+	uint32_t *n;
+
+	for (unsigned i = 0; i < g->npids; i++)
+		if (g->pids[i] == pid)
+			return 0;
+	if (g->npids == g->pid_cap) {
+		unsigned cap = g->pid_cap ? g->pid_cap * 2 : 8;
+
+		n = realloc(g->pids, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		g->pids = n;
+		g->pid_cap = cap;
+	}
+	g->pids[g->npids++] = pid;
+	return 0;
+}
+
+/* The leaf frames of a stack (below the scheduler), leaf last. */
+static void model_stack_tail(const char *stack, char *out, size_t len)
+{
+	const char *fr[64];
+	size_t fl[64];
+	unsigned n = 0, k, first;
+	const char *p = stack;
+	size_t o = 0;
+
+	while (p && *p && n < 64) {
+		const char *e = strchr(p, ';');
+
+		fr[n] = p;
+		fl[n] = e ? (size_t)(e - p) : strlen(p);
+		n++;
+		p = e ? e + 1 : NULL;
+	}
+	/* drop the scheduler's own frames at the leaf */
+	while (n && (!strncmp(fr[n - 1], "schedule", 8) || !strncmp(fr[n - 1], "__schedule", 10) ||
+		     !strncmp(fr[n - 1], "__traceiter", 11) || !strncmp(fr[n - 1], "finish_task", 11)))
+		n--;
+	first = n > 3 ? n - 3 : 0;
+	out[0] = 0;
+	for (k = first; k < n && o + 2 < len; k++) {
+		int w = snprintf(out + o, len - o, "%s%.*s", k > first ? " > " : "", (int)fl[k], fr[k]);
+
+		if (w < 0)
+			break;
+		o += (size_t)w < len - o ? (size_t)w : len - o - 1;
+	}
+}
+
+static void model_work_free(struct model_work *w)
+{
+	for (unsigned i = 0; i < w->ng; i++)
+		free(w->g[i].pids);
+	free(w->g);
+	free(w->wake);
+	free(w->wake_ns);
+	free(w->wake_ch);
+}
+
+/* Wakeups that delivered a message.  A stream socket or pipe also wakes
+ * the thread blocked on its other end when the peer reads (write-space
+ * wakeups: unix_write_space, sk_stream_write_space); that thread finds no
+ * data and blocks again a few microseconds later.  Those blocks are the
+ * short mode of the histogram: under MODEL_SPURIOUS_BUCKET (2^15 ns,
+ * 33 us) they are not counted as messages (their time still is).  A peer
+ * that answers faster than that is undercounted. */
+#define MODEL_SPURIOUS_BUCKET 15
+
+static uint64_t model_message_wakes(const struct wg_edge *e)
+{
+	uint64_t all = 0, longer = 0;
+
+	if (e->channel != WG_CH_UNIX && e->channel != WG_CH_TCP && e->channel != WG_CH_PIPE &&
+	    e->channel != WG_CH_UDP)
+		return e->count;
+	for (int b = 0; b < WG_BUCKETS; b++) {
+		all += e->hist[b];
+		if (b >= MODEL_SPURIOUS_BUCKET)
+			longer += e->hist[b];
+	}
+	return all ? longer : e->count; /* no histogram: every wakeup */
+}
+
+static int model_collect(const struct waitgraph *g, const struct model_opts *o,
+			 struct model_work *w)
+{
+	int a, b, err;
+
+	for (size_t i = 0; i < g->nthreads; i++) {
+		const struct wg_thread *t = &g->threads[i];
+
+		if (!t->tgid || t->tgid == o->exclude_tgid || !t->cpu_ns)
+			continue;
+		a = model_grp_find(w, t->tgid, t->comm, 1);
+		if (a < 0)
+			return a;
+		w->g[a].cpu_ns += t->cpu_ns;
+		w->g[a].runq_ns += t->runq_ns;
+		if ((err = model_grp_pid(&w->g[a], t->pid)))
+			return err;
+	}
+	for (size_t i = 0; i < g->nedges; i++) {
+		const struct wg_edge *e = &g->edges[i];
+
+		if (!e->tgid || e->tgid == o->exclude_tgid)
+			continue;
+		a = model_grp_find(w, e->tgid, e->comm, 1);
+		if (a < 0)
+			return a;
+		if ((err = model_grp_pid(&w->g[a], e->pid)))
+			return err;
+		if (e->waker == WG_WAKER_TASK && e->wtgid && e->wtgid != o->exclude_tgid) {
+			b = model_grp_find(w, e->wtgid, e->wcomm, 1);
+			if (b < 0)
+				return b;
+		}
+	}
+	w->wake = calloc((size_t)w->ng * w->ng, sizeof(*w->wake));
+	w->wake_ns = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_ns));
+	w->wake_ch = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_ch));
+	if (!w->wake || !w->wake_ns || !w->wake_ch)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->nedges; i++) {
+		const struct wg_edge *e = &g->edges[i];
+		struct model_grp *ga;
+
+		if (!e->tgid || e->tgid == o->exclude_tgid)
+			continue;
+		a = model_grp_find(w, e->tgid, e->comm, 0);
+		ga = &w->g[a];
+		b = e->waker == WG_WAKER_TASK && e->wtgid && e->wtgid != o->exclude_tgid ?
+		    model_grp_find(w, e->wtgid, e->wcomm, 0) : -1;
+		if (e->channel == WG_CH_SLEEP ||
+		    (e->waker == WG_WAKER_HARDIRQ && e->vec == WG_IRQ_TIMER &&
+		     (e->channel == WG_CH_OTHER || e->channel == WG_CH_EPOLL)) ||
+		    (e->waker == WG_WAKER_SOFTIRQ &&
+		     (e->vec == WG_SOFTIRQ_TIMER || e->vec == WG_SOFTIRQ_HRTIMER) &&
+		     e->channel != WG_CH_FUTEX)) {
+			ga->sleep_ns += e->total_ns;
+			ga->sleep_cnt += e->count;
+		} else if (e->channel == WG_CH_BLOCKIO ||
+			   (e->waker == WG_WAKER_SOFTIRQ && e->vec == WG_SOFTIRQ_BLOCK)) {
+			ga->io_ns += e->total_ns;
+			ga->io_cnt += e->count;
+		} else if (b >= 0 && w->g[b].tgid == ga->tgid &&
+			   (e->channel == WG_CH_FUTEX || e->channel == WG_CH_KLOCK)) {
+			/* a sibling released what this thread waited for: a
+			 * software queue (lock, pool) inside the process */
+			ga->lock_waits += e->count;
+			ga->lock_ns += e->total_ns;
+			if (e->total_ns >= ga->lock_best_ns) {
+				ga->lock_best_ns = e->total_ns;
+				ga->lock_ch = e->channel;
+				model_stack_tail(e->stack, ga->lock_stack, sizeof(ga->lock_stack));
+			}
+		} else if (b >= 0 && b != a) {
+			size_t k = (size_t)a * w->ng + (size_t)b;
+			uint64_t n = model_message_wakes(e);
+
+			if (n > w->wake[k] / 2 + 1 || !w->wake[k])
+				w->wake_ch[k] = e->channel;
+			w->wake[k] += n;
+			w->wake_ns[k] += e->total_ns;
+		} else if (e->waker == WG_WAKER_SOFTIRQ &&
+			   (e->vec == WG_SOFTIRQ_NET_RX || e->vec == WG_SOFTIRQ_NET_TX)) {
+			ga->net_ns += e->total_ns;
+		} else if (e->waker == WG_WAKER_HARDIRQ || (b >= 0 && b != a)) {
+			ga->other_ns += e->total_ns;
+		}
+		/* waker NONE (timeouts, signals) and a thread woken by its own
+		 * pool for anything but a lock: idle time, not demand */
+	}
+	return 0;
+}
+
+static int model_add_task(struct model *m, const char *name, enum model_task_kind kind)
+{
+	struct model_task *t;
+
+	if (m->ntask == MODEL_MAX_TASKS)
+		return -E2BIG;
+	t = &m->task[m->ntask];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	t->kind = kind;
+	return (int)m->ntask++;
+}
+
+static void model_task_name(const struct model_work *w, int a, char *buf, size_t len)
+{
+	int dup = 0;
+
+	for (unsigned i = 0; i < w->ng; i++)
+		if ((int)i != a && !strcmp(w->g[i].comm, w->g[a].comm))
+			dup = 1;
+	if (dup)
+		snprintf(buf, len, "%s.%u", w->g[a].comm, w->g[a].tgid);
+	else
+		snprintf(buf, len, "%s", w->g[a].comm);
+}
+
+int model_build(const struct waitgraph *g, const struct model_opts *o,
+		struct model *m, char **cause)
+{
+	struct model_opts dflt = { 0 };
+	struct model_work w = { 0 };
+	int *map = NULL, *queue = NULL, ref = -1, err = 0, disk = -1;
+	unsigned qh = 0, qt = 0, ng;
+	double *inv = NULL, secs, total_cpu = 0, tree_cpu = 0;
+	uint64_t io_cnt = 0, io_ns = 0;
+
+	*cause = NULL;
+	if (!o)
+		o = &dflt;
+	memset(m, 0, sizeof(*m));
+	m->ref = -1;
+	secs = g->secs;
+	m->secs = secs;
+	m->cpus = o->cpus ? o->cpus : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	if (!(secs > 0)) {
+		err = -EINVAL;
+		*cause = strdup("no measured window to build a model from");
+		goto out;
+	}
+	err = model_collect(g, o, &w);
+	if (err)
+		goto out;
+	ng = w.ng;
+	if (!ng) {
+		err = -EINVAL;
+		*cause = strdup("the load showed no thread that ran or waited: nothing to model");
+		goto out;
+	}
+	map = malloc(ng * sizeof(*map));
+	queue = malloc(ng * sizeof(*queue));
+	inv = calloc(ng, sizeof(*inv));
+	if (!map || !queue || !inv) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < ng; i++) {
+		map[i] = -1;
+		total_cpu += w.g[i].cpu_ns;
+	}
+	/* the reference: in a request/reply pair, with the most timer sleep */
+	for (unsigned a = 0; a < ng; a++) {
+		int paired = 0;
+
+		for (unsigned b = 0; b < ng; b++)
+			if (w.wake[a * ng + b] && w.wake[b * ng + a])
+				paired = 1;
+		if (!paired)
+			continue;
+		if (ref < 0 || w.g[a].sleep_ns > w.g[ref].sleep_ns ||
+		    (w.g[a].sleep_ns == w.g[ref].sleep_ns && w.g[a].npids > w.g[ref].npids))
+			ref = (int)a;
+	}
+	if (ref < 0) {
+		/* no synchronous call at all: one task, its own demand */
+		uint64_t best = 0;
+
+		for (unsigned a = 0; a < ng; a++) {
+			uint64_t v = w.g[a].cpu_ns + w.g[a].io_ns + w.g[a].lock_ns;
+
+			if (v >= best) {
+				best = v;
+				ref = (int)a;
+			}
+		}
+		snprintf(m->note, sizeof(m->note),
+			 "trivial model: no synchronous calls between tasks (no A-wakes-B, "
+			 "B-wakes-A pair); one task (%s) with its own demand",
+			 w.g[ref].comm);
+	}
+	/* breadth-first from the reference: its partners are its callees */
+	queue[qt++] = ref;
+	map[ref] = 0;
+	{
+		char name[64];
+
+		model_task_name(&w, ref, name, sizeof(name));
+		err = model_add_task(m, name, MODEL_TASK_APP);
+		if (err < 0)
+			goto out;
+		err = 0;
+	}
+	while (qh < qt) {
+		int a = queue[qh++];
+
+		for (unsigned b = 0; b < ng; b++) {
+			char name[64];
+			int ti;
+
+			if (!w.wake[b * ng + a] || !w.wake[a * ng + b] || map[b] >= 0)
+				continue;
+			model_task_name(&w, (int)b, name, sizeof(name));
+			ti = model_add_task(m, name, MODEL_TASK_APP);
+			if (ti < 0) {
+				err = ti;
+				goto out;
+			}
+			map[b] = ti;
+			queue[qt++] = (int)b;
+		}
+	}
+	/* invocations: the reference's cycles are its think sleeps (else its
+	 * replies); a callee's are the requests of its callers */
+	for (unsigned k = 0; k < qt; k++) {
+		int a = queue[k];
+
+		if (a == ref) {
+			uint64_t rep = 0;
+
+			for (unsigned b = 0; b < ng; b++)
+				if (map[b] >= 0 && w.wake[(unsigned)a * ng + b] && w.wake[b * ng + a])
+					rep += w.wake[(unsigned)a * ng + b];
+			inv[a] = w.g[a].sleep_cnt ? (double)w.g[a].sleep_cnt : (double)rep;
+			if (inv[a] == 0) {
+				uint64_t n = 0;
+
+				for (size_t i = 0; i < g->nedges; i++)
+					if (g->edges[i].tgid == w.g[a].tgid &&
+					    !strncmp(g->edges[i].comm, w.g[a].comm, 15))
+						n += g->edges[i].count;
+				inv[a] = n ? (double)n : 1;
+			}
+		} else {
+			for (unsigned c = 0; c < qt; c++) {
+				int caller = queue[c];
+
+				/* a caller is the one met first on the way down */
+				if (map[caller] < map[a] && w.wake[(unsigned)a * ng + caller] &&
+				    w.wake[(unsigned)caller * ng + a])
+					inv[a] += (double)w.wake[(unsigned)a * ng + caller];
+			}
+		}
+	}
+	for (unsigned k = 0; k < qt; k++) {
+		int a = queue[k];
+		struct model_grp *ga = &w.g[a];
+		struct model_task *t = &m->task[map[a]];
+		double n = inv[a] > 0 ? inv[a] : 1;
+
+		t->tgid = ga->tgid;
+		snprintf(t->comm, sizeof(t->comm), "%s", ga->comm);
+		t->threads = ga->npids ? ga->npids : 1;
+		t->ref = a == ref;
+		t->invocations = inv[a];
+		t->cpu_s = ga->cpu_ns / 1e9 / n;
+		t->util_cpus = ga->cpu_ns / 1e9 / secs;
+		t->sleep_s = ga->sleep_ns / 1e9 / n;
+		t->net_s = ga->net_ns / 1e9 / n;
+		t->other_s = ga->other_ns / 1e9 / n;
+		t->runq_s = ga->runq_ns / 1e9 / n;
+		tree_cpu += ga->cpu_ns;
+		io_cnt += ga->io_cnt;
+		io_ns += ga->io_ns;
+		for (unsigned b = 0; b < ng; b++) {
+			struct model_call *c;
+
+			if (map[b] <= map[a] || !w.wake[b * ng + (unsigned)a] ||
+			    !w.wake[(unsigned)a * ng + b] || t->ncalls == MODEL_MAX_CALLS)
+				continue;
+			c = &t->calls[t->ncalls++];
+			c->to = map[b];
+			c->wakes = w.wake[b * ng + (unsigned)a];
+			c->mean = c->wakes / n;
+			c->channel = wg_channel_name(w.wake_ch[(unsigned)a * ng + b]);
+		}
+	}
+	m->ref = map[ref];
+	m->x = inv[ref] / secs;
+	{
+		uint64_t wait = 0;
+
+		for (unsigned b = 0; b < ng; b++)
+			if (map[b] > 0 && w.wake[(unsigned)ref * ng + b] && w.wake[b * ng + (unsigned)ref])
+				wait += w.wake_ns[(unsigned)ref * ng + b];
+		m->r = wait / 1e9 / (inv[ref] > 0 ? inv[ref] : 1) + m->task[m->ref].cpu_s;
+	}
+	/* callees with a thread per caller thread never queue */
+	for (unsigned k = 0; k < m->ntask; k++) {
+		unsigned callers = 0;
+
+		for (unsigned j = 0; j < m->ntask; j++)
+			for (unsigned c = 0; c < m->task[j].ncalls; c++)
+				if (m->task[j].calls[c].to == (int)k)
+					callers += m->task[j].threads;
+		if (!m->task[k].ref && callers && m->task[k].threads >= callers)
+			m->task[k].per_caller = 1;
+	}
+	/* hidden queues: one semaphore task per process pool that waited on
+	 * a sibling's futex / kernel lock */
+	for (unsigned k = 0; k < qt; k++) {
+		int a = queue[k], si;
+		struct model_grp *ga = &w.g[a];
+		struct model_task *t, *s;
+		double A, p, hold;
+		char name[64];
+
+		if (!ga->lock_waits || a == ref)
+			continue;
+		snprintf(name, sizeof(name), "%s.lock", m->task[map[a]].name);
+		si = model_add_task(m, name, MODEL_TASK_SEMAPHORE);
+		if (si < 0) {
+			err = si;
+			goto out;
+		}
+		t = &m->task[map[a]];
+		s = &m->task[si];
+		s->tgid = ga->tgid;
+		snprintf(s->comm, sizeof(s->comm), "%s", ga->comm);
+		snprintf(s->stack, sizeof(s->stack), "%s", ga->lock_stack);
+		s->threads = 1;
+		s->waits = ga->lock_waits;
+		s->wait_s = ga->lock_ns / 1e9 / ga->lock_waits;
+		A = inv[a] > 0 ? inv[a] : 1;           /* one acquisition per invocation */
+		p = ga->lock_waits / A;
+		if (p > 1)
+			p = 1;
+		hold = p / (A / secs);                  /* U = X * hold, P(wait) ~ U */
+		s->hold_s = hold;
+		s->invocations = A;
+		/* the holding time is wall time: the holder also waited for a
+		 * CPU inside it.  Runnable time is taken as spread evenly over
+		 * the pool's CPU time, so the section's CPU part is hold / (1 +
+		 * runnable / CPU), and the pool keeps the rest of both */
+		{
+			double cpu = t->cpu_s, rho = cpu > 0 ? t->runq_s / cpu : 0, hc;
+
+			hc = hold / (1 + rho);
+			if (hc > cpu)
+				hc = cpu;
+			s->cpu_s = hc;
+			s->runq_s = hc * rho;
+			t->cpu_s = cpu - hc;
+			t->runq_s = cpu > 0 ? t->runq_s * t->cpu_s / cpu : 0;
+		}
+		if (t->ncalls < MODEL_MAX_CALLS) {
+			struct model_call *c = &t->calls[t->ncalls++];
+
+			c->to = si;
+			c->mean = 1;
+			c->wakes = ga->lock_waits;
+			c->channel = wg_channel_name(ga->lock_ch);
+		}
+	}
+	/* the disk: one server, called by the tasks that waited for it */
+	if (io_cnt) {
+		disk = model_add_task(m, "disk", MODEL_TASK_DISK);
+		if (disk < 0) {
+			err = disk;
+			goto out;
+		}
+		m->task[disk].threads = 1;
+		m->task[disk].visit_s = io_ns / 1e9 / io_cnt;
+		m->task[disk].invocations = (double)io_cnt;
+		m->task[disk].cpu_s = m->task[disk].visit_s;
+		for (unsigned k = 0; k < qt; k++) {
+			int a = queue[k];
+			struct model_task *t = &m->task[map[a]];
+
+			if (!w.g[a].io_cnt || t->ncalls == MODEL_MAX_CALLS)
+				continue;
+			t->calls[t->ncalls].to = disk;
+			t->calls[t->ncalls].mean = w.g[a].io_cnt / (inv[a] > 0 ? inv[a] : 1);
+			t->calls[t->ncalls].wakes = w.g[a].io_cnt;
+			t->calls[t->ncalls].channel = wg_channel_name(WG_CH_BLOCKIO);
+			t->ncalls++;
+		}
+	}
+	/* clutter: everything outside the call graph */
+	for (unsigned a = 0; a < ng; a++)
+		if (map[a] < 0 && (w.g[a].cpu_ns || w.g[a].npids))
+			m->other_tasks++;
+	m->other_cpu_share = total_cpu > 0 ? (total_cpu - tree_cpu) / total_cpu : 0;
+	if (!m->note[0] && qt == 1)
+		snprintf(m->note, sizeof(m->note), "trivial model: one task");
+	/* the measured response per cycle: the cycle time less the think time */
+	if (inv[ref] > 0 && m->task[m->ref].threads)
+		m->r = m->task[m->ref].threads * secs / inv[ref] - m->task[m->ref].sleep_s;
+	model_calibrate(m);
+	err = 0;
+out:
+	model_work_free(&w);
+	free(map);
+	free(queue);
+	free(inv);
+	return err;
+}
+
+/* Calibration at the measured load.  The machine is shared: the load's
+ * threads also wait for CPUs that other work holds, which the model's own
+ * contention does not explain.  The other work is modelled as a number of
+ * always-runnable competitors on the host (processor sharing with CPU hogs:
+ * every burst of the load shares the cores with them and with its own
+ * queue), chosen by bisection so that the model's throughput at the
+ * measured load equals the measured one; a what-if keeps them (the other
+ * work stays), so the load's own extra threads compete with them too.
+ * Per-thread runnable time is not used directly: a stream socket's
+ * write-space wakeups make threads runnable while their callee works, time
+ * that overlaps the call instead of adding to it. */
+static void model_calibrate(struct model *m)
+{
+	struct model_prediction p;
+	const char *why;
+	double lo = 0, hi = 256;
+
+	m->beta = 0;
+	if (m->x <= 0 || model_solve(m, NULL, &p, &why) || p.x <= m->x)
+		return; /* the model alone is already as slow as measured */
+	m->beta = hi;
+	if (model_solve(m, NULL, &p, &why) || p.x > m->x) {
+		m->beta = 0;
+		return;
+	}
+	for (int it = 0; it < 50; it++) {
+		double mid = (lo + hi) / 2;
+
+		m->beta = mid;
+		if (model_solve(m, NULL, &p, &why))
+			break;
+		if (p.x > m->x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	m->beta = (lo + hi) / 2;
+}
+
+int model_whatif_parse(const char *s, struct model_whatif *w)
+{
+	const char *p = s;
+
+	memset(w, 0, sizeof(*w));
+	w->clients_factor = 1;
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char item[64], *end;
+		double v;
+
+		if (n == 0 || n >= sizeof(item))
+			return -EINVAL;
+		memcpy(item, p, n);
+		item[n] = 0;
+		if (!strncmp(item, "clients=", 8)) {
+			v = strtod(item + 8, &end);
+			if (end == item + 8 || !(v > 0) || !isfinite(v))
+				return -EINVAL;
+			if (*end == 'x' && !end[1])
+				w->clients_factor = v;
+			else if (!*end && v == floor(v) && v <= 100000)
+				w->clients = (unsigned)v;
+			else
+				return -EINVAL;
+		} else if (!strncmp(item, "cpus=", 5)) {
+			v = strtod(item + 5, &end);
+			if (end == item + 5 || *end || !(v >= 1) || v != floor(v) || v > 4096)
+				return -EINVAL;
+			w->cpus = (unsigned)v;
+		} else {
+			return -EINVAL;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+int model_solve(const struct model *m, const struct model_whatif *wi,
+		struct model_prediction *p, const char **cause)
+{
+	struct mva_proc procs[2] = { { .name = "host" }, { .name = "disk", .cores = 1 } };
+	struct mva_task tasks[MODEL_MAX_TASKS];
+	struct mva_task_out to[MODEL_MAX_TASKS];
+	struct mva_proc_out po[2];
+	struct mva_layered_out lo;
+	struct model_whatif dflt = { .clients_factor = 1 };
+	unsigned clients;
+	int err;
+
+	if (!wi)
+		wi = &dflt;
+	memset(p, 0, sizeof(*p));
+	if (m->ref < 0 || !m->ntask) {
+		*cause = "the model has no reference task";
+		return -EINVAL;
+	}
+	clients = wi->clients ? wi->clients
+		: (unsigned)lround(m->task[m->ref].threads * (wi->clients_factor > 0 ? wi->clients_factor : 1));
+	if (!clients)
+		clients = 1;
+	procs[0].cores = wi->cpus ? wi->cpus : m->cpus;
+	procs[0].background = m->beta;
+	memset(tasks, 0, sizeof(tasks));
+	for (unsigned i = 0; i < m->ntask; i++) {
+		const struct model_task *t = &m->task[i];
+		struct mva_task *k = &tasks[i];
+
+		k->name = t->name;
+		k->proc = t->kind == MODEL_TASK_DISK ? 1 : 0;
+		k->ref = t->ref;
+		k->cpu = t->cpu_s;
+		if (t->ref) {
+			k->mult = clients;
+			k->think = t->sleep_s;
+			k->delay = t->net_s + t->other_s;
+		} else {
+			k->mult = t->kind == MODEL_TASK_DISK || t->per_caller ? 0 : t->threads;
+			k->delay = t->sleep_s + t->net_s + t->other_s;
+		}
+		for (unsigned c = 0; c < t->ncalls && c < MVA_MAX_CALLS; c++) {
+			k->calls[c].task = t->calls[c].to;
+			k->calls[c].mean = t->calls[c].mean;
+		}
+		k->ncalls = t->ncalls < MVA_MAX_CALLS ? t->ncalls : MVA_MAX_CALLS;
+	}
+	err = mva_layered(procs, 2, tasks, m->ntask, &lo, to, po, cause);
+	if (err)
+		return err;
+	p->x = lo.x;
+	p->r = lo.r;
+	p->clients = clients;
+	p->cpus = procs[0].cores;
+	p->cpu_util = po[0].util;
+	p->disk_util = po[1].util;
+	p->converged = lo.converged;
+	for (unsigned i = 0; i < m->ntask; i++) {
+		/* a pool with a thread per caller has as many threads as callers:
+		 * the clients, scaled with them */
+		p->task_util[i] = m->task[i].per_caller && m->task[m->ref].threads ?
+				  to[i].util / (m->task[i].threads * (double)clients /
+						m->task[m->ref].threads) : to[i].util;
+		p->task_wait[i] = to[i].wait;
+		p->task_x[i] = to[i].x;
+		p->task_cpu_wait[i] = to[i].cpu_wait;
+	}
+	return 0;
+}

@@ -1,0 +1,157 @@
+/* model — a layered queueing model derived from a wait graph.
+ *
+ * From who-woke-whom (core/waitgraph) and on-CPU time per thread:
+ *  - tasks: the threads of a process grouped by thread name (a pool), with
+ *    their multiplicity; a pool with one thread per caller thread never
+ *    queues and is marked per_caller (infinite in the solver, and it grows
+ *    with the clients in --what-if);
+ *  - synchronous calls: A wakes B and B wakes A (a request, then a reply);
+ *    direction from the reference task down; calls per invocation = B's
+ *    wakeups by A / A's invocations;
+ *  - the reference task: the task of the call graph with the most timer
+ *    sleep (its think time); its invocations are its cycles;
+ *  - service demand per invocation: CPU (on-CPU time / invocations), disk
+ *    (blocked on block I/O: visits and time per visit), network and sleeps
+ *    (delays);
+ *  - hidden queues: futex / kernel-lock waits woken by a sibling thread of
+ *    the same process become a semaphore task (one thread) named by its
+ *    stack, holding time estimated by the utilisation law (a thread that
+ *    arrives finds the lock held with probability U = X * hold, so hold =
+ *    P(wait) / X with one acquisition per invocation);
+ *  - clutter: tasks outside the call graph are folded into "other" with
+ *    their share of the CPU time.
+ * model_solve runs core/mva's layered solver on it, with --what-if changes.
+ */
+#ifndef ARGUS_MODEL_H
+#define ARGUS_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "waitgraph.h"
+
+#define MODEL_MAX_TASKS 32
+#define MODEL_MAX_CALLS 8
+
+enum model_task_kind {
+	MODEL_TASK_APP,         /* threads of a process */
+	MODEL_TASK_SEMAPHORE,   /* a lock found from sibling wakeups */
+	MODEL_TASK_DISK,        /* the block device(s), one server */
+};
+
+struct model_call {
+	int to;                 /* task index */
+	double mean;            /* calls per invocation of the caller */
+	uint64_t wakes;         /* wakeups of the callee by the caller */
+	const char *channel;    /* static: "unix", "tcp", "futex"... */
+};
+
+struct model_task {
+	char name[64];
+	enum model_task_kind kind;
+	uint32_t tgid;          /* APP / SEMAPHORE: the process */
+	char comm[16];          /* APP: the thread name */
+	unsigned threads;       /* multiplicity seen */
+	int ref;                /* the reference task */
+	int per_caller;         /* one thread per caller: no queueing */
+	double invocations;     /* in the model's time */
+	double cpu_s;           /* CPU per invocation */
+	double sleep_s;         /* timer sleeps per invocation (think: ref) */
+	double net_s;           /* network waits per invocation (delay) */
+	double other_s;         /* unexplained waits per invocation (delay) */
+	double util_cpus;       /* measured CPU use, in CPUs */
+	double runq_s;          /* measured waiting for a CPU per invocation */
+	struct model_call calls[MODEL_MAX_CALLS];
+	unsigned ncalls;
+	/* SEMAPHORE */
+	char stack[160];        /* where it waits: leaf frames of the stack */
+	uint64_t waits;         /* contended acquisitions seen */
+	double wait_s;          /* mean wait per contended acquisition */
+	double hold_s;          /* estimated holding time */
+	/* DISK */
+	double visit_s;         /* time per visit */
+	/* identity (from core/procinfo, filled by the caller; may be "") */
+	char cmdline[160];
+	char unit[64];
+	char container[16];
+};
+
+/* A kernel thread that woke the load's threads, by role. */
+struct model_kthread {
+	uint32_t pid;
+	char comm[16];
+	char role[24];          /* core/procinfo's role: "kworker", "journal"... */
+	char work[64];          /* kworker: the work function it ran most */
+	uint64_t wakes;         /* wakeups of the load's threads */
+};
+
+#define MODEL_MAX_KTHREADS 16
+
+struct model {
+	struct model_task task[MODEL_MAX_TASKS];
+	unsigned ntask;
+	int ref;                /* index of the reference task, -1: none */
+	double secs;            /* length of the windows the model is built from */
+	unsigned cpus;          /* cores of the machine */
+	double x;               /* measured cycles per second of the reference */
+	double r;               /* measured response time per cycle (s) */
+	double beta;            /* calibration: other work on the host, as that
+	                         * many always-runnable competitors */
+	unsigned other_tasks;   /* folded into "other" */
+	double other_cpu_share; /* their share of the CPU time */
+	char note[256];         /* "" or why the model is trivial */
+	struct model_kthread kthreads[MODEL_MAX_KTHREADS]; /* filled by the caller */
+	unsigned nkthreads;
+};
+
+struct model_opts {
+	uint32_t exclude_tgid;  /* argus itself */
+	unsigned cpus;          /* 0: sysconf */
+	double clutter_share;   /* 0: 0.01 */
+};
+
+/* Builds the model of g.  Returns 0 (with m->note set when the model is
+ * trivial: one process, no calls), or -EINVAL with *cause (caller frees)
+ * when there is nothing to model, -ENOMEM. */
+int model_build(const struct waitgraph *g, const struct model_opts *o,
+		struct model *m, char **cause);
+
+/* What --what-if changes. */
+struct model_whatif {
+	double clients_factor;  /* 1: as measured */
+	unsigned clients;       /* nonzero: this many reference threads */
+	unsigned cpus;          /* 0: as measured */
+};
+
+struct model_prediction {
+	double x, r;            /* cycles/s, response per cycle (s) */
+	unsigned clients, cpus;
+	double cpu_util;        /* per core */
+	double task_util[MODEL_MAX_TASKS];   /* busy threads / threads */
+	double task_wait[MODEL_MAX_TASKS];   /* queueing for a thread (s) */
+	double task_x[MODEL_MAX_TASKS];      /* invocations per second */
+	double task_cpu_wait[MODEL_MAX_TASKS]; /* waiting for a CPU (s) */
+	double disk_util;
+	int converged;
+};
+
+/* Solves m (what-if w, NULL: as measured).  Returns 0 or -EINVAL with
+ * *cause (static text). */
+int model_solve(const struct model *m, const struct model_whatif *w,
+		struct model_prediction *p, const char **cause);
+
+/* Parses "clients=2x", "clients=8", "cpus=4" (comma-separated) into w.
+ * Returns 0 or -EINVAL. */
+int model_whatif_parse(const char *s, struct model_whatif *w);
+
+/* Writers (core/model_write.c).  Return 0 or -errno. */
+int model_write_lqn(const struct model *m, FILE *out);   /* LQNS input grammar */
+int model_write_lqnx(const struct model *m, FILE *out);  /* LQN XML schema */
+int model_write_dot(const struct model *m, FILE *out);   /* Graphviz */
+/* JSON; p may be NULL (no prediction). */
+int model_write_json(const struct model *m, const struct model_prediction *p, FILE *out);
+/* A short text summary (tasks, demand, calls, the wait chain) for people;
+ * p may be NULL.  Strings are escaped. */
+int model_write_text(const struct model *m, const struct model_prediction *p, FILE *out);
+
+#endif

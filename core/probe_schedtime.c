@@ -1,0 +1,633 @@
+/* probe_schedtime — loads, attaches and reads bpf/schedtime.bpf.c (see
+ * probe_schedtime.h). */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "probe_schedtime.h"
+#include "schedtime.skel.h"
+
+_Static_assert(sizeof(struct schedtime_key) == 64, "schedtime_key layout");
+_Static_assert(sizeof(struct schedtime_state) == 48, "schedtime_state layout");
+_Static_assert(sizeof(struct schedtime_val) == 8 * (2 + SCHEDTIME_BUCKETS), "schedtime_val layout");
+
+#define ST_NPROGS 10
+
+/* key -> val, open addressing; user-side baselines and credited parts. */
+struct st_table {
+	struct probe_schedtime_entry *slot;
+	unsigned char *used;
+	size_t cap, n;
+};
+
+struct probe_schedtime {
+	struct schedtime_bpf *skel;
+	struct bpf_link *links[ST_NPROGS];
+	struct bpf_program *progs[ST_NPROGS];
+	int raw, ncpus, windows, tgid_set, stats_fd;
+	struct kind_stacks *stacks;
+	struct st_table prev;        /* kernel values at the last read_window */
+	struct st_table credited;    /* in-progress parts returned so far */
+	uint64_t open_ns, last_ns;   /* monotonic ns: open, last read_window */
+};
+
+/* ---- the user-side table ------------------------------------------------ */
+
+static uint64_t st_hash(const struct schedtime_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static void st_table_free(struct st_table *t)
+{
+	free(t->slot);
+	free(t->used);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The entry of k, inserted zeroed when absent; NULL on ENOMEM. */
+static struct probe_schedtime_entry *st_table_get(struct st_table *t, const struct schedtime_key *k)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		struct st_table g = { 0 };
+
+		g.cap = t->cap ? t->cap * 2 : 256;
+		g.slot = calloc(g.cap, sizeof(*g.slot));
+		g.used = calloc(g.cap, 1);
+		if (!g.slot || !g.used) {
+			st_table_free(&g);
+			return NULL;
+		}
+		for (size_t j = 0; j < t->cap; j++) {
+			if (!t->used[j])
+				continue;
+			i = st_hash(&t->slot[j].key) & (g.cap - 1);
+			while (g.used[i])
+				i = (i + 1) & (g.cap - 1);
+			g.used[i] = 1;
+			g.slot[i] = t->slot[j];
+			g.n++;
+		}
+		st_table_free(t);
+		*t = g;
+	}
+	i = st_hash(k) & (t->cap - 1);
+	while (t->used[i]) {
+		if (!memcmp(&t->slot[i].key, k, sizeof(*k)))
+			return &t->slot[i];
+		i = (i + 1) & (t->cap - 1);
+	}
+	t->used[i] = 1;
+	memset(&t->slot[i], 0, sizeof(t->slot[i]));
+	t->slot[i].key = *k;
+	t->n++;
+	return &t->slot[i];
+}
+
+static void st_val_add(struct schedtime_val *a, const struct schedtime_val *b)
+{
+	a->count += b->count;
+	a->total_ns += b->total_ns;
+	for (int i = 0; i < SCHEDTIME_BUCKETS; i++)
+		a->hist[i] += b->hist[i];
+}
+
+/* ---- open / close ------------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void probe_schedtime_close(struct probe_schedtime *ps)
+{
+	if (!ps)
+		return;
+	for (int i = 0; i < ST_NPROGS; i++)
+		bpf_link__destroy(ps->links[i]);
+	schedtime_bpf__destroy(ps->skel);
+	kind_stacks_free(ps->stacks);
+	st_table_free(&ps->prev);
+	st_table_free(&ps->credited);
+	if (ps->stats_fd >= 0)
+		close(ps->stats_fd);
+	free(ps);
+}
+
+static int st_load(struct probe_schedtime *ps, const struct probe_schedtime_opts *o, int raw)
+{
+	struct schedtime_bpf *s = schedtime_bpf__open();
+	const struct kind_filter *f = o->filter;
+	struct bpf_program *tp[ST_NPROGS], *rt[ST_NPROGS];
+	int err;
+
+	if (!s)
+		return -errno;
+	if (f) {
+		s->rodata->filter_pid = f->pid;
+		s->rodata->filter_tgid = f->tgid;
+		s->rodata->filter_cgroup = f->cgroup_id;
+		if (f->comm[0]) {
+			s->rodata->filter_comm_on = 1;
+			memcpy((char *)s->rodata->filter_comm, f->comm, sizeof(f->comm));
+		}
+	}
+	s->rodata->tgid_set_on = o->tgid_set || o->ntgids;
+	s->rodata->follow_forks = !!o->follow_forks;
+	s->rodata->exclude_tgid = o->exclude_tgid;
+	bpf_map__set_max_entries(s->maps.state, o->max_threads ? o->max_threads : 16384);
+	bpf_map__set_max_entries(s->maps.stacks, o->max_stacks ? o->max_stacks : 16384);
+	bpf_map__set_max_entries(s->maps.stack_cache, 4 * (o->max_threads ? o->max_threads : 16384));
+	s->rodata->no_stacks = !!o->no_stacks;
+	bpf_map__set_max_entries(s->maps.agg, o->max_keys ? o->max_keys : 65536);
+	bpf_map__set_max_entries(s->maps.tgids, 8192);
+	tp[0] = s->progs.argus_st_switch;          rt[0] = s->progs.argus_st_switch_raw;
+	tp[1] = s->progs.argus_st_waking;          rt[1] = s->progs.argus_st_waking_raw;
+	tp[2] = s->progs.argus_st_wakeup_new;      rt[2] = s->progs.argus_st_wakeup_new_raw;
+	tp[3] = s->progs.argus_st_fork;            rt[3] = s->progs.argus_st_fork_raw;
+	tp[4] = s->progs.argus_st_irq_entry;       rt[4] = s->progs.argus_st_irq_entry_raw;
+	tp[5] = s->progs.argus_st_irq_exit;        rt[5] = s->progs.argus_st_irq_exit_raw;
+	tp[6] = s->progs.argus_st_softirq_entry;   rt[6] = s->progs.argus_st_softirq_entry_raw;
+	tp[7] = s->progs.argus_st_softirq_exit;    rt[7] = s->progs.argus_st_softirq_exit_raw;
+	tp[8] = s->progs.argus_st_hrtimer_entry;   rt[8] = s->progs.argus_st_hrtimer_entry_raw;
+	tp[9] = s->progs.argus_st_hrtimer_exit;    rt[9] = s->progs.argus_st_hrtimer_exit_raw;
+	for (int i = 0; i < ST_NPROGS; i++) {
+		bpf_program__set_autoload(tp[i], !raw);
+		bpf_program__set_autoload(rt[i], raw);
+	}
+	err = schedtime_bpf__load(s);
+	if (err) {
+		schedtime_bpf__destroy(s);
+		return err;
+	}
+	ps->skel = s;
+	ps->raw = raw;
+	for (int i = 0; i < ST_NPROGS; i++)
+		ps->progs[i] = raw ? rt[i] : tp[i];
+	return 0;
+}
+
+/* Inserts the threads of tgid that have no state yet: running or runnable
+ * ('R' in /proc) as SEEDED, the others as blocked since open. */
+static void st_seed(struct probe_schedtime *ps, uint32_t tgid)
+{
+	char path[64], line[512];
+	struct dirent *de;
+	DIR *d;
+	int fd = bpf_map__fd(ps->skel->maps.state);
+
+	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct schedtime_state st = { 0 };
+		char *rp, *nl;
+		uint32_t pid;
+		FILE *f;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		pid = (uint32_t)strtoul(de->d_name, NULL, 10);
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", tgid, pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(line, sizeof(line), f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		rp = strrchr(line, ')'); /* comm may hold spaces and parentheses */
+		nl = strchr(line, '(');
+		if (!rp || !nl || rp[1] != ' ')
+			continue;
+		memcpy(st.comm, nl + 1, (size_t)(rp - nl - 1) < sizeof(st.comm) - 1
+		       ? (size_t)(rp - nl - 1) : sizeof(st.comm) - 1);
+		st.state = rp[2] == 'R' ? SCHEDTIME_S_SEEDED : SCHEDTIME_S_BLOCKED;
+		st.ts = st.start_ts = ps->open_ns;
+		st.stack_id = SCHEDTIME_NO_STACK;
+		st.tgid = tgid;
+		bpf_map_update_elem(fd, &pid, &st, BPF_NOEXIST); /* the kernel's entry wins */
+	}
+	closedir(d);
+}
+
+static int st_read_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
+{
+	struct probe_schedtime *ps = arg;
+
+	if (id == SCHEDTIME_NO_STACK)
+		return -ENOENT;
+	return kind_stackmap_copy(bpf_map__fd(ps->skel->maps.stacks), id, SCHEDTIME_MAX_DEPTH,
+				  ips, max);
+}
+
+struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *o, char **cause)
+{
+	struct probe_schedtime *ps = calloc(1, sizeof(*ps));
+	int err = 0;
+	uint8_t one = 1;
+
+	if (!ps) {
+		kind_set_cause(cause, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	ps->stats_fd = -1;
+	ps->windows = o->windows;
+	ps->tgid_set = o->tgid_set || o->ntgids;
+	ps->ncpus = libbpf_num_possible_cpus();
+	if (ps->ncpus <= 0) {
+		err = ps->ncpus ? ps->ncpus : -EINVAL;
+		kind_set_cause(cause, "cannot count CPUs: %s", strerror(-err));
+		goto fail;
+	}
+	probe_bump_memlock();
+	err = st_load(ps, o, 0);
+	if (err) {
+		probe_log(PROBE_LOG_INFO, "schedtime: tp_btf refused (%s), trying raw_tp\n",
+			  strerror(-err));
+		err = st_load(ps, o, 1);
+	}
+	if (err) {
+		kind_set_cause(cause, "cannot load the schedtime programs: %s%s", strerror(-err),
+			       err == -EPERM ? "; run as root" : "");
+		goto fail;
+	}
+	ps->stacks = kind_stacks_new(st_read_stack, ps);
+	if (!ps->stacks) {
+		err = -ENOMEM;
+		kind_set_cause(cause, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < o->ntgids; i++) {
+		if (bpf_map_update_elem(bpf_map__fd(ps->skel->maps.tgids), &o->tgids[i], &one,
+					BPF_ANY)) {
+			err = -errno;
+			kind_set_cause(cause, "cannot add process %u to the schedtime filter: %s",
+				       o->tgids[i], strerror(-err));
+			goto fail;
+		}
+	}
+	if (o->stats)
+		ps->stats_fd = kind_stats_enable();
+	ps->open_ns = ps->last_ns = mono_ns();
+	ps->skel->bss->attach_ns = ps->open_ns;
+	ps->skel->bss->epoch_ns = ps->windows ? ps->open_ns : 0;
+	/* Last to first: each exit before its entry (an expiry entered between
+	 * the two attaches would leave the per-CPU context set for good), and
+	 * the interrupt context before the wakeups that read it. */
+	for (int i = ST_NPROGS - 1; i >= 0; i--) {
+		ps->links[i] = bpf_program__attach(ps->progs[i]);
+		if (!ps->links[i]) {
+			err = -errno;
+			kind_set_cause(cause, "cannot attach %s: %s", bpf_program__section_name(ps->progs[i]),
+				       strerror(-err));
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < o->ntgids; i++)
+		st_seed(ps, o->tgids[i]);
+	return ps;
+fail:
+	probe_schedtime_close(ps);
+	errno = -err;
+	return NULL;
+}
+
+int probe_schedtime_add_tgid(struct probe_schedtime *ps, uint32_t tgid)
+{
+	uint8_t one = 1;
+
+	if (!ps->tgid_set)
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(ps->skel->maps.tgids), &tgid, &one, BPF_ANY))
+		return -errno;
+	st_seed(ps, tgid);
+	return 0;
+}
+
+const char *probe_schedtime_mechanism(const struct probe_schedtime *ps)
+{
+	return ps->raw ? "raw_tp" : "tp_btf";
+}
+
+int probe_schedtime_counters(struct probe_schedtime *ps, struct schedtime_counters *out)
+{
+	struct schedtime_counters *v = calloc(ps->ncpus, sizeof(*v));
+	enum { N = sizeof(*out) / sizeof(__u64) };
+	__u32 zero = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(ps->skel->maps.counters), &zero, v)) {
+		rc = -errno;
+		goto out;
+	}
+	for (int c = 0; c < ps->ncpus; c++)
+		for (int i = 0; i < N; i++)
+			((__u64 *)out)[i] += ((const __u64 *)&v[c])[i];
+out:
+	free(v);
+	return rc;
+}
+
+void probe_schedtime_runtime(struct probe_schedtime *ps, uint64_t *ns, uint64_t *cnt)
+{
+	for (int i = 0; i < ST_NPROGS; i++)
+		kind_prog_runtime(bpf_program__fd(ps->progs[i]), ns, cnt);
+}
+
+/* ---- reads -------------------------------------------------------------- */
+
+void probe_schedtime_snap_free(struct probe_schedtime_snap *s)
+{
+	if (!s)
+		return;
+	free(s->e);
+	free(s);
+}
+
+/* The table's entries as a snapshot array, stacks symbolised. */
+static int st_emit(struct probe_schedtime *ps, struct st_table *t, const struct ksym_table *ks,
+		   struct probe_schedtime_snap *s)
+{
+	size_t n = 0;
+
+	s->e = calloc(t->n ? t->n : 1, sizeof(*s->e));
+	if (!s->e)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		struct probe_schedtime_entry *e;
+		const char *const *fr = NULL;
+		int nf;
+
+		if (!t->used[i])
+			continue;
+		e = &s->e[n++];
+		*e = t->slot[i];
+		nf = kind_stacks_get(ps->stacks, e->key.stack_id, ks, &fr);
+		if (nf < 0)
+			return nf;
+		e->frames = nf > 0 ? fr : NULL;
+		e->nframes = (unsigned)nf;
+	}
+	s->n = n;
+	return 0;
+}
+
+/* The in-progress parts of intervals, from its start or `since` to `until`,
+ * into out (and into ps->credited).  Entries whose start is after until
+ * (they began during the read) get nothing. */
+static int st_credit(struct probe_schedtime *ps, uint64_t since, uint64_t until, struct st_table *out)
+{
+	int fd = bpf_map__fd(ps->skel->maps.state);
+	uint32_t key, next, *prev = NULL;
+	struct schedtime_state st;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct probe_schedtime_entry *e, *c;
+		struct schedtime_key k;
+		uint64_t from;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &st))
+			continue;
+		from = st.ts > since ? st.ts : since;
+		if (from >= until)
+			continue;
+		memset(&k, 0, sizeof(k));
+		k.pid = key;
+		k.tgid = st.tgid;
+		memcpy(k.comm, st.comm, sizeof(k.comm));
+		k.other_kind = SCHEDTIME_OTHER_PENDING;
+		switch (st.state) {
+		case SCHEDTIME_S_BLOCKED:
+			k.kind = SCHEDTIME_BLOCKED;
+			k.stack_id = st.stack_id;
+			break;
+		case SCHEDTIME_S_RUNNABLE:
+			k.kind = SCHEDTIME_RUNNABLE;
+			k.stack_id = st.stack_id;
+			break;
+		default:
+			k.kind = SCHEDTIME_ONCPU;
+			k.stack_id = SCHEDTIME_NO_STACK;
+			break;
+		}
+		e = st_table_get(out, &k);
+		c = st_table_get(&ps->credited, &k);
+		if (!e || !c)
+			return -ENOMEM;
+		e->val.total_ns += until - from;
+		c->val.total_ns += until - from;
+	}
+	return 0;
+}
+
+int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_table *ks,
+				struct probe_schedtime_snap **out)
+{
+	struct probe_schedtime_snap *s = calloc(1, sizeof(*s));
+	int fd = bpf_map__fd(ps->skel->maps.agg), err = 0;
+	struct schedtime_key key, next, *prev = NULL;
+	struct st_table win = { 0 };
+	struct schedtime_val v;
+	uint64_t now = mono_ns();
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	if (ps->windows) {
+		/* move the epoch first, then credit what is in progress up to it */
+		__atomic_store_n(&ps->skel->bss->epoch_ns, now, __ATOMIC_SEQ_CST);
+		err = st_credit(ps, ps->last_ns, now, &win);
+		if (err)
+			goto out;
+	}
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct probe_schedtime_entry *p, *w;
+		struct schedtime_val d;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		p = st_table_get(&ps->prev, &key);
+		if (!p) {
+			err = -ENOMEM;
+			goto out;
+		}
+		d.count = v.count - p->val.count;
+		d.total_ns = v.total_ns - p->val.total_ns;
+		for (int i = 0; i < SCHEDTIME_BUCKETS; i++)
+			d.hist[i] = v.hist[i] - p->val.hist[i];
+		p->val = v;
+		if (!d.count && !d.total_ns)
+			continue;
+		w = st_table_get(&win, &key);
+		if (!w) {
+			err = -ENOMEM;
+			goto out;
+		}
+		st_val_add(&w->val, &d);
+	}
+	err = st_emit(ps, &win, ks, s);
+	if (err)
+		goto out;
+	err = probe_schedtime_counters(ps, &s->ctr);
+	s->now_ns = now;
+	s->secs = (now - ps->last_ns) / 1e9;
+	ps->last_ns = now;
+out:
+	st_table_free(&win);
+	if (err)
+		probe_schedtime_snap_free(s);
+	else
+		*out = s;
+	return err;
+}
+
+int probe_schedtime_read(struct probe_schedtime *ps, const struct ksym_table *ks,
+			 struct probe_schedtime_snap **out)
+{
+	struct probe_schedtime_snap *s = calloc(1, sizeof(*s));
+	int fd = bpf_map__fd(ps->skel->maps.agg), err = 0;
+	struct schedtime_key key, next, *prev = NULL;
+	struct st_table all = { 0 };
+	struct schedtime_val v;
+	uint64_t now = mono_ns();
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct probe_schedtime_entry *e;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		e = st_table_get(&all, &key);
+		if (!e) {
+			err = -ENOMEM;
+			goto out;
+		}
+		st_val_add(&e->val, &v);
+	}
+	for (size_t i = 0; i < ps->credited.cap; i++) {
+		struct probe_schedtime_entry *e;
+
+		if (!ps->credited.used[i])
+			continue;
+		e = st_table_get(&all, &ps->credited.slot[i].key);
+		if (!e) {
+			err = -ENOMEM;
+			goto out;
+		}
+		st_val_add(&e->val, &ps->credited.slot[i].val);
+	}
+	err = st_emit(ps, &all, ks, s);
+	if (err)
+		goto out;
+	err = probe_schedtime_counters(ps, &s->ctr);
+	s->now_ns = now;
+	s->secs = (now - ps->open_ns) / 1e9;
+out:
+	st_table_free(&all);
+	if (err)
+		probe_schedtime_snap_free(s);
+	else
+		*out = s;
+	return err;
+}
+
+int probe_schedtime_reset(struct probe_schedtime *ps)
+{
+	int fd = bpf_map__fd(ps->skel->maps.agg);
+	struct schedtime_key key;
+
+	/* deleting while iterating restarts from the first key each time */
+	while (!bpf_map_get_next_key(fd, NULL, &key))
+		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
+			return -errno;
+	st_table_free(&ps->prev);
+	st_table_free(&ps->credited);
+	ps->open_ns = ps->last_ns = mono_ns();
+	if (ps->windows)
+		__atomic_store_n(&ps->skel->bss->epoch_ns, ps->open_ns, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+const char *probe_schedtime_softirq_name(uint32_t vec)
+{
+	static const char *const names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
+					     "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
+
+	return vec < sizeof(names) / sizeof(names[0]) ? names[vec] : "?";
+}
+
+char *probe_schedtime_other_str(const struct schedtime_key *k, char *buf, size_t len)
+{
+	char comm[4 * SCHEDTIME_COMM_LEN + 1];
+	size_t j = 0;
+
+	for (int i = 0; i < SCHEDTIME_COMM_LEN && k->other_comm[i]; i++) {
+		unsigned char ch = (unsigned char)k->other_comm[i];
+
+		if (ch < 0x20 || ch == 0x7f || ch >= 0x80)
+			j += (size_t)snprintf(comm + j, sizeof(comm) - j, "\\x%02x", ch);
+		else
+			comm[j++] = (char)ch;
+	}
+	comm[j] = 0;
+	switch (k->other_kind) {
+	case SCHEDTIME_OTHER_TASK:
+		if (!k->other_pid)
+			snprintf(buf, len, "idle (%s)", comm);
+		else
+			snprintf(buf, len, "task %s (pid %u, tgid %u)", comm, k->other_pid, k->other_tgid);
+		break;
+	case SCHEDTIME_OTHER_HARDIRQ:
+		if (k->other_vec == SCHEDTIME_IRQ_TIMER)
+			snprintf(buf, len, "hardirq timer");
+		else if (k->other_vec == SCHEDTIME_IRQ_OTHER)
+			snprintf(buf, len, "hardirq (ipi/other)");
+		else
+			snprintf(buf, len, "hardirq %u", k->other_vec);
+		break;
+	case SCHEDTIME_OTHER_SOFTIRQ:
+		snprintf(buf, len, "softirq %s", probe_schedtime_softirq_name(k->other_vec));
+		break;
+	case SCHEDTIME_OTHER_PENDING:
+		snprintf(buf, len, "still in progress");
+		break;
+	default:
+		snprintf(buf, len, "no wakeup seen");
+		break;
+	}
+	return buf;
+}

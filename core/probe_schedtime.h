@@ -1,0 +1,137 @@
+/* probe_schedtime — where tracked threads' time goes off the CPU
+ * (bpf/schedtime.bpf.c; contract /work/helpers/SCHEDTIME.md).
+ *
+ * For every tracked thread the kernel aggregates, without an event per
+ * context switch to user space:
+ *   BLOCKED   switched out not runnable -> its wakeup, by the kernel stack at
+ *             the block, with the waker: a task (pid, tgid, comm), a hardirq
+ *             (irq number, SCHEDTIME_IRQ_TIMER for an hrtimer expiry,
+ *             SCHEDTIME_IRQ_OTHER for IPIs and the like) or a softirq
+ *             (vector), or NONE when no wakeup was seen;
+ *   RUNNABLE  woken or preempted -> switched in, with the task that ran on
+ *             that CPU just before it (pid 0, "swapper/N": the CPU was idle);
+ *   ONCPU     switched in -> switched out (no stack; the sampler has the
+ *             on-CPU stacks) — so blocked + runnable + on-CPU is the
+ *             thread's wall time while tracked.
+ * Each {schedtime_key} -> {count, total_ns, log2 histogram}.
+ *
+ * Cost: walking a kernel stack is most of a switch's cost, so the stack at
+ * a block is walked once per ST_REWALK (32) blocks of the same thread in
+ * the same syscall and task state (or preemption) and reused in between: a
+ * thread that blocks at two places within one syscall in the same state
+ * may see up to 31 of its blocks under the other place's stack.
+ *
+ * Two ways to read:
+ *   probe_schedtime_read          cumulative since open (or reset);
+ *   probe_schedtime_read_window   what accrued since the previous
+ *                                 read_window: per-window counts for the
+ *                                 calibration, as the sampler's collect.
+ * With opts.windows, intervals are split at each read_window: the part of
+ * an interval still in progress at the read is returned then, under a key
+ * whose other_kind is SCHEDTIME_OTHER_PENDING (the waker is not known yet),
+ * and the kernel charges the rest when it ends; so a thread blocked for
+ * seconds shows its time in every window it covers, not in a lump at the
+ * end.  (An interval that ends during the read itself, between the moving
+ * of the epoch and the read of its state, loses its part before the read:
+ * at most a read's duration, a few hundred microseconds, per such
+ * interval.)  Without opts.windows intervals are charged whole when they
+ * end.
+ *
+ * Filter: opts.filter (pid, tgid, comm, cgroup: the step filter of
+ * bpf/filter.bpf.h) and/or a set of processes (opts.tgids, with their
+ * children when follow_forks); with neither, every task except
+ * exclude_tgid.  Threads of tracked processes that exist at open are seeded
+ * from /proc (state R: running or runnable; otherwise blocked since open,
+ * no stack), so a thread blocked through the whole run is still counted.
+ *
+ * Everything is owned by this process's fds: close (or exit) leaves nothing
+ * loaded.
+ */
+#ifndef ARGUS_PROBE_SCHEDTIME_H
+#define ARGUS_PROBE_SCHEDTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+#include "../bpf/schedtime.h"
+#include "kind_util.h"
+
+struct ksym_table;
+
+struct probe_schedtime_opts {
+	const struct kind_filter *filter; /* NULL: no step filter */
+	const uint32_t *tgids;      /* track only these processes ... */
+	size_t ntgids;
+	int tgid_set;               /* ... nonzero: even when ntgids is 0 (added
+	                             * later with probe_schedtime_add_tgid) */
+	int follow_forks;           /* children of tracked processes join */
+	uint32_t exclude_tgid;      /* never tracked (argus itself); 0: none */
+	int windows;                /* split intervals at read_window (above) */
+	int no_stacks;              /* no kernel stacks (stack_id NO_STACK): cheaper,
+	                             * for who-wakes-whom without where */
+	int stats;                  /* turn on BPF run-time statistics while open
+	                             * (probe_schedtime_runtime; they cost two
+	                             * clock reads per program run) */
+	unsigned max_threads;       /* threads tracked at once; 0: 16384 */
+	unsigned max_stacks;        /* stack map entries; 0: 16384 */
+	unsigned max_keys;          /* aggregate keys; 0: 65536 */
+};
+
+struct probe_schedtime;
+
+/* Loads and attaches (tp_btf, else raw_tp).  NULL with errno set and
+ * *cause (caller frees). */
+struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *o,
+					     char **cause);
+void probe_schedtime_close(struct probe_schedtime *ps); /* NULL-safe */
+
+/* Adds a process to the tracked set (its existing threads are seeded).
+ * 0 or -errno; a no-op without a set. */
+int probe_schedtime_add_tgid(struct probe_schedtime *ps, uint32_t tgid);
+
+struct probe_schedtime_entry {
+	struct schedtime_key key;
+	struct schedtime_val val;
+	const char *const *frames;  /* key.stack_id symbolised, root first; owned
+	                             * by the probe, valid until close */
+	unsigned nframes;           /* 0: no stack */
+};
+
+struct probe_schedtime_snap {
+	struct probe_schedtime_entry *e; /* n entries, owned by the snapshot */
+	size_t n;
+	struct schedtime_counters ctr;   /* summed over CPUs, since open */
+	uint64_t now_ns;                 /* CLOCK_MONOTONIC at the read */
+	double secs;                     /* covered: since open (read) or since
+	                                  * the previous read_window */
+};
+
+/* Snapshots; stacks symbolised with ks (NULL: hex addresses).  *out is the
+ * caller's (probe_schedtime_snap_free).  0 or -errno. */
+int probe_schedtime_read(struct probe_schedtime *ps, const struct ksym_table *ks,
+			 struct probe_schedtime_snap **out);
+int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_table *ks,
+				struct probe_schedtime_snap **out);
+void probe_schedtime_snap_free(struct probe_schedtime_snap *s); /* NULL-safe */
+
+/* Zeroes what was counted (the programs stay attached).  0 or -errno. */
+int probe_schedtime_reset(struct probe_schedtime *ps);
+
+/* Counters summed over CPUs.  0 or -errno. */
+int probe_schedtime_counters(struct probe_schedtime *ps, struct schedtime_counters *out);
+/* BPF run time and runs of all its programs since load (opts.stats). */
+void probe_schedtime_runtime(struct probe_schedtime *ps, uint64_t *ns, uint64_t *cnt);
+/* "tp_btf" or "raw_tp". */
+const char *probe_schedtime_mechanism(const struct probe_schedtime *ps);
+
+/* Names for output: "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
+ * "TASKLET", "SCHED", "HRTIMER", "RCU", else "?". */
+const char *probe_schedtime_softirq_name(uint32_t vec);
+/* The key's other side as text: "task COMM (pid P, tgid T)", "softirq
+ * BLOCK", "hardirq 25", "hardirq timer", "hardirq (ipi/other)", "no
+ * wakeup seen", "still in progress".  Control characters of comm escaped.
+ * Returns buf. */
+char *probe_schedtime_other_str(const struct schedtime_key *k, char *buf, size_t len);
+
+#endif

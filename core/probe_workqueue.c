@@ -1,0 +1,117 @@
+/* probe_workqueue — kernel workers' work functions (see probe_workqueue.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "../bpf/workqueue.h"
+#include "kind_util.h"
+#include "ksym.h"
+#include "probe.h"
+#include "probe_workqueue.h"
+#include "workqueue.skel.h"
+
+_Static_assert(sizeof(struct workqueue_key) == 16, "workqueue_key layout");
+_Static_assert(sizeof(struct workqueue_val) == 8, "workqueue_val layout");
+
+struct probe_workqueue {
+	struct workqueue_bpf *skel;
+	struct bpf_link *link;
+};
+
+void probe_workqueue_close(struct probe_workqueue *pw)
+{
+	if (!pw)
+		return;
+	bpf_link__destroy(pw->link);
+	workqueue_bpf__destroy(pw->skel);
+	free(pw);
+}
+
+static int wq_load(struct probe_workqueue *pw, unsigned max_keys, int raw)
+{
+	struct workqueue_bpf *s = workqueue_bpf__open();
+	int err;
+
+	if (!s)
+		return -errno;
+	bpf_map__set_max_entries(s->maps.works, max_keys ? max_keys : 4096);
+	bpf_program__set_autoload(s->progs.argus_wq_start, !raw);
+	bpf_program__set_autoload(s->progs.argus_wq_start_raw, raw);
+	err = workqueue_bpf__load(s);
+	if (err) {
+		workqueue_bpf__destroy(s);
+		return err;
+	}
+	pw->skel = s;
+	pw->link = bpf_program__attach(raw ? s->progs.argus_wq_start_raw : s->progs.argus_wq_start);
+	if (!pw->link) {
+		err = -errno;
+		workqueue_bpf__destroy(s);
+		pw->skel = NULL;
+		return err;
+	}
+	return 0;
+}
+
+struct probe_workqueue *probe_workqueue_open(unsigned max_keys, char **cause)
+{
+	struct probe_workqueue *pw = calloc(1, sizeof(*pw));
+	int err;
+
+	if (!pw) {
+		kind_set_cause(cause, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	probe_bump_memlock();
+	err = wq_load(pw, max_keys, 0);
+	if (err) {
+		probe_log(PROBE_LOG_INFO, "workqueue: tp_btf refused (%s), trying raw_tp\n",
+			  strerror(-err));
+		err = wq_load(pw, max_keys, 1);
+	}
+	if (err) {
+		kind_set_cause(cause, "cannot load the workqueue program: %s%s", strerror(-err),
+			       err == -EPERM ? "; run as root" : "");
+		free(pw);
+		errno = -err;
+		return NULL;
+	}
+	return pw;
+}
+
+char *probe_workqueue_top(struct probe_workqueue *pw, const struct ksym_table *ks,
+			  uint32_t pid, char *buf, size_t len)
+{
+	struct workqueue_key k, next, *cur = NULL;
+	struct workqueue_val v;
+	uint64_t best = 0, func = 0;
+	int fd;
+
+	if (len)
+		buf[0] = 0;
+	if (!pw || !len)
+		return buf;
+	fd = bpf_map__fd(pw->skel->maps.works);
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		if (next.pid == pid && !bpf_map_lookup_elem(fd, &next, &v) && v.count > best) {
+			best = v.count;
+			func = next.func;
+		}
+		k = next;
+		cur = &k;
+	}
+	if (func) {
+		const struct ksym *s = ks ? ksym_lookup(ks, func) : NULL;
+
+		if (s)
+			ksym_format(ks, func, buf, len);
+		else
+			snprintf(buf, len, "0x%llx", (unsigned long long)func);
+	}
+	return buf;
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# diagnose_victims — victims an aggressor hurts through the kernel while
+# their on-CPU kernel time falls (tests/scenarios/README, "victims"):
+#   io_victim + evictor        blocked: ... filemap_read ... folio_wait_bit_common
+#                              ... [woken by softirq BLOCK] (or a hardirq)
+#   lock_victim + lock_holder  blocked: ... shmem_file_write_iter > down_write >
+#                              rwsem_down_write_slowpath ... [woken by task lock_holder]
+#   starved + spinner          runnable: ... [ran instead: spinner]
+# The verdict must name the kind of time (verdict.time; the first path
+# element, the TREE_TIME node, while the descent does not fill it) and a
+# frame on the path.  And the wall-clock tree is calibrated: every window of
+# a single-threaded victim holds about one thread-second per second
+# (on-CPU + blocked + runnable, in samples at the sampling frequency), and
+# the session keeps it (export shows the three kinds).
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd jq
+[ -x "$ARGUS" ] || skip "no $ARGUS; run make"
+S="$BUILD/scenarios"
+[ -x "$S/io_victim" ] || skip "no $S/io_victim; run make"
+
+check() { # name want_time frame_regex json
+	t=$(jq -r '.verdict.time // .verdict.path[0] // "none"' "$4")
+	p=$(jq -r '.verdict.path | join(" > ")' "$4")
+	echo "$1: time $t, path $p"
+	[ "$(jq -r .verdict.found "$4")" = true ] || fail "$1: no verdict: $(jq -r .verdict.summary "$4")"
+	[ "$t" = "$2" ] || fail "$1: the verdict's time is '$t', not $2: $(jq -r .verdict.summary "$4")"
+	echo "$p" | grep -Eq "$3" || fail "$1: no frame matching '$3' on the path: $p"
+	# one thread-second per second in every window (within 10%)
+	jq -r --arg f "$(jq -r .options.freq_hz "$4")" \
+		'.windows[] | "\(.samples / .secs / ($f | tonumber))"' "$4" |
+		awk -v n="$1" '$1 < 0.9 || $1 > 1.1 { print n ": a window holds " $1 " thread-s/s, not 1"; bad = 1 }
+			END { exit bad }' || fail "$1: the victim's time does not add up to its wall time"
+}
+
+"$ARGUS" diagnose --victim "$S/io_victim" --load "$S/evictor" --no-session >"$TMP/io.json" 2>"$TMP/io.err" ||
+	{ cat "$TMP/io.err"; fail "diagnose io_victim exited $?"; }
+check io_victim blocked 'filemap_read.*(folio_wait_bit|io_schedule).*\[woken by (softirq BLOCK|hardirq)' "$TMP/io.json"
+jq -r '.verdict.path[]' "$TMP/io.json" | grep -q 'woken by task' &&
+	fail "io_victim: a disk completion named a task as the waker"
+
+"$ARGUS" diagnose --victim "$S/lock_victim" --load "$S/lock_holder" --session "$TMP/lock.ses" \
+	>"$TMP/lock.json" 2>"$TMP/lock.err" || { cat "$TMP/lock.err"; fail "diagnose lock_victim exited $?"; }
+check lock_victim blocked 'rwsem_down_write_slowpath.*\[woken by task lock_holder' "$TMP/lock.json"
+# the session keeps the wall-clock tree: its export has the three kinds of time
+"$ARGUS" export "$TMP/lock.ses" --format json >"$TMP/lock.export" || fail "cannot export the session"
+[ "$(jq '[.. | objects | select(.kind? == "time") | .name] | unique | length' "$TMP/lock.export")" = 3 ] ||
+	fail "the exported session lacks the on-cpu/blocked/runnable level"
+
+"$ARGUS" diagnose --victim "$S/starved" --load "$S/spinner" --no-session >"$TMP/cpu.json" 2>"$TMP/cpu.err" ||
+	{ cat "$TMP/cpu.err"; fail "diagnose starved exited $?"; }
+check starved runnable '\[ran instead: spinner' "$TMP/cpu.json"
+
+# nothing of ours holds argus programs (other argus runs may share the machine)
+if command -v bpftool >/dev/null; then
+	bpftool prog show -j 2>/dev/null | jq -e '[.[] | select(.name | startswith("argus_")) | .pids[]? |
+		select(.comm | test("^(io_victim|evictor|lock_victim|lock_holder|starved|spinner)$"))] |
+		length == 0' >/dev/null || fail "a scenario process holds argus programs (inherited fds)"
+fi
+pgrep -x spinner >/dev/null && fail "the spinner load was left running"
+echo "diagnose_victims: ok"

@@ -1,0 +1,109 @@
+#!/bin/sh
+# model_tier3 — `argus model` over tests/scenarios/tier3 (4 clients -> front
+# -> back with a pthread mutex and O_DIRECT reads) checks the structure the
+# scenario has, and only that:
+#   tasks   t3-client (the reference, 4 threads, think ~10 ms), t3-front,
+#           t3-back, the lock t3-back.lock (a semaphore found from futex
+#           waits woken by a sibling), the disk
+#   calls   t3-client -> t3-front -> t3-back (about one per request, over
+#           unix sockets), t3-back -> lock, t3-back -> disk
+#   nothing else: no other task in the call graph, no reply drawn as a call
+# then the other formats (lqn sections, lqnx well-formed XML, dot rendered by
+# Graphviz when installed), --what-if, and the bad inputs: a load with one
+# process (a trivial model, said so), a load never steady (said so with the
+# rates), a --mark that never matches, a bad --what-if.  Nothing stays loaded.
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd python3
+T3="$BUILD/scenarios/tier3"
+[ -x "$T3" ] || skip "no $T3; run make"
+before=$(ls /sys/fs/bpf 2>/dev/null | wc -l)
+
+"$ARGUS" model --duration 6 --mark 'steady begin' --format json -- \
+	"$T3" --clients 4 --seconds 8 --think-ms 10 --warmup 1 >"$TMP/m.json" 2>"$TMP/err"
+rc=$?
+cat "$TMP/err"
+[ $rc = 0 ] || fail "argus model exited $rc"
+python3 - "$TMP/m.json" <<'PY' || fail "the model's structure is wrong (above)"
+import json, sys
+m = json.load(open(sys.argv[1]))
+t = {x["name"]: x for x in m["tasks"]}
+def need(c, why):
+    if not c:
+        print("wrong:", why); print(json.dumps(m, indent=1)[:3000]); sys.exit(1)
+need(set(t) == {"t3-client", "t3-front", "t3-back", "t3-back.lock", "disk"},
+     "tasks are %s" % sorted(t))
+need(m["reference"] == "t3-client" and t["t3-client"]["reference"], "the reference")
+need(t["t3-client"]["threads"] == 4, "4 client threads")
+need(7e-3 < t["t3-client"]["think_s"] < 14e-3, "think time %.4f" % t["t3-client"]["think_s"])
+need(t["t3-back.lock"]["kind"] == "semaphore" and "futex" in t["t3-back.lock"]["stack"], "the lock")
+need(t["disk"]["kind"] == "disk", "the disk")
+calls = {(a, c["to"]): c for a in t for c in t[a]["calls"]}
+need(set(calls) == {("t3-client", "t3-front"), ("t3-front", "t3-back"),
+                    ("t3-back", "t3-back.lock"), ("t3-back", "disk")},
+     "calls are %s" % sorted(calls))
+for k in [("t3-client", "t3-front"), ("t3-front", "t3-back")]:
+    need(0.8 <= calls[k]["mean"] <= 1.25, "%s -> %s: %.2f calls per request" % (k + (calls[k]["mean"],)))
+    need(calls[k]["channel"] == "unix", "channel of %s" % (k,))
+need(0.5 <= calls[("t3-back", "disk")]["mean"] <= 1.25, "disk visits per request")
+need("tier3" in t["t3-front"]["cmdline"] and "--role front" in t["t3-front"]["cmdline"], "front's cmdline")
+need(m["throughput"] > 0, "a throughput")
+need(all(k["role"] for k in m["kernel_wakers"]), "kernel wakers have a role")
+need(all(k["work"] for k in m["kernel_wakers"] if k["role"] == "kworker"), "kworkers named by work function")
+print("structure ok: %s" % sorted(t))
+PY
+
+# the same load in the other formats
+"$ARGUS" model --duration 4 --format lqn -- "$T3" --clients 2 --seconds 6 >"$TMP/m.lqn" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "--format lqn failed"; }
+for s in '^G "' '^P [0-9]' '^T [0-9]' '^E [0-9]' '^  y t3_client_e t3_front_e ' '^  t t3_client r '; do
+	grep -q "$s" "$TMP/m.lqn" || { cat "$TMP/m.lqn"; fail "lqn output lacks $s"; }
+done
+[ "$(grep -c '^-1$' "$TMP/m.lqn")" = 3 ] || fail "lqn output: P, T and E are not each closed by -1"
+"$ARGUS" model --duration 4 --format lqnx -- "$T3" --clients 2 --seconds 6 >"$TMP/m.lqnx" 2>/dev/null ||
+	fail "--format lqnx failed"
+python3 -c 'import sys, xml.dom.minidom as d; x = d.parse(sys.argv[1]); assert x.documentElement.tagName == "lqn-model"' \
+	"$TMP/m.lqnx" || fail "lqnx output is not well-formed XML"
+"$ARGUS" model --duration 4 --format dot --what-if clients=2x,cpus=4 -- "$T3" --clients 2 --seconds 6 \
+	>"$TMP/m.dot" 2>"$TMP/err" || fail "--format dot failed"
+grep -q 't3_client -> t3_front' "$TMP/m.dot" || fail "dot output lacks the client -> front call"
+grep -q 'what-if clients=2x,cpus=4: 4 clients, 4 CPUs: throughput' "$TMP/err" || { cat "$TMP/err"; fail "no what-if prediction"; }
+grep -q 'utilisation' "$TMP/err" || fail "no utilisations in the what-if"
+if command -v dot >/dev/null 2>&1; then
+	dot -Tsvg "$TMP/m.dot" >"$TMP/m.svg" || fail "Graphviz cannot render the dot output"
+	grep -q '<svg' "$TMP/m.svg" || fail "no SVG from dot"
+else
+	echo "note: graphviz not installed, dot output not rendered (make deps installs it)"
+fi
+
+# bad input: one process -> a trivial model, said so
+"$ARGUS" model --duration 3 -- sh -c 'while :; do sleep 0.05; done' >"$TMP/t.txt" 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "a one-process load failed instead of giving a trivial model"; }
+grep -q 'trivial model' "$TMP/err" || { cat "$TMP/err"; fail "the trivial model is not said"; }
+# never steady: a load whose rate climbs window after window
+"$ARGUS" model --duration 5 --steady --tolerance 0.05 -- sh -c \
+	'i=1; while :; do j=0; while [ $j -lt $i ]; do sleep 0.001; j=$((j+1)); done; i=$((i*2)); sleep 0.3; done' \
+	>/dev/null 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] || { cat "$TMP/err"; fail "--steady on a load never steady exited $rc, not 1"; }
+grep -q 'never reached a steady state' "$TMP/err" || { cat "$TMP/err"; fail "no steady-state message"; }
+grep -Eq 'per window: [0-9]+/' "$TMP/err" || fail "the rates are not listed"
+# a --mark that never matches
+"$ARGUS" model --duration 3 --mark 'no such line' -- "$T3" --clients 1 --seconds 3 >/dev/null 2>"$TMP/err"
+rc=$?
+[ $rc = 1 ] || fail "--mark that never matches exited $rc, not 1"
+grep -q "never matched the load's output" "$TMP/err" || { cat "$TMP/err"; fail "no --mark message"; }
+# usage errors
+"$ARGUS" model --what-if disks=3 -- true 2>"$TMP/err"; [ $? = 2 ] || fail "bad --what-if not a usage error"
+"$ARGUS" model --format svg -- true 2>"$TMP/err"; [ $? = 2 ] || fail "bad --format not a usage error"
+"$ARGUS" model --steady --mark x -- true 2>"$TMP/err"; [ $? = 2 ] || fail "--steady with --mark not a usage error"
+"$ARGUS" model -- /nonexistent/cmd 2>"$TMP/err"; [ $? = 127 ] || { cat "$TMP/err"; fail "a command that cannot run does not exit 127"; }
+
+# nothing left behind: no argus model process (its programs die with it:
+# nothing is pinned; other tests may load schedtime programs meanwhile, so
+# the program list itself is not looked at), no tier3 process
+sleep 0.5
+pgrep -f 'argus model' >/dev/null && fail "an argus model process is still running"
+pgrep -f 'scenarios/tier3' >/dev/null && fail "tier3 processes left running"
+[ "$(ls /sys/fs/bpf 2>/dev/null | wc -l)" = "$before" ] || fail "something pinned"
+echo "PASS"

@@ -1,0 +1,379 @@
+/* The model derived from a fake wait graph shaped like tests/scenarios/tier3
+ * (4 clients -> front -> back with a mutex and disk reads), its solution
+ * and its writers (lqn, lqnx, dot, json). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model.h"
+#include "waitgraph.h"
+#include "model_capture.h"
+
+#define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
+
+static const char st_sleep[] = "entry_SYSCALL_64;do_syscall_64;__x64_sys_clock_nanosleep;"
+			       "common_nsleep;hrtimer_nanosleep;do_nanosleep;schedule";
+static const char st_unix[] = "entry_SYSCALL_64;do_syscall_64;__x64_sys_read;ksys_read;vfs_read;"
+			      "sock_read_iter;unix_stream_recvmsg;unix_stream_read_generic;"
+			      "unix_stream_data_wait;schedule_timeout;schedule";
+static const char st_futex[] = "entry_SYSCALL_64;do_syscall_64;__x64_sys_futex;do_futex;futex_wait;"
+			       "__futex_wait;futex_wait_queue;schedule";
+static const char st_dio[] = "entry_SYSCALL_64;do_syscall_64;__x64_sys_pread64;vfs_read;"
+			     "ext4_file_read_iter;iomap_dio_rw;__iomap_dio_rw;io_schedule;schedule";
+
+static void edge(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
+		 enum wg_waker wk, uint32_t wpid, uint32_t wtgid, const char *wcomm,
+		 uint32_t vec, const char *stack, uint64_t count, double secs)
+{
+	struct wg_edge e;
+
+	memset(&e, 0, sizeof(e));
+	e.pid = pid;
+	e.tgid = tgid;
+	snprintf(e.comm, sizeof(e.comm), "%s", comm);
+	e.waker = wk;
+	e.wpid = wpid;
+	e.wtgid = wtgid;
+	snprintf(e.wcomm, sizeof(e.wcomm), "%s", wcomm ? wcomm : "");
+	e.vec = vec;
+	e.stack = (char *)stack;
+	e.count = count;
+	e.total_ns = (uint64_t)(secs * 1e9);
+	assert_int_equal(wg_edge_add(g, &e), 0);
+}
+
+/* 4 clients, 10 s, 1000 cycles per client thread (think 5 ms each) */
+static struct waitgraph *tier3_graph(void)
+{
+	struct waitgraph *g = wg_new();
+
+	assert_non_null(g);
+	g->secs = 10;
+	for (uint32_t i = 1; i <= 4; i++) {
+		uint32_t c = 100 + i, f = 200 + i, b = 300 + i;
+
+		edge(g, c, 100, "t3-client", WG_WAKER_HARDIRQ, 0, 0, NULL, 0, st_sleep, 1000, 5.0);
+		edge(g, c, 100, "t3-client", WG_WAKER_TASK, f, 200, "t3-front", 0, st_unix, 1000, 4.5);
+		edge(g, f, 200, "t3-front", WG_WAKER_TASK, c, 100, "t3-client", 0, st_unix, 1000, 5.2);
+		edge(g, f, 200, "t3-front", WG_WAKER_TASK, b, 300, "t3-back", 0, st_unix, 1000, 3.5);
+		edge(g, b, 300, "t3-back", WG_WAKER_TASK, f, 200, "t3-front", 0, st_unix, 1000, 6.0);
+		edge(g, b, 300, "t3-back", WG_WAKER_TASK, 300 + (i % 4) + 1, 300, "t3-back", 0,
+		     st_futex, 250, 0.1);
+		edge(g, b, 300, "t3-back", WG_WAKER_HARDIRQ, 0, 0, NULL, 25, st_dio, 1000, 1.0);
+		/* the wakee of a wakeup argus itself made: left out */
+		edge(g, c, 100, "t3-client", WG_WAKER_TASK, 901, 900, "argus", 0, st_unix, 3, 0.01);
+		assert_int_equal(wg_thread_add(g, c, 100, "t3-client", 50000000), 0);
+		assert_int_equal(wg_thread_add(g, f, 200, "t3-front", 300000000), 0);
+		assert_int_equal(wg_thread_add(g, b, 300, "t3-back", 900000000), 0);
+	}
+	/* a daemon beside the load: clutter */
+	edge(g, 501, 500, "cron", WG_WAKER_HARDIRQ, 0, 0, NULL, 0, st_sleep, 10, 9.9);
+	assert_int_equal(wg_thread_add(g, 501, 500, "cron", 1000000), 0);
+	assert_int_equal(wg_thread_add(g, 901, 900, "argus", 80000000), 0);
+	return g;
+}
+
+static int find(const struct model *m, const char *name)
+{
+	for (unsigned i = 0; i < m->ntask; i++)
+		if (!strcmp(m->task[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static const struct model_call *call(const struct model *m, int from, int to)
+{
+	for (unsigned c = 0; c < m->task[from].ncalls; c++)
+		if (m->task[from].calls[c].to == to)
+			return &m->task[from].calls[c];
+	return NULL;
+}
+
+static void test_classify(void **state)
+{
+	(void)state;
+	assert_int_equal(wg_classify_stack(st_sleep), WG_CH_SLEEP);
+	assert_int_equal(wg_classify_stack(st_unix), WG_CH_UNIX);
+	assert_int_equal(wg_classify_stack(st_futex), WG_CH_FUTEX);
+	assert_int_equal(wg_classify_stack(st_dio), WG_CH_BLOCKIO);
+	assert_int_equal(wg_classify_stack("a;tcp_recvmsg;sk_wait_data;schedule"), WG_CH_TCP);
+	assert_int_equal(wg_classify_stack("a;pipe_read;schedule"), WG_CH_PIPE);
+	assert_int_equal(wg_classify_stack("a;do_epoll_wait;ep_poll;schedule"), WG_CH_EPOLL);
+	assert_int_equal(wg_classify_stack(""), WG_CH_OTHER);
+	assert_string_equal(wg_softirq_name(WG_SOFTIRQ_NET_RX), "NET_RX");
+}
+
+static void test_merge_and_rates(void **state)
+{
+	struct waitgraph *a = tier3_graph(), *b = tier3_graph();
+
+	(void)state;
+	assert_int_equal(wg_merge(a, b), 0);
+	NEAR(a->secs, 20, 1e-12);
+	NEAR(wg_block_rate(a), wg_block_rate(b), 1e-9);
+	NEAR(wg_cpu_rate(a), wg_cpu_rate(b), 1e-9);
+	wg_free(a);
+	wg_free(b);
+	wg_free(NULL);
+}
+
+static void test_structure(void **state)
+{
+	struct waitgraph *g = tier3_graph();
+	struct model_opts o = { .exclude_tgid = 900, .cpus = 2 };
+	struct model m;
+	char *cause = NULL;
+	int c, f, b, l, d;
+	const struct model_call *k;
+
+	(void)state;
+	assert_int_equal(model_build(g, &o, &m, &cause), 0);
+	assert_null(cause);
+	assert_string_equal(m.note, "");
+	/* exactly these tasks: nothing invented */
+	assert_int_equal(m.ntask, 5);
+	c = find(&m, "t3-client");
+	f = find(&m, "t3-front");
+	b = find(&m, "t3-back");
+	l = find(&m, "t3-back.lock");
+	d = find(&m, "disk");
+	assert_true(c >= 0 && f >= 0 && b >= 0 && l >= 0 && d >= 0);
+	assert_int_equal(m.ref, c);
+	assert_true(m.task[c].ref);
+	assert_int_equal(m.task[c].threads, 4);
+	assert_int_equal(m.task[f].threads, 4);
+	assert_true(m.task[f].per_caller);
+	assert_true(m.task[b].per_caller);
+	assert_int_equal(m.task[l].kind, MODEL_TASK_SEMAPHORE);
+	assert_int_equal(m.task[d].kind, MODEL_TASK_DISK);
+	/* calls: client -> front -> back -> {lock, disk}, one each */
+	assert_int_equal(m.task[c].ncalls, 1);
+	assert_int_equal(m.task[f].ncalls, 1);
+	assert_int_equal(m.task[b].ncalls, 2);
+	assert_int_equal(m.task[l].ncalls, 0);
+	k = call(&m, c, f);
+	assert_non_null(k);
+	NEAR(k->mean, 1.0, 1e-9);
+	assert_string_equal(k->channel, "unix");
+	k = call(&m, f, b);
+	assert_non_null(k);
+	NEAR(k->mean, 1.0, 1e-9);
+	assert_non_null(call(&m, b, l));
+	k = call(&m, b, d);
+	assert_non_null(k);
+	NEAR(k->mean, 1.0, 1e-9);
+	assert_null(call(&m, f, c)); /* the reply is not a call */
+	/* demands */
+	NEAR(m.task[c].sleep_s, 0.005, 1e-9);      /* think */
+	NEAR(m.task[f].cpu_s, 0.0003, 1e-9);
+	NEAR(m.task[l].hold_s, 0.25 / 400, 1e-9);  /* P(wait) / X */
+	NEAR(m.task[b].cpu_s, 0.0009 - 0.25 / 400, 1e-9);
+	NEAR(m.task[l].wait_s, 0.0004, 1e-9);
+	assert_non_null(strstr(m.task[l].stack, "futex_wait"));
+	NEAR(m.task[d].visit_s, 0.001, 1e-9);
+	NEAR(m.x, 400, 1e-9);
+	NEAR(m.r, 4 * 10.0 / 4000 - 0.005, 1e-9); /* cycle less think */
+	assert_true(m.beta >= 0);
+	/* clutter: cron is other, argus is not there at all */
+	assert_int_equal(m.other_tasks, 1);
+	assert_int_equal(find(&m, "argus"), -1);
+	assert_int_equal(find(&m, "cron"), -1);
+	wg_free(g);
+}
+
+static void test_solve(void **state)
+{
+	struct waitgraph *g = tier3_graph();
+	struct model_opts o = { .exclude_tgid = 900, .cpus = 2 };
+	struct model_whatif w;
+	struct model_prediction p1, p2, p3;
+	struct model m;
+	char *cause = NULL;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(model_build(g, &o, &m, &cause), 0);
+	assert_int_equal(model_solve(&m, NULL, &p1, &why), 0);
+	assert_true(p1.converged);
+	assert_int_equal(p1.clients, 4);
+	assert_true(p1.x > 0 && p1.x <= 4 / 0.005);
+	assert_int_equal(model_whatif_parse("clients=2x", &w), 0);
+	assert_int_equal(model_solve(&m, &w, &p2, &why), 0);
+	assert_int_equal(p2.clients, 8);
+	assert_true(p2.x > p1.x);
+	assert_true(p2.x <= 1 / m.task[find(&m, "t3-back.lock")].hold_s + 1e-6);
+	assert_int_equal(model_whatif_parse("clients=8,cpus=4", &w), 0);
+	assert_int_equal(w.clients, 8);
+	assert_int_equal(w.cpus, 4);
+	assert_int_equal(model_solve(&m, &w, &p3, &why), 0);
+	assert_true(p3.x >= p2.x - 1e-9);
+	assert_int_equal(model_whatif_parse("clients=0", &w), -EINVAL);
+	assert_int_equal(model_whatif_parse("cpus=1.5", &w), -EINVAL);
+	assert_int_equal(model_whatif_parse("disks=2", &w), -EINVAL);
+	assert_int_equal(model_whatif_parse("clients=2y", &w), -EINVAL);
+	wg_free(g);
+}
+
+static void test_trivial_and_empty(void **state)
+{
+	struct waitgraph *g = wg_new();
+	struct model m;
+	char *cause = NULL;
+
+	(void)state;
+	g->secs = 5;
+	assert_int_equal(model_build(g, NULL, &m, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "nothing to model"));
+	free(cause);
+	cause = NULL;
+	/* one process: CPU and sleeps, no peer */
+	edge(g, 11, 11, "solo", WG_WAKER_HARDIRQ, 0, 0, NULL, 0, st_sleep, 100, 1.0);
+	assert_int_equal(wg_thread_add(g, 11, 11, "solo", 2000000000), 0);
+	assert_int_equal(model_build(g, NULL, &m, &cause), 0);
+	assert_int_equal(m.ntask, 1);
+	assert_non_null(strstr(m.note, "trivial model"));
+	assert_string_equal(m.task[0].name, "solo");
+	NEAR(m.task[0].cpu_s, 0.02, 1e-9);
+	g->secs = 0;
+	assert_int_equal(model_build(g, NULL, &m, &cause), -EINVAL);
+	free(cause);
+	wg_free(g);
+}
+
+static char *render(int (*fn)(const struct model *, FILE *), const struct model *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fn(m, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_writers(void **state)
+{
+	struct waitgraph *g = tier3_graph();
+	struct model_opts o = { .exclude_tgid = 900, .cpus = 2 };
+	struct model_prediction p;
+	struct model m;
+	char *cause = NULL, *s, *buf = NULL;
+	const char *why;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(model_build(g, &o, &m, &cause), 0);
+	/* a name with a control character must not reach the output raw */
+	snprintf(m.task[m.ref].cmdline, sizeof(m.task[m.ref].cmdline), "tier3\x1b[2J");
+	s = render(model_write_lqn, &m);
+	assert_non_null(strstr(s, "\nG \"argus model\""));
+	assert_non_null(strstr(s, "\nP 2\n  p host f m 2\n  p disk f\n-1\n"));
+	assert_non_null(strstr(s, "\nT 5\n"));
+	assert_non_null(strstr(s, "  t t3_client r t3_client_e -1 host z 0.005 m 4\n"));
+	assert_non_null(strstr(s, "  t t3_front n t3_front_e -1 host i"));
+	assert_non_null(strstr(s, "  t t3_back_lock n t3_back_lock_e -1 host m 1"));
+	assert_non_null(strstr(s, "  t disk n disk_e -1 disk i\n"));
+	assert_non_null(strstr(s, "\nE 5\n"));
+	assert_non_null(strstr(s, "  y t3_client_e t3_front_e 1 -1\n"));
+	assert_non_null(strstr(s, "  y t3_front_e t3_back_e 1 -1\n"));
+	assert_non_null(strstr(s, "  y t3_back_e t3_back_lock_e 1 -1\n"));
+	assert_non_null(strstr(s, "  s disk_e 0.001 -1\n"));
+	free(s);
+	s = render(model_write_lqnx, &m);
+	assert_non_null(strstr(s, "<lqn-model "));
+	assert_non_null(strstr(s, "<task name=\"t3_client\" scheduling=\"ref\" think-time=\"0.005\" multiplicity=\"4\">"));
+	assert_non_null(strstr(s, "<synch-call dest=\"t3_front_e\" calls-mean=\"1\"/>"));
+	assert_non_null(strstr(s, "<processor name=\"disk\" scheduling=\"fcfs\">"));
+	assert_non_null(strstr(s, "</lqn-model>\n"));
+	free(s);
+	s = render(model_write_dot, &m);
+	assert_non_null(strstr(s, "digraph argus_model {"));
+	assert_non_null(strstr(s, "t3_client -> t3_front [label=\"1.00 (unix)\"];"));
+	assert_non_null(strstr(s, "t3_back -> t3_back_lock"));
+	assert_non_null(strstr(s, "t3_back -> disk"));
+	assert_null(strstr(s, "t3_front -> t3_client"));
+	free(s);
+	assert_int_equal(model_solve(&m, NULL, &p, &why), 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(model_write_json(&m, &p, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"reference\":\t\"t3-client\""));
+	assert_non_null(strstr(buf, "\"kind\":\t\"semaphore\""));
+	assert_non_null(strstr(buf, "\"prediction\":"));
+	assert_null(strchr(buf, '\x1b')); /* cJSON escapes it */
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(model_write_text(&m, &p, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "t3-back.lock"));
+	assert_non_null(strstr(buf, "-> t3-front x 1.00 (unix)"));
+	assert_non_null(strstr(buf, "predicted at 4 clients, 2 CPUs"));
+	free(buf);
+	wg_free(g);
+}
+
+/* --steady: the longest run of windows whose rates agree */
+static void test_steady(void **state)
+{
+	static const uint64_t ramp[] = { 10, 100, 400, 1000, 1050, 980, 1010, 300 };
+	static const uint64_t wild[] = { 10, 500, 40, 900, 100, 700 };
+	struct model_capture c;
+	char *cause = NULL;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.self_tgid = 900;
+	c.nwin = 8;
+	c.win = calloc(c.nwin, sizeof(*c.win));
+	assert_non_null(c.win);
+	for (unsigned i = 0; i < c.nwin; i++) {
+		c.win[i] = wg_new();
+		c.win[i]->secs = 1;
+		edge(c.win[i], 1, 1, "w", WG_WAKER_TASK, 2, 2, "v", 0, st_unix, ramp[i], 0.1);
+		assert_int_equal(wg_thread_add(c.win[i], 1, 1, "w", ramp[i] * 100000), 0);
+		/* argus's own activity does not count */
+		edge(c.win[i], 901, 900, "argus", WG_WAKER_NONE, 0, 0, NULL, 0, st_sleep, i * 1000, 0.1);
+	}
+	assert_int_equal(model_capture_steady(&c, 0.1, 3, &cause), 0);
+	assert_int_equal(c.first, 3);
+	assert_int_equal(c.last, 6);
+	for (unsigned i = 0; i < 6; i++) {
+		wg_free(c.win[i]);
+		c.win[i] = wg_new();
+		c.win[i]->secs = 1;
+		edge(c.win[i], 1, 1, "w", WG_WAKER_TASK, 2, 2, "v", 0, st_unix, wild[i], 0.1);
+	}
+	c.nwin = 6;
+	assert_int_equal(model_capture_steady(&c, 0.1, 3, &cause), -ERANGE);
+	assert_non_null(strstr(cause, "never reached a steady state"));
+	assert_non_null(strstr(cause, " 900/")); /* the rates are listed */
+	free(cause);
+	for (unsigned i = 0; i < 8; i++)
+		wg_free(c.win[i]);
+	free(c.win);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_merge_and_rates),
+		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_solve),
+		cmocka_unit_test(test_trivial_and_empty),
+		cmocka_unit_test(test_writers),
+		cmocka_unit_test(test_steady),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

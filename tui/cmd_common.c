@@ -1,0 +1,33 @@
+/* cmd_common — shared by the subcommands (see cmd_common.h). */
+#include <errno.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+
+#include "cmd_common.h"
+
+static void cmd_sigset(const int *sigs, sigset_t *set)
+{
+	sigemptyset(set);
+	for (; *sigs; sigs++)
+		sigaddset(set, *sigs);
+}
+
+int cmd_signals_block(const int *sigs, sigset_t *old)
+{
+	sigset_t set;
+
+	cmd_sigset(sigs, &set);
+	return sigprocmask(SIG_BLOCK, &set, old) < 0 ? -errno : 0;
+}
+
+int cmd_signalfd(const int *sigs, sigset_t *old)
+{
+	sigset_t set;
+	int fd;
+
+	cmd_sigset(sigs, &set);
+	if (sigprocmask(SIG_BLOCK, &set, old) < 0)
+		return -errno;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
