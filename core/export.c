@@ -497,7 +497,10 @@ static void md_tree(FILE *out, const struct tree *t)
 			const struct tree_node *c = n->child[i];
 			int path = !!(c->flags & TREE_F_VERDICT);
 
-			if (path)
+			/* several children carry the flag when the verdict has
+			 * branches: the table follows the path, the largest rise at
+			 * every split (the descent's own rule for verdict.path) */
+			if (path && (!next || c->stat.rise > next->stat.rise))
 				next = c;
 			if (!path && shown >= EXPORT_SIBLINGS - 1)
 				continue;
