@@ -49,10 +49,11 @@ jq -r --arg f "$(jq -r .options.freq_hz "$TMP/2.json")" '.windows[] | "\(.sample
 	"$TMP/2.json" | awk '$1 < 0.8 || $1 > 1.2 { print "window: " $1 " thread-s/s"; bad = 1 } END { exit bad }' ||
 	fail "a victim that never blocks: its time does not add up to one thread-second per second"
 
-# 3. a --victim-pid that dies mid-run
+# 3. a --victim-pid that dies mid-run (--fixed: sequential stopping could settle
+# before the victim dies, 5 s in)
 "$S/starved" --seconds 5 --cpu 1 >/dev/null &
 vp=$!
-"$ARGUS" diagnose --victim-pid "$vp" --load "$S/spinner --cpu 1" --pairs 8 --no-session \
+"$ARGUS" diagnose --victim-pid "$vp" --load "$S/spinner --cpu 1" --pairs 8 --fixed --no-session \
 	>"$TMP/3.json" 2>"$TMP/3.err"
 rc=$?
 vp=
