@@ -4,7 +4,9 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tmux.inc"
 
-start 80 24 LANG=C.UTF-8 TERM=xterm-256color -- --static "$FOLDED_CAL"
+# 40 rows: the verdict's branches (the munmap path beside the fault) are
+# expanded too, and the vanished node sits below them
+start 80 40 LANG=C.UTF-8 TERM=xterm-256color -- --static "$FOLDED_CAL"
 wait_for "load/s"
 screen | head -n 1 | grep -q 'mm +' || fail "no subsystem summary in the header"
 wait_for "◆ do_anonymous_page"
