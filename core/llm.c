@@ -1,5 +1,6 @@
 /* llm — HTTP to LLM providers on the libcurl multi interface, driven by the
- * caller's poll loop (see llm.h for the loop and the contract). */
+ * caller's poll loop (see llm.h for the loop and the contract).  The request
+ * bodies and the reply parsing are in llm_reply.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +15,7 @@
 
 #include "json_safe.h"
 #include "llm.h"
+#include "llm_int.h"
 #include "sanitize.h"
 #include "util.h"
 
@@ -21,15 +23,7 @@
 #define ARGUS_VERSION "0"
 #endif
 
-#define LLM_MAX_SOCKS 16
-#define LLM_ERRMSG_MAX 300   /* bytes of a server's error message we quote */
-
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static int buf_add(struct buf *b, const char *s, size_t n)
+int llm_buf_add(struct buf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > LLM_MAX_REPLY_BYTES)
 		return -E2BIG;
@@ -51,77 +45,18 @@ static int buf_add(struct buf *b, const char *s, size_t n)
 	return 0;
 }
 
-static void buf_reset(struct buf *b)
+void llm_buf_reset(struct buf *b)
 {
 	b->len = 0;
 	if (b->p)
 		b->p[0] = '\0';
 }
 
-static void buf_free(struct buf *b)
+void llm_buf_free(struct buf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof(*b));
 }
-
-enum req_state {
-	REQ_IDLE,
-	REQ_RUNNING,    /* an attempt is in curl */
-	REQ_BACKOFF,    /* waiting to retry */
-	REQ_DONE,       /* finished; llm_request_poll hands it over */
-};
-
-struct llm_sock {
-	curl_socket_t fd;
-	int what;       /* CURL_POLL_IN / OUT / INOUT */
-};
-
-struct llm {
-	struct llm_config cfg;
-	CURLM *multi;
-	struct llm_sock socks[LLM_MAX_SOCKS];
-	int nsocks;
-	int64_t timer_at;            /* ms, monotonic; -1: no curl timer */
-	char last_error[256];
-
-	/* the request */
-	enum req_state state;
-	CURL *easy;
-	struct curl_slist *hdrs;
-	char *body;
-	char *endpoint;
-	llm_delta_cb cb;
-	void *cb_arg;
-	int64_t t_start, retry_at;
-	double wait_s;
-	unsigned attempts;
-
-	/* the attempt */
-	long status;
-	int decided;                 /* sse or raw chosen */
-	int sse;
-	struct llm_sse sse_p;
-	struct buf raw;
-	long retry_after_s;          /* -1: none */
-	char errbuf[CURL_ERROR_SIZE];
-	int stream_done;
-	char *stream_err;            /* an error the stream itself carried */
-	int stream_err_code;
-
-	/* what the reply says */
-	struct buf text, tool_args, thinking;
-	char *tool_name;
-	char *tool_id;               /* openai: id of the call being assembled */
-	char *stop_reason;
-	int tool_index;              /* openai: index of the first tool call, -1 */
-	int tool_calls_seen;         /* openai: tool-call entries without an index */
-	int anth_tool_block;         /* anthropic: content block of the tool, -1 */
-	unsigned long tokens_in, tokens_out;
-
-	/* the outcome, while REQ_DONE */
-	int rc;
-	char *error;
-};
 
 char *llm_scrub(char *s, const char *secret)
 {
@@ -143,515 +78,8 @@ char *llm_scrub(char *s, const char *secret)
 	return s;
 }
 
-/* Control characters from a server's text would garble a terminal line. */
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = ' ';
-}
-
 static void req_fail(struct llm *l, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-/* ---- request bodies ---------------------------------------------------------- */
-
-static const char tool_desc[] =
-	"Propose the next instrumentation step: one kind from the catalog with its "
-	"parameters. It is validated, then a person accepts, edits or vetoes it before "
-	"anything is loaded. To state a verdict instead, reply with text.";
-
-char *llm_body_build(const struct llm_config *cfg, const struct llm_msg *msgs, size_t n,
-		     const char *system, const char *tool_schema_json, char **cause)
-{
-	cJSON *root = NULL, *arr, *m, *schema = NULL, *tools, *tool, *fn;
-	char *out = NULL;
-	int anth = cfg->provider == LLM_ANTHROPIC;
-
-	if (cause)
-		*cause = NULL;
-	if (tool_schema_json && *tool_schema_json) {
-		const char *ep = NULL;
-
-		schema = cJSON_ParseWithOpts(tool_schema_json, &ep, 1);
-		if (!schema || !cJSON_IsObject(schema)) {
-			if (cause && asprintf(cause, "step schema is not a JSON object (at byte %ld)",
-					      schema || !ep ? 0L : (long)(ep - tool_schema_json)) < 0)
-				*cause = NULL;
-			errno = EINVAL;
-			goto out;
-		}
-		cJSON_DeleteItemFromObjectCaseSensitive(schema, "$schema");
-		cJSON_DeleteItemFromObjectCaseSensitive(schema, "$id");
-	}
-	root = cJSON_CreateObject();
-	if (!root || !cJSON_AddStringToObject(root, "model", cfg->model ? cfg->model : ""))
-		goto nomem;
-	if (anth) {
-		if (!cJSON_AddNumberToObject(root, "max_tokens", cfg->max_tokens ? cfg->max_tokens
-									  : LLM_DEF_MAX_TOKENS))
-			goto nomem;
-		if (system && *system && !cJSON_AddStringToObject(root, "system", system))
-			goto nomem;
-	}
-	arr = cJSON_AddArrayToObject(root, "messages");
-	if (!arr)
-		goto nomem;
-	if (!anth && system && *system) {
-		m = cJSON_CreateObject();
-		if (!m)
-			goto nomem;
-		cJSON_AddItemToArray(arr, m);
-		if (!cJSON_AddStringToObject(m, "role", "system") ||
-		    !cJSON_AddStringToObject(m, "content", system))
-			goto nomem;
-	}
-	for (size_t i = 0; i < n; i++) {
-		m = cJSON_CreateObject();
-		if (!m)
-			goto nomem;
-		cJSON_AddItemToArray(arr, m);
-		if (!cJSON_AddStringToObject(m, "role",
-					     msgs[i].role == LLM_ASSISTANT ? "assistant" : "user") ||
-		    !cJSON_AddStringToObject(m, "content", msgs[i].content ? msgs[i].content : ""))
-			goto nomem;
-	}
-	if (cfg->stream) {
-		if (!cJSON_AddTrueToObject(root, "stream"))
-			goto nomem;
-		if (!anth) {
-			cJSON *so = cJSON_AddObjectToObject(root, "stream_options");
-
-			if (!so || !cJSON_AddTrueToObject(so, "include_usage"))
-				goto nomem;
-		}
-	}
-	if (schema) {
-		tools = cJSON_AddArrayToObject(root, "tools");
-		tool = cJSON_CreateObject();
-		if (!tools || !tool)
-			goto nomem_tool;
-		cJSON_AddItemToArray(tools, tool);
-		if (anth) {
-			fn = tool;
-		} else {
-			if (!cJSON_AddStringToObject(tool, "type", "function"))
-				goto nomem;
-			fn = cJSON_AddObjectToObject(tool, "function");
-			if (!fn)
-				goto nomem;
-		}
-		if (!cJSON_AddStringToObject(fn, "name", LLM_TOOL_NAME) ||
-		    !cJSON_AddStringToObject(fn, "description", tool_desc))
-			goto nomem;
-		cJSON_AddItemToObject(fn, anth ? "input_schema" : "parameters", schema);
-		schema = NULL;
-	}
-	out = cJSON_PrintUnformatted(root);
-	if (!out)
-		goto nomem;
-	goto out;
-nomem_tool:
-	cJSON_Delete(tool);
-nomem:
-	errno = ENOMEM;
-	if (cause && !*cause)
-		*cause = strdup("out of memory building the LLM request");
-out:
-	cJSON_Delete(schema);
-	cJSON_Delete(root);
-	return out;
-}
-
-/* ---- reply parsing ----------------------------------------------------------- */
-
-static void set_str(char **dst, const char *s)
-{
-	char *n;
-
-	if (!s)
-		return;
-	n = strdup(s);
-	if (!n)
-		return;
-	free(*dst);
-	*dst = n;
-}
-
-static int add_text(struct llm *l, enum llm_delta_kind kind, const char *s)
-{
-	size_t n = strlen(s);
-	int err;
-
-	if (!n)
-		return 0;
-	err = buf_add(kind == LLM_DELTA_TEXT ? &l->text :
-		      kind == LLM_DELTA_THINKING ? &l->thinking : &l->tool_args, s, n);
-	if (err)
-		return err;
-	if (l->cb) {
-		/* the pane shows this as it streams: escaped first */
-		char *safe = kind != LLM_DELTA_TOOL && !sanitize_is_clean(s, SANITIZE_JSON_TEXT) ?
-			     sanitize_str(s, SANITIZE_JSON_TEXT) : NULL;
-
-		l->cb(kind, safe ? safe : s, safe ? strlen(safe) : n, l->cb_arg);
-		free(safe);
-	}
-	return 0;
-}
-
-static unsigned long json_ulong(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	/* a server's count: a number it sends of 1e38 is not cast (UB), it is 0 */
-	return cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15 ?
-	       (unsigned long)v->valuedouble : 0;
-}
-
-/* A server's error object -> a short message (caller frees), or NULL. */
-static char *json_error_message(const cJSON *root)
-{
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "error");
-	const cJSON *msg;
-	char *s;
-
-	if (cJSON_IsString(e))
-		msg = e;
-	else if (cJSON_IsObject(e))
-		msg = cJSON_GetObjectItemCaseSensitive(e, "message");
-	else
-		return NULL;
-	if (!cJSON_IsString(msg) || !msg->valuestring)
-		return strdup("(no message)");
-	s = strndup(msg->valuestring, LLM_ERRMSG_MAX);
-	if (s)
-		sanitize(s);
-	return s;
-}
-
-static void stream_error(struct llm *l, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void stream_error(struct llm *l, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (l->stream_err)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&l->stream_err, fmt, ap) < 0)
-		l->stream_err = NULL;
-	va_end(ap);
-	l->stream_err_code = code;
-}
-
-static void openai_usage(struct llm *l, const cJSON *root)
-{
-	const cJSON *u = cJSON_GetObjectItemCaseSensitive(root, "usage");
-
-	if (!cJSON_IsObject(u))
-		return;
-	if (json_ulong(u, "prompt_tokens"))
-		l->tokens_in = json_ulong(u, "prompt_tokens");
-	if (json_ulong(u, "completion_tokens"))
-		l->tokens_out = json_ulong(u, "completion_tokens");
-}
-
-/* One tool call of an OpenAI message or delta.  Servers differ: OpenAI and
- * llama-server key streamed pieces by "index" and send id and name in the
- * first piece only; Ollama has sent them without "index", each piece a whole
- * call, and its arguments as an object rather than a string.  So: by index
- * when there is one, else by arrival — a piece with a new id is another call;
- * one without an id continues the current one.  One call per turn is used;
- * later ones are ignored. */
-static int openai_tool_call(struct llm *l, const cJSON *tc, int pos, int delta)
-{
-	const cJSON *idx = cJSON_GetObjectItemCaseSensitive(tc, "index");
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(tc, "id");
-	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
-	const cJSON *name, *args;
-	int i;
-
-	if (cJSON_IsNumber(idx)) {
-		i = idx->valueint;
-	} else if (delta) {
-		/* by arrival: a new id starts another call */
-		if (cJSON_IsString(id) && id->valuestring[0] &&
-		    (!l->tool_id || strcmp(l->tool_id, id->valuestring)))
-			l->tool_calls_seen++;
-		else if (!l->tool_calls_seen)
-			l->tool_calls_seen = 1;
-		i = l->tool_calls_seen - 1;
-	} else {
-		i = pos;
-	}
-	if (l->tool_index < 0)
-		l->tool_index = i;
-	if (i != l->tool_index || !cJSON_IsObject(fn))
-		return 0;
-	if (cJSON_IsString(id) && id->valuestring[0])
-		set_str(&l->tool_id, id->valuestring);
-	name = cJSON_GetObjectItemCaseSensitive(fn, "name");
-	args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
-	if (cJSON_IsString(name) && name->valuestring[0])
-		set_str(&l->tool_name, name->valuestring);
-	if (cJSON_IsString(args))
-		return add_text(l, LLM_DELTA_TOOL, args->valuestring);
-	if (cJSON_IsObject(args)) { /* Ollama: an object, whole, even streamed */
-		char *a = cJSON_PrintUnformatted(args);
-		int err;
-
-		if (!a)
-			return -ENOMEM;
-		err = add_text(l, LLM_DELTA_TOOL, a);
-		free(a);
-		return err;
-	}
-	return 0;
-}
-
-/* choices[0].message (full reply) or choices[0].delta (stream chunk). */
-static int openai_choice(struct llm *l, const cJSON *root, int delta)
-{
-	const cJSON *choices = cJSON_GetObjectItemCaseSensitive(root, "choices");
-	const cJSON *c0, *msg, *content, *tcs, *fr;
-	int err, pos = 0;
-
-	if (!cJSON_IsArray(choices))
-		return delta ? 0 : -EPROTO;
-	c0 = cJSON_GetArrayItem(choices, 0);
-	if (!c0)
-		return 0; /* the usage-only chunk */
-	fr = cJSON_GetObjectItemCaseSensitive(c0, "finish_reason");
-	if (cJSON_IsString(fr))
-		set_str(&l->stop_reason, fr->valuestring);
-	msg = cJSON_GetObjectItemCaseSensitive(c0, delta ? "delta" : "message");
-	if (!cJSON_IsObject(msg))
-		return delta ? 0 : -EPROTO;
-	/* thinking, apart from the answer: llama-server's reasoning_content,
-	 * Ollama's reasoning */
-	for (unsigned k = 0; k < 2; k++) {
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(msg, k ? "reasoning" : "reasoning_content");
-
-		if (cJSON_IsString(r) && (err = add_text(l, LLM_DELTA_THINKING, r->valuestring)))
-			return err;
-	}
-	content = cJSON_GetObjectItemCaseSensitive(msg, "content");
-	if (cJSON_IsString(content)) {
-		err = add_text(l, LLM_DELTA_TEXT, content->valuestring);
-		if (err)
-			return err;
-	}
-	tcs = cJSON_GetObjectItemCaseSensitive(msg, "tool_calls");
-	if (cJSON_IsArray(tcs)) {
-		const cJSON *tc;
-
-		cJSON_ArrayForEach(tc, tcs) {
-			err = openai_tool_call(l, tc, pos++, delta);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
-static int anth_usage(struct llm *l, const cJSON *u)
-{
-	if (!cJSON_IsObject(u))
-		return 0;
-	if (json_ulong(u, "input_tokens"))
-		l->tokens_in = json_ulong(u, "input_tokens");
-	if (json_ulong(u, "output_tokens"))
-		l->tokens_out = json_ulong(u, "output_tokens");
-	return 0;
-}
-
-static int anth_event(struct llm *l, const cJSON *root)
-{
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
-	const char *t = cJSON_IsString(type) ? type->valuestring : "";
-	const cJSON *idx = cJSON_GetObjectItemCaseSensitive(root, "index");
-	int index = cJSON_IsNumber(idx) ? idx->valueint : -1;
-
-	if (!strcmp(t, "message_start")) {
-		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(root, "message");
-
-		return anth_usage(l, cJSON_GetObjectItemCaseSensitive(msg, "usage"));
-	}
-	if (!strcmp(t, "content_block_start")) {
-		const cJSON *cb = cJSON_GetObjectItemCaseSensitive(root, "content_block");
-		const cJSON *bt = cJSON_GetObjectItemCaseSensitive(cb, "type");
-
-		if (cJSON_IsString(bt) && !strcmp(bt->valuestring, "tool_use") &&
-		    l->anth_tool_block < 0) {
-			const cJSON *name = cJSON_GetObjectItemCaseSensitive(cb, "name");
-
-			l->anth_tool_block = index;
-			if (cJSON_IsString(name))
-				set_str(&l->tool_name, name->valuestring);
-		} else if (cJSON_IsString(bt) && !strcmp(bt->valuestring, "text")) {
-			const cJSON *tx = cJSON_GetObjectItemCaseSensitive(cb, "text");
-
-			if (cJSON_IsString(tx))
-				return add_text(l, LLM_DELTA_TEXT, tx->valuestring);
-		}
-		return 0;
-	}
-	if (!strcmp(t, "content_block_delta")) {
-		const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "delta");
-		const cJSON *dt = cJSON_GetObjectItemCaseSensitive(d, "type");
-		const cJSON *v;
-
-		if (!cJSON_IsString(dt))
-			return 0;
-		if (!strcmp(dt->valuestring, "text_delta")) {
-			v = cJSON_GetObjectItemCaseSensitive(d, "text");
-			return cJSON_IsString(v) ? add_text(l, LLM_DELTA_TEXT, v->valuestring) : 0;
-		}
-		if (!strcmp(dt->valuestring, "thinking_delta")) {
-			v = cJSON_GetObjectItemCaseSensitive(d, "thinking");
-			return cJSON_IsString(v) ? add_text(l, LLM_DELTA_THINKING, v->valuestring) : 0;
-		}
-		if (!strcmp(dt->valuestring, "input_json_delta") && index == l->anth_tool_block &&
-		    index >= 0) {
-			v = cJSON_GetObjectItemCaseSensitive(d, "partial_json");
-			return cJSON_IsString(v) ? add_text(l, LLM_DELTA_TOOL, v->valuestring) : 0;
-		}
-		return 0;
-	}
-	if (!strcmp(t, "message_delta")) {
-		const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "delta");
-		const cJSON *sr = cJSON_GetObjectItemCaseSensitive(d, "stop_reason");
-
-		if (cJSON_IsString(sr))
-			set_str(&l->stop_reason, sr->valuestring);
-		return anth_usage(l, cJSON_GetObjectItemCaseSensitive(root, "usage"));
-	}
-	if (!strcmp(t, "message_stop")) {
-		l->stream_done = 1;
-		return 0;
-	}
-	if (!strcmp(t, "error")) {
-		char *m = json_error_message(root);
-
-		stream_error(l, -EIO, "the LLM server sent an error mid-reply: %s", m ? m : "?");
-		free(m);
-		return -EIO;
-	}
-	return 0; /* ping, content_block_stop, and events added later */
-}
-
-/* One SSE event of either API. */
-static int sse_event(const char *event, const char *data, size_t len, void *arg)
-{
-	struct llm *l = arg;
-	const char *ep = NULL;
-	cJSON *root;
-	int err;
-
-	if (l->stream_done)
-		return 0; /* anything after the end is ignored */
-	if (l->cfg.provider == LLM_OPENAI && len == 6 && !memcmp(data, "[DONE]", 6)) {
-		l->stream_done = 1;
-		return 0;
-	}
-	root = cJSON_ParseWithOpts(data, &ep, 0);
-	if (!root) {
-		stream_error(l, -EPROTO, "LLM stream event '%s' is not JSON (at byte %ld of %zu)",
-			     event, ep ? (long)(ep - data) : 0L, len);
-		return -EPROTO;
-	}
-	json_safe_tree(root, 0, SANITIZE_JSON_TEXT, NULL); /* its text is shown as it streams */
-	if (l->cfg.provider == LLM_ANTHROPIC) {
-		err = anth_event(l, root);
-	} else {
-		char *m = json_error_message(root);
-
-		if (m) {
-			stream_error(l, -EIO, "the LLM server sent an error mid-reply: %s", m);
-			free(m);
-			err = -EIO;
-		} else {
-			openai_usage(l, root);
-			err = openai_choice(l, root, 1);
-		}
-	}
-	if (err && !l->stream_err)
-		stream_error(l, err, "LLM stream event '%s' could not be used: %s", event,
-			     strerror(-err));
-	cJSON_Delete(root);
-	return err;
-}
-
-/* A whole (non-streamed) JSON reply. */
-static int parse_full(struct llm *l, const char *body)
-{
-	const char *ep = NULL;
-	cJSON *root;
-	int err = 0;
-
-	root = cJSON_ParseWithOpts(body, &ep, 0);
-	if (root)
-		json_safe_tree(root, 0, SANITIZE_JSON_TEXT, NULL); /* text, tool name, errors: shown */
-	if (!root) {
-		stream_error(l, -EPROTO, "the LLM reply is not JSON (at byte %ld)",
-			     ep ? (long)(ep - body) : 0L);
-		return -EPROTO;
-	}
-	if (l->cfg.provider == LLM_OPENAI) {
-		openai_usage(l, root);
-		err = openai_choice(l, root, 0);
-		if (err == -EPROTO)
-			stream_error(l, -EPROTO, "the LLM reply has no choices[0].message");
-	} else {
-		const cJSON *content = cJSON_GetObjectItemCaseSensitive(root, "content");
-		const cJSON *sr = cJSON_GetObjectItemCaseSensitive(root, "stop_reason");
-		const cJSON *b;
-
-		anth_usage(l, cJSON_GetObjectItemCaseSensitive(root, "usage"));
-		if (cJSON_IsString(sr))
-			set_str(&l->stop_reason, sr->valuestring);
-		if (!cJSON_IsArray(content)) {
-			stream_error(l, -EPROTO, "the LLM reply has no content array");
-			err = -EPROTO;
-			goto out;
-		}
-		cJSON_ArrayForEach(b, content) {
-			const cJSON *bt = cJSON_GetObjectItemCaseSensitive(b, "type");
-
-			if (!cJSON_IsString(bt))
-				continue;
-			if (!strcmp(bt->valuestring, "text")) {
-				const cJSON *tx = cJSON_GetObjectItemCaseSensitive(b, "text");
-
-				if (cJSON_IsString(tx) && (err = add_text(l, LLM_DELTA_TEXT, tx->valuestring)))
-					goto out;
-			} else if (!strcmp(bt->valuestring, "thinking")) {
-				const cJSON *th = cJSON_GetObjectItemCaseSensitive(b, "thinking");
-
-				if (cJSON_IsString(th) &&
-				    (err = add_text(l, LLM_DELTA_THINKING, th->valuestring)))
-					goto out;
-			} else if (!strcmp(bt->valuestring, "tool_use") && !l->tool_name) {
-				const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
-				const cJSON *in = cJSON_GetObjectItemCaseSensitive(b, "input");
-				char *s;
-
-				set_str(&l->tool_name, cJSON_IsString(name) ? name->valuestring : "?");
-				s = in ? cJSON_PrintUnformatted(in) : strdup("{}");
-				if (s) {
-					err = add_text(l, LLM_DELTA_TOOL, s);
-					free(s);
-					if (err)
-						goto out;
-				}
-			}
-		}
-	}
-out:
-	cJSON_Delete(root);
-	return err;
-}
 
 /* ---- curl callbacks ------------------------------------------------------------ */
 
@@ -708,17 +136,17 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
 		l->decided = 1;
 	}
 	if (l->sse) {
-		err = llm_sse_feed(&l->sse_p, data, n, sse_event, l);
+		err = llm_sse_feed(&l->sse_p, data, n, llm_sse_event, l);
 		if (err == -E2BIG)
-			stream_error(l, -EPROTO, "an LLM stream event exceeds %u MiB",
+			llm_stream_error(l, -EPROTO, "an LLM stream event exceeds %u MiB",
 				     LLM_MAX_REPLY_BYTES >> 20);
 		else if (err == -ENOMEM)
-			stream_error(l, -ENOMEM, "out of memory reading the LLM reply");
+			llm_stream_error(l, -ENOMEM, "out of memory reading the LLM reply");
 		return err ? 0 : n; /* 0 aborts the transfer */
 	}
-	err = buf_add(&l->raw, data, n);
+	err = llm_buf_add(&l->raw, data, n);
 	if (err) {
-		stream_error(l, err == -E2BIG ? -EPROTO : err, "the LLM reply exceeds %u MiB",
+		llm_stream_error(l, err == -E2BIG ? -EPROTO : err, "the LLM reply exceeds %u MiB",
 			     LLM_MAX_REPLY_BYTES >> 20);
 		return 0;
 	}
@@ -772,16 +200,16 @@ static void attempt_reset(struct llm *l)
 	l->decided = 0;
 	l->sse = 0;
 	llm_sse_clear(&l->sse_p);
-	buf_reset(&l->raw);
+	llm_buf_reset(&l->raw);
 	l->retry_after_s = -1;
 	l->errbuf[0] = '\0';
 	l->stream_done = 0;
 	free(l->stream_err);
 	l->stream_err = NULL;
 	l->stream_err_code = 0;
-	buf_reset(&l->text);
-	buf_reset(&l->tool_args);
-	buf_reset(&l->thinking);
+	llm_buf_reset(&l->text);
+	llm_buf_reset(&l->tool_args);
+	llm_buf_reset(&l->thinking);
 	free(l->tool_name);
 	l->tool_name = NULL;
 	free(l->tool_id);
@@ -829,7 +257,7 @@ static void req_fail(struct llm *l, int rc, const char *fmt, ...)
 	va_end(ap);
 	if (l->error) {
 		llm_scrub(l->error, l->cfg.api_key);
-		sanitize(l->error);
+		llm_blank_controls(l->error);
 	}
 	l->rc = rc;
 	l->state = REQ_DONE;
@@ -936,13 +364,13 @@ static void attempt_finish(struct llm *l, const char *url)
 		if (!strncmp(l->raw.p, "data:", 5) || !strncmp(l->raw.p, "event:", 6)) {
 			/* SSE under another content type */
 			l->sse = 1;
-			if (llm_sse_feed(&l->sse_p, l->raw.p, l->raw.len, sse_event, l) ||
-			    llm_sse_feed(&l->sse_p, "\n\n", 2, sse_event, l)) {
+			if (llm_sse_feed(&l->sse_p, l->raw.p, l->raw.len, llm_sse_event, l) ||
+			    llm_sse_feed(&l->sse_p, "\n\n", 2, llm_sse_event, l)) {
 				req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
 					 l->stream_err ? l->stream_err : "the LLM stream did not parse");
 				return;
 			}
-		} else if (parse_full(l, l->raw.p)) {
+		} else if (llm_parse_full(l, l->raw.p)) {
 			req_fail(l, l->stream_err_code ? l->stream_err_code : -EPROTO, "%s",
 				 l->stream_err ? l->stream_err : "the LLM reply did not parse");
 			return;
@@ -1032,7 +460,7 @@ static void attempt_done(struct llm *l, CURLcode cc)
 	}
 	if (l->status < 200 || l->status >= 300) {
 		cJSON *root = l->raw.len ? cJSON_Parse(l->raw.p) : NULL;
-		char *m = root ? json_error_message(root) : NULL;
+		char *m = root ? llm_json_error_message(root) : NULL;
 
 		cJSON_Delete(root);
 		req_fail(l, -EIO, "the LLM server at %s answered HTTP %ld%s%s%s%s", url, l->status,
@@ -1120,10 +548,10 @@ void llm_free(struct llm *l)
 	req_drop(l);
 	attempt_reset(l);
 	llm_sse_clear(&l->sse_p);
-	buf_free(&l->raw);
-	buf_free(&l->text);
-	buf_free(&l->tool_args);
-	buf_free(&l->thinking);
+	llm_buf_free(&l->raw);
+	llm_buf_free(&l->text);
+	llm_buf_free(&l->tool_args);
+	llm_buf_free(&l->thinking);
 	free(l->tool_id);
 	free(l->error);
 	if (l->multi)
@@ -1212,77 +640,6 @@ static char *dup_or_empty(const struct buf *b)
 	return strdup(b->len ? b->p : "");
 }
 
-/* The JSON object of a tool call written as text, {"name": LLM_TOOL_NAME,
- * "arguments": {...}} (or "parameters"), starting at text[from..]: its
- * arguments as JSON text (caller frees) and the span [*b, *e) it covers;
- * NULL when there is none. */
-static char *text_tool_call_at(const char *text, size_t from, size_t *b, size_t *e)
-{
-	for (const char *p = strchr(text + from, '{'); p; p = strchr(p + 1, '{')) {
-		const char *end = NULL;
-		cJSON *o = cJSON_ParseWithOpts(p, &end, 0);
-		const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name"), *args;
-		char *out = NULL;
-
-		args = cJSON_GetObjectItemCaseSensitive(o, "arguments");
-		if (!args)
-			args = cJSON_GetObjectItemCaseSensitive(o, "parameters");
-		if (cJSON_IsString(name) && !strcmp(name->valuestring, LLM_TOOL_NAME) && args) {
-			out = cJSON_IsString(args) ? strdup(args->valuestring) : cJSON_PrintUnformatted(args);
-			*b = (size_t)(p - text);
-			*e = (size_t)(end - text);
-		}
-		cJSON_Delete(o);
-		if (out)
-			return out;
-	}
-	return NULL;
-}
-
-/* llama-server with a chat template that is not tool-aware (and models
- * that ignore tools, as Ollama lets them: it ignores tool_choice) write the
- * call into the text, bare or inside <tool_call>...</tool_call>.  When no
- * structured call came, one naming our tool is taken from the text, and the
- * text keeps only what was around it.  1 when recovered, 0, or -ENOMEM. */
-static int recover_text_tool_call(struct llm *l)
-{
-	static const char open_tag[] = "<tool_call>", close_tag[] = "</tool_call>";
-	const char *text = l->text.len ? l->text.p : NULL, *tag;
-	size_t b = 0, e = 0, from = 0;
-	char *args, *rest;
-
-	if (!text || l->tool_name || l->tool_args.len)
-		return 0;
-	tag = strstr(text, open_tag);
-	if (tag)
-		from = (size_t)(tag - text);
-	args = text_tool_call_at(text, from, &b, &e);
-	if (!args)
-		return 0;
-	if (tag && b >= from) {
-		const char *close = strstr(text + e, close_tag);
-
-		b = from;
-		if (close)
-			e = (size_t)(close - text) + sizeof(close_tag) - 1;
-	}
-	if (asprintf(&rest, "%.*s%s", (int)b, text, text + e) < 0) {
-		free(args);
-		return -ENOMEM;
-	}
-	buf_reset(&l->text);
-	buf_reset(&l->tool_args);
-	if (buf_add(&l->text, rest, strlen(rest)) || buf_add(&l->tool_args, args, strlen(args))) {
-		free(rest);
-		free(args);
-		return -ENOMEM;
-	}
-	free(rest);
-	free(args);
-	set_str(&l->tool_name, LLM_TOOL_NAME);
-	return 1;
-}
-
 int llm_request_poll(struct llm *l, struct llm_result *res)
 {
 	int rc;
@@ -1300,7 +657,7 @@ int llm_request_poll(struct llm *l, struct llm_result *res)
 	res->tokens_in = l->tokens_in;
 	res->tokens_out = l->tokens_out;
 	if (rc == 0) {
-		int rec = recover_text_tool_call(l);
+		int rec = llm_recover_text_tool_call(l);
 
 		if (rec < 0)
 			rc = rec;
@@ -1355,14 +712,14 @@ int llm_reply_parse(struct llm *l, const char *body, size_t n, int sse, struct l
 	l->wait_s = 0;
 	l->attempts = 1;
 	if (sse) {
-		err = llm_sse_feed(&l->sse_p, body ? body : "", n, sse_event, l);
+		err = llm_sse_feed(&l->sse_p, body ? body : "", n, llm_sse_event, l);
 		if (err == -E2BIG)
-			stream_error(l, -EPROTO, "an LLM stream event exceeds %u MiB",
+			llm_stream_error(l, -EPROTO, "an LLM stream event exceeds %u MiB",
 				     LLM_MAX_REPLY_BYTES >> 20);
 		else if (err == -ENOMEM)
-			stream_error(l, -ENOMEM, "out of memory reading the LLM reply");
-	} else if ((err = buf_add(&l->raw, body ? body : "", n))) {
-		stream_error(l, err == -E2BIG ? -EPROTO : err, "the LLM reply exceeds %u MiB",
+			llm_stream_error(l, -ENOMEM, "out of memory reading the LLM reply");
+	} else if ((err = llm_buf_add(&l->raw, body ? body : "", n))) {
+		llm_stream_error(l, err == -E2BIG ? -EPROTO : err, "the LLM reply exceeds %u MiB",
 			     LLM_MAX_REPLY_BYTES >> 20);
 	}
 	if (l->stream_err && l->state == REQ_RUNNING)

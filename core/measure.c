@@ -7,13 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ksym.h"
 #include "load.h"
 #include "measure.h"
+#include "measure_live.h"
 #include "measure_seq.h"
-#include "probe_profile.h"
 #include "reference.h"
-#include "timeacct.h"
 #include "util.h"
 
 #define MEASURE_MAX_TGIDS 1024
@@ -89,111 +87,6 @@ char *measure_probe_set(unsigned freq_hz, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- the live sampler behind struct measure_sampler ---------------------- */
-
-struct measure_live {
-	struct probe_profile *pp;
-	struct ksym_table *ks;
-	struct timeacct *ta;         /* --time wall; NULL otherwise */
-};
-
-static int live_add_tgid(void *ctx, uint32_t tgid)
-{
-	struct measure_live *l = ctx;
-	int err = probe_profile_add_tgid(l->pp, tgid);
-
-	if (!err && l->ta)
-		err = timeacct_add_tgid(l->ta, tgid);
-	return err;
-}
-
-static int64_t live_collect(void *ctx, struct profile *p, unsigned win)
-{
-	struct measure_live *l = ctx;
-
-	if (l->ta)
-		return timeacct_collect(l->ta, l->pp, p, win, l->ks);
-	return probe_profile_collect(l->pp, p, win, l->ks);
-}
-
-static void live_counters(void *ctx, uint64_t *dropped, uint64_t *lost)
-{
-	struct probe_profile_stats st;
-
-	if (probe_profile_stats(((struct measure_live *)ctx)->pp, &st) == 0) {
-		*dropped = st.dropped;
-		*lost = st.lost;
-	}
-}
-
-static void live_close(void *ctx)
-{
-	struct measure_live *l = ctx;
-
-	if (!l)
-		return;
-	timeacct_close(l->ta);
-	probe_profile_close(l->pp);
-	ksym_free(l->ks);
-	free(l);
-}
-
-/* 1 when the diagnosed threads' whole time is accounted (--time). */
-static int meas_time_wall(const struct measure_opts *o)
-{
-	return o->time == MEASURE_TIME_WALL ||
-	       (o->time == MEASURE_TIME_AUTO && (o->victim_argv || o->victim_pid));
-}
-
-static int live_open(struct measure *m, const uint32_t *tgids, size_t ntgids, int filter,
-		     const uint32_t *time_tgids, size_t ntime, char **cause)
-{
-	struct probe_profile_opts po = { 0 };
-	struct measure_live *l = calloc(1, sizeof(*l));
-	int err;
-
-	if (!l)
-		return -ENOMEM;
-	l->ks = ksym_load(NULL);
-	if (!l->ks) {
-		err = -errno;
-		util_cause(cause, "cannot read /proc/kallsyms: %s", strerror(errno));
-		free(l);
-		return err;
-	}
-	po.freq_hz = m->o.freq_hz;
-	po.tgids = filter ? tgids : NULL;
-	po.ntgids = filter ? ntgids : 0;
-	po.filter = filter;
-	po.follow_forks = filter;
-	l->pp = probe_profile_open(&po, cause);
-	if (!l->pp) {
-		err = -errno;
-		ksym_free(l->ks);
-		free(l);
-		return err ? err : -EIO;
-	}
-	if (meas_time_wall(&m->o)) {
-		char *why = NULL;
-
-		l->ta = timeacct_open(time_tgids, ntime, m->o.freq_hz, (uint32_t)getpid(), &why);
-		if (!l->ta) {
-			err = errno ? -errno : -EIO;
-			util_cause(cause, "cannot account blocked and runnable time (--time wall): %s; "
-				   "use --time cpu to sample on-CPU time only", why ? why : strerror(-err));
-			free(why);
-			live_close(l);
-			return err;
-		}
-	}
-	m->smp.ctx = l;
-	m->smp.add_tgid = live_add_tgid;
-	m->smp.collect = live_collect;
-	m->smp.counters = live_counters;
-	m->smp.close = live_close;
-	return 0;
-}
-
 /* ---- window plan and condition switches -------------------------------- */
 
 /* Makes the condition c true for the loads: resume/start or pause. */
@@ -217,7 +110,7 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 			}
 			meas_log(m, "load started (PID %d)", (int)load_pid(m->load));
 			/* the load is the diagnosed process when there is no victim */
-			if (!m->victim && meas_time_wall(&m->o) && m->smp.add_tgid)
+			if (!m->victim && measure_time_wall(&m->o) && m->smp.add_tgid)
 				m->smp.add_tgid(m->smp.ctx, (uint32_t)load_pid(m->load));
 		} else {
 			err = load_resume(m->load);
@@ -881,7 +774,8 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			if (nt > MEASURE_MAX_TGIDS)
 				nt = MEASURE_MAX_TGIDS;
 		}
-		err = live_open(m, tgids, (size_t)ntg, filter, ttg, (size_t)nt, cause);
+		err = measure_live_open(&m->smp, &m->o, tgids, (size_t)ntg, filter, ttg, (size_t)nt,
+					cause);
 		if (err < 0)
 			goto fail;
 	}

@@ -1,0 +1,118 @@
+/* measure_live — the live sampler behind struct measure_sampler: the
+ * perf-event profile probe, and with --time wall the time accounting of
+ * blocked and runnable threads (measure.c opens it unless a test gave its own
+ * sampler; the header is private to core/measure*.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ksym.h"
+#include "measure.h"
+#include "measure_live.h"
+#include "probe_profile.h"
+#include "timeacct.h"
+#include "util.h"
+
+struct measure_live {
+	struct probe_profile *pp;
+	struct ksym_table *ks;
+	struct timeacct *ta;         /* --time wall; NULL otherwise */
+};
+
+static int live_add_tgid(void *ctx, uint32_t tgid)
+{
+	struct measure_live *l = ctx;
+	int err = probe_profile_add_tgid(l->pp, tgid);
+
+	if (!err && l->ta)
+		err = timeacct_add_tgid(l->ta, tgid);
+	return err;
+}
+
+static int64_t live_collect(void *ctx, struct profile *p, unsigned win)
+{
+	struct measure_live *l = ctx;
+
+	if (l->ta)
+		return timeacct_collect(l->ta, l->pp, p, win, l->ks);
+	return probe_profile_collect(l->pp, p, win, l->ks);
+}
+
+static void live_counters(void *ctx, uint64_t *dropped, uint64_t *lost)
+{
+	struct probe_profile_stats st;
+
+	if (probe_profile_stats(((struct measure_live *)ctx)->pp, &st) == 0) {
+		*dropped = st.dropped;
+		*lost = st.lost;
+	}
+}
+
+static void live_close(void *ctx)
+{
+	struct measure_live *l = ctx;
+
+	if (!l)
+		return;
+	timeacct_close(l->ta);
+	probe_profile_close(l->pp);
+	ksym_free(l->ks);
+	free(l);
+}
+
+int measure_time_wall(const struct measure_opts *o)
+{
+	return o->time == MEASURE_TIME_WALL ||
+	       (o->time == MEASURE_TIME_AUTO && (o->victim_argv || o->victim_pid));
+}
+
+int measure_live_open(struct measure_sampler *smp, const struct measure_opts *o,
+		      const uint32_t *tgids, size_t ntgids, int filter,
+		      const uint32_t *time_tgids, size_t ntime, char **cause)
+{
+	struct probe_profile_opts po = { 0 };
+	struct measure_live *l = calloc(1, sizeof(*l));
+	int err;
+
+	if (!l)
+		return -ENOMEM;
+	l->ks = ksym_load(NULL);
+	if (!l->ks) {
+		err = -errno;
+		util_cause(cause, "cannot read /proc/kallsyms: %s", strerror(errno));
+		free(l);
+		return err;
+	}
+	po.freq_hz = o->freq_hz;
+	po.tgids = filter ? tgids : NULL;
+	po.ntgids = filter ? ntgids : 0;
+	po.filter = filter;
+	po.follow_forks = filter;
+	l->pp = probe_profile_open(&po, cause);
+	if (!l->pp) {
+		err = -errno;
+		ksym_free(l->ks);
+		free(l);
+		return err ? err : -EIO;
+	}
+	if (measure_time_wall(o)) {
+		char *why = NULL;
+
+		l->ta = timeacct_open(time_tgids, ntime, o->freq_hz, (uint32_t)getpid(), &why);
+		if (!l->ta) {
+			err = errno ? -errno : -EIO;
+			util_cause(cause, "cannot account blocked and runnable time (--time wall): %s; "
+				   "use --time cpu to sample on-CPU time only", why ? why : strerror(-err));
+			free(why);
+			live_close(l);
+			return err;
+		}
+	}
+	smp->ctx = l;
+	smp->add_tgid = live_add_tgid;
+	smp->collect = live_collect;
+	smp->counters = live_counters;
+	smp->close = live_close;
+	return 0;
+}
