@@ -53,6 +53,11 @@ enum key_action {
 	KEY_ACT_REPLAY_PREV,
 	KEY_ACT_REPLAY_START,
 	KEY_ACT_REPLAY_END,
+	KEY_ACT_SORT,             /* s: next sort order */
+	KEY_ACT_FILTER,           /* &: show only matching subtrees */
+	KEY_ACT_THRESHOLD,        /* t: next hidden-node threshold */
+	KEY_ACT_VERDICT_PATH,     /* c: collapse to the verdict path */
+	KEY_ACT_COPY_PATH,        /* Y: copy the selected path (OSC 52) */
 };
 
 struct key_binding {
