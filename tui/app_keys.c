@@ -651,7 +651,12 @@ static int key_tree(struct app *a, int code, char **cause)
 	enum key_action act = a->replay ? key_lookup_replay(code) : key_lookup(code);
 
 	if ((size_t)act >= sizeof(key_actions) / sizeof(key_actions[0]) || !key_actions[act]) {
-		app_msg(a, "unbound: ? lists keys");
+		const struct key_binding *b = key_binding_of(code);
+
+		if (a->replay && b && (b->flags & KEY_F_NO_REPLAY))
+			app_msg(a, "%s: not in a replay (the pane shows what was recorded)", b->label);
+		else
+			app_msg(a, "unbound: ? lists keys");
 		return APP_DRAW_TREE;
 	}
 	return key_actions[act](a, act, cause);
