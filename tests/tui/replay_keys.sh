@@ -19,9 +19,17 @@ for size in "80 24" "160 45"; do
 	help=""
 	i=0
 	while [ $i -lt 8 ]; do
+		prev=$(screen)
 		help="$help
-$(screen)"
+$prev"
 		keys PgDn
+		# until the page moved (or ~2 s: the end was reached)
+		j=0
+		while [ "$(screen)" = "$prev" ] && [ $j -lt 20 ]; do
+			sleep 0.1
+			j=$((j + 1))
+		done
+		[ $j -ge 20 ] && break
 		i=$((i + 1))
 	done
 	for k in "ask for another proposal" "undo the last accepted step" "agent: talk" \
