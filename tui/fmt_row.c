@@ -94,33 +94,61 @@ void fmt_colhead(struct fmt_line *l, const struct fmt_row_ctx *c)
 	fmt_line_pad(l, THEME_DIM, cols->width);
 }
 
-/* The name, cut to maxw, with the first match of the query highlighted. */
+/* Bytes [from, to) of name, the part inside [hit, hit + mlen) highlighted. */
+static void add_seg(struct fmt_line *l, enum theme_role r, const char *name, size_t from,
+		    size_t to, size_t hit, size_t mlen)
+{
+	size_t a = hit > from ? hit : from, b = hit + mlen < to ? hit + mlen : to;
+
+	if (!mlen || a >= b) {
+		fmt_line_addn(l, r, name + from, to - from);
+		return;
+	}
+	fmt_line_addn(l, r, name + from, a - from);
+	fmt_line_addn(l, THEME_SEARCH_MATCH, name + a, b - a);
+	fmt_line_addn(l, r, name + b, to - b);
+}
+
+/* The name in maxw columns, shortened in the middle when longer (kernel
+ * names differ at both ends: __do_sys_x / x_slowpath), with the first
+ * match of the query highlighted where it shows. */
 static void add_name(struct fmt_line *l, enum theme_role r, const char *name, int maxw,
 		     const char *match, const struct glyphs *gl)
 {
 	int cut = fmt_width(name) > maxw, ew = fmt_width(gl->g[GLYPH_ELLIPSIS]);
-	const char *hit = NULL;
-	size_t n, off, mlen = 0;
+	size_t len = strlen(name), n, tail = len, hit = 0, mlen = 0;
 
 	if (maxw <= 0)
 		return;
-	n = fmt_fit(name, cut ? maxw - ew : maxw, NULL);
 	if (match && *match) {
-		hit = strcasestr(name, match);
-		if (hit && (size_t)(hit - name) >= n)
-			hit = NULL;
+		const char *h = strcasestr(name, match);
+
+		if (h) {
+			hit = (size_t)(h - name);
+			mlen = strlen(match);
+		}
 	}
-	off = hit ? (size_t)(hit - name) : n;
-	fmt_line_addn(l, r, name, off);
-	if (hit) {
-		mlen = strlen(match);
-		if (off + mlen > n)
-			mlen = n - off;
-		fmt_line_addn(l, THEME_SEARCH_MATCH, name + off, mlen);
-		fmt_line_addn(l, r, name + off + mlen, n - off - mlen);
+	if (!cut) {
+		add_seg(l, r, name, 0, len, hit, mlen);
+		return;
 	}
-	if (cut)
-		fmt_line_add(l, r, gl->g[GLYPH_ELLIPSIS], -1);
+	if (maxw - ew < 4) {              /* too narrow for both ends */
+		n = fmt_fit(name, maxw - ew, NULL);
+	} else {
+		int headw = (maxw - ew + 1) / 2, tailw = maxw - ew - headw;
+
+		n = fmt_fit(name, headw, NULL);
+		/* the shortest suffix starting on a character that fits tailw */
+		for (size_t t = n; t < len; t++)
+			if (((unsigned char)name[t] & 0xc0) != 0x80 && fmt_width(name + t) <= tailw) {
+				tail = t;
+				break;
+			}
+	}
+	add_seg(l, r, name, 0, n, hit, mlen);
+	fmt_line_add(l, r, gl->g[GLYPH_ELLIPSIS], -1);
+	if (tail < len)
+		add_seg(l, r, name, tail, len, hit, mlen);
 }
 
 static void add_col(struct fmt_line *l, enum theme_role r, const char *s, int w)

@@ -4,7 +4,7 @@
 # filters to matching subtrees with a match count, t changes the hidden-node
 # threshold live, c collapses to the verdict path, Y copies the selected
 # path by OSC 52 (tmux's set-clipboard keeps it as a paste buffer), and an
-# unbound key says so.
+# unbound key says so; a name too long is shortened in the middle.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tmux.inc"
 
@@ -13,6 +13,14 @@ for size in "80 24" "160 45"; do
 	start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color -- --static "$FOLDED_CAL"
 	tm set-option -g set-clipboard on >/dev/null
 	wait_for "◆ do_anonymous_page"
+	# a name too long for its column is shortened in the middle: both ends show
+	if [ "$1" = 80 ]; then
+		screen | grep -q '◆ get_page_f…m_freelist ' ||
+			fail "80 columns: get_page_from_freelist not shortened in the middle"
+	else
+		screen | grep -qF '◆ get_page_from_freelist ' ||
+			fail "160 columns: get_page_from_freelist shortened"
+	fi
 	screen | sed -n 4p | grep -q '◆ mm' || fail "$size: mm not first by delta"
 	# s: load keeps mm first (1750/s > idle's 900/s); total puts idle first
 	keys s
