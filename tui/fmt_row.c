@@ -288,10 +288,13 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	fmt_line_pad(l, THEME_NORMAL, cols->width);
 }
 
-void fmt_footer(struct fmt_line *l, int width, size_t nhidden, double threshold,
-		const struct glyphs *gl)
+void fmt_footer(struct fmt_line *l, int width, const char *path, size_t nhidden,
+		double threshold, const struct glyphs *gl)
 {
-	char buf[128];
+	const char *sep = gl == glyphs_get(1) ? " \u203a " : " > ";
+	char buf[128], crumb[1536];
+	size_t at = 0;
+	int rw, left;
 
 	fmt_line_reset(l);
 	if (nhidden)
@@ -299,6 +302,36 @@ void fmt_footer(struct fmt_line *l, int width, size_t nhidden, double threshold,
 			 nhidden, nhidden == 1 ? "" : "s", threshold * 100);
 	else
 		snprintf(buf, sizeof(buf), " no node below %g%% hidden", threshold * 100);
-	fmt_line_add(l, THEME_DIM, buf, width);
+	rw = fmt_width(buf);
+	left = width - rw - 1;
+	crumb[0] = '\0';
+	for (const char *p = path; p && *p && at + 8 < sizeof(crumb);) {
+		size_t n = strcspn(p, ";");
+		int w = snprintf(crumb + at, sizeof(crumb) - at, "%s%.*s", at ? sep : " ", (int)n, p);
+
+		if (w < 0 || (size_t)w >= sizeof(crumb) - at)
+			break;
+		at += (size_t)w;
+		p += n + (p[n] == ';');
+	}
+	if (at && left >= 12) {
+		int ew = fmt_width(gl->g[GLYPH_ELLIPSIS]);
+		size_t from = 0;
+
+		if (fmt_width(crumb) > left) {
+			/* keep the end (the selected node): the shortest fitting suffix */
+			for (from = 1; crumb[from]; from++)
+				if (((unsigned char)crumb[from] & 0xc0) != 0x80 &&
+				    fmt_width(crumb + from) <= left - ew - 1)
+					break;
+			fmt_line_add(l, THEME_DIM, " ", -1);
+			fmt_line_add(l, THEME_DIM, gl->g[GLYPH_ELLIPSIS], -1);
+		}
+		fmt_line_add(l, THEME_NORMAL, crumb + from, left);
+		fmt_line_pad(l, THEME_DIM, width - rw);
+		fmt_line_add(l, THEME_DIM, buf, rw);
+	} else {
+		fmt_line_add(l, THEME_DIM, buf, width);
+	}
 	fmt_line_pad(l, THEME_DIM, width);
 }

@@ -278,7 +278,10 @@ void screen_draw_tree(struct screen *s, struct view_tree *v, const struct fmt_ro
 		fmt_line_add(&s->scratch, footer_role, footer_text, s->tree.w);
 		fmt_line_pad(&s->scratch, footer_role, s->tree.w);
 	} else {
-		fmt_footer(&s->scratch, s->tree.w, v->nhidden, threshold, ctx->gl);
+		char path[1024];
+
+		view_tree_path(v, path, sizeof(path));
+		fmt_footer(&s->scratch, s->tree.w, path, v->nhidden, threshold, ctx->gl);
 	}
 	screen_put_line(s, s->wtree, &s->ctree, s->tree.h - 1, &s->scratch);
 }

@@ -4,7 +4,8 @@
 # filters to matching subtrees with a match count, t changes the hidden-node
 # threshold live, c collapses to the verdict path, Y copies the selected
 # path by OSC 52 (tmux's set-clipboard keeps it as a paste buffer), and an
-# unbound key says so; a name too long is shortened in the middle.
+# unbound key says so; a name too long is shortened in the middle; the
+# footer has a breadcrumb of the selected node's path.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tmux.inc"
 
@@ -66,6 +67,16 @@ for size in "80 24" "160 45"; do
 	wait_for "▸ entry_SYSCALL_64"
 	screen | grep -qF 'clear_page_erms' || fail "$size: verdict path not open"
 	screen | grep -q '▸ idle' || fail "$size: idle not collapsed"
+	# the footer's breadcrumb: the selected node's path, its start giving way
+	crumb=$(screen | sed -n "$(($2 - 1))p")
+	echo "$crumb" | grep -q '› get_page_from_freelist › clear_page_erms  .*hidden' ||
+		fail "$size: no breadcrumb of the selection in '$crumb'"
+	if [ "$1" = 80 ]; then
+		echo "$crumb" | grep -q '^ …' || fail "80 columns: breadcrumb not cut at its start"
+	else
+		echo "$crumb" | grep -q ' do_anonymous_page › alloc_pages_mpol › ' ||
+			fail "160 columns: breadcrumb does not show the wider path"
+	fi
 	# Y: the selected path reaches tmux's clipboard buffer
 	keys Y
 	wait_for "copied (OSC 52): mm;asm_exc_page_fault"
