@@ -77,6 +77,14 @@ for size in "80 24" "160 45"; do
 		echo "$crumb" | grep -q ' do_anonymous_page › alloc_pages_mpol › ' ||
 			fail "160 columns: breadcrumb does not show the wider path"
 	fi
+	# y: the popup wraps the long path instead of cutting it
+	keys y
+	wait_for "why is this marked"
+	screen | grep -qF 'get_page_from_freelist >' || fail "$size: y popup cut the path"
+	screen | grep -q '^ .  *clear_page_erms  ' || screen | grep -qF '> clear_page_erms' ||
+		fail "$size: y popup lacks the selected node at the path's end"
+	keys Escape
+	wait_gone "why is this marked"
 	# Y: the selected path reaches tmux's clipboard buffer
 	keys Y
 	wait_for "copied (OSC 52): mm;asm_exc_page_fault"

@@ -2,7 +2,8 @@
 # In argus replay, at 80x24 and 160x45, the keys that do nothing there
 # (the agent's a e E v r u : f Esc: a replayed pane only shows) are not
 # offered by ?, and pressing one says so instead of passing silently; a key
-# bound nowhere says "unbound: ? lists keys".  The tree's keys still work.
+# bound nowhere says "unbound: ? lists keys"; x then Esc leaves no stray
+# characters.  The tree's keys still work.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tmux.inc"
 SRC="$ROOT/tests/data/session-pagefault.jsonl"
@@ -46,6 +47,18 @@ $prev"
 	done
 	keys Z
 	wait_for "unbound: ? lists keys"
+	# x then Esc leaves the screen as it was: no stray characters, also after Ctrl-L
+	keys g
+	wait_gone "unbound"
+	before=$(screen)
+	keys x
+	wait_for "what is"
+	keys Escape
+	wait_gone "what is"
+	[ "$(screen)" = "$before" ] || { screen; fail "$size: x left characters behind"; }
+	keys C-l
+	sleep 0.3
+	[ "$(screen)" = "$before" ] || { screen; fail "$size: x left characters after Ctrl-L"; }
 	# a tree key works in the replay
 	keys s
 	wait_for "sorted by load"
