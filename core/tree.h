@@ -178,6 +178,8 @@ enum tree_sort_key {
 	TREE_SORT_TOTAL,          /* loaded + reference total, descending */
 	TREE_SORT_DELTA,          /* |calib delta| descending (after calib_run) */
 	TREE_SORT_NAME,
+	TREE_SORT_LOAD,           /* loaded-condition total, descending */
+	TREE_SORT_SELF,           /* self (both conditions), descending */
 };
 void tree_sort(struct tree *t, enum tree_sort_key key);
 

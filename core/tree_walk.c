@@ -41,6 +41,28 @@ static int tree_cmp_delta(const void *x, const void *y)
 	return tree_cmp_total(x, y);
 }
 
+static int tree_cmp_key(const void *x, const void *y, int self)
+{
+	const struct tree_node *a = *(struct tree_node *const *)x;
+	const struct tree_node *b = *(struct tree_node *const *)y;
+	uint64_t sa = self ? a->self[COND_REF] + a->self[COND_LOAD] : a->total[COND_LOAD];
+	uint64_t sb = self ? b->self[COND_REF] + b->self[COND_LOAD] : b->total[COND_LOAD];
+
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
+	return tree_cmp_total(x, y);
+}
+
+static int tree_cmp_load(const void *x, const void *y)
+{
+	return tree_cmp_key(x, y, 0);
+}
+
+static int tree_cmp_self(const void *x, const void *y)
+{
+	return tree_cmp_key(x, y, 1);
+}
+
 static int tree_cmp_byname(const void *x, const void *y)
 {
 	return tree_cmp_name(*(struct tree_node *const *)x, *(struct tree_node *const *)y);
@@ -64,6 +86,10 @@ void tree_sort(struct tree *t, enum tree_sort_key key)
 		cmp = tree_cmp_delta;
 	else if (key == TREE_SORT_NAME)
 		cmp = tree_cmp_byname;
+	else if (key == TREE_SORT_LOAD)
+		cmp = tree_cmp_load;
+	else if (key == TREE_SORT_SELF)
+		cmp = tree_cmp_self;
 	tree_sort_node(t->root, cmp);
 }
 

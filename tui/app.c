@@ -77,11 +77,12 @@ int app_rebuild(struct app *a, char **cause)
 		pane_merged(a->pane, steps, npane);
 		pane_after_rebuild(a->pane, next.t);
 	}
-	err = view_tree_set(a->v, next.t, next.calibrated);
 	analysis_clear(&a->an);
 	a->an = next;
 	a->t = a->an.t;
 	a->calibrated = a->an.calibrated;
+	app_sort_tree(a);
+	err = view_tree_set(a->v, a->t, a->calibrated);
 	if (err)
 		util_cause(cause, "cannot lay out the tree: %s", strerror(-err));
 	return err;
@@ -171,9 +172,14 @@ static void render(struct app *a)
 	} else if (a->replay) {
 		app_replay_footer(a, footer, sizeof(footer));
 		ft = footer;
+	} else if (a->v->filter[0]) {
+		snprintf(footer, sizeof(footer), " filter '%s': %zu match%s (& then Enter: all)",
+			 a->v->filter, a->v->nmatch, a->v->nmatch == 1 ? "" : "es");
+		ft = footer;
+		frole = a->v->nmatch ? THEME_NORMAL : THEME_STATUS_WARN;
 	}
 	if (screen_tree_shown(&a->scr))
-		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->o.threshold);
+		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->v->threshold);
 	if (a->pane) {
 		struct source_status st = a->st;
 		char phase[128];
@@ -496,7 +502,8 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	}
 	a.log = log_ring_new(APP_LOG_LINES, a.logf);
 	a.v = view_tree_new(a.o.threshold);
-	if (!a.log || !a.v) {
+	a.field = edit_line_new(NULL);    /* field edits, veto reasons, the filter */
+	if (!a.log || !a.v || !a.field) {
 		err = -ENOMEM;
 		util_cause(cause, "out of memory");
 		goto out;
@@ -533,7 +540,6 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			a.pane = NULL;
 		}
 		a.talk = edit_line_new(hp);
-		a.field = edit_line_new(NULL);
 		free(hp);
 		if (!a.pane) {
 			err = -ENOMEM;

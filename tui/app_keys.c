@@ -1,9 +1,11 @@
 /* app_keys — the interactive tree's keys: search, overlays, the agent
  * pane and the action table of the tree (tui/view_keys.c binds the keys
  * and carries their help). */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 #include "app_priv.h"
@@ -455,6 +457,145 @@ static int act_replay(struct app *a, enum key_action act, char **cause)
 	return err < 0 ? err : APP_DRAW_PANES;
 }
 
+const struct app_sort app_sorts[5] = {
+	{ "delta", TREE_SORT_DELTA }, { "load", TREE_SORT_LOAD }, { "total", TREE_SORT_TOTAL },
+	{ "self", TREE_SORT_SELF }, { "name", TREE_SORT_NAME },
+};
+
+void app_sort_tree(struct app *a)
+{
+	enum tree_sort_key k = app_sorts[a->sort_idx].key;
+
+	/* index 0 is what analysis_run did already (delta needs calibration) */
+	if (a->sort_idx == 0)
+		return;
+	tree_sort(a->t, k);
+}
+
+static int act_sort(struct app *a, enum key_action act, char **cause)
+{
+	int err;
+
+	(void)act;
+	a->sort_idx = (a->sort_idx + 1) % 5;
+	if (a->sort_idx == 0 && !a->calibrated)
+		a->sort_idx = 1;         /* no delta without calibration */
+	if (a->sort_idx == 0)
+		tree_sort(a->t, TREE_SORT_DELTA);
+	else
+		app_sort_tree(a);
+	err = view_tree_set(a->v, a->t, a->calibrated);
+	if (err) {
+		util_cause(cause, "out of memory laying out the tree");
+		return err;
+	}
+	app_msg(a, "sorted by %s", app_sorts[a->sort_idx].name);
+	return APP_DRAW_TREE;
+}
+
+static int act_filter(struct app *a, enum key_action act, char **cause)
+{
+	char *line;
+	int err;
+
+	(void)act;
+	line = prompt(a, a->field, "filter (Enter on empty: all)> ", a->v->filter,
+		      EDIT_COMPLETE_NAMES);
+	if (!line)
+		return APP_DRAW_ALL;      /* abandoned: unchanged */
+	err = view_tree_refilter(a->v, line, -1);
+	free(line);
+	if (err) {
+		util_cause(cause, "out of memory filtering the tree");
+		return err;
+	}
+	if (!a->v->filter[0])
+		app_msg(a, "filter cleared: every node shown");
+	return APP_DRAW_ALL;
+}
+
+static int act_threshold(struct app *a, enum key_action act, char **cause)
+{
+	static const double steps[] = { 0.001, 0.01, 0.05, 0 };
+	double cur = a->v->threshold, next = steps[0];
+	int err;
+
+	(void)act;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (steps[i] == cur) {
+			next = steps[(i + 1) % (sizeof(steps) / sizeof(steps[0]))];
+			break;
+		}
+	err = view_tree_refilter(a->v, a->v->filter, next);
+	if (err) {
+		util_cause(cause, "out of memory laying out the tree");
+		return err;
+	}
+	if (next > 0)
+		app_msg(a, "hiding nodes below %g%% of the total", next * 100);
+	else
+		app_msg(a, "every node shown (no threshold)");
+	return APP_DRAW_TREE;
+}
+
+static int act_verdict_path(struct app *a, enum key_action act, char **cause)
+{
+	int err = view_tree_verdict_only(a->v);
+
+	(void)act;
+	if (err == -ENOENT) {
+		app_msg(a, "no verdict path yet: it comes with the diagnosis");
+		return APP_DRAW_TREE;
+	}
+	if (err) {
+		util_cause(cause, "out of memory laying out the tree");
+		return err;
+	}
+	return APP_DRAW_TREE;
+}
+
+static size_t base64(const unsigned char *in, size_t n, char *out)
+{
+	static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+
+		out[o++] = al[v >> 18 & 63];
+		out[o++] = al[v >> 12 & 63];
+		out[o++] = i + 1 < n ? al[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? al[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* OSC 52 sets the clipboard of the terminal the bytes reach, so it works
+ * over SSH; tmux passes it on (and keeps a paste buffer) with set-clipboard. */
+static int act_copy_path(struct app *a, enum key_action act, char **cause)
+{
+	char path[4096], b64[4096 / 3 * 4 + 8], seq[sizeof(b64) + 16];
+	size_t n = view_tree_path(a->v, path, sizeof(path));
+	int len;
+
+	(void)act;
+	(void)cause;
+	if (!n) {
+		app_msg(a, "nothing to copy: select a node below the root");
+		return APP_DRAW_TREE;
+	}
+	base64((const unsigned char *)path, n, b64);
+	len = snprintf(seq, sizeof(seq), "\033]52;c;%s\a", b64);
+	fflush(stdout);
+	if (len > 0 && write(STDOUT_FILENO, seq, (size_t)len) != len)
+		app_msg(a, "could not write the copy sequence to the terminal");
+	else
+		app_msg(a, "copied (OSC 52): %s", path);
+	return APP_DRAW_TREE;
+}
+
 typedef int (*app_key_fn)(struct app *a, enum key_action act, char **cause);
 
 static const app_key_fn key_actions[] = {
@@ -497,6 +638,11 @@ static const app_key_fn key_actions[] = {
 	[KEY_ACT_REPLAY_PREV] = act_replay,
 	[KEY_ACT_REPLAY_START] = act_replay,
 	[KEY_ACT_REPLAY_END] = act_replay,
+	[KEY_ACT_SORT] = act_sort,
+	[KEY_ACT_FILTER] = act_filter,
+	[KEY_ACT_THRESHOLD] = act_threshold,
+	[KEY_ACT_VERDICT_PATH] = act_verdict_path,
+	[KEY_ACT_COPY_PATH] = act_copy_path,
 };
 
 /* The tree's action for code: what to redraw, or -errno with *cause. */
@@ -504,8 +650,15 @@ static int key_tree(struct app *a, int code, char **cause)
 {
 	enum key_action act = a->replay ? key_lookup_replay(code) : key_lookup(code);
 
-	if ((size_t)act >= sizeof(key_actions) / sizeof(key_actions[0]) || !key_actions[act])
-		return APP_DRAW_NONE;
+	if ((size_t)act >= sizeof(key_actions) / sizeof(key_actions[0]) || !key_actions[act]) {
+		const struct key_binding *b = key_binding_of(code);
+
+		if (a->replay && b && (b->flags & KEY_F_NO_REPLAY))
+			app_msg(a, "%s: not in a replay (the pane shows what was recorded)", b->label);
+		else
+			app_msg(a, "unbound: ? lists keys");
+		return APP_DRAW_TREE;
+	}
 	return key_actions[act](a, act, cause);
 }
 

@@ -76,7 +76,18 @@ struct app {
 	struct edit_line *field;  /* field edits and veto reasons, in memory */
 	int replay;               /* src is a session replay: n/p step through it */
 	struct analysis an;       /* the tree shown (an.t), its verdict, lines, summary */
+	int sort_idx;             /* s: index in app_sorts; 0: by delta (calibrated)
+	                           * or total, as analysis_run sorts */
 };
+
+/* The sort orders s cycles through (app_keys.c). */
+struct app_sort {
+	const char *name;
+	enum tree_sort_key key;
+};
+extern const struct app_sort app_sorts[5];
+/* Re-sorts a->t by a->sort_idx (after a rebuild, after s). */
+void app_sort_tree(struct app *a);
 
 /* What a key action changed, to be drawn (bits). */
 enum app_draw {

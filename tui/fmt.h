@@ -136,9 +136,12 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 /* Role for a node's delta: up, down or insignificant (normal when not
  * calibrated). */
 enum theme_role fmt_delta_role(const struct tree_node *n, int calibrated);
-/* "… N nodes below 0.1% hidden" */
-void fmt_footer(struct fmt_line *l, int width, size_t nhidden, double threshold,
-		const struct glyphs *gl);
+/* The breadcrumb of the selection and "… N nodes below 0.1% hidden" at
+ * the right.  path: the selected node's path joined by ';' (the root left
+ * out; view_tree_path), NULL or "" for none; too long, its start gives way
+ * so the selected node stays. */
+void fmt_footer(struct fmt_line *l, int width, const char *path, size_t nhidden,
+		double threshold, const struct glyphs *gl);
 
 /* ---- header and status (fmt_status.c) ----------------------------------------- */
 

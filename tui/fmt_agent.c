@@ -364,7 +364,7 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 			THEME_AGENT, width, 2, gl, 0);
 	at = card_field(out, at, max, "overhead", THEME_DIM,
 			p->estimate ? p->estimate : "not estimated (no pre-flight in this build)",
-			THEME_NORMAL, width, 1, gl, 0);
+			THEME_NORMAL, width, 3, gl, 0);   /* wraps: its end is the number */
 	if (p->err && p->err->msg[0] && !err_shown)
 		at = card_error(out, at, max, p->err, width, gl, p->editing);
 	return at;

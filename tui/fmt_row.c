@@ -94,33 +94,61 @@ void fmt_colhead(struct fmt_line *l, const struct fmt_row_ctx *c)
 	fmt_line_pad(l, THEME_DIM, cols->width);
 }
 
-/* The name, cut to maxw, with the first match of the query highlighted. */
+/* Bytes [from, to) of name, the part inside [hit, hit + mlen) highlighted. */
+static void add_seg(struct fmt_line *l, enum theme_role r, const char *name, size_t from,
+		    size_t to, size_t hit, size_t mlen)
+{
+	size_t a = hit > from ? hit : from, b = hit + mlen < to ? hit + mlen : to;
+
+	if (!mlen || a >= b) {
+		fmt_line_addn(l, r, name + from, to - from);
+		return;
+	}
+	fmt_line_addn(l, r, name + from, a - from);
+	fmt_line_addn(l, THEME_SEARCH_MATCH, name + a, b - a);
+	fmt_line_addn(l, r, name + b, to - b);
+}
+
+/* The name in maxw columns, shortened in the middle when longer (kernel
+ * names differ at both ends: __do_sys_x / x_slowpath), with the first
+ * match of the query highlighted where it shows. */
 static void add_name(struct fmt_line *l, enum theme_role r, const char *name, int maxw,
 		     const char *match, const struct glyphs *gl)
 {
 	int cut = fmt_width(name) > maxw, ew = fmt_width(gl->g[GLYPH_ELLIPSIS]);
-	const char *hit = NULL;
-	size_t n, off, mlen = 0;
+	size_t len = strlen(name), n, tail = len, hit = 0, mlen = 0;
 
 	if (maxw <= 0)
 		return;
-	n = fmt_fit(name, cut ? maxw - ew : maxw, NULL);
 	if (match && *match) {
-		hit = strcasestr(name, match);
-		if (hit && (size_t)(hit - name) >= n)
-			hit = NULL;
+		const char *h = strcasestr(name, match);
+
+		if (h) {
+			hit = (size_t)(h - name);
+			mlen = strlen(match);
+		}
 	}
-	off = hit ? (size_t)(hit - name) : n;
-	fmt_line_addn(l, r, name, off);
-	if (hit) {
-		mlen = strlen(match);
-		if (off + mlen > n)
-			mlen = n - off;
-		fmt_line_addn(l, THEME_SEARCH_MATCH, name + off, mlen);
-		fmt_line_addn(l, r, name + off + mlen, n - off - mlen);
+	if (!cut) {
+		add_seg(l, r, name, 0, len, hit, mlen);
+		return;
 	}
-	if (cut)
-		fmt_line_add(l, r, gl->g[GLYPH_ELLIPSIS], -1);
+	if (maxw - ew < 4) {              /* too narrow for both ends */
+		n = fmt_fit(name, maxw - ew, NULL);
+	} else {
+		int headw = (maxw - ew + 1) / 2, tailw = maxw - ew - headw;
+
+		n = fmt_fit(name, headw, NULL);
+		/* the shortest suffix starting on a character that fits tailw */
+		for (size_t t = n; t < len; t++)
+			if (((unsigned char)name[t] & 0xc0) != 0x80 && fmt_width(name + t) <= tailw) {
+				tail = t;
+				break;
+			}
+	}
+	add_seg(l, r, name, 0, n, hit, mlen);
+	fmt_line_add(l, r, gl->g[GLYPH_ELLIPSIS], -1);
+	if (tail < len)
+		add_seg(l, r, name, tail, len, hit, mlen);
 }
 
 static void add_col(struct fmt_line *l, enum theme_role r, const char *s, int w)
@@ -260,10 +288,13 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	fmt_line_pad(l, THEME_NORMAL, cols->width);
 }
 
-void fmt_footer(struct fmt_line *l, int width, size_t nhidden, double threshold,
-		const struct glyphs *gl)
+void fmt_footer(struct fmt_line *l, int width, const char *path, size_t nhidden,
+		double threshold, const struct glyphs *gl)
 {
-	char buf[128];
+	const char *sep = gl == glyphs_get(1) ? " \u203a " : " > ";
+	char buf[128], crumb[1536];
+	size_t at = 0;
+	int rw, left;
 
 	fmt_line_reset(l);
 	if (nhidden)
@@ -271,6 +302,36 @@ void fmt_footer(struct fmt_line *l, int width, size_t nhidden, double threshold,
 			 nhidden, nhidden == 1 ? "" : "s", threshold * 100);
 	else
 		snprintf(buf, sizeof(buf), " no node below %g%% hidden", threshold * 100);
-	fmt_line_add(l, THEME_DIM, buf, width);
+	rw = fmt_width(buf);
+	left = width - rw - 1;
+	crumb[0] = '\0';
+	for (const char *p = path; p && *p && at + 8 < sizeof(crumb);) {
+		size_t n = strcspn(p, ";");
+		int w = snprintf(crumb + at, sizeof(crumb) - at, "%s%.*s", at ? sep : " ", (int)n, p);
+
+		if (w < 0 || (size_t)w >= sizeof(crumb) - at)
+			break;
+		at += (size_t)w;
+		p += n + (p[n] == ';');
+	}
+	if (at && left >= 12) {
+		int ew = fmt_width(gl->g[GLYPH_ELLIPSIS]);
+		size_t from = 0;
+
+		if (fmt_width(crumb) > left) {
+			/* keep the end (the selected node): the shortest fitting suffix */
+			for (from = 1; crumb[from]; from++)
+				if (((unsigned char)crumb[from] & 0xc0) != 0x80 &&
+				    fmt_width(crumb + from) <= left - ew - 1)
+					break;
+			fmt_line_add(l, THEME_DIM, " ", -1);
+			fmt_line_add(l, THEME_DIM, gl->g[GLYPH_ELLIPSIS], -1);
+		}
+		fmt_line_add(l, THEME_NORMAL, crumb + from, left);
+		fmt_line_pad(l, THEME_DIM, width - rw);
+		fmt_line_add(l, THEME_DIM, buf, rw);
+	} else {
+		fmt_line_add(l, THEME_DIM, buf, width);
+	}
 	fmt_line_pad(l, THEME_DIM, width);
 }

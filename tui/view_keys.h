@@ -53,6 +53,11 @@ enum key_action {
 	KEY_ACT_REPLAY_PREV,
 	KEY_ACT_REPLAY_START,
 	KEY_ACT_REPLAY_END,
+	KEY_ACT_SORT,             /* s: next sort order */
+	KEY_ACT_FILTER,           /* &: show only matching subtrees */
+	KEY_ACT_THRESHOLD,        /* t: next hidden-node threshold */
+	KEY_ACT_VERDICT_PATH,     /* c: collapse to the verdict path */
+	KEY_ACT_COPY_PATH,        /* Y: copy the selected path (OSC 52) */
 };
 
 struct key_binding {
@@ -60,7 +65,12 @@ struct key_binding {
 	int code[4];              /* characters or KEY_FN(...); 0 ends */
 	enum key_action action;
 	const char *help;
+	unsigned flags;           /* KEY_F_* */
 };
+
+/* The key does nothing in `argus replay` (a replayed pane only shows):
+ * not offered by ? there, and pressing it says so. */
+#define KEY_F_NO_REPLAY 0x1u
 
 /* The table, ended by an entry with a NULL label. */
 extern const struct key_binding key_table[];
@@ -71,9 +81,12 @@ extern const struct key_binding key_replay_table[];
 
 /* Action bound to code, KEY_ACT_NONE when none. */
 enum key_action key_lookup(int code);
-/* The same in replay mode (key_replay_table first). */
+/* The same in replay mode (key_replay_table first; KEY_ACT_NONE for keys
+ * flagged KEY_F_NO_REPLAY). */
 enum key_action key_lookup_replay(int code);
 /* Prints "  LABEL  help" lines (the man page's KEYS section comes from it). */
 void key_print(FILE *out);
+/* The binding of code in key_table, or NULL. */
+const struct key_binding *key_binding_of(int code);
 
 #endif

@@ -278,7 +278,10 @@ void screen_draw_tree(struct screen *s, struct view_tree *v, const struct fmt_ro
 		fmt_line_add(&s->scratch, footer_role, footer_text, s->tree.w);
 		fmt_line_pad(&s->scratch, footer_role, s->tree.w);
 	} else {
-		fmt_footer(&s->scratch, s->tree.w, v->nhidden, threshold, ctx->gl);
+		char path[1024];
+
+		view_tree_path(v, path, sizeof(path));
+		fmt_footer(&s->scratch, s->tree.w, path, v->nhidden, threshold, ctx->gl);
 	}
 	screen_put_line(s, s->wtree, &s->ctree, s->tree.h - 1, &s->scratch);
 }
@@ -292,11 +295,58 @@ void screen_draw_status(struct screen *s, const struct source_status *st,
 	screen_put_line(s, s->wstatus, &s->cstatus, 0, &s->scratch);
 }
 
+/* One display line of an overlay: bytes [off, off + len) of line i; cont
+ * lines (the rest of a line too wide) are indented by two columns. */
+struct ov_seg {
+	int i, cont;
+	size_t off, len;
+};
+
+/* Splits lines into segments of at most maxw columns, at a space when one
+ * is in the last two thirds.  Returns the count (segs may be NULL to count). */
+static int ov_wrap(const char *const *lines, int nlines, int maxw, struct ov_seg *segs)
+{
+	int n = 0;
+
+	for (int i = 0; i < nlines; i++) {
+		const char *l = lines[i];
+		size_t off = 0, len = strlen(l);
+		int cont = 0;
+
+		do {
+			int room = cont ? maxw - 2 : maxw;
+			size_t take = len - off, next;
+
+			if (room < 4)
+				room = 4;
+			if (fmt_width(l + off) > room) {
+				size_t cut = fmt_fit(l + off, room, NULL), sp = cut;
+
+				while (sp > cut / 3 && l[off + sp] != ' ')
+					sp--;
+				take = sp > cut / 3 ? sp : cut;
+				if (!take)
+					take = 1;
+			}
+			next = off + take;
+			while (next < len && l[next] == ' ' && take < len - off)
+				next++;
+			if (segs)
+				segs[n] = (struct ov_seg){ i, cont, off, take };
+			n++;
+			off = next;
+			cont = 1;
+		} while (off < len);
+	}
+	return n;
+}
+
 void screen_draw_overlay(struct screen *s, const char *title, const char *const *lines,
 			 int nlines, int *top)
 {
-	int w = 0, h, inner, y0, x0, ascii = !glyphs_locale_utf8();
+	int w = 0, h, inner, y0, x0, ascii = !glyphs_locale_utf8(), nseg;
 	const struct glyphs *gl = glyphs_get(!ascii);
+	struct ov_seg *seg;
 
 	if (s->too_small)
 		return;
@@ -311,12 +361,18 @@ void screen_draw_overlay(struct screen *s, const char *title, const char *const 
 	w += 4;
 	if (w > s->cols - 2)
 		w = s->cols - 2;
-	h = nlines + 2;
+	/* lines wider than the box wrap (a long path in y, a glossary text in x) */
+	nseg = ov_wrap(lines, nlines, w - 4, NULL);
+	seg = calloc((size_t)nseg + 1, sizeof(*seg));
+	if (!seg)
+		return;
+	ov_wrap(lines, nlines, w - 4, seg);
+	h = nseg + 2;
 	if (h > s->rows - 2)
 		h = s->rows - 2;
 	inner = h - 2;
-	if (*top > nlines - inner)
-		*top = nlines - inner;
+	if (*top > nseg - inner)
+		*top = nseg - inner;
 	if (*top < 0)
 		*top = 0;
 	y0 = (s->rows - h) / 2;
@@ -325,7 +381,7 @@ void screen_draw_overlay(struct screen *s, const char *title, const char *const 
 		delwin(s->overlay);
 	s->overlay = newwin(h, w, y0, x0);
 	if (!s->overlay)
-		return;
+		goto out;
 	wbkgdset(s->overlay, ' ' | s->attr[THEME_NORMAL]);
 	werase(s->overlay);
 	wattrset(s->overlay, s->attr[THEME_HEADER]);
@@ -339,20 +395,26 @@ void screen_draw_overlay(struct screen *s, const char *title, const char *const 
 	fmt_line_add(&s->scratch, THEME_HEADER, " ", -1);
 	mvwaddnstr(s->overlay, 0, 2, s->scratch.text, s->scratch.len);
 	wattrset(s->overlay, s->attr[THEME_NORMAL]);
-	for (int i = 0; i < inner && *top + i < nlines; i++) {
+	for (int i = 0; i < inner && *top + i < nseg; i++) {
+		const struct ov_seg *g = &seg[*top + i];
+
 		fmt_line_reset(&s->scratch);
-		fmt_line_add_trunc(&s->scratch, THEME_NORMAL, lines[*top + i], w - 4, gl);
+		if (g->cont)
+			fmt_line_add(&s->scratch, THEME_NORMAL, "  ", -1);
+		fmt_line_addn(&s->scratch, THEME_NORMAL, lines[g->i] + g->off, g->len);
 		mvwaddnstr(s->overlay, 1 + i, 2, s->scratch.text, s->scratch.len);
 	}
-	if (nlines > inner) {
+	if (nseg > inner) {
 		char more[64];
 
 		snprintf(more, sizeof(more), " %d-%d of %d, j/k scroll ", *top + 1,
-			 *top + inner, nlines);
+			 *top + inner, nseg);
 		wattrset(s->overlay, s->attr[THEME_DIM]);
 		if ((int)strlen(more) + 4 < w)
 			mvwaddstr(s->overlay, h - 1, w - 2 - (int)strlen(more), more);
 	}
+out:
+	free(seg);
 }
 
 void screen_close_overlay(struct screen *s)
@@ -361,6 +423,12 @@ void screen_close_overlay(struct screen *s)
 		delwin(s->overlay);
 		s->overlay = NULL;
 	}
+	/* the cells no pane owns (the column between the tree and the agent
+	 * pane) kept the overlay's characters: blank them first, the panes are
+	 * drawn over it at the next render (Ctrl-L alone repaints the stale
+	 * virtual screen) */
+	werase(stdscr);
+	wnoutrefresh(stdscr);
 	if (s->whead)
 		touchwin(s->whead);
 	if (s->wtree)

@@ -1,6 +1,7 @@
 /* view_tree — flatten the tree into visible rows; expansion and selection by id. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -138,19 +139,50 @@ void view_tree_free(struct view_tree *v)
 	if (!v)
 		return;
 	idset_free(&v->expanded);
+	idset_free(&v->keep);
 	free(v->rows);
 	free(v->cont);
 	free(v->vn);
 	free(v);
 }
 
-static int passes(const struct view_tree *v, const struct tree_node *n)
+static int passes_threshold(const struct view_tree *v, const struct tree_node *n)
 {
 	if (!n->parent || tree_node_sum(n) >= v->min_total)
 		return 1;
 	if (n->flags & (TREE_F_VERDICT | TREE_F_FOCUS))
 		return 1;
 	return v->calibrated && n->stat.significant;
+}
+
+static int passes(const struct view_tree *v, const struct tree_node *n)
+{
+	if (v->filter[0] && n->parent && !idset_has(&v->keep, n->id))
+		return 0;
+	return passes_threshold(v, n);
+}
+
+/* Marks the nodes the filter keeps; returns 1 when n's subtree has a match
+ * (or n is under one), 0, or -ENOMEM. */
+static int keep_walk(struct view_tree *v, const struct tree_node *n, int under)
+{
+	int m = n->parent && n->name && strcasestr(n->name, v->filter) != NULL;
+	int any;
+
+	if (m)
+		v->nmatch++;
+	m = m || under;
+	any = m;
+	for (unsigned i = 0; i < n->nchild; i++) {
+		int r = keep_walk(v, n->child[i], m);
+
+		if (r < 0)
+			return r;
+		any = any || r;
+	}
+	if (any && idset_add(&v->keep, n->id) < 0)
+		return -ENOMEM;
+	return any;
 }
 
 int view_tree_displayable(const struct view_tree *v, const struct tree_node *n)
@@ -165,7 +197,7 @@ static size_t count_hidden(const struct view_tree *v, const struct tree_node *n,
 {
 	size_t c;
 
-	hidden = hidden || !passes(v, n);
+	hidden = hidden || !passes_threshold(v, n);
 	c = hidden ? 1 : 0;
 	for (unsigned i = 0; i < n->nchild; i++)
 		c += count_hidden(v, n->child[i], hidden);
@@ -238,6 +270,10 @@ int view_tree_set(struct view_tree *v, struct tree *t, int calibrated)
 		if ((double)v->min_total < m)
 			v->min_total++;
 		v->nhidden = count_hidden(v, t->root, 0);
+		idset_clear(&v->keep);
+		v->nmatch = 0;
+		if (v->filter[0] && keep_walk(v, t->root, 0) < 0)
+			return -ENOMEM;
 		if (!v->initialized) {
 			if (idset_add(&v->expanded, t->root->id) < 0)
 				return -ENOMEM;
@@ -597,4 +633,49 @@ int view_tree_match_significant(const struct tree_node *n, void *arg)
 {
 	(void)arg;
 	return n->parent && n->stat.significant;
+}
+
+int view_tree_refilter(struct view_tree *v, const char *filter, double threshold)
+{
+	snprintf(v->filter, sizeof(v->filter), "%s", filter ? filter : "");
+	if (threshold >= 0)
+		v->threshold = threshold;
+	return view_tree_set(v, v->t, v->calibrated);
+}
+
+int view_tree_verdict_only(struct view_tree *v)
+{
+	uint32_t deep = 0;
+
+	for (size_t k = 1; k < v->nvn; k++)
+		if (v->vn[k].n->flags & TREE_F_VERDICT)
+			deep = (uint32_t)k;   /* pre-order: the last one is the deepest */
+	if (!deep)
+		return -ENOENT;
+	idset_clear(&v->expanded);
+	for (size_t k = 0; k < v->nvn; k++)
+		v->vn[k].expanded = 0;
+	return select_vi(v, deep);
+}
+
+size_t view_tree_path(const struct view_tree *v, char *buf, size_t len)
+{
+	const struct tree_node *sel = view_tree_selected(v), *chain[VIEW_MAX_DEPTH];
+	size_t n = 0, at = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	for (; sel && sel->parent && n < VIEW_MAX_DEPTH; sel = sel->parent)
+		chain[n++] = sel;
+	while (n-- > 0) {
+		int w = snprintf(buf + at, len - at, "%s%s", at ? ";" : "", chain[n]->name);
+
+		if (w < 0 || (size_t)w >= len - at) {
+			at = strlen(buf);
+			break;
+		}
+		at += (size_t)w;
+	}
+	return at;
 }

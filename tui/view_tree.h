@@ -71,6 +71,11 @@ struct view_tree {
 	/* every displayable node in display order, expanded or not */
 	struct view_node *vn;
 	size_t nvn, vn_cap;
+	/* the filter (&): only matching nodes, their ancestors and their
+	 * subtrees are shown; "" shows everything */
+	char filter[128];
+	struct idset keep;        /* ids the filter keeps */
+	size_t nmatch;            /* nodes whose name matches the filter */
 };
 
 /* Returns a view with nothing shown, or NULL with errno set. */
@@ -104,6 +109,19 @@ int view_tree_expand(struct view_tree *v);
 int view_tree_collapse(struct view_tree *v);
 int view_tree_expand_all(struct view_tree *v);
 int view_tree_collapse_all(struct view_tree *v);
+
+/* Sets the filter (case-insensitive substring of node names; NULL or ""
+ * clears it) and the threshold (< 0: unchanged), then lays the tree out
+ * again.  0 or -ENOMEM. */
+int view_tree_refilter(struct view_tree *v, const char *filter, double threshold);
+
+/* Collapses everything but the verdict path and selects its deepest node;
+ * -ENOENT when there is no verdict path, else 0 or -ENOMEM. */
+int view_tree_verdict_only(struct view_tree *v);
+
+/* Writes the selected node's path from the root ("a;b;c", folded-stack
+ * style, root left out) into buf; returns its length (0: no selection). */
+size_t view_tree_path(const struct view_tree *v, char *buf, size_t len);
 
 /* Node predicate for view_tree_find. */
 typedef int (*view_tree_match_cb)(const struct tree_node *n, void *arg);

@@ -125,6 +125,12 @@ static void check_card(int width)
 	assert_true(find_line(out, n, "why") > 0);
 	assert_true(find_line(out, n, "expects") > 0);
 	assert_true(find_line(out, n, "overhead") > 0);
+	/* a long overhead estimate wraps: its last words show at 40 columns too */
+	p.estimate = "about 1200 events/s expected from the reference, 0.4% of one CPU "
+		     "at 250 ns each: low";
+	n = fmt_agent_proposal(out, 64, &p, width, gl_utf8());
+	assert_true(find_line(out, n, "each: low") > find_line(out, n, "overhead"));
+	p.estimate = NULL;
 	/* a validation error shows right below its field */
 	snprintf(err.field, sizeof(err.field), "duration_s");
 	snprintf(err.msg, sizeof(err.msg), "999 s is over the limit (30 s)");
