@@ -645,11 +645,26 @@ int view_tree_refilter(struct view_tree *v, const char *filter, double threshold
 
 int view_tree_verdict_only(struct view_tree *v)
 {
+	const struct tree_node *end = v->nvn ? v->vn[0].n : NULL, *next;
 	uint32_t deep = 0;
 
-	for (size_t k = 1; k < v->nvn; k++)
-		if (v->vn[k].n->flags & TREE_F_VERDICT)
-			deep = (uint32_t)k;   /* pre-order: the last one is the deepest */
+	/* the end of the verdict's path: from the root, the flagged child with
+	 * the largest rise at every split (a verdict with branches flags several;
+	 * verdict.path is the largest) */
+	for (; end; end = next) {
+		next = NULL;
+		for (unsigned i = 0; i < end->nchild; i++) {
+			const struct tree_node *c = end->child[i];
+
+			if ((c->flags & TREE_F_VERDICT) && (!next || c->stat.rise > next->stat.rise))
+				next = c;
+		}
+		if (!next)
+			break;
+	}
+	for (size_t k = 1; k < v->nvn && end; k++)
+		if (v->vn[k].n == end)
+			deep = (uint32_t)k;
 	if (!deep)
 		return -ENOENT;
 	idset_clear(&v->expanded);

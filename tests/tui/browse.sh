@@ -61,10 +61,11 @@ for size in "80 24" "160 45"; do
 	keys t
 	wait_for "hiding nodes below 0.1% of the total"
 	# c: collapse to the verdict path; the deepest verdict node is selected
+	# (the munmap path under mm is a branch of the verdict: it stays open)
 	keys +
-	wait_for "▾ entry_SYSCALL_64"
+	wait_for "▾ ◆ entry_SYSCALL_64"
 	keys c
-	wait_for "▸ entry_SYSCALL_64"
+	wait_for "▸ idle"
 	screen | grep -qF 'clear_page_erms' || fail "$size: verdict path not open"
 	screen | grep -q '▸ idle' || fail "$size: idle not collapsed"
 	# the footer's breadcrumb: the selected node's path, its start giving way

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Live (root): the record stays true after the verdict (issue 13 item 1).
 # On the cow_fault scenario, at 80x24 and at 160x45: veto the first proposal
-# and stop the second opinion (the heuristic gives its do_wp_page verdict), search do_anonymous_page
+# and stop the second opinion (the heuristic gives its do_wp_page verdict), search kernel_clone (the fork of every round: always in the tree)
 # and press f (focus: an exploration), wait for its finding, w (report), q.
 # Then the session, `argus export` (markdown and JSON), `replay --batch` and
 # the `w` report all keep do_wp_page as the verdict; the exploration is its
@@ -65,7 +65,7 @@ for size in "80 24" "160 45"; do
 	keys "stop" Enter
 	wait_long "verdict>" 20
 	keys /
-	keys "do_anonymous_page" Enter
+	keys "kernel_clone" Enter
 	sleep 0.5
 	keys f
 	wait_long "finding (" 20
@@ -76,7 +76,7 @@ for size in "80 24" "160 45"; do
 	[ -s "$S" ] || fail "$1x$2: no session file"
 	leaf=$(jq -rs '[.[] | select(.type=="verdict" and .exploration == null)] | last | .verdict.leaf' "$S")
 	[ "$leaf" = do_wp_page ] || fail "$1x$2: the session's diagnosis is '$leaf', not do_wp_page"
-	jq -se 'any(.[]; .type=="verdict" and (.exploration | tostring | startswith("focus on do_anonymous_page")))' \
+	jq -se 'any(.[]; .type=="verdict" and (.exploration | tostring | startswith("focus on kernel_clone")))' \
 		"$S" >/dev/null || fail "$1x$2: the exploration is not labelled in the session"
 
 	"$ARGUS" export "$S" --format markdown -o "$TMP/r.md" || fail "export markdown"
@@ -84,7 +84,7 @@ for size in "80 24" "160 45"; do
 	grep -q '^\*\*Found\*\*' "$TMP/v.md" || { cat "$TMP/v.md"; fail "$1x$2: markdown verdict replaced"; }
 	grep -q '`do_wp_page`' "$TMP/v.md" || fail "$1x$2: markdown verdict path lacks do_wp_page"
 	grep -q '^## Explorations after the verdict' "$TMP/r.md" || fail "$1x$2: no explorations section"
-	grep -q '^- focus on do_anonymous_page' "$TMP/r.md" || fail "$1x$2: the exploration is not listed"
+	grep -q '^- focus on kernel_clone' "$TMP/r.md" || fail "$1x$2: the exploration is not listed"
 	grep -q '| \*\*do_wp_page\*\* |' "$TMP/r.md" || fail "$1x$2: tree table lost do_wp_page"
 	grep -q 'vetoed' "$TMP/r.md" || fail "$1x$2: the vetoed step is not listed"
 	grep -q 'No instrumentation steps' "$TMP/r.md" && fail "$1x$2: 'No instrumentation steps' with a vetoed step"
@@ -94,11 +94,11 @@ for size in "80 24" "160 45"; do
 
 	"$ARGUS" export "$S" --format json >"$TMP/r.json" || fail "export json"
 	jq -e '.verdict.leaf == "do_wp_page" and (.findings | length) >= 1 and
-		(.findings[0].exploration | startswith("focus on do_anonymous_page"))' "$TMP/r.json" >/dev/null ||
+		(.findings[0].exploration | startswith("focus on kernel_clone"))' "$TMP/r.json" >/dev/null ||
 		fail "$1x$2: json export: $(jq -c '{v: .verdict.leaf, f: .findings}' "$TMP/r.json" | cut -c1-300)"
 	"$ARGUS" replay --batch "$S" >"$TMP/b.txt" || fail "replay --batch"
 	grep -q '^verdict: .*do_wp_page' "$TMP/b.txt" || { tail -n 5 "$TMP/b.txt"; fail "$1x$2: replay --batch lost the verdict"; }
-	grep -q '^finding (focus on do_anonymous_page)' "$TMP/b.txt" || fail "$1x$2: replay --batch lists no finding"
+	grep -q '^finding (focus on kernel_clone)' "$TMP/b.txt" || fail "$1x$2: replay --batch lists no finding"
 	"$ARGUS" replay --batch --json "$S" | jq -e '.verdict.leaf == "do_wp_page" and (.findings | length) >= 1' \
 		>/dev/null || fail "$1x$2: replay --json lost the verdict"
 	# w's report: the same verdict
