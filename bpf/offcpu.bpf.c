@@ -23,14 +23,11 @@
 
 #include "offcpu.h"
 #include "filter.bpf.h"
+#include "task.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u64 min_ns = 0;
-
-struct task_struct___old {
-	long state;
-} __attribute__((preserve_access_index));
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -86,13 +83,6 @@ static __always_inline struct offcpu_counters *ctrs(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&counters, &zero);
-}
-
-static __always_inline long task_state(struct task_struct *t)
-{
-	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return BPF_CORE_READ((struct task_struct___old *)t, state);
 }
 
 static __always_inline void on_switch(void *ctx, struct task_struct *prev,

@@ -37,6 +37,7 @@
 
 #include "schedtime.h"
 #include "filter.bpf.h"
+#include "task.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -50,10 +51,6 @@ const volatile __u32 no_stacks = 0;        /* NO_STACK everywhere (cheaper) */
 
 __u64 epoch_ns = 0;                        /* written by user space */
 __u64 attach_ns = 0;                       /* start for threads first seen late */
-
-struct task_struct___old {
-	long state;
-} __attribute__((preserve_access_index));
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -138,13 +135,6 @@ static __always_inline struct schedtime_counters *ctrs(void)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&counters, &zero);
-}
-
-static __always_inline long task_state(struct task_struct *t)
-{
-	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return BPF_CORE_READ((struct task_struct___old *)t, state);
 }
 
 /* The step filter (filter.bpf.h's rodata) on task t rather than current,
