@@ -163,7 +163,10 @@ int ctl_validate(struct controller *c, struct step *s)
 	int err;
 
 	memset(&c->err, 0, sizeof(c->err));
-	err = step_check_required(s, &c->err);
+	/* an edit may have asked for scope load again, or cleared the filter */
+	err = step_scope_apply(&c->o.scope, s, &c->err);
+	if (!err)
+		err = step_check_required(s, &c->err);
 	if (!err && k)
 		err = step_validate(s, k, NULL, &c->err);
 	c->has_err = err != 0;
@@ -326,6 +329,11 @@ static int take_reply(struct controller *c, struct agent_reply *r)
 		ctl_drop_proposal(c);
 		c->prop = r->step;
 		r->step = NULL;
+		/* scoped to the diagnosed processes before anyone sees it: the
+		 * session records the step as it would run */
+		if (step_scope_apply(&c->o.scope, c->prop, NULL) == -ENOMEM)
+			ctl_say(c, CTL_LINE_ERROR, "cannot scope the step to %s: out of memory",
+				c->o.scope.what);
 		ev = (struct ctl_event){ .kind = CTL_EV_PROPOSAL, .step_no = c->nsteps + 1,
 					 .agent = c->agent->ops->name, .step = c->prop,
 					 .lines = r->lines, .nlines = r->nlines,
@@ -337,6 +345,9 @@ static int take_reply(struct controller *c, struct agent_reply *r)
 		}
 		ctl_say(c, CTL_LINE_PROPOSAL, "step %u of at most %u: %s", c->nrun + 1, c->o.steps,
 			step_describe(c->prop, desc, sizeof(desc)));
+		if (c->o.scope.no_reference)   /* before it may be accepted */
+			ctl_say(c, CTL_LINE_INFO, "%s",
+				step_scope_no_reference(&c->o.scope, desc, sizeof(desc)));
 		if (ctl_validate(c, c->prop))
 			ctl_say(c, CTL_LINE_ERROR, "the proposal does not validate here: %s%s%s; "
 				"edit it (e) or veto it (v)", c->err.field,

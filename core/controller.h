@@ -45,6 +45,7 @@
 #include "analysis.h"
 #include "source.h"
 #include "step.h"
+#include "step_scope.h"
 #include "tree.h"
 
 struct step_data;
@@ -173,6 +174,11 @@ struct ctl_opts {
 	                                  * decisions are "auto" */
 	int utf8;                        /* glyphs in result lines */
 	int preflight;                   /* estimate every proposal before offering it */
+	/* the run's processes: every proposal without a process filter is
+	 * scoped to them (core/step_scope.h); by NONE: system-wide.  With
+	 * no_reference (-p without --pause) each proposal says, before it may
+	 * be accepted, that it has no reference */
+	struct step_scope scope;
 	const struct caps *caps;         /* validation; NULL: caps_cached() */
 	/* batch (argus diagnose --auto): a pre-flight gate before every run
 	 * (over the overhead budget or not attaching: not run, the agent told,

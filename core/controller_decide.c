@@ -37,6 +37,13 @@ static int gate(struct controller *c, struct step *s)
 		return -ENOMEM;
 	err = c->o.exec->preflight(c->o.exec_arg, s, ctl_caps(c), c->gate);
 	step_preflight_line(c->gate, line, sizeof(line));
+	{
+		size_t n = strlen(line);
+		char sc[256];
+
+		snprintf(line + n, sizeof(line) - n, "; scope: %s",
+			 step_scope_describe(s, &c->o.scope, sc, sizeof(sc)));
+	}
 	ev.text = line;
 	budget = c->o.budget_pct > 0 ? c->o.budget_pct : step_exec_default_budget(s->kind);
 	ev.why = line;

@@ -668,6 +668,8 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 	cop.decide_arg = &b;
 	cop.agent_borrowed = o->agent != NULL;
 	cop.exec_arg = (void *)o->exec;
+	if (o->scope)
+		cop.scope = *o->scope;
 	cop.sinks[0] = (struct ctl_sink){ diag_event, &b };
 	c = ctl_new(&cop, a);
 	if (!c) {

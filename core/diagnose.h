@@ -16,6 +16,8 @@
 #include "agent.h"
 #include "verdict.h"
 
+struct step_scope;
+
 struct diagnose_result {
 	struct verdict verdict;
 	char **decisions;          /* one line per descent decision; owned */
@@ -86,6 +88,8 @@ struct diagnose_steps_opts {
 	unsigned max_steps;
 	int auto_accept;
 	const struct step_exec_opts *exec; /* template: load, log, budget, pairs */
+	const struct step_scope *scope; /* the run's processes steps are scoped
+	                                 * to (core/step_scope.h); NULL: none */
 	const struct caps *caps;        /* for validation; NULL: caps_cached() */
 	int stop_fd;                    /* signalfd, or -1 */
 	FILE *log;                      /* progress lines; NULL none */

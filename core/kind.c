@@ -74,6 +74,19 @@ const char *kind_unit(enum step_kind k)
 	}
 }
 
+double kind_event_cost_ns(enum step_kind k)
+{
+	switch (k) {
+	case STEP_SAMPLE: return 4200;
+	case STEP_TRACEPOINT_STACKS: return 195;
+	case STEP_TRACEPOINT_LATENCY: return 1400;
+	case STEP_FUNCTION_LATENCY: return 1500;
+	case STEP_OFFCPU: return 2200;
+	case STEP_COUNTS: return 58;
+	default: return 2000;
+	}
+}
+
 int kind_estimate_rate(const struct step *s, double secs, double *rate, char **cause)
 {
 	struct kind_filter f;

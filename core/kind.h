@@ -103,6 +103,14 @@ unsigned kind_ntargets(const struct step *s);
  * "intervals", "us blocked"). */
 const char *kind_unit(enum step_kind k);
 
+/* What one event of kind k costs in BPF run time, in nanoseconds, as
+ * tests/bench/kinds.sh measured it here (BENCH.md: sample ~4.2 us a sample
+ * at 999 Hz, tracepoint_stacks ~195 ns a firing with 1-in-N stacks, counts
+ * ~58 ns, offcpu ~2.2 us a switch, tracepoint_latency ~1.4 us an interval;
+ * function_latency as a kprobe pair, ~1.5 us).  The pre-flight's estimate
+ * when the kernel gives no BPF statistics: this times the events seen. */
+double kind_event_cost_ns(enum step_kind k);
+
 /* tracepoint_stacks with sample_every 0: the rate of the targets (with the
  * filter) is counted for KIND_RATE_PROBE_S seconds by the counts probe
  * before attaching, and 1 in N firings is recorded with a stack, N =

@@ -206,7 +206,7 @@ struct step *step_clone(const struct step *s)
 /* ---- parsing ------------------------------------------------------------- */
 
 static const char *const step_keys[] = {
-	"kind", "target", "begin", "end", "filter", "duration_s", "freq_hz",
+	"kind", "target", "begin", "end", "filter", "scope", "duration_s", "freq_hz",
 	"sample_every", "max_stacks", "rationale", "expect", NULL,
 };
 static const char *const filter_keys[] = { "pid", "tgid", "comm", "cgroup", NULL };
@@ -457,6 +457,14 @@ static int parse_object(const cJSON *root, struct step *s, struct step_error *er
 			rc = get_name(j, "end", &s->end, err);
 		} else if (!strcmp(k, "filter")) {
 			rc = parse_filter(j, &s->filter, err);
+		} else if (!strcmp(k, "scope")) {
+			if (!cJSON_IsString(j) || (strcmp(j->valuestring, "load") &&
+						   strcmp(j->valuestring, "system")))
+				return step_error_set(err, "scope", "scope must be \"load\" (the "
+						      "diagnosed processes) or \"system\" (every "
+						      "process)");
+			s->scope = !strcmp(j->valuestring, "load") ? STEP_SCOPE_LOAD
+								    : STEP_SCOPE_SYSTEM;
 		} else if (!strcmp(k, "duration_s")) {
 			if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble))
 				return step_error_set(err, "duration_s",
@@ -629,6 +637,8 @@ char *step_to_json(const struct step *s)
 		if (f && s->filter.cgroup)
 			ok &= !!cJSON_AddStringToObject(f, "cgroup", s->filter.cgroup);
 	}
+	if (s->scope != STEP_SCOPE_AUTO)
+		ok &= !!cJSON_AddStringToObject(o, "scope", step_scope_name(s->scope));
 	ok &= !!cJSON_AddNumberToObject(o, "duration_s", s->duration_s);
 	if (s->freq_hz)
 		ok &= !!cJSON_AddNumberToObject(o, "freq_hz", s->freq_hz);
@@ -670,6 +680,8 @@ char *step_describe(const struct step *s, char *buf, size_t len)
 		APPEND(" comm=%s", s->filter.comm);
 	if (s->filter.cgroup)
 		APPEND(" cgroup=%s", s->filter.cgroup);
+	if (s->scope == STEP_SCOPE_SYSTEM)
+		APPEND(" scope=system");
 	APPEND(" %gs", s->duration_s);
 	if (s->freq_hz)
 		APPEND(" %uHz", s->freq_hz);
@@ -792,6 +804,19 @@ int step_set_field(struct step *s, const char *field, const char *value, struct 
 		return set_text(&s->filter.comm, value, STEP_COMM_MAX, field, err);
 	if (!strcmp(field, "filter.cgroup"))
 		return set_text(&s->filter.cgroup, value, PATH_MAX - 1, field, err);
+	if (!strcmp(field, "scope")) {
+		if (*value && strcmp(value, "load") && strcmp(value, "system"))
+			return step_error_set(err, field, "scope is load (the diagnosed processes), "
+					      "system (every process) or empty");
+		s->scope = !*value ? STEP_SCOPE_AUTO : !strcmp(value, "load") ? STEP_SCOPE_LOAD
+									   : STEP_SCOPE_SYSTEM;
+		if (*value) {   /* the process filter is the scope's: put back or gone */
+			s->filter.pid = s->filter.tgid = 0;
+			free(s->filter.cgroup);
+			s->filter.cgroup = NULL;
+		}
+		return 0;
+	}
 	if (!strcmp(field, "duration_s")) {
 		char *msg = NULL;
 		double d;

@@ -46,6 +46,19 @@ struct step_filter {
 	                               cgroup2 mount); owned */
 };
 
+/* Whose events a step counts (see core/step_scope.h). */
+enum step_scope_kind {
+	STEP_SCOPE_AUTO = 0,        /* unsaid: the run's processes when the run
+	                               diagnoses some and the filter names none */
+	STEP_SCOPE_LOAD,            /* the run's processes ("load"): argus put
+	                               them in the filter (cgroup or tgid) */
+	STEP_SCOPE_SYSTEM,          /* every process ("system"): no process filter
+	                               is added; pid, tgid, cgroup are cleared */
+};
+
+/* The JSON name of a scope ("load", "system"; "" for auto). */
+const char *step_scope_name(enum step_scope_kind k);
+
 struct step {
 	enum step_kind kind;
 	char **targets;             /* tracepoints ("category:name", "name",
@@ -53,6 +66,7 @@ struct step {
 	unsigned ntargets;
 	char *begin, *end;          /* tracepoint_latency pair; owned, may be NULL */
 	struct step_filter filter;
+	enum step_scope_kind scope; /* "scope"; omitted when auto */
 	double duration_s;          /* per condition and window set; > 0 */
 	unsigned freq_hz;           /* sample only; 0 = the default (99 Hz) */
 	unsigned sample_every;      /* tracepoint_stacks: count 1 in N; 0 = auto */
@@ -121,8 +135,10 @@ char *step_describe(const struct step *s, char *buf, size_t len);
 /* Sets one field from text, as a person editing field by field types it:
  * field is a JSON key ("kind", "target" — comma-separated list —, "begin",
  * "end", "duration_s", "freq_hz", "sample_every", "max_stacks", "rationale",
- * "expect", "filter.pid", "filter.tgid", "filter.comm", "filter.cgroup");
- * an empty value clears an optional field.  Returns 0, or -EINVAL with *err
+ * "expect", "filter.pid", "filter.tgid", "filter.comm", "filter.cgroup",
+ * "scope" — load, system or empty —); an empty value clears an optional
+ * field.  Setting scope to system or load clears filter.pid, .tgid and
+ * .cgroup (for load the run's processes are put back by step_scope_apply).  Returns 0, or -EINVAL with *err
  * filled, or -ENOMEM. */
 int step_set_field(struct step *s, const char *field, const char *value, struct step_error *err);
 

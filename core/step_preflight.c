@@ -29,6 +29,7 @@ int step_preflight(struct step *s, const struct caps *c, const struct step_limit
 	int err, stats = -1;
 
 	memset(pf, 0, sizeof(*pf));
+	pf->kind = s->kind;
 	pf->overhead_pct = -1;
 	if (!(secs > 0))
 		secs = STEP_PREFLIGHT_DEFAULT_S;
@@ -81,22 +82,32 @@ int step_preflight(struct step *s, const struct caps *c, const struct step_limit
 	pf->lost = b.lost;
 	pf->progs = b.progs;
 	pf->rate = pf->secs > 0 ? pf->events / pf->secs : 0;
-	if (stats >= 0 || b.run_ns)
+	if (stats >= 0 || b.run_ns) {
 		pf->overhead_pct = step_exec_overhead_pct(b.run_ns - a.run_ns, pf->secs);
+	} else {
+		/* no statistics: what the kind is known to cost per event */
+		pf->overhead_pct = pf->rate * kind_event_cost_ns(s->kind) / 1e9 * 100.0;
+		pf->overhead_estimated = 1;
+	}
 	probe_bpf_stats_end(stats);
 	return 0;
 }
 
 char *step_preflight_line(const struct step_preflight *pf, char *buf, size_t len)
 {
-	char rate[32], ov[48] = "";
+	char rate[32], ov[128] = "";
 
 	if (!pf->ok) {
 		snprintf(buf, len, "does not attach: %s", pf->cause ? pf->cause : "unknown reason");
 		return buf;
 	}
-	if (pf->overhead_pct >= 0)
-		snprintf(ov, sizeof(ov), ", overhead ~%.2f%% of a CPU", pf->overhead_pct);
+	snprintf(ov, sizeof(ov), ", overhead ~%.2f%% of a CPU", pf->overhead_pct > 0 ? pf->overhead_pct : 0);
+	if (pf->overhead_estimated) {
+		size_t n = strlen(ov);
+
+		snprintf(ov + n, sizeof(ov) - n, " (estimated: %s x ~%.0f ns; no BPF statistics)",
+			 step_fmt_rate(pf->rate, rate, sizeof(rate)), kind_event_cost_ns(pf->kind));
+	}
 	snprintf(buf, len, "attaches (%u program%s); ~%s events, %llu lost%s", pf->progs,
 		 pf->progs == 1 ? "" : "s", step_fmt_rate(pf->rate, rate, sizeof(rate)),
 		 (unsigned long long)pf->lost, ov);

@@ -22,12 +22,16 @@ struct caps;
 
 struct step_preflight {
 	int ok;                     /* validated and attached */
+	enum step_kind kind;        /* the step's */
 	char *cause;                /* why not (field: message); owned */
 	struct step_error err;      /* the validation error, when that failed */
 	double secs;                /* how long the probe counted */
 	uint64_t events, lost;
 	double rate;                /* events per second (all targets) */
-	double overhead_pct;        /* BPF run time, % of one CPU; <0 unknown */
+	double overhead_pct;        /* BPF run time, % of one CPU; always >= 0 once
+	                               ok: measured, or estimated (below) */
+	int overhead_estimated;     /* no BPF statistics here: the events seen
+	                               times the kind's cost (kind_event_cost_ns) */
 	unsigned progs;             /* programs attached */
 };
 
@@ -43,7 +47,8 @@ int step_preflight(struct step *s, const struct caps *c, const struct step_limit
 void step_preflight_clear(struct step_preflight *pf);
 
 /* "attaches (1 program); ~12.1k events/s, 0 lost, overhead ~0.4% of a CPU"
- * or "does not attach: CAUSE".  Returns buf. */
+ * ("..., overhead ~0.4% of a CPU (estimated: 12.1k events/s x ~195 ns)"
+ * without BPF statistics) or "does not attach: CAUSE".  Returns buf. */
 char *step_preflight_line(const struct step_preflight *pf, char *buf, size_t len);
 
 #endif

@@ -516,7 +516,8 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			.auto_accept = a.o.auto_accept,
 			.utf8 = a.utf8,
 			.load = a.o.load,
-			.preflight = a.o.load != NULL,
+			.scope = a.o.scope,
+			.preflight = !a.replay,   /* every live proposal is estimated */
 			.sequential = a.o.sequential,
 			.ses = a.o.session,
 		};

@@ -17,6 +17,7 @@
 #define ARGUS_APP_H
 
 #include "source.h"
+#include "step_scope.h"
 
 struct load;
 struct session;
@@ -38,6 +39,8 @@ struct tui_opts {
 	unsigned steps;           /* --steps N: at most N steps; 0: 5 */
 	int auto_accept;          /* --auto: accept every proposal */
 	struct load *load;        /* the load steps pause (measure_load); not owned */
+	struct step_scope scope;  /* the processes steps are scoped to
+	                           * (step_scope_of_run); zero: system-wide */
 	const char *session_path; /* the session being written or replayed: `w`
 	                           * names its report after it; NULL: a time stamp */
 	struct session *session;  /* the session being written (the agent pane

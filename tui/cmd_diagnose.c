@@ -18,6 +18,7 @@
 #include "diagnose.h"
 #include "load.h"
 #include "measure.h"
+#include "step_scope.h"
 #include "num.h"
 #include "opts_agent.h"
 #include "opts_load.h"
@@ -365,6 +366,7 @@ int cmd_diagnose(int argc, char **argv)
 	if (autorun && max_steps) {
 		struct diagnose_steps_opts so = { 0 };
 		struct step_exec_opts xo;
+		struct step_scope scope;
 
 		/* the loads stay for the steps; the calibration's sampler goes */
 		measure_close_sampler(msrc);
@@ -380,6 +382,8 @@ int cmd_diagnose(int argc, char **argv)
 		so.max_steps = max_steps;
 		so.auto_accept = 1;
 		so.exec = &xo;
+		step_scope_of_run(&scope, measure_load(msrc), measure_victim(msrc), ol.m.pid);
+		so.scope = &scope;
 		so.stop_fd = sfd;
 		so.log = stderr;
 		so.ses = ses;

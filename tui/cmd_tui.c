@@ -399,6 +399,7 @@ int cmd_tui(int argc, char **argv)
 		to.agent_pane = 1;
 		to.sequential = ol.m.sequential;
 		to.load = measure_load(src);
+		step_scope_of_run(&to.scope, measure_load(src), measure_victim(src), (int)pid);
 	} else {
 		po.freq_hz = ol.m.freq_hz;
 		po.tgids = pid ? &pid : NULL;

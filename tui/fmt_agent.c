@@ -8,7 +8,7 @@
 #define LABEL_EDIT_W 14           /* "filter.cgroup " */
 
 const char *const fmt_agent_fields[] = {
-	"kind", "target", "begin", "end", "filter.pid", "filter.tgid", "filter.comm",
+	"kind", "target", "begin", "end", "scope", "filter.pid", "filter.tgid", "filter.comm",
 	"filter.cgroup", "duration_s", "freq_hz", "sample_every", "max_stacks", "rationale",
 	"expect", NULL,
 };
@@ -169,6 +169,8 @@ char *fmt_agent_field_value(const struct step *s, const char *field, char *buf, 
 		snprintf(buf, len, "%s", s->begin ? s->begin : "");
 	} else if (!strcmp(field, "end")) {
 		snprintf(buf, len, "%s", s->end ? s->end : "");
+	} else if (!strcmp(field, "scope")) {
+		snprintf(buf, len, "%s", step_scope_name(s->scope));
 	} else if (!strcmp(field, "filter.pid")) {
 		if (s->filter.pid)
 			snprintf(buf, len, "%d", s->filter.pid);
@@ -347,7 +349,12 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 			o += (size_t)snprintf(val + o, sizeof(val) - o, "cgroup=%s ", s->filter.cgroup);
 		if (!o)
 			snprintf(val, sizeof(val), "none (system-wide)");
-		at = card_field(out, at, max, "filter", THEME_DIM, val, THEME_NORMAL, width, 1, gl, 0);
+		if (p->scope)   /* whose events, and how to widen or narrow it */
+			at = card_field(out, at, max, "scope", THEME_DIM, p->scope, THEME_NORMAL, width,
+					3, gl, 0);
+		else
+			at = card_field(out, at, max, "filter", THEME_DIM, val, THEME_NORMAL, width, 1,
+					gl, 0);
 		if (p->err && !strncmp(p->err->field, "filter", 6))
 			at = card_error(out, at, max, p->err, width, gl, p->editing), err_shown = 1;
 	}
@@ -363,7 +370,8 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 	at = card_field(out, at, max, "expects", THEME_DIM, s->expect ? s->expect : "(not given)",
 			THEME_AGENT, width, 2, gl, 0);
 	at = card_field(out, at, max, "overhead", THEME_DIM,
-			p->estimate ? p->estimate : "not estimated (no pre-flight in this build)",
+			p->estimate ? p->estimate : p->replay ? "not recorded in this session"
+				    : "not measured: the step does not validate here",
 			THEME_NORMAL, width, 3, gl, 0);   /* wraps: its end is the number */
 	if (p->err && p->err->msg[0] && !err_shown)
 		at = card_error(out, at, max, p->err, width, gl, p->editing);

@@ -46,7 +46,7 @@ unsigned fmt_agent_entry_lines(struct fmt_line *out, unsigned max,
 /* The fields a person may edit, in the order the proposal lists them
  * (step_set_field names); NULL-terminated. */
 extern const char *const fmt_agent_fields[];
-#define FMT_AGENT_NFIELDS 14
+#define FMT_AGENT_NFIELDS 15
 
 /* A field's value as text ("" when unset); returns buf. */
 char *fmt_agent_field_value(const struct step *s, const char *field, char *buf, size_t len);
@@ -59,7 +59,11 @@ int fmt_agent_field_match(const char *err_field, const char *field);
 struct fmt_agent_prop {
 	const struct step *step;
 	unsigned index, max;      /* step index (1-based) of at most max */
-	const char *estimate;     /* pre-flight estimate, or NULL: not estimated */
+	const char *estimate;     /* pre-flight estimate, or NULL: none (the step
+	                           * does not validate, or a replay without one) */
+	const char *scope;        /* whose events (step_scope_describe), or NULL:
+	                           * the filter as it is */
+	int replay;               /* a recorded proposal: nothing is measured now */
 	const struct step_error *err; /* validation error to show by its field, or NULL */
 	int editing;              /* edit mode: every field listed, a cursor */
 	int cursor;               /* index into fmt_agent_fields while editing */

@@ -176,6 +176,7 @@ struct pane *pane_new(const struct pane_opts *o, struct agent *agent)
 	co.auto_accept = p->o.auto_accept;
 	co.utf8 = p->o.utf8;
 	co.preflight = p->o.preflight;
+	co.scope = p->o.scope;
 	co.caps = p->o.caps;
 	co.exec_arg = &p->exec;
 	co.sinks[0] = (struct ctl_sink){ pane_event, p };

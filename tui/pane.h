@@ -36,6 +36,7 @@ struct pane_opts {
 	struct load *load;        /* the load steps pause; not owned, may be NULL */
 	const struct caps *caps;  /* for validation; NULL: caps_cached() */
 	int preflight;            /* count with the step's probe before offering it */
+	struct step_scope scope;  /* proposals are scoped to these processes */
 	int sequential;           /* a step stops when its result is settled
 	                           * (step_exec_opts.sequential) */
 	struct session *ses;      /* proposals, decisions, results, step windows and

@@ -96,6 +96,7 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 	int h, w, content, card = 0, tr_rows;
 	struct fmt_line *lines, *tmp, *cardl = NULL;
 	const struct step *shown;
+	char scope[256];
 
 	if (!p || !screen_agent_shown(s))
 		return;
@@ -120,6 +121,8 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 			.edited = p->edit != NULL,
 			.auto_accept = p->o.auto_accept,
 			.estimate = p->estimate[0] ? p->estimate : NULL,
+			.scope = step_scope_describe(shown, &p->o.scope, scope, sizeof(scope)),
+			.replay = p->replay,
 		};
 		int maxcard = p->mode == FMT_AGENT_MODE_EDIT ? content - 1 : content * 3 / 4;
 		unsigned n;

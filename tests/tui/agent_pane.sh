@@ -106,7 +106,7 @@ wait_long "proposal | step 1 of at most 5" 30
 screen | LC_ALL=C grep -q '[^ -~]' && { screen; fail "non-ASCII output with LANG=C"; }
 keys e
 wait_for "editing | step 1"
-for _ in 1 2 3 4 5 6 7 8; do keys j; done
+for _ in 1 2 3 4 5 6 7 8 9; do keys j; done
 keys Enter
 wait_for "duration_s> 5"
 keys BSpace 999 Enter

@@ -131,6 +131,24 @@ static void check_card(int width)
 	n = fmt_agent_proposal(out, 64, &p, width, gl_utf8());
 	assert_true(find_line(out, n, "each: low") > find_line(out, n, "overhead"));
 	p.estimate = NULL;
+	/* no estimate: a reason, never "not estimated (no pre-flight ...)" */
+	n = fmt_agent_proposal(out, 64, &p, width, gl_utf8());
+	assert_true(find_line(out, n, "not estimated") < 0);
+	assert_true(find_line(out, n, "not measured") > 0);
+	p.replay = 1;
+	n = fmt_agent_proposal(out, 64, &p, width, gl_utf8());
+	assert_true(find_line(out, n, "not recorded") > 0);
+	p.replay = 0;
+	/* the scope line replaces the filter line, and wraps to its hint */
+	assert_true(find_line(out, n, "filter") > 0);
+	p.scope = "the load (cgroup argus-123-1); scope=system widens it";
+	n = fmt_agent_proposal(out, 64, &p, width, gl_utf8());
+	assert_true(find_line(out, n, "scope") > 0);
+	assert_true(find_line(out, n, "widens it") >= find_line(out, n, "scope"));
+	assert_true(find_line(out, n, "filter") < 0);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(fmt_width(out[i].text), width);
+	p.scope = NULL;
 	/* a validation error shows right below its field */
 	snprintf(err.field, sizeof(err.field), "duration_s");
 	snprintf(err.msg, sizeof(err.msg), "999 s is over the limit (30 s)");
@@ -144,13 +162,14 @@ static void check_card(int width)
 			 THEME_STATUS_WARN);
 	/* editing: every field listed, the cursor's line selected, the error by it */
 	p.editing = 1;
-	p.cursor = 8;              /* duration_s */
+	p.cursor = 9;              /* duration_s (after scope) */
 	n = fmt_agent_proposal(out, 64, &p, width, gl_utf8());
 	d = find_line(out, n, "duration_s");
 	assert_true(d > 0);
 	assert_true(out[d].selected);
 	assert_true(strstr(out[d + 1].text, "^ duration_s") != NULL);
 	assert_true(find_line(out, n, "filter.comm") > 0);
+	assert_true(find_line(out, n, "scope") > 0);
 	for (unsigned i = 0; i < n; i++)
 		assert_int_equal(fmt_width(out[i].text), width);
 	/* max lines respected */

@@ -16,6 +16,7 @@
 
 #include "caps.h"
 #include "step.h"
+#include "step_scope.h"
 
 #define assert_contains(hay, needle) do { \
 	if (!strstr((hay), (needle))) \
@@ -605,6 +606,87 @@ static void test_schema_matches_parser(void **state)
 	free(text);
 }
 
+/* issue 13 item 2: a step is scoped to the diagnosed processes unless it
+ * says scope system or names its own processes */
+static void test_scope(void **state)
+{
+	const char *js = "{\"kind\":\"counts\",\"target\":\"exceptions:page_fault_user\","
+			 "\"duration_s\":2}";
+	struct step_scope cg = { .by = STEP_SCOPE_BY_CGROUP, .cgroup = "/sys/fs/cgroup/x/argus-9-1",
+				 .tgid = 9, .what = "the load" };
+	struct step_scope pid = { .by = STEP_SCOPE_BY_TGID, .tgid = 1234, .what = "PID 1234",
+				  .no_reference = 1 };
+	struct step_error e;
+	struct step *s = NULL, *t = NULL;
+	char buf[256], *txt;
+
+	(void)state;
+	assert_int_equal(step_parse_json(js, strlen(js), &s, &e), 0);
+	assert_int_equal(s->scope, STEP_SCOPE_AUTO);
+	/* no run scope: untouched, system-wide */
+	assert_int_equal(step_scope_apply(NULL, s, &e), 0);
+	assert_null(s->filter.cgroup);
+	assert_non_null(strstr(step_scope_describe(s, NULL, buf, sizeof(buf)), "system-wide"));
+	/* the load's cgroup goes into the filter; the card says whose and how to widen */
+	assert_int_equal(step_scope_apply(&cg, s, &e), 0);
+	assert_string_equal(s->filter.cgroup, cg.cgroup);
+	assert_int_equal(s->scope, STEP_SCOPE_LOAD);
+	step_scope_describe(s, &cg, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "the load (cgroup argus-9-1)"));
+	assert_non_null(strstr(buf, "scope=system widens it"));
+	/* recorded as run: scope and filter survive JSON */
+	txt = step_to_json(s);
+	assert_non_null(txt);
+	assert_non_null(strstr(txt, "\"scope\""));
+	assert_int_equal(step_parse_json(txt, strlen(txt), &t, &e), 0);
+	assert_int_equal(t->scope, STEP_SCOPE_LOAD);
+	assert_string_equal(t->filter.cgroup, cg.cgroup);
+	free(txt);
+	step_free(t);
+	/* widening: scope=system clears the load's filter and is not refilled */
+	assert_int_equal(step_set_field(s, "scope", "system", &e), 0);
+	assert_null(s->filter.cgroup);
+	assert_int_equal(step_scope_apply(&cg, s, &e), 0);
+	assert_null(s->filter.cgroup);
+	step_scope_describe(s, &cg, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "system-wide; scope=load narrows it to the load"));
+	step_describe(s, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "scope=system"));
+	/* and back: scope=load refills it from the run */
+	assert_int_equal(step_set_field(s, "scope", "load", &e), 0);
+	assert_int_equal(step_scope_apply(&cg, s, &e), 0);
+	assert_string_equal(s->filter.cgroup, cg.cgroup);
+	assert_int_equal(step_set_field(s, "scope", "everyone", &e), -EINVAL);
+	assert_string_equal(e.field, "scope");
+	/* scope load where the run has no processes: refused by its field */
+	assert_int_equal(step_set_field(s, "scope", "load", &e), 0);
+	assert_int_equal(step_scope_apply(NULL, s, &e), -EINVAL);
+	assert_string_equal(e.field, "scope");
+	step_free(s);
+	/* -p without --pause: the tgid, and no reference said */
+	assert_int_equal(step_parse_json(js, strlen(js), &s, &e), 0);
+	assert_int_equal(step_scope_apply(&pid, s, &e), 0);
+	assert_int_equal(s->filter.tgid, 1234);
+	step_scope_describe(s, &pid, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "PID 1234 (tgid 1234)"));
+	assert_non_null(strstr(buf, "no reference"));
+	assert_non_null(strstr(step_scope_no_reference(&pid, buf, sizeof(buf)),
+			       "this step has no reference: PID 1234 is not paused"));
+	assert_string_equal(step_scope_no_reference(&cg, buf, sizeof(buf)), "");
+	step_free(s);
+	/* an agent's own process filter is kept */
+	js = "{\"kind\":\"counts\",\"target\":\"x:y\",\"filter\":{\"tgid\":77},\"duration_s\":2}";
+	assert_int_equal(step_parse_json(js, strlen(js), &s, &e), 0);
+	assert_int_equal(step_scope_apply(&cg, s, &e), 0);
+	assert_null(s->filter.cgroup);
+	assert_int_equal(s->filter.tgid, 77);
+	assert_int_equal(s->scope, STEP_SCOPE_AUTO);
+	step_free(s);
+	js = "{\"kind\":\"counts\",\"target\":\"x:y\",\"scope\":\"all\",\"duration_s\":2}";
+	assert_int_equal(step_parse_json(js, strlen(js), &s, &e), -EINVAL);
+	assert_string_equal(e.field, "scope");
+}
+
 static void test_edit_distance(void **state)
 {
 	assert_int_equal(step_edit_distance("kitten", "sitting", 10), 3);
@@ -622,6 +704,7 @@ int main(void)
 		cmocka_unit_test(test_parse_types),
 		cmocka_unit_test(test_parse_syntax_line_col),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_set_field),
 		cmocka_unit_test(test_validate_good),
 		cmocka_unit_test(test_validate_kind),
