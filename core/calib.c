@@ -585,8 +585,20 @@ char *calib_summary(const struct tree *t, int utf8, char *buf, size_t len)
 		e[no++] = x; /* no <= s: compacting in place is safe */
 	}
 	qsort(e, no, sizeof(e[0]), sum_cmp);
+	/* idle is not work: when the load runs, the CPUs idle less and idle
+	 * falls (-100% on a busy host), which is not a cost of the load.  It
+	 * is left out of the ranking and said last, as "idle time" */
+	for (int i = 0; i < no; i++)
+		if (e[i].subsys == SUBSYS_IDLE && i < no - 1) {
+			struct sum_ent x = e[i];
+
+			memmove(&e[i], &e[i + 1], (size_t)(no - 1 - i) * sizeof(e[0]));
+			e[no - 1] = x;
+			break;
+		}
 	for (int i = 0; i < no; i++) {
 		const struct sum_ent *x = &e[i];
+		int idle = x->subsys == SUBSYS_IDLE;
 		char pct[32];
 		int w;
 
@@ -599,10 +611,10 @@ char *calib_summary(const struct tree *t, int utf8, char *buf, size_t len)
 			snprintf(pct, sizeof(pct), "+%.0f%%", fabs(x->pct));
 		char ent[80];
 
-		w = snprintf(ent, sizeof(ent), "%s%s %s%s",
+		w = snprintf(ent, sizeof(ent), "%s%s%s %s%s%s",
 			     i ? (utf8 ? " \xc2\xb7 " : " | ") : "",
-			     subsys_name((enum subsys)x->subsys), pct,
-			     x->sig ? "" : " (n.s.)");
+			     subsys_name((enum subsys)x->subsys), idle ? " time" : "", pct,
+			     x->sig ? "" : " (n.s.)", idle ? " (not ranked: not work)" : "");
 		/* whole entries only: never cut a UTF-8 sequence */
 		if (w < 0 || (size_t)w >= len - off)
 			break;

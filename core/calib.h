@@ -69,8 +69,10 @@ int calib_bh(const double *p, double *q, size_t n);
 char *calib_explain(const struct tree_node *n, char *buf, size_t len);
 
 /* Summary of subsystems for a header line: "mm +41% · sched -3% · ...",
- * significant ones first, each group by |delta| per second.  utf8 chooses
- * the separator. Returns buf. */
+ * significant ones first, each group by |delta| per second; idle is not
+ * ranked (the CPUs idle less whenever anything runs: not a cost) and comes
+ * last as "idle time -100% (not ranked: not work)".  utf8 chooses the
+ * separator. Returns buf. */
 char *calib_summary(const struct tree *t, int utf8, char *buf, size_t len);
 
 #endif

@@ -348,6 +348,42 @@ static void test_words(void **state)
 	tree_free(t);
 }
 
+/* issue 13 item 3: idle falls to nothing when the load runs (the CPUs are
+ * busy), the largest |delta| of all; the header does not rank it as if it
+ * were a cost, and says it last as idle time */
+static void test_summary_idle(void **state)
+{
+	struct profile *p = profile_new();
+	struct calib_opts o;
+	struct tree *t;
+	char buf[512];
+	const char *idle;
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned w = 0; w < 2 * NPAIR; w++) {
+		assert_int_equal(profile_window_begin(p, w % 2 ? COND_LOAD : COND_REF, w), (int)w);
+		profile_window_end(p, w, 1.0);
+	}
+	ADD(p, V(2, 3, 2), V(100, 110, 95), PF, "do_anonymous_page");
+	ADD(p, V(900, 950, 1000), V(0, 0, 0), "secondary_startup_64", "start_secondary",
+	    "cpu_startup_entry", "do_idle");
+	t = tree_build(p, NULL);
+	assert_non_null(t);
+	profile_free(p);
+	calib_opts_default(&o);
+	o.freq_hz = 1000;
+	assert_int_equal(calib_run(t, &o), 0);
+	calib_summary(t, 1, buf, sizeof(buf));
+	assert_true(strncmp(buf, "mm +", 4) == 0);
+	idle = strstr(buf, "idle time \xe2\x88\x92" "100%");
+	assert_non_null(idle);
+	assert_non_null(strstr(idle, "(not ranked: not work)"));
+	assert_null(strstr(idle + 1, " \xc2\xb7 "));   /* the last entry */
+	assert_null(strstr(buf, "idle \xe2\x88\x92"));
+	tree_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_bh_hand),
 		cmocka_unit_test(test_bh_monotone),
 		cmocka_unit_test(test_run_rates),
+		cmocka_unit_test(test_summary_idle),
 		cmocka_unit_test(test_run_decrease_and_pairs),
 		cmocka_unit_test(test_run_needs_both),
 		cmocka_unit_test(test_words),
