@@ -44,6 +44,7 @@ void diagnose_result_clear(struct diagnose_result *r)
 /* Moves the naive answer of an over to r. */
 static void diag_take_naive(struct analysis *an, struct diagnose_result *r)
 {
+	snprintf(r->summary, sizeof(r->summary), "%s", an->summary);
 	memcpy(r->naive_subsystem, an->naive_subsystem, sizeof(r->naive_subsystem));
 	memcpy(r->naive_path, an->naive_path, an->nnaive * sizeof(*r->naive_path));
 	r->nnaive = an->nnaive;
@@ -301,6 +302,8 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 	if (verdict_json_add_paths(jv, v))
 		err = -ENOMEM;
 
+	if (r->summary[0])
+		cJSON_AddStringToObject(o, "header", r->summary);
 	jn = cJSON_AddObjectToObject(o, "naive");
 	cJSON_AddStringToObject(jn, "subsystem", r->naive_subsystem);
 	cJSON_AddItemToObject(jn, "path", diag_strings(r->naive_path, r->nnaive));
@@ -390,6 +393,12 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 		diag_num(opt, "window_s", info->window_s);
 		diag_num(opt, "settle_s", info->settle_s);
 		cJSON_AddNumberToObject(opt, "freq_hz", info->freq_hz);
+		if (info->scope_ref && info->scope_load) {
+			cJSON *jsc = cJSON_AddObjectToObject(o, "scope");
+
+			cJSON_AddStringToObject(jsc, "reference", info->scope_ref);
+			cJSON_AddStringToObject(jsc, "loaded", info->scope_load);
+		}
 		if (info->load_cmd || info->load_state) {
 			cJSON *jl = cJSON_AddObjectToObject(o, "load");
 

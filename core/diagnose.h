@@ -35,6 +35,8 @@ struct diagnose_result {
 	char naive_diff_subsystem[16];
 	char *naive_diff_path[VERDICT_MAX_PATH]; /* owned */
 	unsigned nnaive_diff;
+	char summary[512];         /* the header's subsystems (calib_summary) of the
+	                            * calibration, before steps */
 	double thinking_s;         /* tree + calibration + descent / agent turns */
 	double waiting_s;          /* waiting for the human (0 in batch) */
 	double steps_s;            /* running steps (part of measuring, not thinking) */
@@ -118,6 +120,8 @@ struct diagnose_run_info {
 	unsigned pairs, freq_hz;
 	double window_s, settle_s;
 	unsigned saved_ref_windows;
+	/* whose samples each condition holds (measure_scopes); NULL: not said */
+	const char *scope_ref, *scope_load;
 	const char *steps_json;    /* the "steps" array as JSON text; NULL: [] */
 	/* why measuring stopped (measure_stopping); "stopping" in the JSON
 	 * when stop_reason is set */

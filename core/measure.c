@@ -31,6 +31,7 @@ struct measure {
 	unsigned done;               /* windows measured */
 	int win;                     /* profile window being measured, or -1 */
 	unsigned saved_ref_windows;  /* windows that came from a saved reference */
+	struct reference_meta ref_meta; /* its header (scope, created) */
 	enum source_phase phase;
 	enum cond cur;               /* condition being applied */
 	int started, stopped;
@@ -687,17 +688,28 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			}
 		}
 		err = reference_load(path ? path : o->reference_path, &want,
-				     o->reference_max_age_s, m->prof, NULL, cause);
+				     o->reference_max_age_s, m->prof, &m->ref_meta, cause);
 		if (err == -ENOENT && !o->reference_path)
 			util_cause(cause, "-p %d without --pause needs a reference of the idle "
 				   "system: run 'argus reference save' first (it writes %s), or add "
 				   "--pause to pause PID %d for the reference windows", (int)o->pid,
 				   path, (int)o->pid);
 		free(path);
+		path = NULL;   /* holds the scope check's words next */
 		if (err < 0)
 			goto fail;
 		m->saved_ref_windows = m->prof->nwin;
 		meas_log(m, "using a saved reference of %u windows", m->saved_ref_windows);
+		/* the loaded windows of -p without --pause are sampled system-wide */
+		err = reference_scope_check(&m->ref_meta, REFERENCE_SCOPE_SYSTEM, o->strict, &path);
+		if (err > 0)
+			meas_log(m, "warning: %s", path ? path : "");
+		if (err < 0)
+			util_cause(cause, "%s", path ? path : "the saved reference's scope differs");
+		free(path);
+		if (err < 0)
+			goto fail;
+		err = 0;
 	}
 	if (o->load_argv) {
 		m->load = load_spawn(o->load_argv, lflags, cause);
@@ -821,6 +833,21 @@ fail:
 struct load *measure_load(struct source *s)
 {
 	return s ? ((struct measure *)s->priv)->load : NULL;
+}
+
+void measure_scopes(struct source *s, char *ref, size_t rlen, char *load, size_t llen)
+{
+	struct measure *m = s ? s->priv : NULL;
+
+	snprintf(ref, rlen, "%s", REFERENCE_SCOPE_SYSTEM);
+	snprintf(load, llen, "%s", REFERENCE_SCOPE_SYSTEM);
+	if (m && m->victim) {   /* sampling is filtered to it in both conditions */
+		snprintf(ref, rlen, "the victim (PID %d)", (int)load_pid(m->victim));
+		snprintf(load, llen, "the victim (PID %d)", (int)load_pid(m->victim));
+	} else if (m && m->saved_ref_windows) {
+		reference_scope_line(&m->ref_meta, REFERENCE_SCOPE_SYSTEM, ref, rlen);
+		snprintf(load, llen, "%s (PID %d runs)", REFERENCE_SCOPE_SYSTEM, (int)m->o.pid);
+	}
 }
 
 struct load *measure_victim(struct source *s)

@@ -90,6 +90,8 @@ struct measure_opts {
 	int pause;                   /* --pause (with pid) */
 	const char *reference_path;  /* --reference FILE; NULL: the default path */
 	double reference_max_age_s;  /* 0: 24 h */
+	int strict;                  /* --strict: refuse a saved reference whose
+	                              * scope is not the loaded windows' */
 	int reference_only;          /* all windows are references (reference save) */
 	unsigned reference_windows;  /* with reference_only: how many windows */
 	unsigned load_flags;         /* LOAD_F_* for the loads argus starts */
@@ -117,6 +119,12 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 
 /* The loads of a measure source (NULL when absent); valid while s lives. */
 struct load *measure_load(struct source *s);
+/* Whose samples each condition holds, for the header and the JSON:
+ * "system-wide", "system-wide, saved 12:01" (a saved reference),
+ * "system-wide (PID 1234 runs)" (-p without --pause), "the victim (PID 7)".
+ * A saved reference scoped otherwise than the loaded windows says so
+ * ("... : not the loaded windows' scope").  Writes ref and load. */
+void measure_scopes(struct source *s, char *ref, size_t rlen, char *load, size_t llen);
 struct load *measure_victim(struct source *s);
 
 /* 1 when tick failed because the load's command could not be run (exec

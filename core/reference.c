@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "reference.h"
+#include "sanitize.h"
 #include "util.h"
 
 #define REFERENCE_MAX_FRAMES 256
@@ -26,6 +27,7 @@ void reference_meta_here(struct reference_meta *m, const char *probe_set, unsign
 		snprintf(m->kernel, sizeof(m->kernel), "%s", u.release);
 	}
 	snprintf(m->probe_set, sizeof(m->probe_set), "%s", probe_set ? probe_set : "");
+	snprintf(m->scope, sizeof(m->scope), "%s", REFERENCE_SCOPE_SYSTEM);
 	m->freq_hz = freq_hz;
 }
 
@@ -124,6 +126,7 @@ int reference_save(const struct profile *p, const struct reference_meta *m,
 	cJSON_AddStringToObject(hdr, "probe_set", m->probe_set);
 	cJSON_AddNumberToObject(hdr, "freq_hz", m->freq_hz);
 	cJSON_AddNumberToObject(hdr, "created", (double)time(NULL));
+	cJSON_AddStringToObject(hdr, "scope", m->scope[0] ? m->scope : REFERENCE_SCOPE_SYSTEM);
 	wins = cJSON_AddArrayToObject(hdr, "windows");
 	for (unsigned w = 0; w < p->nwin; w++) {
 		cJSON *jw;
@@ -249,6 +252,8 @@ int reference_load(const char *path, const struct reference_meta *want, double m
 		m.freq_hz = (unsigned)v;
 	if (ref_num(hdr, "created", &v) == 0)
 		m.created = v;
+	snprintf(m.scope, sizeof(m.scope), "%s",
+		 ref_str(hdr, "scope") ? ref_str(hdr, "scope") : REFERENCE_SCOPE_SYSTEM);
 	if (got)
 		*got = m;
 	if (want) {
@@ -340,4 +345,38 @@ out:
 	free(line);
 	fclose(f);
 	return err;
+}
+
+int reference_scope_check(const struct reference_meta *got, const char *loaded, int strict,
+			  char **cause)
+{
+	char sc[64];
+
+	if (!strcmp(got->scope, loaded))
+		return 0;
+	sanitize_into(sc, sizeof(sc), got->scope, 0);
+	if (strict) {
+		util_cause(cause, "the saved reference is scoped to '%s' and the loaded windows are "
+			   "%s: not like with like (--strict); record a reference with 'argus "
+			   "reference save'", sc, loaded);
+		return -EINVAL;
+	}
+	util_cause(cause, "the saved reference is scoped to '%s' and the loaded windows are %s: "
+		   "the deltas compare different processes (--strict refuses)", sc, loaded);
+	return 1;
+}
+
+char *reference_scope_line(const struct reference_meta *got, const char *loaded, char *buf,
+			   size_t len)
+{
+	char when[32] = "", sc[64];
+	time_t t = (time_t)got->created;
+	struct tm tm;
+
+	if (t > 0 && localtime_r(&t, &tm))
+		strftime(when, sizeof(when), ", saved %H:%M", &tm);
+	sanitize_into(sc, sizeof(sc), got->scope, 0);
+	snprintf(buf, len, "%s%s%s", sc, when,
+		 strcmp(got->scope, loaded) ? ": not the loaded windows' scope" : "");
+	return buf;
 }

@@ -175,7 +175,7 @@ int cmd_diagnose(int argc, char **argv)
 	double budget = 0;
 	char *steps_json = NULL;
 	sigset_t oldmask;
-	char lstate[48] = "";
+	char lstate[48] = "", scope_ref[160], scope_load[160];
 	struct calib_opts co;
 
 	ret = diagnose_files(argc, argv);
@@ -439,6 +439,9 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	info.elapsed_s = util_mono_s() - t0;
 	info.load_cmd = ol.load_cmd;
+	measure_scopes(msrc, scope_ref, sizeof(scope_ref), scope_load, sizeof(scope_load));
+	info.scope_ref = scope_ref;
+	info.scope_load = scope_load;
 	info.steps_json = steps_json;
 	info.pairs = ol.m.pairs;
 	info.window_s = ol.m.window_s;

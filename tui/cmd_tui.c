@@ -242,7 +242,7 @@ int cmd_tui(int argc, char **argv)
 	struct opts_load ol;
 	struct opts_agent oa;
 	uint32_t pid;
-	char *cause = NULL, title[256];
+	char *cause = NULL, title[512];
 	const char *static_files = NULL;
 	struct source *src = NULL;
 	struct session *ses = NULL;
@@ -393,8 +393,16 @@ int cmd_tui(int argc, char **argv)
 			rc = noexec ? EXIT_NOEXEC : exit_for(err ? err : -EIO);
 			goto out;
 		}
-		snprintf(title, sizeof(title), "argus %s%s", ol.load_cmd ? "--load " : "",
-			 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
+		if (pid && !ol.m.pause) {
+			/* whose samples each side holds: like with like (issue 13) */
+			char sr[160], sl[160];
+
+			measure_scopes(src, sr, sizeof(sr), sl, sizeof(sl));
+			snprintf(title, sizeof(title), "argus -p %u; reference: %s; loaded: %s", pid, sr, sl);
+		} else {
+			snprintf(title, sizeof(title), "argus %s%s", ol.load_cmd ? "--load " : "",
+				 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
+		}
 		to.title = title;
 		to.agent_pane = 1;
 		to.sequential = ol.m.sequential;

@@ -11,6 +11,7 @@
 
 enum opts_load_id {
 	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
+	OL_STRICT,
 	OL_PAIRS, OL_MIN_PAIRS, OL_FIXED, OL_WINDOW, OL_SETTLE, OL_FREQ, OL_TIME,
 };
 
@@ -37,6 +38,9 @@ static const struct opts_load_opt opts_load_table[] = {
 	  "with -p: pause PID (SIGSTOP/SIGCONT) for the reference windows" },
 	{ OL_REFERENCE, "--reference", NULL, "FILE",
 	  "saved reference for -p (default: the one 'argus reference save' wrote)" },
+	{ OL_STRICT, "--strict", NULL, NULL,
+	  "with -p and a saved reference: refuse one whose scope is not the loaded windows' "
+	  "(system-wide); without it a warning" },
 	{ OL_PAIRS, "--pairs", NULL, "K",
 	  "at most K reference/loaded window pairs: measuring stops earlier when the "
 	  "verdict is settled (default 12); with --fixed exactly K (default 6)" },
@@ -274,6 +278,9 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 		return 1;
 	case OL_REFERENCE:
 		ol->m.reference_path = val;
+		return 1;
+	case OL_STRICT:
+		ol->m.strict = 1;
 		return 1;
 	case OL_PAIRS:
 		if (opts_load_uint(typed, val, 1, MEASURE_PAIRS_MAX, "pairs", &ol->m.pairs, err) < 0)
