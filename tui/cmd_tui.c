@@ -395,10 +395,13 @@ int cmd_tui(int argc, char **argv)
 		}
 		if (pid && !ol.m.pause) {
 			/* whose samples each side holds: like with like (issue 13) */
-			char sr[160], sl[160];
+			char sr[160], sl[160], *paren;
 
 			measure_scopes(src, sr, sizeof(sr), sl, sizeof(sl));
-			snprintf(title, sizeof(title), "argus -p %u; reference: %s; loaded: %s", pid, sr, sl);
+			paren = strstr(sl, " (");   /* "(PID N runs)": the title names it */
+			if (paren)
+				*paren = 0;
+			snprintf(title, sizeof(title), "argus -p %u; ref: %s; load: %s", pid, sr, sl);
 		} else {
 			snprintf(title, sizeof(title), "argus %s%s", ol.load_cmd ? "--load " : "",
 				 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");

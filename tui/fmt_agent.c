@@ -328,7 +328,8 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 			 s->end ? s->end : "?");
 		at = card_field(out, at, max, "target", THEME_DIM, val, THEME_FOCUS, width, 2, gl, 0);
 	} else {
-		at = card_field(out, at, max, "target", THEME_DIM, "system-wide", THEME_NORMAL,
+		/* whose events is the scope line's: the kind simply takes no target */
+		at = card_field(out, at, max, "target", THEME_DIM, "none (every CPU)", THEME_NORMAL,
 				width, 1, gl, 0);
 	}
 	if (p->err && (fmt_agent_field_match(p->err->field, "target") ||
