@@ -152,11 +152,11 @@ void fmt_header(struct fmt_line *l, int width, const char *title, const char *su
 	fmt_line_reset(l);
 	fmt_line_add(l, THEME_HEADER, " ", width);
 	/* the summary is what matters: the title yields room down to 20 columns,
-	 * or 2/5 of the width for a title that says more than the command
-	 * (-p: the scope of each condition) */
+	 * or half the width for a title that says more than the command (-p:
+	 * the scope of each condition) */
 	tw = width - 1 - (sw ? sw + 2 : 0);
-	if (tw < width * 2 / 5)
-		tw = width * 2 / 5;
+	if (tw < width / 2)
+		tw = width / 2;
 	if (tw < 20)
 		tw = 20;
 	fmt_line_add_trunc(l, THEME_HEADER, title ? title : "argus", tw, gl);
