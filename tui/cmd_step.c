@@ -15,7 +15,6 @@
 #include "caps.h"
 #include "cmd.h"
 #include "cmd_common.h"
-#include "load.h"
 #include "measure.h"
 #include "num.h"
 #include "opts_load.h"
@@ -24,6 +23,7 @@
 #include "step_exec.h"
 #include "step_json.h"
 #include "step_preflight.h"
+#include "step_scope.h"
 #include "util.h"
 
 enum step_opt_id { SO_CHECK, SO_JSON, SO_ONLY_LOAD, SO_BUDGET, SO_PAIRS, SO_HELP };
@@ -300,16 +300,14 @@ int cmd_step(int argc, char **argv)
 		rc = noexec ? EXIT_NOEXEC : EXIT_ERROR;
 		goto out;
 	}
-	if (only_load && measure_load(src) && !s->filter.cgroup && !s->filter.tgid &&
-	    !s->filter.pid) {
-		struct load *l = measure_load(src);
-		struct step_error e;
+	/* a spec runs as written: scoped to the load when asked (--only-load,
+	 * or "scope": "load"), the same way the agent's proposals are */
+	if ((only_load || s->scope == STEP_SCOPE_LOAD) && measure_load(src)) {
+		struct step_scope sc;
+		struct step_error e = { 0 };
 
-		if (load_cgroup_path(l))
-			s->filter.cgroup = strdup(load_cgroup_path(l));
-		else
-			s->filter.tgid = (int)load_pid(l);
-		if (step_validate(s, caps_cached(), NULL, &e)) {
+		step_scope_of_run(&sc, measure_load(src), measure_victim(src), (int)ol.m.pid);
+		if (step_scope_apply(&sc, s, &e) < 0 || step_validate(s, caps_cached(), NULL, &e)) {
 			fprintf(stderr, "argus step: %s: %s: %s\n", path, e.field, e.msg);
 			goto out;
 		}
