@@ -17,6 +17,7 @@
 #include "cmd_common.h"
 #include "measure.h"
 #include "num.h"
+#include "load.h"
 #include "opts_load.h"
 #include "probe.h"
 #include "step.h"
