@@ -32,9 +32,12 @@ for prov in openai anthropic; do
 	grep -qF 'PWN' "$TMP/$prov.out" "$TMP/$prov.err" || fail "$prov: the LLM's text is nowhere (the test saw nothing)"
 	grep -q "outside the cgroup2 mount" "$TMP/$prov.out" "$TMP/$prov.err" ||
 		fail "$prov: the cgroup ../../../../etc was not refused with its reason"
-	# the heuristic may take the refused turn with a step of its own; no step
-	# with the LLM's cgroup may have run
-	jq -e '[.steps[]? | select(.spec.filter.cgroup != null)] | length == 0' "$TMP/$prov.out" >/dev/null ||
+	# the heuristic may take the refused turn with a step of its own (scoped
+	# to the load's own cgroup, argus-PID-N); no step with the LLM's cgroup
+	# may have run
+	jq -e '[.steps[]? | select(.spec.filter.cgroup != null and
+	        (.spec.filter.cgroup | test("/argus-[0-9]+-[0-9]+$") | not))] | length == 0' \
+		"$TMP/$prov.out" >/dev/null ||
 		fail "$prov: a step with a cgroup outside cgroupfs ran: $(jq -c '[.steps[]? | {state, spec}]' "$TMP/$prov.out")"
 	"$ARGUS" replay --batch "$TMP/$prov.session" >"$TMP/$prov.replay" 2>&1 || fail "$prov: replay failed"
 	grep -q "$ESCBEL" "$TMP/$prov.replay" && fail "$prov: replay --batch printed an ESC or BEL byte"
