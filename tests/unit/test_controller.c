@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -110,6 +111,7 @@ struct fake_x {
 };
 
 static unsigned fx_started, fx_preflights;
+static int fx_started_tgid;           /* the filter.tgid of the last step started */
 static int fx_preflight_err;
 
 static void *fx_start(void *arg, const struct step *s, char **cause)
@@ -121,6 +123,7 @@ static void *fx_start(void *arg, const struct step *s, char **cause)
 	assert_non_null(x);
 	x->s = step_clone(s);
 	fx_started++;
+	fx_started_tgid = s->filter.tgid;
 	return x;
 }
 
@@ -507,12 +510,70 @@ static void test_batch_gate_and_budget(void **state)
 	fx_preflight_err = 0;
 }
 
+/* issue 13 item 2: the run's scope goes into every proposal before anyone
+ * sees it; with no reference (-p without --pause) that is said before the
+ * step may be accepted; scope=system in an edit widens what runs */
+static void test_scope(void **state)
+{
+	struct script s = { .targets = { "exceptions:page_fault_user", "exceptions:page_fault_user",
+					 NULL } };
+	struct heard h = { 0 };
+	struct caps *caps = fake_caps();
+	struct profile *p = fault_profile();
+	struct analysis an;
+	struct ctl_opts o = { .steps = 3, .caps = caps, .exec = &fake_exec,
+			      .sinks = { { heard_event, &h } } };
+	struct controller *c;
+	struct step *ed;
+	struct step_error e;
+	int guard;
+
+	(void)state;
+	fx_started = fx_preflights = 0;
+	fx_preflight_err = 0;
+	o.scope.by = STEP_SCOPE_BY_TGID;
+	o.scope.tgid = (int)getpid();
+	o.scope.no_reference = 1;
+	snprintf(o.scope.what, sizeof(o.scope.what), "PID %d", (int)getpid());
+	assert_int_equal(analysis_run(p, NULL, 0, NULL, &an, NULL), 0);
+	c = ctl_new(&o, script_agent(&s));
+	assert_non_null(c);
+	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
+	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_proposal(c)->filter.tgid, (int)getpid());
+	assert_int_equal(ctl_proposal(c)->scope, STEP_SCOPE_LOAD);
+	assert_non_null(strstr(h.said, "this step has no reference: PID"));
+	assert_int_equal(fx_started, 0);
+	/* accepted as proposed: the scoped step runs */
+	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
+	assert_int_equal(fx_started, 1);
+	assert_int_equal(fx_started_tgid, (int)getpid());
+	for (guard = 0; guard < 10 && c->mode == CTL_RUNNING; guard++)
+		ctl_tick(c, an.t, 1, NULL, guard);
+	ctl_rebuilt(c);
+	/* the next proposal, widened by the person: nothing of the scope runs */
+	assert_true(ctl_tick(c, an.t, 1, NULL, 20) > 0);
+	assert_int_equal(c->mode, CTL_PROPOSAL);
+	ed = step_clone(ctl_proposal(c));
+	assert_non_null(ed);
+	assert_int_equal(step_set_field(ed, "scope", "system", &e), 0);
+	assert_int_equal(ctl_accept(c, ed, "scope: load -> system"), 0);
+	assert_int_equal(fx_started, 2);
+	assert_int_equal(fx_started_tgid, 0);
+	step_free(ed);
+	ctl_free(c);
+	analysis_clear(&an);
+	profile_free(p);
+	caps_free(caps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_veto_accept_verdict),
 		cmocka_unit_test(test_batch_not_run),
 		cmocka_unit_test(test_batch_gate_and_budget),
+		cmocka_unit_test(test_scope),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
