@@ -27,19 +27,6 @@ llm_env openai
 P=$!
 at_exit "kill $P 2>/dev/null"
 
-# wait_long TEXT SECONDS
-wait_long() {
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "--- screen (waiting for '$1'):"
-	screen
-	fail "did not see '$1'"
-}
-
 for size in "160 45" "80 24"; do
 	set -- $size
 	stub_script "$ROOT/tests/data/llm/scope_load.json"
