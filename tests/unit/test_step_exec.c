@@ -20,6 +20,7 @@
 #include "step.h"
 #include "step_exec.h"
 #include "step_merge.h"
+#include "step_preflight.h"
 #include "tree.h"
 
 /* ---- the fake kind ---------------------------------------------------------- */
@@ -441,11 +442,37 @@ static void test_unvalidated_refused(void **state)
 	step_free(s);
 }
 
+/* issue 13: the pre-flight line always gives the overhead: measured, or
+ * without BPF statistics the events seen times the kind's cost */
+static void test_preflight_line(void **state)
+{
+	struct step_preflight pf = { .ok = 1, .kind = STEP_COUNTS, .rate = 100000, .progs = 1,
+				     .overhead_pct = 0.58 };
+	char buf[256];
+
+	(void)state;
+	step_preflight_line(&pf, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "overhead ~0.58% of a CPU"));
+	assert_null(strstr(buf, "estimated"));
+	pf.overhead_estimated = 1;
+	pf.overhead_pct = pf.rate * kind_event_cost_ns(STEP_COUNTS) / 1e9 * 100;
+	step_preflight_line(&pf, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "overhead ~0.58% of a CPU (estimated: "));
+	assert_non_null(strstr(buf, "x ~58 ns; no BPF statistics)"));
+	for (int k = 0; k < STEP_KIND_N; k++)
+		assert_true(kind_event_cost_ns(k) > 0);
+	pf.ok = 0;
+	pf.cause = "test cause";
+	step_preflight_line(&pf, buf, sizeof(buf));
+	assert_string_equal(buf, "does not attach: test cause");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_windows_alternate_settle_discarded),
 		cmocka_unit_test(test_guard_trips),
+		cmocka_unit_test(test_preflight_line),
 		cmocka_unit_test(test_merge_matching_path),
 		cmocka_unit_test(test_merge_new_path),
 		cmocka_unit_test(test_latency_and_words),
