@@ -473,6 +473,16 @@ static void run_finished(struct controller *c, struct ctl_run *r, int failed)
 	}
 	if (r->data)
 		sum = step_summary(r->step, r->data, c->o.utf8);
+	if (sum && c->o.scope.no_reference) {
+		/* both columns measured it running: said with the numbers too */
+		char *s2 = NULL;
+
+		if (asprintf(&s2, "%s (no reference: %s was not paused)", sum,
+			     c->o.scope.what[0] ? c->o.scope.what : "the process") >= 0) {
+			free(sum);
+			sum = s2;
+		}
+	}
 	ev.text = sum ? sum : reason[0] ? reason : NULL;
 	ev.summary = sum;
 	ctl_emit(c, &ev);

@@ -42,6 +42,11 @@ const char *step_kind_name(enum step_kind k)
 	return step_kinds[k].name;
 }
 
+const char *step_scope_name(enum step_scope_kind k)
+{
+	return k == STEP_SCOPE_LOAD ? "load" : k == STEP_SCOPE_SYSTEM ? "system" : "";
+}
+
 const char *step_kind_help(enum step_kind k)
 {
 	if ((int)k < 0 || k >= STEP_KIND_N)
@@ -672,16 +677,18 @@ char *step_describe(const struct step *s, char *buf, size_t len)
 		APPEND("%s%s", i ? "," : " ", s->targets[i]);
 	if (s->begin || s->end)
 		APPEND(" %s -> %s", s->begin ? s->begin : "?", s->end ? s->end : "?");
-	if (s->filter.pid)
+	/* scope load: the filter is the run's processes, which the card and the
+	 * JSON spell out; a transcript line says only the scope */
+	if (s->filter.pid && s->scope != STEP_SCOPE_LOAD)
 		APPEND(" pid=%d", s->filter.pid);
-	if (s->filter.tgid)
+	if (s->filter.tgid && s->scope != STEP_SCOPE_LOAD)
 		APPEND(" tgid=%d", s->filter.tgid);
 	if (s->filter.comm)
 		APPEND(" comm=%s", s->filter.comm);
-	if (s->filter.cgroup)
+	if (s->filter.cgroup && s->scope != STEP_SCOPE_LOAD)
 		APPEND(" cgroup=%s", s->filter.cgroup);
-	if (s->scope == STEP_SCOPE_SYSTEM)
-		APPEND(" scope=system");
+	if (s->scope != STEP_SCOPE_AUTO)
+		APPEND(" scope=%s", step_scope_name(s->scope));
 	APPEND(" %gs", s->duration_s);
 	if (s->freq_hz)
 		APPEND(" %uHz", s->freq_hz);

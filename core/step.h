@@ -128,7 +128,9 @@ int step_parse_json(const char *text, size_t len, struct step **out, struct step
  * frees with free(), or NULL with errno set. */
 char *step_to_json(const struct step *s);
 
-/* One line for people: "tracepoint_stacks exceptions:page_fault_user comm=x 5s".
+/* One line for people: "tracepoint_stacks exceptions:page_fault_user comm=x 5s"
+ * ("... scope=load 5s" for a step scoped to the run's processes: their
+ * pid, tgid or cgroup is not repeated).
  * Writes at most len bytes into buf; returns buf. */
 char *step_describe(const struct step *s, char *buf, size_t len);
 

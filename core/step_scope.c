@@ -8,11 +8,6 @@
 #include "sanitize.h"
 #include "step_scope.h"
 
-const char *step_scope_name(enum step_scope_kind k)
-{
-	return k == STEP_SCOPE_LOAD ? "load" : k == STEP_SCOPE_SYSTEM ? "system" : "";
-}
-
 void step_scope_of_run(struct step_scope *out, struct load *load, struct load *victim, int pid)
 {
 	struct load *l = victim ? victim : load;

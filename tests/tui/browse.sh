@@ -48,7 +48,8 @@ for size in "80 24" "160 45"; do
 	screen | grep -qF 'folio_add_lru' && fail "$size: a non-matching sibling shown"
 	keys '&' C-u Enter
 	wait_for "filter cleared"
-	wait_for "idle"
+	wait_for "folio_add_lru"   # the non-matching sibling is back (idle is off screen
+	                           # and last in the header now: not ranked, issue 13)
 	# t: 0.1% -> 1% -> 5% -> none
 	keys t
 	wait_for "hiding nodes below 1% of the total"

@@ -550,6 +550,8 @@ static void test_scope(void **state)
 	assert_int_equal(fx_started_tgid, (int)getpid());
 	for (guard = 0; guard < 10 && c->mode == CTL_RUNNING; guard++)
 		ctl_tick(c, an.t, 1, NULL, guard);
+	/* the result says it has no reference, with its numbers */
+	assert_non_null(strstr(h.result_text, "(no reference: PID"));
 	ctl_rebuilt(c);
 	/* the next proposal, widened by the person: nothing of the scope runs */
 	assert_true(ctl_tick(c, an.t, 1, NULL, 20) > 0);

@@ -634,6 +634,8 @@ static void test_scope(void **state)
 	step_scope_describe(s, &cg, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "the load (cgroup argus-9-1)"));
 	assert_non_null(strstr(buf, "scope=system widens it"));
+	step_describe(s, buf, sizeof(buf));
+	assert_string_equal(buf, "counts exceptions:page_fault_user scope=load 2s");
 	/* recorded as run: scope and filter survive JSON */
 	txt = step_to_json(s);
 	assert_non_null(txt);
