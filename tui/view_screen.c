@@ -244,12 +244,12 @@ void screen_put_line(struct screen *s, WINDOW *w, struct line_cache *c, int y,
 	c->valid[y] = 1;
 }
 
-void screen_draw_header(struct screen *s, const char *title, const char *summary,
-			const struct glyphs *gl)
+void screen_draw_header(struct screen *s, const char *title, const char *state,
+			const char *summary, const struct glyphs *gl)
 {
 	if (s->too_small)
 		return;
-	fmt_header(&s->scratch, s->header.w, title, summary, gl);
+	fmt_header(&s->scratch, s->header.w, title, state, summary, gl);
 	screen_put_line(s, s->whead, &s->chead, 0, &s->scratch);
 }
 
