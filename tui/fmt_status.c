@@ -189,10 +189,10 @@ void fmt_header(struct fmt_line *l, int width, const char *title, const char *st
 	fmt_line_add(l, THEME_HEADER, " ", width);
 	/* the state is never cut (what the tree is now: calibrating, done,
 	 * live); the summary is what matters next: the title yields room down
-	 * to 16 columns, shortened in the middle */
+	 * to 24 columns, shortened in the middle (the command and its end) */
 	tw = width - 1 - stw - (sw ? sw + 2 : 0);
-	if (tw < 16)
-		tw = 16;
+	if (tw < 24)
+		tw = 24;
 	if (tw > fmt_width(title))
 		tw = fmt_width(title);
 	if (tw > width - 1 - stw)

@@ -125,6 +125,20 @@ for size in "80 24" "160 45"; do
 	sleep 0.3
 	[ "$(screen | sed '$d')" = "$before" ] || { screen; fail "${W}x$H: x left characters after Ctrl-L"; }
 
+	if [ "$W" = 80 ]; then
+		# the agent pane zoomed: the whole card, its overhead line wrapped
+		# (not cut), and the verdict line still above it
+		keys Tab
+		keys z
+		wait_for "overhead  "
+		ov=$(screen | grep -A1 'overhead  ' | tr -s ' ' | tr '\n' ' ')
+		echo "$ov" | grep -q 'of a CPU' || { screen; fail "80 columns: the overhead line is cut: '$ov'"; }
+		screen | grep 'overhead  ' | grep -qF '…' && fail "80 columns: the overhead line ends in …"
+		verdict_line | grep -q '◆ verdict: mm › ' || { screen; fail "80 columns: no verdict line in the zoomed pane"; }
+		keys z
+		keys Tab
+		wait_for "name  "
+	fi
 	if [ "$W" = 160 ]; then
 		# a step runs: its windows' losses count too
 		keys a
