@@ -22,30 +22,6 @@ need_cmd jq
 LOAD="$BUILD/scenarios/cow_fault"
 [ -x "$LOAD" ] || skip "no $LOAD; run make first"
 
-prog_ids() { cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u; }
-
-# wait_long TEXT SECONDS: like wait_for, longer
-wait_long() {
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "--- screen (waiting for '$1'):"
-	screen
-	fail "did not see '$1'"
-}
-# seen TEXT SECONDS: 0 when the pane shows TEXT in time
-seen() {
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 header() { screen | sed -n 1p; }
 status_line() { screen | sed -n "${H}p"; }
 dropped_shown() { status_line | sed -n 's/.*dropped \([0-9][0-9.]*[kMG]*\).*/\1/p'; }
