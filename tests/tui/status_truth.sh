@@ -73,9 +73,11 @@ for size in "80 24" "160 45"; do
 	echo "$v" | grep -q '◆ verdict: mm › .*do_wp_page' || fail "${W}x$H: verdict line '$v'"
 	screen | grep -qF 'a accept' || fail "${W}x$H: no decision keys"
 	if [ "$W" = 80 ]; then
-		# one line, its middle left out (the first part and the leaf stay)
-		echo "$v" | grep -q 'mm › … › .*› do_wp_page' ||
+		# one line, its middle left out (the first part and the end stay)
+		echo "$v" | grep -q '◆ verdict: mm › … › .*do_wp_page' ||
 			fail "80 columns: the verdict line is not shortened in the middle: '$v'"
+		echo "$v" | grep -q 'asm_exc_page_fault › exc_page_fault' &&
+			fail "80 columns: the verdict line keeps its middle: '$v'"
 	fi
 	# sampling stopped: no program held, no probe counted, dropped still
 	[ -z "$(prog_ids "$apid")" ] || fail "${W}x$H: argus holds BPF programs after the calibration"
@@ -107,7 +109,7 @@ for size in "80 24" "160 45"; do
 		keys Tab
 		keys z
 		wait_for "overhead  "
-		ov=$(screen | grep -A1 'overhead  ' | tr -s ' ' | tr '\n' ' ')
+		ov=$(screen | grep -A1 'overhead  ' | tr '\n' ' ' | tr -s ' ')
 		echo "$ov" | grep -q 'of a CPU' || { screen; fail "80 columns: the overhead line is cut: '$ov'"; }
 		screen | grep 'overhead  ' | grep -qF '…' && fail "80 columns: the overhead line ends in …"
 		verdict_line | grep -q '◆ verdict: mm › ' || { screen; fail "80 columns: no verdict line in the zoomed pane"; }
