@@ -68,8 +68,10 @@ static void screen_layout(struct screen *s)
 
 		s->tree.w = tw;          /* one blank column between the panes */
 		s->agent = (struct rect){ 1, tw + 1, mid, s->cols - tw - 1 };
-	} else {                        /* stacked: the agent needs room for a proposal */
-		int th = mid / 2;
+	} else {                        /* stacked: the agent needs room for a proposal
+					 * and the verdict line above it (its row
+					 * comes from the tree, not the transcript) */
+		int th = (mid - 1) / 2;
 
 		s->tree.h = th;
 		s->agent = (struct rect){ 1 + th, 0, mid - th, s->cols };
