@@ -221,11 +221,10 @@ static void render(struct app *a)
 		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->v->threshold);
 	if (a->pane) {
 		struct source_status st = a->st;
+		struct fmt_line vl;
 		char phase[128];
 		/* a replay's phase is the replay's position */
 		const char *ph = a->replay ? NULL : pane_status(a->pane, &st, phase, sizeof(phase));
-
-		struct fmt_line vl;
 
 		app_verdict_line(a, &vl, a->scr.agent.w);
 		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
