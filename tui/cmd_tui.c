@@ -25,6 +25,8 @@
 #include "opts_agent.h"
 #include "probe.h"
 #include "probe_profile.h"
+#include "procinfo.h"
+#include "sanitize.h"
 #include "source_live.h"
 #include "source_static.h"
 #include "theme.h"
@@ -242,7 +244,7 @@ int cmd_tui(int argc, char **argv)
 	struct opts_load ol;
 	struct opts_agent oa;
 	uint32_t pid;
-	char *cause = NULL, title[512];
+	char *cause = NULL, title[512], comm[64];
 	const char *static_files = NULL;
 	struct source *src = NULL;
 	struct session *ses = NULL;
@@ -394,17 +396,18 @@ int cmd_tui(int argc, char **argv)
 			goto out;
 		}
 		if (pid && !ol.m.pause) {
-			/* whose samples each side holds: like with like (issue 13) */
+			/* whose samples each side holds: like with like (issue 13);
+			 * the header names the process itself */
 			char sr[160], sl[160], *paren;
 
 			measure_scopes(src, sr, sizeof(sr), sl, sizeof(sl));
-			paren = strstr(sl, " (");   /* "(PID N runs)": the title names it */
+			paren = strstr(sl, " (");   /* "(PID N runs)": the header names it */
 			if (paren)
 				*paren = 0;
-			snprintf(title, sizeof(title), "argus -p %u; ref: %s; load: %s", pid, sr, sl);
+			snprintf(title, sizeof(title), "argus -p; ref: %s; load: %s", sr, sl);
 		} else {
 			snprintf(title, sizeof(title), "argus %s%s", ol.load_cmd ? "--load " : "",
-				 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
+				 ol.load_cmd ? ol.load_cmd : !pid ? "" : "-p --pause");
 		}
 		to.title = title;
 		to.agent_pane = 1;
@@ -425,10 +428,23 @@ int cmd_tui(int argc, char **argv)
 			goto out;
 		}
 		if (pid) {
-			snprintf(title, sizeof(title), "argus -p %u (live; no saved reference: "
-				 "'argus reference save' or --pause to calibrate)", pid);
+			snprintf(title, sizeof(title), "argus -p");
 			to.title = title;
+			to.note = "no saved reference: 'argus reference save' or --pause to calibrate";
 		}
+	}
+
+	if (pid) {
+		/* the header names the process (its comm as the kernel has it,
+		 * escaped: a process names itself) */
+		struct procinfo pi;
+
+		to.pid = pid;
+		if (procinfo_read(pid, &pi) == 0) {
+			sanitize_into(comm, sizeof(comm), pi.comm, 0);
+			to.pid_comm = comm;
+		}
+		procinfo_clear(&pi);
 	}
 
 	/* every run is a session (--no-session: none) */

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Live (root), issue 13 items 2 and 3: `argus -p PID` against a saved
 # reference, without --pause, at 160x45 and 80x24.
-#  - the header's title names the scope of each condition (ref: system-wide,
-#    saved HH:MM; load: system-wide);
+#  - the header's title names the scope of each condition (argus -p; ref:
+#    system-wide, saved HH:MM; load: system-wide; shortened in the middle at
+#    80 columns);
 #  - the proposal (the LLM stub's counts step with no filter, so that one
 #    comes whatever the tree of a busy host shows) is scoped to the process (scope PID N (tgid N), with how to
 #    widen it), and before anything is accepted the pane says the step has no
@@ -33,13 +34,13 @@ for size in "160 45" "80 24"; do
 	start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color -- --agent llm -p "$P" \
 		--reference "$TMP/ref.jsonl" --fixed --pairs 3 --no-session
 	wait_long "step 1 of at most" 60
-	screen | head -n 1 | grep -Eq "argus -p $P; ref: system-w" ||
-		{ screen | head -n 1; fail "$1x$2: the title does not name the reference's scope"; }
+	screen | head -n 1 | grep -Eq "argus -p; re.*system-wide" ||
+		{ screen | head -n 1; fail "$1x$2: the title does not name the scopes"; }
 	# at 80x24 the card needs the whole screen: Tab to the pane, z to zoom
 	[ "$1" = 80 ] && keys Tab z
 	wait_for "overhead"
 	if [ "$1" = 160 ]; then
-		screen | head -n 1 | grep -Eq "ref: system-wide, saved [0-9]{2}:[0-9]{2}; load: system-wide" ||
+		screen | head -n 1 | grep -Eq "argus -p; ref: system-wide, saved [0-9]{2}:[0-9]{2}; load: system-wide" ||
 			{ screen | head -n 1; fail "$1x$2: the title does not name both scopes"; }
 	fi
 	screen | grep -q "scope     PID $P (tgid $P); scope=system" ||
