@@ -140,8 +140,8 @@ char *step_describe(const struct step *s, char *buf, size_t len);
  * "expect", "filter.pid", "filter.tgid", "filter.comm", "filter.cgroup",
  * "scope" — load, system or empty —); an empty value clears an optional
  * field.  Setting scope to system or load clears filter.pid, .tgid and
- * .cgroup (for load the run's processes are put back by step_scope_apply).  Returns 0, or -EINVAL with *err
- * filled, or -ENOMEM. */
+ * .cgroup (for load the run's processes are put back by step_scope_apply).
+ * Returns 0, or -EINVAL with *err filled, or -ENOMEM. */
 int step_set_field(struct step *s, const char *field, const char *value, struct step_error *err);
 
 /* Checks that the kind's required fields are present (a target, or begin

@@ -101,7 +101,8 @@ char *step_preflight_line(const struct step_preflight *pf, char *buf, size_t len
 		snprintf(buf, len, "does not attach: %s", pf->cause ? pf->cause : "unknown reason");
 		return buf;
 	}
-	snprintf(ov, sizeof(ov), ", overhead ~%.2f%% of a CPU", pf->overhead_pct > 0 ? pf->overhead_pct : 0);
+	snprintf(ov, sizeof(ov), ", overhead ~%.2f%% of a CPU",
+		 pf->overhead_pct > 0 ? pf->overhead_pct : 0);
 	if (pf->overhead_estimated) {
 		size_t n = strlen(ov);
 
