@@ -14,8 +14,8 @@
 #     the reference too (what the default scope keeps out).
 #  3. -p PID --pause: the step is scoped to the process (filter.tgid = PID).
 #  4. -p PID against a saved system-wide reference: the JSON names the scope
-#     of both conditions, the header has no "-100%" of a subsystem every
-#     system has (syscall, sched) and no ranked "idle -N%".  A reference of
+#     of both conditions, the header has no significant "-100%" and no
+#     ranked "idle -N%".  A reference of
 #     another scope is warned about, and refused with --strict (the process
 #     left running).
 . "$(dirname "$0")/../lib.sh"
@@ -102,8 +102,12 @@ jq -e --arg p "$P" '.scope.reference | test("^system-wide, saved [0-9]{2}:[0-9]{
 	"$TMP/saved.out" >/dev/null || fail "saved: the reference's scope is not in the JSON"
 jq -e --arg p "$P" '.scope.loaded == "system-wide (PID \($p) runs)"' "$TMP/saved.out" >/dev/null ||
 	fail "saved: the loaded windows' scope is not in the JSON"
-jq -e '.header | test("(syscall|sched) -100%") | not' "$TMP/saved.out" >/dev/null ||
-	fail "saved: the header compares different scopes: $(jq -r .header "$TMP/saved.out")"
+# a subsystem significantly gone (-100% without "(n.s.)") is what comparing
+# a system-wide reference with a filtered loaded side gave (issue 13: "idle
+# -100% . net -100% . syscall -100%"); a few samples of a quiet reference
+# that do not recur are "(n.s.)"
+jq -e '.header | split(" | ") | map(select(test("-100%$"))) | length == 0' "$TMP/saved.out" \
+	>/dev/null || fail "saved: the header compares different scopes: $(jq -r .header "$TMP/saved.out")"
 jq -e '.header | test("(^| )idle -") | not' "$TMP/saved.out" >/dev/null ||
 	fail "saved: the header ranks idle as a cost"
 # (the verdict itself is not asserted: on a shared host other processes come
