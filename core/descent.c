@@ -111,7 +111,7 @@ static const char *const dispatch_names[] = { "ret_from_fork", "ret_from_fork_as
 static int is_grouping(const struct tree_node *n)
 {
 	return n->kind == TREE_ROOT || n->kind == TREE_PROCESS || n->kind == TREE_SUBSYS ||
-	       n->kind == TREE_TIME;
+	       n->kind == TREE_TIME || n->kind == TREE_COMMAND;
 }
 
 /* frames that only dispatch: syscall and exception entry, kthread loops */

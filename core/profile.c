@@ -85,6 +85,7 @@ void profile_free(struct profile *p)
 	}
 	free(p->stacks);
 	free(p->wins);
+	free(p->idents);
 	if (p->index) {
 		free(p->index->slots);
 		free(p->index->cache);
@@ -97,6 +98,65 @@ void profile_free(struct profile *p)
 const char *profile_intern(struct profile *p, const char *s)
 {
 	return strpool_intern(p->pool, s ? s : "");
+}
+
+const struct profile_ident *profile_ident_find(const struct profile *p, uint32_t tgid)
+{
+	/* newest first: captures and sessions look up what they just added */
+	for (size_t i = p ? p->nidents : 0; i > 0; i--)
+		if (p->idents[i - 1].tgid == tgid)
+			return &p->idents[i - 1];
+	return NULL;
+}
+
+/* Interned, escaped first when it needs it: a cmdline or comm is whatever
+ * the process set (argv, prctl), shown later on a terminal. */
+static const char *profile_intern_safe(struct profile *p, const char *s)
+{
+	const char *r;
+	char *safe;
+
+	if (!s || sanitize_is_clean(s, 0))
+		return profile_intern(p, s);
+	safe = sanitize_str(s, 0);
+	if (!safe)
+		return NULL;
+	r = profile_intern(p, safe);
+	free(safe);
+	return r;
+}
+
+int profile_ident_set(struct profile *p, const struct profile_ident *id)
+{
+	struct profile_ident *e;
+
+	if (!p || !id)
+		return -EINVAL;
+	if (profile_ident_find(p, id->tgid))
+		return 0;
+	if (p->nidents == p->ident_cap) {
+		size_t ncap = p->ident_cap ? p->ident_cap * 2 : 16;
+		struct profile_ident *n = realloc(p->idents, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->idents = n;
+		p->ident_cap = ncap;
+	}
+	e = &p->idents[p->nidents];
+	e->tgid = id->tgid;
+	e->kthread = id->kthread;
+	if (!(e->comm = profile_intern_safe(p, id->comm)) ||
+	    !(e->cmdline = profile_intern_safe(p, id->cmdline)) ||
+	    !(e->exe = profile_intern_safe(p, id->exe)) ||
+	    !(e->cgroup = profile_intern_safe(p, id->cgroup)) ||
+	    !(e->unit = profile_intern_safe(p, id->unit)) ||
+	    !(e->container = profile_intern_safe(p, id->container)) ||
+	    !(e->role = profile_intern_safe(p, id->role)) ||
+	    !(e->threads = profile_intern_safe(p, id->threads)))
+		return -ENOMEM;
+	p->nidents++;
+	return 0;
 }
 
 int profile_window_begin(struct profile *p, enum cond c, double start_s)

@@ -151,6 +151,21 @@ static void add_name(struct fmt_line *l, enum theme_role r, const char *name, in
 		add_seg(l, r, name, tail, len, hit, mlen);
 }
 
+const char *fmt_node_name(const struct tree_node *n, const struct glyphs *gl, char *buf,
+			  size_t len)
+{
+	if (n->kind != TREE_COMMAND)
+		return n->name ? n->name : "?";
+	snprintf(buf, len, "%s %s%u", n->name ? n->name : "?", gl->utf8 ? "\u00d7" : "x", n->nproc);
+	return buf;
+}
+
+void fmt_line_add_mid(struct fmt_line *l, enum theme_role r, const char *name, int maxw,
+		      const struct glyphs *gl)
+{
+	add_name(l, r, name, maxw, NULL, gl);
+}
+
 static void add_col(struct fmt_line *l, enum theme_role r, const char *s, int w)
 {
 	int end = l->width + 1 + w;
@@ -172,7 +187,7 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	const char *tag = NULL;
 	enum theme_role tagrole = THEME_NORMAL;
 	int namew = cols->namew, room, tagw = 0;
-	char buf[64];
+	char buf[64], namebuf[256];
 
 	fmt_line_reset(l);
 	l->selected = i == v->sel;
@@ -222,7 +237,7 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	/* the node the agent's proposal concerns */
 	add_name(l, (n->flags & TREE_F_FOCUS) ? THEME_FOCUS :
 		 v->calibrated ? dr : (n->kind == TREE_FRAME ? THEME_NORMAL : THEME_HEADER),
-		 n->name ? n->name : "?", room - tagw, c->match, gl);
+		 fmt_node_name(n, gl, namebuf, sizeof(namebuf)), room - tagw, c->match, gl);
 	if (tag)
 		fmt_line_add(l, tagrole, tag, -1);
 	fmt_line_pad(l, THEME_NORMAL, namew);
