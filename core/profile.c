@@ -159,6 +159,18 @@ int profile_ident_set(struct profile *p, const struct profile_ident *id)
 	return 0;
 }
 
+int profile_copy_about(struct profile *dst, const struct profile *src)
+{
+	dst->diag = src->diag;
+	for (size_t i = 0; i < src->nidents; i++) {
+		int err = profile_ident_set(dst, &src->idents[i]);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int profile_window_begin(struct profile *p, enum cond c, double start_s)
 {
 	if (!p || (c != COND_REF && c != COND_LOAD))

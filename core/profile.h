@@ -116,6 +116,10 @@ const struct profile_ident *profile_ident_find(const struct profile *p, uint32_t
  * it ran).  0 or -errno. */
 int profile_ident_set(struct profile *p, const struct profile_ident *id);
 
+/* Copies src's diagnosed set and identities into dst (a profile made from
+ * src's windows: a replay's, a cut).  0 or -ENOMEM. */
+int profile_copy_about(struct profile *dst, const struct profile *src);
+
 /* Sum of window lengths and of counts for condition c. */
 double profile_cond_secs(const struct profile *p, enum cond c);
 uint64_t profile_cond_samples(const struct profile *p, enum cond c);

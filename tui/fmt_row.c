@@ -238,6 +238,21 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	add_name(l, (n->flags & TREE_F_FOCUS) ? THEME_FOCUS :
 		 v->calibrated ? dr : (n->kind == TREE_FRAME ? THEME_NORMAL : THEME_HEADER),
 		 fmt_node_name(n, gl, namebuf, sizeof(namebuf)), room - tagw, c->match, gl);
+	if (n->kind == TREE_PROCESS && n->ident) {
+		/* who it is, in what room is left: its command line, its unit */
+		const struct tree_ident *id = n->ident;
+		const char *who = *id->cmdline ? id->cmdline : *id->exe ? id->exe : id->role;
+		int left = namew - l->width - tagw;
+		char what[512];
+
+		if (id->kthread && *id->role)
+			snprintf(what, sizeof(what), "  [%s]", id->role);
+		else
+			snprintf(what, sizeof(what), "  %s%s%s", who ? who : "",
+				 *id->unit ? "  " : "", id->unit);
+		if (what[2] && left > 6)
+			fmt_line_add_mid(l, THEME_DIM, what, left, gl);
+	}
 	if (tag)
 		fmt_line_add(l, tagrole, tag, -1);
 	fmt_line_pad(l, THEME_NORMAL, namew);
