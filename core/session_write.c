@@ -46,7 +46,7 @@ static int session_named(struct session *s, uint32_t tgid)
 {
 	size_t lo = 0, hi = s->nnamed;
 
-	if (bsearch(&tgid, s->named, s->nnamed, sizeof(*s->named), u32_cmp))
+	if (s->nnamed && bsearch(&tgid, s->named, s->nnamed, sizeof(*s->named), u32_cmp))
 		return 1;
 	if (s->nnamed == s->named_cap) {
 		size_t ncap = s->named_cap ? s->named_cap * 2 : 64;
