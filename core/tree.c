@@ -686,63 +686,6 @@ static int tree_proc_account(struct tree *t, struct tree_node *n, uint32_t tgid,
 	return 0;
 }
 
-static int tree_ident_cmp(const void *a, const void *b)
-{
-	const struct tree_ident *x = a, *y = b;
-
-	return (x->tgid > y->tgid) - (x->tgid < y->tgid);
-}
-
-const struct tree_ident *tree_ident_of(const struct tree *t, uint32_t tgid)
-{
-	struct tree_ident key = { .tgid = tgid };
-
-	if (!t || !t->nidents)
-		return NULL;
-	return bsearch(&key, t->idents, t->nidents, sizeof(key), tree_ident_cmp);
-}
-
-/* Copies the profile's identities (their strings into the tree's pool). */
-static int tree_copy_idents(struct tree *t, const struct profile *p)
-{
-	if (!p->nidents)
-		return 0;
-	t->idents = calloc(p->nidents, sizeof(*t->idents));
-	if (!t->idents)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->nidents; i++) {
-		const struct profile_ident *s = &p->idents[i];
-		struct tree_ident *d = &t->idents[t->nidents];
-		struct strpool *sp = t->priv->names;
-
-		d->tgid = s->tgid;
-		d->kthread = s->kthread;
-		if (!(d->comm = strpool_intern(sp, s->comm ? s->comm : "")) ||
-		    !(d->cmdline = strpool_intern(sp, s->cmdline ? s->cmdline : "")) ||
-		    !(d->exe = strpool_intern(sp, s->exe ? s->exe : "")) ||
-		    !(d->cgroup = strpool_intern(sp, s->cgroup ? s->cgroup : "")) ||
-		    !(d->unit = strpool_intern(sp, s->unit ? s->unit : "")) ||
-		    !(d->container = strpool_intern(sp, s->container ? s->container : "")) ||
-		    !(d->role = strpool_intern(sp, s->role ? s->role : "")) ||
-		    !(d->threads = strpool_intern(sp, s->threads ? s->threads : "")))
-			return -ENOMEM;
-		t->nidents++;
-	}
-	/* sorted for tree_ident_of (the profile keeps one per tgid) */
-	qsort(t->idents, t->nidents, sizeof(*t->idents), tree_ident_cmp);
-	return 0;
-}
-
-int tree_is_diagnosed(const struct tree *t, uint32_t tgid)
-{
-	if (!t->diag.known || t->diag.all)
-		return 1;
-	for (unsigned i = 0; i < t->diag.ntgids; i++)
-		if (t->diag.tgids[i] == tgid)
-			return 1;
-	return 0;
-}
-
 static int tree_build_merge(struct tree_builder *b)
 {
 	const struct profile *p = b->p;
@@ -888,7 +831,7 @@ struct tree *tree_build(const struct profile *p, const struct tree_opts *opts)
 	}
 	if (tree_table_grow(t->priv) < 0)
 		goto out;
-	if (tree_copy_idents(t, p) < 0)
+	if (tree_idents_copy(t, p) < 0)
 		goto out;
 	all = strpool_intern(t->priv->names, "all");
 	if (!all)
@@ -948,6 +891,6 @@ void tree_free(struct tree *t)
 		free(pv);
 	}
 	free(t->wins);
-	free(t->idents);
+	tree_idents_free(t);
 	free(t);
 }

@@ -79,6 +79,7 @@ struct calib_stat {
 	                           * (uncorrected rate test at alpha); 0 not */
 };
 
+struct strpool;
 struct tree_annot; /* step results attached to a node (core/tree_annot.h) */
 
 /* Who a node's samples belong to: one entry per process, in a tree by
@@ -172,9 +173,11 @@ struct tree {
 	/* which processes are the diagnosed work, copied from the profile
 	 * (struct profile_diag): a fall of another process is displaced work */
 	struct profile_diag diag;
-	/* the profile's process identities, copied (tree_ident_of) */
+	/* the profile's process identities, copied (tree_ident_of), their
+	 * strings in ident_names (core/tree_ident.c) */
 	struct tree_ident *idents;
 	size_t nidents;
+	struct strpool *ident_names;
 	/* private: */
 	struct tree_priv *priv;
 };
@@ -186,6 +189,10 @@ void tree_free(struct tree *t); /* NULL-safe */
 
 /* The identity of process tgid as the profile had it, or NULL. */
 const struct tree_ident *tree_ident_of(const struct tree *t, uint32_t tgid);
+/* tree_build and tree_free only: copies p's identities into t (0 or
+ * -ENOMEM); frees them (NULL-safe members). */
+int tree_idents_copy(struct tree *t, const struct profile *p);
+void tree_idents_free(struct tree *t);
 
 /* 1 when process tgid is (part of) the diagnosed work: the profile said
  * so, or said nothing (then every process counts as diagnosed: no work is
