@@ -16,6 +16,11 @@ for size in "80 24" "160 45"; do
 	wait_for "replay event 12/12"
 	keys P
 	wait_for "cc1 ×3"
+	# the diagnosed set came with the session: the background is displaced
+	# work (the idle task's fall is no one's), by process as by subsystem
+	head=$(screen | sed -n 1p)
+	echo "$head" | grep -q 'displaced: bgjob' || fail "$size: header lacks the displaced background: '$head'"
+	echo "$head" | grep -q 'displaced:.*swapper' && fail "$size: the idle task called displaced: '$head'"
 	screen | grep -q 'make \[100\]' || fail "$size: make [100] not a row of its own"
 	screen | grep -q 'make ×' && fail "$size: a single-PID command got a group"
 	# identity on the process rows, as the session recorded it
