@@ -81,6 +81,8 @@ struct profile {
 	struct profile_ident *idents;
 	size_t nidents, ident_cap;
 	size_t ident_scanned;   /* stacks already looked at by a capture */
+	uint32_t *ident_slot;   /* private: tgid -> index + 1 (open addressing) */
+	size_t ident_slots;
 	struct profile_window *wins;
 	unsigned nwin, win_cap;
 	struct profile_stack *stacks;
