@@ -11,6 +11,7 @@
 #include "measure.h"
 #include "measure_live.h"
 #include "measure_seq.h"
+#include "procinfo.h"
 #include "reference.h"
 #include "util.h"
 
@@ -148,10 +149,16 @@ static int64_t meas_collect(struct measure *m, struct profile *p, unsigned win, 
 {
 	int64_t n = m->smp.collect(m->smp.ctx, p, win);
 
-	if (n < 0)
+	if (n < 0) {
 		util_cause(cause, "cannot read the sampler's counts: %s", strerror((int)-n));
-	else
-		meas_lost(m, p, win);
+		return n;
+	}
+	meas_lost(m, p, win);
+	/* who the new processes are, read while they still run (issue 15) */
+	if (p == m->prof && procinfo_profile_capture(p, (uint32_t)getpid()) < 0) {
+		util_cause(cause, "out of memory naming the sampled processes");
+		return -ENOMEM;
+	}
 	return n;
 }
 

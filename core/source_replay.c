@@ -57,6 +57,9 @@ static struct profile *replay_profile(const struct profile *full, unsigned nwin)
 						     s->win[w]) < 0)
 				goto fail;
 	}
+	/* who the processes are and which are diagnosed, as recorded */
+	if (profile_copy_about(q, full) < 0)
+		goto fail;
 	return q;
 fail:
 	profile_free(q);

@@ -176,6 +176,43 @@ static void app_verdict_line(struct app *a, struct fmt_line *l, int width)
 	fmt_verdict_line(l, width, &fv, a->gl);
 }
 
+int app_icicle_layout(struct app *a)
+{
+	int h = a->scr.tree.h;
+
+	return icicle_layout(&a->ic, a->t, a->calibrated, a->scr.tree.w,
+			     (unsigned)(h > 3 ? h - 3 : 1));
+}
+
+void app_draw_icicle(struct app *a)
+{
+	struct screen *s = &a->scr;
+	int h = s->tree.h, levels = h > 3 ? h - 3 : 1;
+
+	if (app_icicle_layout(a) < 0) {
+		app_msg(a, "out of memory laying out the icicle");
+		a->mode = MODE_TREE;
+		return;
+	}
+	icicle_head(&s->scratch, &a->ic, a->gl);
+	screen_put_line(s, s->wtree, &s->ctree, 0, &s->scratch);
+	for (int i = 0; i < levels && 1 + i < h - 2; i++) {
+		icicle_row(&s->scratch, &a->ic, (unsigned)i, a->gl);
+		screen_put_line(s, s->wtree, &s->ctree, 1 + i, &s->scratch);
+	}
+	icicle_detail(&s->scratch, &a->ic, a->gl);
+	screen_put_line(s, s->wtree, &s->ctree, h - 2, &s->scratch);
+	if (a->msg[0]) {
+		fmt_line_reset(&s->scratch);
+		fmt_line_add(&s->scratch, THEME_STATUS_WARN, " ", -1);
+		fmt_line_add(&s->scratch, THEME_STATUS_WARN, a->msg, s->tree.w - 1);
+		fmt_line_pad(&s->scratch, THEME_STATUS_WARN, s->tree.w);
+	} else {
+		icicle_path(&s->scratch, &a->ic, a->gl);
+	}
+	screen_put_line(s, s->wtree, &s->ctree, h - 1, &s->scratch);
+}
+
 static void render(struct app *a)
 {
 	struct fmt_cols cols;
@@ -217,7 +254,9 @@ static void render(struct app *a)
 		ft = footer;
 		frole = a->v->nmatch ? THEME_NORMAL : THEME_STATUS_WARN;
 	}
-	if (screen_tree_shown(&a->scr))
+	if (screen_tree_shown(&a->scr) && a->mode == MODE_ICICLE)
+		app_draw_icicle(a);
+	else if (screen_tree_shown(&a->scr))
 		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->v->threshold);
 	if (a->pane) {
 		struct source_status st = a->st;
@@ -688,6 +727,7 @@ out:
 	if (masked)
 		sigprocmask(SIG_SETMASK, &a.oldmask, NULL);
 	view_tree_free(a.v);
+	icicle_fini(&a.ic);
 	analysis_clear(&a.an);
 	log_ring_free(a.log);
 	if (a.logf)

@@ -23,6 +23,7 @@
 #include "view_keys.h"
 #include "view_log.h"
 #include "view_screen.h"
+#include "view_icicle.h"
 #include "view_tree.h"
 
 
@@ -35,6 +36,7 @@ enum app_mode {
 	MODE_TREE,
 	MODE_SEARCH,
 	MODE_OVERLAY,
+	MODE_ICICLE,              /* i: the icicle view in the tree pane */
 };
 
 struct app {
@@ -78,6 +80,7 @@ struct app {
 	struct analysis an;       /* the tree shown (an.t), its verdict, lines, summary */
 	int sort_idx;             /* s: index in app_sorts; 0: by delta (calibrated)
 	                           * or total, as analysis_run sorts */
+	struct icicle ic;         /* i: the icicle view (mode MODE_ICICLE) */
 };
 
 /* The sort orders s cycles through (app_keys.c). */
@@ -105,6 +108,11 @@ void app_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 
 int app_rebuild(struct app *a, char **cause);
 enum theme_depth app_term_depth(void);
 void app_cycle_theme(struct app *a);
+
+/* app.c: the icicle view in the tree pane (mode MODE_ICICLE): laid out
+ * over the tree shown now (after a rebuild its nodes are new), drawn. */
+int app_icicle_layout(struct app *a);
+void app_draw_icicle(struct app *a);
 
 /* app_keys.c: every key waiting on the terminal; 0 or -errno with *cause. */
 int app_read_keys(struct app *a, char **cause);

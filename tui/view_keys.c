@@ -31,6 +31,9 @@ const struct key_binding key_table[] = {
 	{ "c", { 'c' }, KEY_ACT_VERDICT_PATH, "collapse everything but the verdict path", 0 },
 	{ "Y", { 'Y' }, KEY_ACT_COPY_PATH,
 	  "copy the selected node's path to the clipboard (OSC 52; works over SSH and tmux)", 0 },
+	{ "i", { 'i' }, KEY_ACT_ICICLE,
+	  "icicle of the selected subtree: widths by loaded samples; arrows move, "
+	  "Enter zooms, Backspace zooms out, Esc or q back to the tree", 0 },
 	{ "]", { ']' }, KEY_ACT_SIG_NEXT, "next significant node (calibrated)", 0 },
 	{ "[", { '[' }, KEY_ACT_SIG_PREV, "previous significant node (calibrated)", 0 },
 	{ "y", { 'y' }, KEY_ACT_WHY, "why is this node marked: numbers and test", 0 },
