@@ -285,6 +285,7 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 			cJSON_AddNumberToObject(co, "mean", t->calls[c].mean);
 			cJSON_AddNumberToObject(co, "wakeups", (double)t->calls[c].wakes);
 			cJSON_AddStringToObject(co, "channel", t->calls[c].channel ? t->calls[c].channel : "");
+			cJSON_AddNumberToObject(co, "wait_s", t->calls[c].wait_s);
 		}
 	}
 	{
