@@ -13,6 +13,7 @@
 #include "measure_seq.h"
 #include "reference.h"
 #include "util.h"
+#include "waitgraph.h"
 
 #define MEASURE_MAX_TGIDS 1024
 
@@ -48,6 +49,8 @@ struct measure {
 	double last_slice;
 	char stop_reason[200];
 	char stop_brief[96];         /* the status bar's "done (...)" */
+	struct waitgraph *wg;        /* the loaded windows' waits (measure_waitgraph) */
+	double wg_mark;              /* time of the previous collect */
 };
 
 #define MEASURE_SLICE_S 0.025
@@ -128,9 +131,30 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 static int64_t meas_collect(struct measure *m, struct profile *p, unsigned win, char **cause)
 {
 	int64_t n = m->smp.collect(m->smp.ctx, p, win);
+	const struct waitgraph *g;
 
-	if (n < 0)
+	if (n < 0) {
 		util_cause(cause, "cannot read the sampler's counts: %s", strerror((int)-n));
+		return n;
+	}
+	g = m->smp.waits ? m->smp.waits(m->smp.ctx) : NULL;
+	/* a loaded window's waits (not the settle time's, not a reference's)
+	 * join the graph the model is built from */
+	if (g && p == m->prof && win < p->nwin && p->wins[win].cond == COND_LOAD) {
+		int err;
+
+		if (!m->wg && !(m->wg = wg_new()))
+			err = -ENOMEM;
+		else
+			err = wg_merge(m->wg, g);
+		if (err) {
+			util_cause(cause, "cannot keep the wait graph: %s", strerror(-err));
+			return err;
+		}
+		if (m->now > m->wg_mark && m->wg_mark > 0)
+			m->wg->secs += m->now - m->wg_mark;
+	}
+	m->wg_mark = m->now;
 	return n;
 }
 
@@ -531,6 +555,7 @@ static void meas_free(struct source *s)
 	profile_free(m->scratch);
 	free(m->seq);
 	measure_seq_free(m->seq_ctl);
+	wg_free(m->wg);
 	free(m);
 }
 
@@ -780,6 +805,13 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			goto fail;
 	}
 	m->smp_open = 1;
+	/* time accounting: the loaded windows' waits are kept for the model
+	 * (empty until the first loaded window) */
+	if (measure_time_wall(&m->o) && m->smp.waits && !(m->wg = wg_new())) {
+		err = -ENOMEM;
+		util_cause(cause, "out of memory");
+		goto fail;
+	}
 	/* The victim and the background run in both conditions: from now on. */
 	if (m->victim) {
 		err = load_start(m->victim, cause);
@@ -849,6 +881,11 @@ int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int
 	if (windows)
 		*windows = m->seq_ctl ? measure_seq_windows_why(m->seq_ctl) : "";
 	return 0;
+}
+
+const struct waitgraph *measure_waitgraph(struct source *s)
+{
+	return s && s->ops == &measure_ops ? ((struct measure *)s->priv)->wg : NULL;
 }
 
 double measure_elapsed(struct source *s)
