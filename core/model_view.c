@@ -205,7 +205,7 @@ static int mv_task_rows(const struct model *m, const struct model_prediction *p,
 {
 	const struct model_task *t = &m->task[i];
 	struct model_row *r = mv_row(rs, MODEL_ROW_TASK);
-	char name[96], extra[160];
+	char name[96], extra[160], util[32] = "";
 	int err;
 
 	if (!r)
@@ -217,16 +217,18 @@ static int mv_task_rows(const struct model *m, const struct model_prediction *p,
 	r->threads = t->threads;
 	r->cpu_used = t->util_cpus;
 	r->util = p ? p->task_util[i] : -1;
+	if (p)
+		snprintf(util, sizeof(util), ", util %.0f%%", p->task_util[i] * 100);
 	if (t->kind == MODEL_TASK_DISK) {
 		r->demand_s = t->visit_s;
-		snprintf(r->text, sizeof(r->text), "%-18s disk       %.3f ms per visit, %.0f visits",
-			 name, t->visit_s * 1e3, t->invocations);
+		snprintf(r->text, sizeof(r->text), "%-14s disk      %.3f ms per visit, %.0f visits%s",
+			 name, t->visit_s * 1e3, t->invocations, util);
 	} else if (t->kind == MODEL_TASK_SEMAPHORE) {
 		r->demand_s = t->hold_s;
 		sanitize_into(extra, sizeof(extra), t->stack, SANITIZE_DEFAULT);
-		snprintf(r->text, sizeof(r->text), "%-18s lock       hold %.3f ms, %llu waits of %.3f ms"
+		snprintf(r->text, sizeof(r->text), "%-14s lock      hold %.3f ms, %llu waits of %.3f ms%s"
 			 " (%s)", name, t->hold_s * 1e3, (unsigned long long)t->waits, t->wait_s * 1e3,
-			 extra);
+			 util, extra);
 	} else {
 		r->demand_s = t->cpu_s;
 		extra[0] = 0;
@@ -234,14 +236,9 @@ static int mv_task_rows(const struct model *m, const struct model_prediction *p,
 			snprintf(extra, sizeof(extra), ", think %.3f ms", t->sleep_s * 1e3);
 		else if (t->sleep_s > 0)
 			snprintf(extra, sizeof(extra), ", sleep %.3f ms", t->sleep_s * 1e3);
-		snprintf(r->text, sizeof(r->text), "%-18s %-9s %3u thr%s CPU %.3f ms/%s, %.2f CPUs%s",
+		snprintf(r->text, sizeof(r->text), "%-14s %-9s %u thr%s, CPU %.3f ms/%s%s%s, %.2f CPUs",
 			 name, t->ref ? "reference" : "task", t->threads, t->per_caller ? " (1/caller)" : "",
-			 t->cpu_s * 1e3, t->ref ? "cycle" : "call", t->util_cpus, extra);
-	}
-	if (p) {
-		size_t o = strlen(r->text);
-
-		snprintf(r->text + o, sizeof(r->text) - o, ", util %.0f%%", p->task_util[i] * 100);
+			 t->cpu_s * 1e3, t->ref ? "cycle" : "call", extra, util, t->util_cpus);
 	}
 	for (unsigned c = 0; c < t->ncalls; c++) {
 		const struct model_call *k = &t->calls[c];
@@ -260,12 +257,11 @@ static int mv_task_rows(const struct model *m, const struct model_prediction *p,
 		cr->calls = k->mean;
 		cr->share = m->r > 0 ? model_call_time(m, i, c) / m->r : -1;
 		if (cr->share >= 0)
-			snprintf(cr->text, sizeof(cr->text), "  -> %-18s x %.2f per %s (%s), wait %.3f ms, "
-				 "%.0f%% of the response", to, k->mean, t->ref ? "cycle" : "call",
-				 k->channel ? k->channel : "", mv_call_wait(m, i, k, 0) * 1e3,
-				 cr->share * 100);
+			snprintf(cr->text, sizeof(cr->text), "  -> %-14s %.2f/%s %s, wait %.3f ms = %.0f%% of "
+				 "response", to, k->mean, t->ref ? "cycle" : "call",
+				 k->channel ? k->channel : "", mv_call_wait(m, i, k, 0) * 1e3, cr->share * 100);
 		else
-			snprintf(cr->text, sizeof(cr->text), "  -> %-18s x %.2f per %s (%s)", to, k->mean,
+			snprintf(cr->text, sizeof(cr->text), "  -> %-14s %.2f/%s %s", to, k->mean,
 				 t->ref ? "cycle" : "call", k->channel ? k->channel : "");
 	}
 	for (unsigned c = 0; c < t->ncalls; c++) {

@@ -222,8 +222,8 @@ static void test_rows(void **state)
 			calls++;
 			if (r[i].task == 0) {
 				NEAR(r[i].share, 0.8, 1e-12);
-				assert_non_null(strstr(r[i].text, "80% of the response"));
-				assert_non_null(strstr(r[i].text, "(unix)"));
+				assert_non_null(strstr(r[i].text, "= 80% of response"));
+				assert_non_null(strstr(r[i].text, "1.00/cycle unix, wait 4.000 ms"));
 			}
 			if (r[i].task == 2 && r[i].to == 3)
 				NEAR(r[i].share, 0.2, 1e-12);
