@@ -106,15 +106,17 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 			m->last_slice = m->now;
 		}
 		if (!load_started(m->load)) {
+			/* the load is the diagnosed process when there is no victim:
+			 * tracked while it is still held before exec, so the children
+			 * it forks at once (a server's workers) are followed too */
+			if (!m->victim && measure_time_wall(&m->o) && m->smp.add_tgid)
+				m->smp.add_tgid(m->smp.ctx, (uint32_t)load_pid(m->load));
 			err = load_start(m->load, cause);
 			if (err < 0) {
 				m->noexec = 1;
 				return err;
 			}
 			meas_log(m, "load started (PID %d)", (int)load_pid(m->load));
-			/* the load is the diagnosed process when there is no victim */
-			if (!m->victim && measure_time_wall(&m->o) && m->smp.add_tgid)
-				m->smp.add_tgid(m->smp.ctx, (uint32_t)load_pid(m->load));
 		} else {
 			err = load_resume(m->load);
 		}
