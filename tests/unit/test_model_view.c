@@ -14,6 +14,7 @@
 
 #include "model.h"
 #include "model_view.h"
+#include "session.h"
 #include "waitgraph.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
@@ -290,6 +291,63 @@ static void test_json_roundtrip(void **state)
 	free(cause);
 }
 
+/* argus model's text carries the chain; a session's model event reads
+ * back (session_log_model), and a session without one has none */
+static void test_text_and_session(void **state)
+{
+	static const char head[] = "{\"type\":\"header\",\"format\":\"argus-session\","
+				   "\"version\":1}\n";
+	struct model m, back;
+	struct session_log l;
+	const struct session_event *e;
+	char *text = NULL, *cause = NULL, *ses = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	tier3_model(&m);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(model_write_text(&m, NULL, f), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "wait chain: t3-client waits on t3-front 80% -> t3-front waits on "
+			       "t3-back 60% -> t3-back waits on lock t3-back.lock 20%\n"));
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(model_write_json(&m, NULL, f), 0);
+	fclose(f);
+	for (char *p = text; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	assert_true(asprintf(&ses, "%s{\"type\":\"note\",\"t\":1,\"text\":\"x\"}\n"
+			     "{\"type\":\"model\",\"t\":2.5,\"model\":%s,\"chain\":\"c\"}\n",
+			     head, text) > 0);
+	assert_int_equal(session_read_buf("mem", ses, strlen(ses), &l, &cause), 0);
+	e = session_log_model(&l);
+	assert_non_null(e);
+	assert_int_equal(e->type, SESSION_EV_MODEL);
+	NEAR(e->t, 2.5, 1e-12);
+	assert_string_equal(e->text, "c");
+	assert_int_equal(model_read_json(e->result_json, &back, &cause), 0);
+	assert_int_equal(back.ntask, 5);
+	assert_string_equal(back.task[back.ref].name, "t3-client");
+	session_log_clear(&l);
+	/* an older session: no model */
+	assert_int_equal(session_read_buf("mem", head, strlen(head), &l, &cause), 0);
+	assert_null(session_log_model(&l));
+	session_log_clear(&l);
+	/* a model event whose model is not an object is a damaged line */
+	free(ses);
+	assert_true(asprintf(&ses, "%s{\"type\":\"model\",\"t\":1,\"model\":3}\n", head) > 0);
+	assert_int_equal(session_read_buf("mem", ses, strlen(ses), &l, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "model"));
+	free(cause);
+	free(ses);
+	free(text);
+}
+
 /* model_build records the caller's measured wait per call */
 static void test_build_wait(void **state)
 {
@@ -352,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_chain_unmeasured_and_cpu),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_text_and_session),
 		cmocka_unit_test(test_build_wait),
 	};
 
