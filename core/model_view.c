@@ -175,6 +175,33 @@ char *model_chain_text(const struct model *m, const struct model_chain *c, int u
 	return buf;
 }
 
+char *model_chain_rest(const struct model *m, char *buf, size_t len)
+{
+	const struct model_task *t;
+	double calls = 0, other, rest;
+	char name[96];
+	size_t o = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	if (m->ref < 0 || (unsigned)m->ref >= m->ntask || !(m->r > 0))
+		return buf;
+	t = &m->task[m->ref];
+	for (unsigned k = 0; k < t->ncalls; k++)
+		calls += model_call_time(m, m->ref, k);
+	other = t->net_s + t->other_s;
+	rest = m->r - calls - t->cpu_s - t->runq_s - other;
+	sanitize_into(name, sizeof(name), t->name, SANITIZE_DEFAULT);
+	mv_cat(buf, len, &o, "%s itself: on CPU %.0f%%, waiting for a CPU %.0f%%", name,
+	       t->cpu_s / m->r * 100, t->runq_s / m->r * 100);
+	if (other > 0)
+		mv_cat(buf, len, &o, ", network and other waits %.0f%%", other / m->r * 100);
+	mv_cat(buf, len, &o, "; calls %.0f%%; not explained %.0f%%", calls / m->r * 100,
+	       rest > 0 ? rest / m->r * 100 : 0);
+	return buf;
+}
+
 /* ---- rows -------------------------------------------------------------------------- */
 
 struct mv_rows {

@@ -70,6 +70,14 @@ double model_call_time(const struct model *m, int from, unsigned call);
 char *model_chain_text(const struct model *m, const struct model_chain *c, int utf8,
 		       char *buf, size_t len);
 
+/* The rest of the reference's response time, beside the chain's first
+ * link: "t3-client itself: on CPU 2%, waiting for a CPU 24%; calls 80%;
+ * not explained 18%" (shares of m->r as in the chain; "not explained" is
+ * what neither its calls, its own CPU, runnable time nor its other waits
+ * account for, 0 when they add up to more).  Returns buf ("" without a
+ * reference or a response time). */
+char *model_chain_rest(const struct model *m, char *buf, size_t len);
+
 enum model_row_kind {
 	MODEL_ROW_HEAD,         /* the model's summary line */
 	MODEL_ROW_NOTE,         /* why the model is trivial */

@@ -36,6 +36,7 @@ static void vm_clear(struct view_model *vm)
 	vm->nrows = 0;
 	vm->have = 0;
 	vm->chain[0] = 0;
+	vm->rest[0] = 0;
 }
 
 /* rows and chain of vm->m */
@@ -51,8 +52,10 @@ static void vm_layout(struct view_model *vm, const struct model_prediction *p, i
 	}
 	vm->nrows = n;
 	vm->have = 1;
-	if (!model_wait_chain(&vm->m, &c))
+	if (!model_wait_chain(&vm->m, &c)) {
 		model_chain_text(&vm->m, &c, utf8, vm->chain, sizeof(vm->chain));
+		model_chain_rest(&vm->m, vm->rest, sizeof(vm->rest));
+	}
 }
 
 static void vm_from_session(struct view_model *vm, struct source *src, int utf8)
@@ -245,6 +248,8 @@ void view_model_draw(struct screen *s, struct view_model *vm, int takeover,
 			if (r->kind == MODEL_ROW_TASK && r->task == vm->m.ref && vm->chain[0]) {
 				/* the chain right under the head line, where it is seen */
 				vm_wrap(&ls, "wait chain: ", THEME_KEY, vm->chain, THEME_VERDICT, w, 2);
+				if (vm->rest[0])
+					vm_wrap(&ls, NULL, THEME_DIM, vm->rest, THEME_DIM, w, 2);
 				l = vm_line(&ls);
 				if (l)
 					fmt_line_pad(l, THEME_NORMAL, w);

@@ -33,6 +33,7 @@ struct view_model {
 	struct model_row *rows;   /* from model_rows, owned */
 	int nrows;
 	char chain[640];          /* the wait chain, "" when none */
+	char rest[240];           /* the rest of the reference's response */
 	char origin[160];         /* where the model comes from */
 	char why[480];            /* no model: why, and how to get one */
 	double built_secs;        /* wait graph length it was built from; -1 never */

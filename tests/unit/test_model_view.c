@@ -114,6 +114,16 @@ static void test_chain_lock(void **state)
 	/* a short buffer is cut, not overrun */
 	model_chain_text(&m, &c, 0, buf, 20);
 	assert_int_equal(strlen(buf), 19);
+	/* the rest of the client's response: 0.1 ms CPU of 5; 80% in calls */
+	assert_string_equal(model_chain_rest(&m, buf, sizeof(buf)),
+			    "t3-client itself: on CPU 2%, waiting for a CPU 0%; calls 80%; not explained 18%");
+	m.task[0].runq_s = 0.0012;
+	m.task[0].net_s = 0.0001;
+	assert_string_equal(model_chain_rest(&m, buf, sizeof(buf)),
+			    "t3-client itself: on CPU 2%, waiting for a CPU 24%, network and other waits 2%; "
+			    "calls 80%; not explained 0%");
+	m.task[0].runq_s = 0;
+	m.task[0].net_s = 0;
 	/* the disk's share of the back's calls */
 	NEAR(model_call_time(&m, 2, 1) / m.r, 0.08, 1e-12);
 }
