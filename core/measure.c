@@ -107,8 +107,7 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 		}
 		if (!load_started(m->load)) {
 			/* the load is the diagnosed process when there is no victim:
-			 * tracked while it is still held before exec, so the children
-			 * it forks at once (a server's workers) are followed too */
+			 * tracked while held before exec, so its first children are too */
 			if (!m->victim && measure_time_wall(&m->o) && m->smp.add_tgid)
 				m->smp.add_tgid(m->smp.ctx, (uint32_t)load_pid(m->load));
 			err = load_start(m->load, cause);
@@ -139,21 +138,15 @@ static int64_t meas_collect(struct measure *m, struct profile *p, unsigned win, 
 		util_cause(cause, "cannot read the sampler's counts: %s", strerror((int)-n));
 		return n;
 	}
-	g = m->smp.waits ? m->smp.waits(m->smp.ctx) : NULL;
+	g = m->wg && m->smp.waits ? m->smp.waits(m->smp.ctx) : NULL;
 	/* a loaded window's waits (not the settle time's, not a reference's)
 	 * join the graph the model is built from */
 	if (g && p == m->prof && win < p->nwin && p->wins[win].cond == COND_LOAD) {
-		int err;
+		int err = wg_merge(m->wg, g);
 
-		if (!m->wg && !(m->wg = wg_new()))
-			err = -ENOMEM;
-		else
-			err = wg_merge(m->wg, g);
-		if (err) {
-			util_cause(cause, "cannot keep the wait graph: %s", strerror(-err));
-			return err;
-		}
-		if (m->now > m->wg_mark && m->wg_mark > 0)
+		if (err)
+			return util_fail(cause, err, "cannot keep the wait graph: %s", strerror(-err));
+		if (m->wg_mark > 0 && m->now > m->wg_mark)
 			m->wg->secs += m->now - m->wg_mark;
 	}
 	m->wg_mark = m->now;
@@ -807,11 +800,9 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			goto fail;
 	}
 	m->smp_open = 1;
-	/* time accounting: the loaded windows' waits are kept for the model
-	 * (empty until the first loaded window) */
+	/* time accounting: the loaded windows' waits, kept for the model */
 	if (measure_time_wall(&m->o) && m->smp.waits && !(m->wg = wg_new())) {
-		err = -ENOMEM;
-		util_cause(cause, "out of memory");
+		err = util_fail(cause, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	/* The victim and the background run in both conditions: from now on. */
