@@ -428,6 +428,8 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 			c->wakes = w.wake[b * ng + (unsigned)a];
 			c->mean = c->wakes / n;
 			c->channel = wg_channel_name(w.wake_ch[(unsigned)a * ng + b]);
+			/* the caller's blocks ended by the callee: its replies */
+			c->wait_s = c->wakes ? w.wake_ns[(unsigned)a * ng + b] / 1e9 / c->wakes : 0;
 		}
 	}
 	m->ref = map[ref];

@@ -531,6 +531,15 @@ static int read_event(struct rd *r, const cJSON *o, struct session_event *e)
 		what = "note";
 		err = dup_opt(&e->text, get_str(o, "text", &bad));
 		break;
+	case SESSION_EV_MODEL:
+		what = "model";
+		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "model")))
+			bad = 1;
+		else
+			err = dup_json(&e->result_json, o, "model");
+		if (!err)
+			err = dup_opt(&e->text, get_str(o, "chain", &bad));
+		break;
 	default:
 		break;
 	}
@@ -789,6 +798,14 @@ const struct session_event *session_log_diagnosis(const struct session_log *l, s
 		nev = l->nev;
 	for (size_t i = nev; i > 0; i--)
 		if (l->ev[i - 1].type == SESSION_EV_VERDICT && !l->ev[i - 1].focus)
+			return &l->ev[i - 1];
+	return NULL;
+}
+
+const struct session_event *session_log_model(const struct session_log *l)
+{
+	for (size_t i = l ? l->nev : 0; i > 0; i--)
+		if (l->ev[i - 1].type == SESSION_EV_MODEL && l->ev[i - 1].result_json)
 			return &l->ev[i - 1];
 	return NULL;
 }

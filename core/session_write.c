@@ -644,3 +644,18 @@ int session_write_note(struct session *s, const char *text)
 	}
 	return emit(s, o, 0);
 }
+
+int session_write_model(struct session *s, const char *model_json, const char *chain)
+{
+	cJSON *o = event_new(s, SESSION_EV_MODEL);
+	int err;
+
+	if (!o)
+		return -ENOMEM;
+	if (!model_json || (err = add_json(o, "model", model_json)) ||
+	    (chain && (err = add_str(o, "chain", chain)))) {
+		cJSON_Delete(o);
+		return model_json ? err : -EINVAL;
+	}
+	return emit(s, o, 1);
+}

@@ -335,6 +335,9 @@ char *source_replay_event_text(const struct session_event *e, char *buf, size_t 
 	case SESSION_EV_NOTE:
 		snprintf(buf, len, "note: %s", e->text ? e->text : "");
 		break;
+	case SESSION_EV_MODEL:
+		snprintf(buf, len, "model of the load: %s (m shows it)", e->text ? e->text : "");
+		break;
 	default:
 		snprintf(buf, len, "%s", session_event_name(e->type));
 		break;

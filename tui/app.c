@@ -227,6 +227,7 @@ static void render(struct app *a)
 		return;
 	}
 	app_pane_sync_tree(a);
+	app_model_fit(a);
 	view_tree_set_height(a->v, (unsigned)screen_tree_rows(&a->scr));
 	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated);
 	ctx.gl = a->gl;
@@ -258,17 +259,21 @@ static void render(struct app *a)
 		app_draw_icicle(a);
 	else if (screen_tree_shown(&a->scr))
 		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->v->threshold);
-	if (a->pane) {
+	if (app_model_open(a))     /* it owns the side pane while open */
+		view_model_draw(&a->scr, a->model, !screen_tree_shown(&a->scr), a->gl);
+	if (a->pane || (app_model_open(a) && !screen_tree_shown(&a->scr))) {
 		struct source_status st = a->st;
 		struct fmt_line vl;
 		char phase[128];
 		/* a replay's phase is the replay's position */
-		const char *ph = a->replay ? NULL : pane_status(a->pane, &st, phase, sizeof(phase));
+		const char *ph = a->replay || !a->pane ? NULL :
+				 pane_status(a->pane, &st, phase, sizeof(phase));
 
 		app_verdict_line(a, &vl, a->scr.agent.w);
-		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
-				a->replay ? "replay" : "none", a->focus_agent,
-				a->calibrated ? &vl : NULL, a->gl);
+		if (a->pane && !app_model_open(a))
+			view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
+					a->replay ? "replay" : "none", a->focus_agent,
+					a->calibrated ? &vl : NULL, a->gl);
 		/* the message line of a hidden tree goes to the status bar */
 		if (!screen_tree_shown(&a->scr) && ft) {
 			fmt_line_reset(&a->scr.scratch);
@@ -728,6 +733,7 @@ out:
 		sigprocmask(SIG_SETMASK, &a.oldmask, NULL);
 	view_tree_free(a.v);
 	icicle_fini(&a.ic);
+	view_model_free(a.model);
 	analysis_clear(&a.an);
 	log_ring_free(a.log);
 	if (a.logf)

@@ -450,6 +450,14 @@ static int act_export(struct app *a, enum key_action act, char **cause)
 	return APP_DRAW_TREE;
 }
 
+static int act_model(struct app *a, enum key_action act, char **cause)
+{
+	(void)act;
+	(void)cause;
+	app_model_toggle(a);
+	return APP_DRAW_PANES;
+}
+
 static int act_replay(struct app *a, enum key_action act, char **cause)
 {
 	int err = app_replay_move(a, act, cause);
@@ -708,6 +716,7 @@ static const app_key_fn key_actions[] = {
 	[KEY_ACT_VERDICT_PATH] = act_verdict_path,
 	[KEY_ACT_COPY_PATH] = act_copy_path,
 	[KEY_ACT_ICICLE] = act_icicle,
+	[KEY_ACT_MODEL] = act_model,
 };
 
 /* The tree's action for code: what to redraw, or -errno with *cause. */
@@ -752,7 +761,7 @@ int app_read_keys(struct app *a, char **cause)
 			key_icicle(a, fn, ch, code);
 			continue;
 		}
-		if (key_pane(a, code))
+		if (app_model_key(a, code) || key_pane(a, code))
 			continue;
 		r = key_tree(a, code, cause);
 		if (r < 0)
