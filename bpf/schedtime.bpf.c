@@ -33,6 +33,14 @@
  * blocking stack is cached in the thread's state (2 ways by {syscall, task
  * state}, walked again every SCHEDTIME_REWALK uses); tp_btf programs read
  * task fields with plain loads, the raw_tp twins with probe reads (ST_READ).
+ * Sampling: beyond the first sample_after blocked/runnable intervals of a
+ * thread in a window, an interval is sampled with probability
+ * 2^-sample_shift (decided when it begins: the stack is walked and the
+ * aggregate touched only for sampled ones) and charged with weight
+ * 2^sample_shift (count, time and histogram), an unbiased estimate; on-CPU
+ * time and the state machine stay exact.  A thread that switches less than
+ * sample_after times a window (the victims, the model's loads with think
+ * times) is counted exactly.
  *
  * Intervals are charged when they end, only from max(start, epoch_ns):
  * user space moves epoch_ns at each per-window read and credits the part of
@@ -58,6 +66,9 @@ const volatile __u32 tgid_set_on = 0;      /* track only tgids in `tgids` */
 const volatile __u32 follow_forks = 0;     /* children of tracked tgids join */
 const volatile __u32 exclude_tgid = 0;     /* never tracked (argus itself) */
 const volatile __u32 no_stacks = 0;        /* NO_STACK everywhere (cheaper) */
+
+const volatile __u32 sample_shift = 0;     /* 0: every interval exact */
+const volatile __u32 sample_after = 0;     /* exact intervals per thread and window */
 
 __u64 epoch_ns = 0;                        /* written by user space */
 __u64 attach_ns = 0;                       /* start for threads first seen late */
@@ -203,6 +214,38 @@ static __always_inline __u64 st_part(__u64 from, __u64 to)
 	return to > from ? to - from : 0;
 }
 
+/* The weight of an interval of sp beginning now (see the top): 1, or
+ * 2^sample_shift with probability 2^-sample_shift, else 0. */
+static __always_inline __u32 st_weight(struct schedtime_state *sp, struct schedtime_runs *rs,
+				       struct schedtime_counters *c)
+{
+	__u64 ep = epoch_ns;
+	__u32 x;
+
+	if (!sample_shift)
+		return 1;
+	if (sp->win_epoch != ep) {
+		sp->win_epoch = ep;
+		sp->win_n = 0;
+	}
+	if (++sp->win_n <= sample_after)
+		return 1;
+	if (rs) { /* xorshift32 per CPU: no helper call */
+		x = rs->rng ? rs->rng : 2463534242u;
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		rs->rng = x;
+	} else {
+		x = bpf_get_prandom_u32();
+	}
+	if (!(x & ((1u << sample_shift) - 1)))
+		return 1u << sample_shift;
+	if (c)
+		c->unsampled++;
+	return 0;
+}
+
 /* Name of the other side of a new key: current (name_task 0) or the task
  * of a run (it may have exited since: then whatever its memory holds, or
  * nothing; never a fault). */
@@ -248,33 +291,37 @@ static __always_inline struct schedtime_val *agg_get(struct schedtime_akey *k, _
 /* Adds one interval of d ns (full: its whole length, for the histogram).
  * Plain adds: a key holds one thread, whose intervals end one at a time; a
  * locked add per field cost more than the rest of a charge. */
-static __always_inline void charge(struct schedtime_akey *k, __u64 d, __u64 full,
+static __always_inline void charge(struct schedtime_akey *k, __u64 d, __u64 full, __u32 w,
 				   __u32 other_tgid, struct task_struct *name_task,
 				   struct schedtime_counters *c)
 {
-	struct schedtime_val *v = agg_get(k, other_tgid, name_task, c);
+	struct schedtime_val *v;
 
+	if (!w)
+		return;
+	v = agg_get(k, other_tgid, name_task, c);
 	if (!v)
 		return;
-	v->count++;
-	v->total_ns += d;
-	v->hist[filter_log2(full) & (SCHEDTIME_BUCKETS - 1)]++;
+	v->count += w;
+	v->total_ns += d * w;
+	v->hist[filter_log2(full) & (SCHEDTIME_BUCKETS - 1)] += w;
 	if (c)
 		c->intervals++;
 }
 
 /* Adds d ns to k's time only: one part of an interval whose count and
  * histogram another charge takes. */
-static __always_inline void charge_part(struct schedtime_akey *k, __u64 d, __u32 other_tgid,
-					struct task_struct *name_task, struct schedtime_counters *c)
+static __always_inline void charge_part(struct schedtime_akey *k, __u64 d, __u32 w,
+					__u32 other_tgid, struct task_struct *name_task,
+					struct schedtime_counters *c)
 {
 	struct schedtime_val *v;
 
-	if (!d)
+	if (!d || !w)
 		return;
 	v = agg_get(k, other_tgid, name_task, c);
 	if (v)
-		v->total_ns += d;
+		v->total_ns += d * w;
 }
 
 /* The waker: interrupt context when the wakeup runs in one, else current. */
@@ -318,10 +365,13 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 				    .kind = SCHEDTIME_RUNNABLE, .other_kind = SCHEDTIME_OTHER_TASK };
 	__u64 from = sp->ts, to = now, full = now > sp->start_ts ? now - sp->start_ts : 0;
 	struct schedtime_run *r;
+	__u32 w = sp->w;
 
+	if (!w)
+		return;
 	if (!rs) {
 		k.other_pid = (__u32)pt;
-		charge(&k, st_part(from, now), full, pt >> 32, 0, c);
+		charge(&k, st_part(from, now), full, w, pt >> 32, 0, c);
 		return;
 	}
 	for (int i = 1; i < SCHEDTIME_RUNS; i++) {
@@ -334,7 +384,7 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 		b = r->end < to ? r->end : to;
 		if (b > a) {
 			k.other_pid = r->pid;
-			charge_part(&k, st_part(a, b), r->tgid, (struct task_struct *)r->task, c);
+			charge_part(&k, st_part(a, b), w, r->tgid, (struct task_struct *)r->task, c);
 		}
 		/* older than this run: only runs before it can have it */
 		to = r->start < to ? r->start : to;
@@ -344,7 +394,7 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 	r = &rs->r[(rs->head - 1) & (SCHEDTIME_RUNS - 1)];
 	k.other_pid = r->pid;
 	charge(&k, st_part(from, to < r->start ? to : r->start) +
-		   st_part(r->start > sp->ts ? r->start : sp->ts, now), full, r->tgid, 0, c);
+		   st_part(r->start > sp->ts ? r->start : sp->ts, now), full, w, r->tgid, 0, c);
 }
 
 /* The kernel stack id of current (prev) at its block or preemption, from
@@ -385,7 +435,7 @@ static __always_inline __u32 block_stack(void *ctx, struct schedtime_state *sp,
 
 /* prev (current) leaves the CPU. */
 static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 now,
-				       struct schedtime_counters *c)
+				       struct schedtime_runs *rs, struct schedtime_counters *c)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	struct schedtime_state *sp, *dead, st;
@@ -426,7 +476,8 @@ static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 n
 	 * at every one costs */
 	if (!fresh && !(now & 0x1f00))
 		bpf_get_current_comm(sp->comm, sizeof(sp->comm));
-	sp->stack_id = block_stack(ctx, sp, cur, pstate, preempt, c);
+	sp->w = st_weight(sp, rs, c);
+	sp->stack_id = sp->w ? block_stack(ctx, sp, cur, pstate, preempt, c) : SCHEDTIME_NO_STACK;
 	sp->ts = sp->start_ts = now;
 	sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE : SCHEDTIME_S_BLOCKED;
 	if (fresh)
@@ -460,12 +511,12 @@ static __always_inline void switch_in(const int btf, struct task_struct *next, _
 		st.ts = st.start_ts = now;
 		st.stack_id = SCHEDTIME_NO_STACK;
 		st_insert(pid, &st, c); /* first: the key's wakee name is in it */
-		charge(&k, st_part(attach_ns, now), now - attach_ns, 0, 0, c);
+		charge(&k, st_part(attach_ns, now), now - attach_ns, 1, 0, 0, c);
 		return;
 	}
 	if (sp->state == SCHEDTIME_S_BLOCKED) {
 		k.stack_id = sp->stack_id;
-		charge(&k, st_part(sp->ts, now), now - sp->start_ts, 0, 0, c);
+		charge(&k, st_part(sp->ts, now), now - sp->start_ts, sp->w, 0, 0, c);
 		if (c)
 			c->unseen_wakeups++;
 	} else if (sp->state == SCHEDTIME_S_RUNNABLE || sp->state == SCHEDTIME_S_SEEDED) {
@@ -499,7 +550,7 @@ static __always_inline void on_switch(void *ctx, const int btf, bool preempt,
 		rs->cur_start = now;
 	}
 	if ((__u32)pt)
-		switch_out(ctx, preempt, pt, now, c);
+		switch_out(ctx, preempt, pt, now, rs, c);
 	npid = ST_READ(btf, next, pid);
 	if (npid)
 		switch_in(btf, next, npid, rs, now, pt, c);
@@ -528,6 +579,7 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 		st.tgid = tgid;
 		st.stack_id = SCHEDTIME_NO_STACK;
 		st.ts = st.start_ts = attach_ns;
+		st.w = 1;
 		bpf_probe_read_kernel_str(st.comm, sizeof(st.comm), &p->comm);
 		st_adopt(&st, dead);
 		sp = &st;
@@ -538,10 +590,15 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 	c = ctrs();
 	if (c)
 		c->wakeups++;
-	k.pid = pid;
-	k.stack_id = sp->stack_id;
-	wtgid = waker_of(&k, c, pt);
-	charge(&k, st_part(sp->ts, now), now > sp->start_ts ? now - sp->start_ts : 0, wtgid, 0, c);
+	if (sp->w) {
+		k.pid = pid;
+		k.stack_id = sp->stack_id;
+		wtgid = waker_of(&k, c, pt);
+		charge(&k, st_part(sp->ts, now), now > sp->start_ts ? now - sp->start_ts : 0, sp->w,
+		       wtgid, 0, c);
+	}
+	/* the runnable interval that follows has the same weight: it needs
+	 * the same stack */
 	sp->state = SCHEDTIME_S_RUNNABLE;
 	sp->ts = sp->start_ts = now;
 	if (fresh)
@@ -557,6 +614,7 @@ static __always_inline void on_wakeup_new(const int btf, struct task_struct *p)
 	if (!sp && !tracked(p, pid, tgid))
 		return;
 	st_adopt(&st, sp ? sp : dead);
+	st.w = 1;
 	st.state = SCHEDTIME_S_RUNNABLE;
 	st.ts = st.start_ts = bpf_ktime_get_ns();
 	st.stack_id = SCHEDTIME_NO_STACK;

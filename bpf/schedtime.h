@@ -131,6 +131,11 @@ struct schedtime_state {
 	char comm[SCHEDTIME_COMM_LEN];
 	__u64 oncpu_count, oncpu_ns; /* ONCPU intervals ended (after the epoch) */
 	struct schedtime_sc sc[SCHEDTIME_SC_WAYS];
+	__u64 win_epoch;             /* the window win_n counts in */
+	__u32 win_n;                 /* blocked/runnable intervals begun in it */
+	__u32 w;                     /* weight of the interval in progress: 1
+	                              * exact, 2^sample_shift sampled, 0 not
+	                              * sampled (only the state is updated) */
 };
 
 /* Per-CPU interrupt context, from the irq/softirq/hrtimer tracepoints. */
@@ -153,7 +158,8 @@ struct schedtime_run {
 };
 struct schedtime_runs {
 	__u64 cur_start;             /* when the current task came on this CPU */
-	__u32 head, pad;             /* runs written so far */
+	__u32 head;                  /* runs written so far */
+	__u32 rng;                   /* xorshift state for the sampling */
 	struct schedtime_run r[SCHEDTIME_RUNS];
 };
 
@@ -168,6 +174,7 @@ struct schedtime_counters {
 	__u64 map_full;              /* state or aggregate map full: not counted */
 	__u64 forks_followed;        /* children added to the tgid set */
 	__u64 exits;                 /* tracked threads that exited */
+	__u64 unsampled;             /* blocked/runnable intervals not sampled */
 };
 
 #endif

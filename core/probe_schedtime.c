@@ -15,7 +15,7 @@
 #include "schedtime.skel.h"
 
 _Static_assert(sizeof(struct schedtime_key) == 64, "schedtime_key layout");
-_Static_assert(sizeof(struct schedtime_state) == 96, "schedtime_state layout");
+_Static_assert(sizeof(struct schedtime_state) == 112, "schedtime_state layout");
 _Static_assert(sizeof(struct schedtime_akey) == 20, "schedtime_akey layout");
 _Static_assert(sizeof(struct schedtime_name) == 24, "schedtime_name layout");
 _Static_assert(sizeof(struct schedtime_val) == 8 * (2 + SCHEDTIME_BUCKETS), "schedtime_val layout");
@@ -181,6 +181,8 @@ static int st_load(struct probe_schedtime *ps, const struct probe_schedtime_opts
 	bpf_map__set_max_entries(s->maps.stacks, o->max_stacks ? o->max_stacks : 16384);
 	bpf_map__set_max_entries(s->maps.names, o->max_threads ? o->max_threads : 16384);
 	s->rodata->no_stacks = !!o->no_stacks;
+	s->rodata->sample_shift = o->exact ? 0 : PROBE_SCHEDTIME_SAMPLE_SHIFT;
+	s->rodata->sample_after = o->sample_after ? o->sample_after : PROBE_SCHEDTIME_SAMPLE_AFTER;
 	bpf_map__set_max_entries(s->maps.agg, o->max_keys ? o->max_keys : 65536);
 	bpf_map__set_max_entries(s->maps.tgids, 8192);
 	tp[0] = s->progs.argus_st_switch;          rt[0] = s->progs.argus_st_switch_raw;
@@ -247,6 +249,7 @@ static void st_seed(struct probe_schedtime *ps, uint32_t tgid)
 		memcpy(st.comm, nl + 1, (size_t)(rp - nl - 1) < sizeof(st.comm) - 1
 		       ? (size_t)(rp - nl - 1) : sizeof(st.comm) - 1);
 		st.state = rp[2] == 'R' ? SCHEDTIME_S_SEEDED : SCHEDTIME_S_BLOCKED;
+		st.w = 1;
 		st.ts = st.start_ts = ps->open_ns;
 		st.stack_id = SCHEDTIME_NO_STACK;
 		st.tgid = tgid;
