@@ -37,8 +37,12 @@
  * thread in a window, an interval is sampled with probability
  * 2^-sample_shift (decided when it begins: the stack is walked and the
  * aggregate touched only for sampled ones) and charged with weight
- * 2^sample_shift (count, time and histogram), an unbiased estimate; on-CPU
- * time and the state machine stay exact.  A thread that switches less than
+ * 2^sample_shift (count, time and histogram); an interval that lasted
+ * SCHEDTIME_LONG_NS or more is always charged, with weight 1 (it carries
+ * much time: sampling it would make the estimate jumpy), under the stack
+ * cached for the thread when it was not sampled.  Unbiased either way (the
+ * weight is 1 / the probability of being charged); on-CPU time and the
+ * state machine stay exact.  A thread that switches less than
  * sample_after times a window (the victims, the model's loads with think
  * times) is counted exactly.
  *
@@ -246,6 +250,14 @@ static __always_inline __u32 st_weight(struct schedtime_state *sp, struct schedt
 	return 0;
 }
 
+/* The weight to charge an interval of weight w (st_weight) that lasted
+ * full ns with: long ones always, exactly. */
+#define SCHEDTIME_LONG_NS (1ull << 16)
+static __always_inline __u32 st_w_end(__u32 w, __u64 full)
+{
+	return full >= SCHEDTIME_LONG_NS ? 1 : w;
+}
+
 /* Name of the other side of a new key: current (name_task 0) or the task
  * of a run (it may have exited since: then whatever its memory holds, or
  * nothing; never a fault). */
@@ -365,7 +377,7 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 				    .kind = SCHEDTIME_RUNNABLE, .other_kind = SCHEDTIME_OTHER_TASK };
 	__u64 from = sp->ts, to = now, full = now > sp->start_ts ? now - sp->start_ts : 0;
 	struct schedtime_run *r;
-	__u32 w = sp->w;
+	__u32 w = st_w_end(sp->w, full);
 
 	if (!w)
 		return;
@@ -398,10 +410,11 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 }
 
 /* The kernel stack id of current (prev) at its block or preemption, from
- * the thread's cache when it blocked the same way lately. */
+ * the thread's cache when it blocked the same way lately; walk 0 (an
+ * interval not sampled): the cached one or none, never a walk. */
 static __always_inline __u32 block_stack(void *ctx, struct schedtime_state *sp,
 					 struct task_struct *cur, long pstate, int preempt,
-					 struct schedtime_counters *c)
+					 int walk, struct schedtime_counters *c)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 	__u64 key = (regs ? (__u32)regs->orig_ax : 0xffffffffu) |
@@ -413,11 +426,13 @@ static __always_inline __u32 block_stack(void *ctx, struct schedtime_state *sp,
 		return SCHEDTIME_NO_STACK;
 	for (w = 0; w < SCHEDTIME_SC_WAYS; w++) {
 		if (sp->sc[w].uses && sp->sc[w].key == key) {
-			if (++sp->sc[w].uses % SCHEDTIME_REWALK)
+			if (!walk || ++sp->sc[w].uses % SCHEDTIME_REWALK)
 				return sp->sc[w].stack_id;
 			break;
 		}
 	}
+	if (!walk)
+		return SCHEDTIME_NO_STACK;
 	id = bpf_get_stackid(ctx, &stacks, 0);
 	if (id < 0) {
 		if (c)
@@ -477,7 +492,7 @@ static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 n
 	if (!fresh && !(now & 0x1f00))
 		bpf_get_current_comm(sp->comm, sizeof(sp->comm));
 	sp->w = st_weight(sp, rs, c);
-	sp->stack_id = sp->w ? block_stack(ctx, sp, cur, pstate, preempt, c) : SCHEDTIME_NO_STACK;
+	sp->stack_id = block_stack(ctx, sp, cur, pstate, preempt, sp->w != 0, c);
 	sp->ts = sp->start_ts = now;
 	sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE : SCHEDTIME_S_BLOCKED;
 	if (fresh)
@@ -516,7 +531,8 @@ static __always_inline void switch_in(const int btf, struct task_struct *next, _
 	}
 	if (sp->state == SCHEDTIME_S_BLOCKED) {
 		k.stack_id = sp->stack_id;
-		charge(&k, st_part(sp->ts, now), now - sp->start_ts, sp->w, 0, 0, c);
+		charge(&k, st_part(sp->ts, now), now - sp->start_ts,
+		       st_w_end(sp->w, now - sp->start_ts), 0, 0, c);
 		if (c)
 			c->unseen_wakeups++;
 	} else if (sp->state == SCHEDTIME_S_RUNNABLE || sp->state == SCHEDTIME_S_SEEDED) {
@@ -561,8 +577,8 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 	struct schedtime_state *sp, *dead, st;
 	struct schedtime_akey k = { .kind = SCHEDTIME_BLOCKED };
 	struct schedtime_counters *c;
-	__u32 pid = ST_READ(btf, p, pid), tgid, wtgid;
-	__u64 now, pt;
+	__u32 pid = ST_READ(btf, p, pid), tgid, wtgid, w;
+	__u64 now, pt, full;
 	int fresh = 0;
 
 	if (!pid)
@@ -590,12 +606,13 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 	c = ctrs();
 	if (c)
 		c->wakeups++;
-	if (sp->w) {
+	full = now > sp->start_ts ? now - sp->start_ts : 0;
+	w = st_w_end(sp->w, full);
+	if (w) {
 		k.pid = pid;
 		k.stack_id = sp->stack_id;
 		wtgid = waker_of(&k, c, pt);
-		charge(&k, st_part(sp->ts, now), now > sp->start_ts ? now - sp->start_ts : 0, sp->w,
-		       wtgid, 0, c);
+		charge(&k, st_part(sp->ts, now), full, w, wtgid, 0, c);
 	}
 	/* the runnable interval that follows has the same weight: it needs
 	 * the same stack */

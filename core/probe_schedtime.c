@@ -57,7 +57,8 @@ struct probe_schedtime {
 	struct st_table retired;     /* ONCPU totals of exited threads whose
 	                              * state entries were deleted */
 	struct st_table credited;    /* in-progress parts returned so far (named keys) */
-	struct st_names names;
+	struct st_names names;       /* from the state map (tracked threads) */
+	struct st_names onames;      /* from the names map, this read only */
 	uint64_t open_ns, last_ns;   /* monotonic ns: open, last read_window */
 };
 
@@ -151,6 +152,7 @@ void probe_schedtime_close(struct probe_schedtime *ps)
 	st_table_free(&ps->retired);
 	st_table_free(&ps->credited);
 	free(ps->names.slot);
+	free(ps->onames.slot);
 	if (ps->stats_fd >= 0)
 		close(ps->stats_fd);
 	free(ps);
@@ -450,11 +452,16 @@ static int st_names_set(struct st_names *t, uint32_t pid, uint32_t tgid, const c
 	return 0;
 }
 
-/* The name of pid: from the cache, else the kernel's names map (then
- * cached).  tgid 0 and "" when unknown; pid 0 is the idle task. */
-static void st_name_of(struct probe_schedtime *ps, uint32_t pid, uint32_t *tgid, char *comm)
+/* The name of pid.  The wakee (other 0): from the state map (tracked
+ * threads, as the kernel's comm lags an exec by a few switches there).
+ * The other side: from the kernel's names map, written when the key was
+ * inserted (fresh: the waker's own comm then), re-read at each read;
+ * else from the state map.  tgid 0 and "" when unknown; pid 0 is the idle
+ * task. */
+static void st_name_of(struct probe_schedtime *ps, uint32_t pid, int other, uint32_t *tgid,
+		       char *comm)
 {
-	struct st_name *n = st_names_find(&ps->names, pid);
+	struct st_name *n = NULL;
 	struct schedtime_name kn;
 
 	*tgid = 0;
@@ -463,11 +470,16 @@ static void st_name_of(struct probe_schedtime *ps, uint32_t pid, uint32_t *tgid,
 		memcpy(comm, "swapper", 8);
 		return;
 	}
-	if (!n && !bpf_map_lookup_elem(bpf_map__fd(ps->skel->maps.names), &pid, &kn)) {
-		kn.comm[SCHEDTIME_COMM_LEN - 1] = 0;
-		if (!st_names_set(&ps->names, pid, kn.tgid, kn.comm))
-			n = st_names_find(&ps->names, pid);
+	if (other) {
+		n = st_names_find(&ps->onames, pid);
+		if (!n && !bpf_map_lookup_elem(bpf_map__fd(ps->skel->maps.names), &pid, &kn)) {
+			kn.comm[SCHEDTIME_COMM_LEN - 1] = 0;
+			if (!st_names_set(&ps->onames, pid, kn.tgid, kn.comm))
+				n = st_names_find(&ps->onames, pid);
+		}
 	}
+	if (!n)
+		n = st_names_find(&ps->names, pid);
 	if (n) {
 		*tgid = n->tgid;
 		memcpy(comm, n->comm, SCHEDTIME_COMM_LEN);
@@ -502,9 +514,9 @@ static struct schedtime_key st_named(struct probe_schedtime *ps, const struct sc
 {
 	struct schedtime_key k = *raw;
 
-	st_name_of(ps, k.pid, &k.tgid, k.comm);
+	st_name_of(ps, k.pid, 0, &k.tgid, k.comm);
 	if (k.other_kind == SCHEDTIME_OTHER_TASK)
-		st_name_of(ps, k.other_pid, &k.other_tgid, k.other_comm);
+		st_name_of(ps, k.other_pid, 1, &k.other_tgid, k.other_comm);
 	return k;
 }
 
@@ -520,6 +532,8 @@ static int st_threads(struct probe_schedtime *ps, struct st_thread **out, size_t
 
 	*out = NULL;
 	*nout = 0;
+	free(ps->onames.slot); /* names of the other sides: re-read each time */
+	memset(&ps->onames, 0, sizeof(ps->onames));
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
