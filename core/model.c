@@ -612,10 +612,10 @@ static void model_lock_split(struct model *m, int si, int pi, double total, doub
 
 /* The critical section's CPU demand.  The first estimate (model_build:
  * hold = P(wait) / X, the utilisation law with P(wait) = U) holds for
- * Poisson arrivals; the pool is closed (a few threads, an arriving one
- * finds the lock as the others leave it: the arrival theorem), so P(wait)
- * < U and the section came out short (0.23 ms of CPU for tier3's 0.5 ms),
- * the lock saturating too late in a what-if.  Here the section's CPU is
+ * Poisson arrivals only; the pool is closed (a few threads: an arriving
+ * one sees the lock as the others leave it, the arrival theorem), so
+ * P(wait) is not U, and on tier3 the section came out short (0.23 ms of
+ * CPU for its 0.5 ms), the lock saturating too late in a what-if.  Here the section's CPU is
  * the one for which the model's own mean wait per acquisition equals the
  * measured one (contended waits x their mean / acquisitions), the pool
  * keeping the rest of their measured sum: the model reproduces a second
