@@ -602,13 +602,13 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 		fresh = 1;
 	}
 	now = bpf_ktime_get_ns();
-	pt = bpf_get_current_pid_tgid();
 	c = ctrs();
 	if (c)
 		c->wakeups++;
 	full = now > sp->start_ts ? now - sp->start_ts : 0;
 	w = st_w_end(sp->w, full);
 	if (w) {
+		pt = bpf_get_current_pid_tgid();
 		k.pid = pid;
 		k.stack_id = sp->stack_id;
 		wtgid = waker_of(&k, c, pt);
