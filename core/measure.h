@@ -118,6 +118,11 @@ void measure_opts_default(struct measure_opts *o);
 /* "sample@999Hz": the probe set a saved reference must match. Returns buf. */
 char *measure_probe_set(unsigned freq_hz, char *buf, size_t len);
 
+/* 0 when o describes a measurement that can run; else -EINVAL with *cause
+ * saying which options conflict and what to give instead.  measure_new
+ * calls it first: nothing is started, loaded or paused before it passes. */
+int measure_opts_check(const struct measure_opts *o, char **cause);
+
 /* Starts the loads (held before exec), opens the sampler (NULL o->sampler:
  * /proc/kallsyms and the live BPF sampler), loads a saved reference when
  * one is needed.  Nothing is measured before the first tick.  Returns NULL
