@@ -40,9 +40,10 @@ struct agent_llm_opts {
 	void *validate_arg;
 	unsigned kinds_mask;          /* bit (1 << kind) per kind offered; 0: all */
 	const char *const *kind_reasons; /* optional, per kind: appended to its catalog line */
-	size_t tree_budget;           /* at most this many bytes of rendered tree; 0:
-	                               * what the prompt budget leaves (the LLM
-	                               * config's context_tokens) */
+	size_t tree_budget;           /* at most this many bytes of rendered tree
+	                               * (0: 6000, ~70 nodes; SIZE_MAX: all), less
+	                               * when the prompt budget (the LLM config's
+	                               * context_tokens) leaves less */
 	llm_delta_cb on_delta;        /* streamed text for the agent pane; may be NULL */
 	void *delta_arg;
 	struct redact *redact;        /* non-NULL: names, command lines and paths in

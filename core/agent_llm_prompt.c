@@ -164,13 +164,14 @@ char *al_prompt_turn_text(struct agent_llm *al, const struct agent_ctx *ctx,
 			  const struct llm_msg *extra, size_t nextra)
 {
 	struct agent_llm_tree_fit fit, best_fit;
-	size_t budget = al->prompt_budget, cap = al->o.tree_budget ? al->o.tree_budget : SIZE_MAX;
+	size_t budget = al->prompt_budget;
+	size_t cap = al->o.tree_budget ? al->o.tree_budget : AL_DEFAULT_BUDGET;
 	size_t tok, lo, hi, full;
 	char *text, *best = NULL;
 
 	al->fit_ctx = 0;
 	al->note[0] = '\0';
-	/* everything (or what tree_budget allows), when it fits */
+	/* as much as tree_budget allows, when it fits */
 	text = turn_text(al, ctx, cap, &fit);
 	if (!text)
 		return NULL;

@@ -42,6 +42,7 @@ enum llm_provider {
 #define LLM_DEF_BACKOFF_MS         1000u   /* 1 s, 2 s, 4 s ... */
 #define LLM_DEF_MAX_TOKENS         4096u
 #define LLM_DEF_CONTEXT_TOKENS     8192u   /* the server's context (num_ctx, -c) */
+#define LLM_DEF_CONTEXT_TOKENS_API 128000u /* Anthropic's and api.openai.com's */
 #define LLM_MIN_CONTEXT_TOKENS     512u
 #define LLM_MAX_CONTEXT_TOKENS     (4u << 20)
 #define LLM_MAX_RETRY_AFTER_S      60u     /* a longer Retry-After is an error */

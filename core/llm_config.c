@@ -387,6 +387,10 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 			goto out;
 		}
 	}
+	/* the hosted APIs' models have 128k tokens or more; a local server's
+	 * context is what it was started with, often 8192 or less */
+	if (cfg->provider == LLM_ANTHROPIC || !strncmp(cfg->url, "https://api.openai.com/", 23))
+		cfg->context_tokens = LLM_DEF_CONTEXT_TOKENS_API;
 	if (raw.context_tokens) {
 		if (parse_uint(raw.context_tokens, LLM_MAX_CONTEXT_TOKENS, &cfg->context_tokens) ||
 		    cfg->context_tokens < LLM_MIN_CONTEXT_TOKENS) {

@@ -289,9 +289,9 @@ static void test_render_tree_fit(void **state)
 	node_free(big.root);
 }
 
-static struct agent *budget_agent(unsigned context_tokens, char **cause)
+static struct agent *budget_agent(unsigned context_tokens, size_t tree_cap, char **cause)
 {
-	struct agent_llm_opts o = { 0 };
+	struct agent_llm_opts o = { .tree_budget = tree_cap };
 	struct llm_config cfg;
 
 	llm_config_defaults(&cfg);
@@ -317,7 +317,7 @@ static void test_turn_fits_context(void **state)
 
 	big_make(1500);
 	/* too small for even the system prompt and the tool schema: said at once */
-	assert_null(budget_agent(2048, &cause));
+	assert_null(budget_agent(2048, 0, &cause));
 	assert_int_equal(errno, E2BIG);
 	printf("# %s\n", cause);
 	assert_non_null(strstr(cause, "the LLM's context of 2048 tokens cannot hold argus's prompt"));
@@ -325,7 +325,7 @@ static void test_turn_fits_context(void **state)
 	free(cause);
 	cause = NULL;
 
-	a = budget_agent(8192, &cause);
+	a = budget_agent(8192, 0, &cause);
 	assert_non_null(a);
 	al = a->priv;
 	assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
@@ -349,15 +349,19 @@ static void test_turn_fits_context(void **state)
 	a->ops->cancel(a);
 	agent_free(a);
 
-	/* a larger context sends more of the tree, and with all of it, no warning */
-	a = budget_agent(16384, &cause);
+	/* a larger context sends more of the tree, up to the tree's own cap
+	 * (6000 bytes): no warning then, the context did not cut it */
+	a = budget_agent(16384, 0, &cause);
 	assert_non_null(a);
 	assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
-	printf("# 16384 tokens: %s\n", agent_llm_note(a));
+	printf("# 16384 tokens: %zu nodes sent\n", ((struct agent_llm *)a->priv)->fit.sent);
 	assert_true(((struct agent_llm *)a->priv)->fit.sent > sent8k);
+	assert_string_equal(agent_llm_note(a), "");
+	assert_true(strlen(((struct agent_llm *)a->priv)->turn_text) < 6000 + 3000);
 	a->ops->cancel(a);
 	agent_free(a);
-	a = budget_agent(LLM_MAX_CONTEXT_TOKENS, &cause);
+	/* no cap and a context for all of it: all of it, no marker, no warning */
+	a = budget_agent(LLM_MAX_CONTEXT_TOKENS, SIZE_MAX, &cause);
 	assert_non_null(a);
 	assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
 	assert_string_equal(agent_llm_note(a), "");
@@ -370,7 +374,7 @@ static void test_turn_fits_context(void **state)
 	/* the path under study and the rest of the turn too long for the
 	 * context: an error, nothing sent */
 	big_make(10);
-	a = budget_agent(8192, &cause);
+	a = budget_agent(8192, 0, &cause);
 	assert_non_null(a);
 	{
 		/* a history of 60 long lines fills the rest */

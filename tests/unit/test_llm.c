@@ -380,6 +380,19 @@ static void test_config_context(void **state)
 	/* max_tokens (4096) is less than an eighth: all of it is kept */
 	assert_int_equal(llm_prompt_budget(&cfg), 32768 - 4096);
 	llm_config_clear(&cfg);
+	/* the hosted APIs: 128000 unless said */
+	write_file(path, "provider = anthropic\nmodel = m\n", 0600);
+	assert_int_equal(llm_config_load(&cfg, &cause), 0);
+	assert_int_equal(cfg.context_tokens, LLM_DEF_CONTEXT_TOKENS_API);
+	llm_config_clear(&cfg);
+	write_file(path, "model = m\n", 0600); /* https://api.openai.com/v1 */
+	assert_int_equal(llm_config_load(&cfg, &cause), 0);
+	assert_int_equal(cfg.context_tokens, 128000);
+	llm_config_clear(&cfg);
+	write_file(path, "model = m\ncontext_tokens = 16384\n", 0600);
+	assert_int_equal(llm_config_load(&cfg, &cause), 0);
+	assert_int_equal(cfg.context_tokens, 16384);
+	llm_config_clear(&cfg);
 	setenv("ARGUS_LLM_CONTEXT_TOKENS", "4096", 1);
 	assert_int_equal(llm_config_load(&cfg, &cause), 0);
 	assert_int_equal(cfg.context_tokens, 4096);
