@@ -153,37 +153,6 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-static int on_socket(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
-{
-	struct llm *l = userp;
-	int i;
-
-	for (i = 0; i < l->nsocks; i++)
-		if (l->socks[i].fd == s)
-			break;
-	if (what == CURL_POLL_REMOVE) {
-		if (i < l->nsocks)
-			l->socks[i] = l->socks[--l->nsocks];
-		return 0;
-	}
-	if (i == l->nsocks) {
-		if (l->nsocks == LLM_MAX_SOCKS)
-			return -1;
-		l->nsocks++;
-	}
-	l->socks[i].fd = s;
-	l->socks[i].what = what;
-	return 0;
-}
-
-static int on_timer(CURLM *multi, long timeout_ms, void *userp)
-{
-	struct llm *l = userp;
-
-	l->timer_at = timeout_ms < 0 ? -1 : util_mono_ms() + timeout_ms;
-	return 0;
-}
-
 /* ---- the request ---------------------------------------------------------------- */
 
 static void slist_wipe_free(struct curl_slist *h)
@@ -528,7 +497,6 @@ struct llm *llm_new(const struct llm_config *cfg)
 		l->cfg.connect_timeout_ms = LLM_DEF_CONNECT_TIMEOUT_MS;
 	if (!l->cfg.timeout_ms)
 		l->cfg.timeout_ms = LLM_DEF_TIMEOUT_MS;
-	l->timer_at = -1;
 	l->tool_index = -1;
 	l->anth_tool_block = -1;
 	llm_sse_init(&l->sse_p);
@@ -538,10 +506,7 @@ struct llm *llm_new(const struct llm_config *cfg)
 		errno = ENOMEM;
 		return NULL;
 	}
-	curl_multi_setopt(l->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-	curl_multi_setopt(l->multi, CURLMOPT_SOCKETDATA, l);
-	curl_multi_setopt(l->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-	curl_multi_setopt(l->multi, CURLMOPT_TIMERDATA, l);
+	curl_watch_attach(&l->watch, l->multi);
 	return l;
 }
 
@@ -755,27 +720,15 @@ void llm_result_clear(struct llm_result *r)
 
 int llm_pollfds(struct llm *l, struct pollfd *fds, int max)
 {
-	int n = 0;
-
-	for (int i = 0; i < l->nsocks && n < max; i++) {
-		fds[n].fd = l->socks[i].fd;
-		fds[n].events = 0;
-		fds[n].revents = 0;
-		if (l->socks[i].what & CURL_POLL_IN)
-			fds[n].events |= POLLIN;
-		if (l->socks[i].what & CURL_POLL_OUT)
-			fds[n].events |= POLLOUT;
-		n++;
-	}
-	return n;
+	return curl_watch_pollfds(&l->watch, fds, max);
 }
 
 int llm_timeout_ms(const struct llm *l)
 {
 	int64_t at = -1, now;
 
-	if (l->state == REQ_RUNNING && l->timer_at >= 0)
-		at = l->timer_at;
+	if (l->state == REQ_RUNNING && l->watch.timer_at >= 0)
+		at = l->watch.timer_at;
 	if (l->state == REQ_BACKOFF)
 		at = l->retry_at;
 	if (at < 0)
@@ -788,7 +741,7 @@ int llm_timeout_ms(const struct llm *l)
 
 int llm_perform(struct llm *l)
 {
-	struct pollfd fds[LLM_MAX_SOCKS];
+	struct pollfd fds[CURL_WATCH_MAX_SOCKS];
 	int n, running = 0, err;
 
 	if (l->state == REQ_BACKOFF && util_mono_ms() >= l->retry_at) {
@@ -800,29 +753,20 @@ int llm_perform(struct llm *l)
 	}
 	if (l->state != REQ_RUNNING)
 		return 0;
-	n = llm_pollfds(l, fds, LLM_MAX_SOCKS);
+	n = llm_pollfds(l, fds, CURL_WATCH_MAX_SOCKS);
 	if (n && poll(fds, n, 0) > 0) {
 		for (int i = 0; i < n; i++) {
-			int ev = 0;
-
 			if (!fds[i].revents)
 				continue;
-			if (fds[i].revents & (POLLIN | POLLHUP))
-				ev |= CURL_CSELECT_IN;
-			if (fds[i].revents & POLLOUT)
-				ev |= CURL_CSELECT_OUT;
-			if (fds[i].revents & (POLLERR | POLLNVAL))
-				ev |= CURL_CSELECT_ERR;
-			curl_multi_socket_action(l->multi, fds[i].fd, ev, &running);
+			curl_multi_socket_action(l->multi, fds[i].fd,
+						 curl_watch_events(fds[i].revents), &running);
 			check_done(l);
 			if (l->state != REQ_RUNNING)
 				return 0;
 		}
 	}
-	if (l->timer_at >= 0 && util_mono_ms() >= l->timer_at) {
-		l->timer_at = -1;
+	if (curl_watch_timer_due(&l->watch))
 		curl_multi_socket_action(l->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	}
 	check_done(l);
 	return 0;
 }
@@ -830,7 +774,7 @@ int llm_perform(struct llm *l)
 int llm_request_wait(struct llm *l, struct llm_result *res, int max_ms)
 {
 	int64_t end = max_ms < 0 ? -1 : util_mono_ms() + max_ms;
-	struct pollfd fds[LLM_MAX_SOCKS];
+	struct pollfd fds[CURL_WATCH_MAX_SOCKS];
 	int rc;
 
 	for (;;) {
@@ -840,7 +784,7 @@ int llm_request_wait(struct llm *l, struct llm_result *res, int max_ms)
 		rc = llm_request_poll(l, res);
 		if (rc != -EINPROGRESS)
 			return rc;
-		n = llm_pollfds(l, fds, LLM_MAX_SOCKS);
+		n = llm_pollfds(l, fds, CURL_WATCH_MAX_SOCKS);
 		t = llm_timeout_ms(l);
 		if (end >= 0) {
 			int64_t left = end - util_mono_ms();

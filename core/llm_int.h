@@ -9,10 +9,10 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
+#include "curl_watch.h"
 #include "llm.h"
 
 
-#define LLM_MAX_SOCKS 16
 #define LLM_ERRMSG_MAX 300   /* bytes of a server's error message we quote */
 
 struct buf {
@@ -33,17 +33,10 @@ enum req_state {
 	REQ_DONE,       /* finished; llm_request_poll hands it over */
 };
 
-struct llm_sock {
-	curl_socket_t fd;
-	int what;       /* CURL_POLL_IN / OUT / INOUT */
-};
-
 struct llm {
 	struct llm_config cfg;
 	CURLM *multi;
-	struct llm_sock socks[LLM_MAX_SOCKS];
-	int nsocks;
-	int64_t timer_at;            /* ms, monotonic; -1: no curl timer */
+	struct curl_watch watch;     /* the sockets and timer curl asks for */
 	char last_error[256];
 
 	/* the request */

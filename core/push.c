@@ -11,7 +11,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "curl_watch.h"
 #include "push.h"
+#include "util.h"
 
 #define PUSH_BOUNDARY "argus-pprof-7f3a9c0e51d2"
 #define PUSH_REPLY_KEEP 200        /* bytes of a reply kept for messages */
@@ -52,21 +54,12 @@ struct push {
 	size_t reply_len;
 	char errbuf[CURL_ERROR_SIZE];
 	enum push_state state;
-	int64_t retry_at, timer_at;  /* ms, monotonic; -1 none */
+	int64_t retry_at;            /* ms, monotonic; -1 none */
 	unsigned delay_ms;
-	struct { curl_socket_t fd; int what; } socks[PUSH_MAX_SOCKS];
-	int nsocks;
+	struct curl_watch watch;     /* the sockets and timer curl asks for */
 
 	struct push_stats st;
 };
-
-static int64_t push_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 __attribute__((format(printf, 2, 3)))
 static void push_cause(char **cause, const char *fmt, ...)
@@ -239,40 +232,6 @@ static size_t push_on_write(char *data, size_t size, size_t nmemb, void *arg)
 		ps->reply[ps->reply_len] = 0;
 	}
 	return n;
-}
-
-static int push_on_socket(CURL *e, curl_socket_t s, int what, void *userp, void *sockp)
-{
-	struct push *ps = userp;
-	int i;
-
-	(void)e;
-	(void)sockp;
-	for (i = 0; i < ps->nsocks; i++)
-		if (ps->socks[i].fd == s)
-			break;
-	if (what == CURL_POLL_REMOVE) {
-		if (i < ps->nsocks)
-			ps->socks[i] = ps->socks[--ps->nsocks];
-		return 0;
-	}
-	if (i == ps->nsocks) {
-		if (ps->nsocks == PUSH_MAX_SOCKS)
-			return -1;
-		ps->nsocks++;
-	}
-	ps->socks[i].fd = s;
-	ps->socks[i].what = what;
-	return 0;
-}
-
-static int push_on_timer(CURLM *m, long timeout_ms, void *userp)
-{
-	struct push *ps = userp;
-
-	(void)m;
-	ps->timer_at = timeout_ms < 0 ? -1 : push_now_ms() + timeout_ms;
-	return 0;
 }
 
 /* ---- the queue --------------------------------------------------------------------- */
@@ -477,7 +436,7 @@ static void push_backoff(struct push *ps, const char *why)
 	ps->delay_ms = ps->delay_ms ? ps->delay_ms * 2 : ps->backoff_ms;
 	if (ps->delay_ms > PUSH_MAX_BACKOFF_MS)
 		ps->delay_ms = PUSH_MAX_BACKOFF_MS;
-	ps->retry_at = push_now_ms() + ps->delay_ms;
+	ps->retry_at = util_mono_ms() + ps->delay_ms;
 	ps->state = PS_BACKOFF;
 	push_log(ps, "push to %s failed: %s; retrying in %.1f s (%u profile%s waiting)", ps->endpoint,
 		 why, ps->delay_ms / 1000.0, ps->n, ps->n == 1 ? "" : "s");
@@ -611,7 +570,7 @@ struct push *push_new(const struct push_opts *o, char **cause)
 	ps->freq_hz = o->freq_hz;
 	ps->log = o->log;
 	ps->log_arg = o->log_arg;
-	ps->retry_at = ps->timer_at = -1;
+	ps->retry_at = -1;
 	ps->q = calloc(ps->queue_max, sizeof(*ps->q));
 	if (t == PUSH_PYROSCOPE && (ul < 7 || memcmp(url + ul - 7, "/ingest", 7)))
 		err = asprintf(&ps->endpoint, "%.*s/ingest", (int)ul, url) < 0 ? -ENOMEM : 0;
@@ -629,10 +588,7 @@ struct push *push_new(const struct push_opts *o, char **cause)
 	ps->multi = curl_multi_init();
 	if (!ps->q || !ps->series || (o->tenant && !ps->tenant_hdr) || !ps->multi)
 		goto nomem;
-	curl_multi_setopt(ps->multi, CURLMOPT_SOCKETFUNCTION, push_on_socket);
-	curl_multi_setopt(ps->multi, CURLMOPT_SOCKETDATA, ps);
-	curl_multi_setopt(ps->multi, CURLMOPT_TIMERFUNCTION, push_on_timer);
-	curl_multi_setopt(ps->multi, CURLMOPT_TIMERDATA, ps);
+	curl_watch_attach(&ps->watch, ps->multi);
 	return ps;
 nomem:
 	push_cause(cause, "out of memory");
@@ -671,24 +627,15 @@ const char *push_endpoint(const struct push *ps)
 
 int push_pollfds(struct push *ps, struct pollfd *fds, int max)
 {
-	int n = 0;
-
-	for (int i = 0; i < ps->nsocks && n < max; i++) {
-		fds[n].fd = ps->socks[i].fd;
-		fds[n].events = (short)((ps->socks[i].what & CURL_POLL_IN ? POLLIN : 0) |
-					(ps->socks[i].what & CURL_POLL_OUT ? POLLOUT : 0));
-		fds[n].revents = 0;
-		n++;
-	}
-	return n;
+	return curl_watch_pollfds(&ps->watch, fds, max);
 }
 
 int push_timeout_ms(const struct push *ps)
 {
-	int64_t at = -1, now = push_now_ms();
+	int64_t at = -1, now = util_mono_ms();
 
 	if (ps->state == PS_RUNNING)
-		at = ps->timer_at;
+		at = ps->watch.timer_at;
 	else if (ps->state == PS_BACKOFF)
 		at = ps->retry_at;
 	else if (ps->n)
@@ -700,10 +647,10 @@ int push_timeout_ms(const struct push *ps)
 
 void push_perform(struct push *ps)
 {
-	struct pollfd fds[PUSH_MAX_SOCKS];
+	struct pollfd fds[CURL_WATCH_MAX_SOCKS];
 	int n, running = 0, err;
 
-	if (ps->state == PS_BACKOFF && push_now_ms() >= ps->retry_at)
+	if (ps->state == PS_BACKOFF && util_mono_ms() >= ps->retry_at)
 		ps->state = PS_IDLE;
 	if (ps->state == PS_IDLE && ps->n) {
 		err = push_start(ps);
@@ -717,27 +664,18 @@ void push_perform(struct push *ps)
 	}
 	if (ps->state != PS_RUNNING)
 		return;
-	n = push_pollfds(ps, fds, PUSH_MAX_SOCKS);
+	n = push_pollfds(ps, fds, CURL_WATCH_MAX_SOCKS);
 	if (n && poll(fds, (nfds_t)n, 0) > 0) {
 		for (int i = 0; i < n && ps->state == PS_RUNNING; i++) {
-			int ev = 0;
-
 			if (!fds[i].revents)
 				continue;
-			if (fds[i].revents & (POLLIN | POLLHUP))
-				ev |= CURL_CSELECT_IN;
-			if (fds[i].revents & POLLOUT)
-				ev |= CURL_CSELECT_OUT;
-			if (fds[i].revents & (POLLERR | POLLNVAL))
-				ev |= CURL_CSELECT_ERR;
-			curl_multi_socket_action(ps->multi, fds[i].fd, ev, &running);
+			curl_multi_socket_action(ps->multi, fds[i].fd,
+						 curl_watch_events(fds[i].revents), &running);
 			push_check_done(ps);
 		}
 	}
-	if (ps->state == PS_RUNNING && ps->timer_at >= 0 && push_now_ms() >= ps->timer_at) {
-		ps->timer_at = -1;
+	if (ps->state == PS_RUNNING && curl_watch_timer_due(&ps->watch))
 		curl_multi_socket_action(ps->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	}
 	push_check_done(ps);
 }
 
@@ -748,17 +686,17 @@ int push_idle(const struct push *ps)
 
 int push_drain(struct push *ps, int max_ms)
 {
-	int64_t end = push_now_ms() + (max_ms < 0 ? 0 : max_ms);
-	struct pollfd fds[PUSH_MAX_SOCKS];
+	int64_t end = util_mono_ms() + (max_ms < 0 ? 0 : max_ms);
+	struct pollfd fds[CURL_WATCH_MAX_SOCKS];
 
 	for (;;) {
 		push_perform(ps);
 		if (push_idle(ps))
 			return 0;
-		int64_t left = end - push_now_ms();
+		int64_t left = end - util_mono_ms();
 		if (left <= 0)
 			break;
-		int n = push_pollfds(ps, fds, PUSH_MAX_SOCKS), t = push_timeout_ms(ps);
+		int n = push_pollfds(ps, fds, CURL_WATCH_MAX_SOCKS), t = push_timeout_ms(ps);
 		if (t < 0 || t > left)
 			t = (int)left;
 		if (t > 200)

@@ -44,7 +44,7 @@
 #define PUSH_DEF_BACKOFF_MS         500u
 #define PUSH_MAX_BACKOFF_MS         30000u
 #define PUSH_MAX_LABELS             16u
-#define PUSH_MAX_SOCKS              8
+#define PUSH_MAX_SOCKS              16   /* = CURL_WATCH_MAX_SOCKS: all the sockets curl may ask for */
 
 enum push_target {
 	PUSH_PYROSCOPE,
