@@ -7,8 +7,9 @@
 # loaded window is mostly the load; clear_page_erms rises significantly in
 # the page-fault session, and `x` on it says so (and on exc_page_fault,
 # skid); no descent line of a replayed analysis says a share over 100%; the
-# replayed pane offers only the keys that work in a replay, at 80x24 and
-# 160x45.
+# replay starts empty, n shows the first window, the second pair is
+# calibrated, the end marks the ◆ path; the replayed pane offers only the
+# keys that work in a replay, at 80x24 and 160x45.
 . "$(dirname "$0")/../lib.sh"
 need_cmd jq
 [ -x "$ARGUS" ] || fail "no $ARGUS; run make"
@@ -122,8 +123,19 @@ if command -v tmux >/dev/null 2>&1; then
 		set -- $size
 		start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color -- replay "$D/session-cow_fault.jsonl"
 		wait_for "agent (replay)"
+		# "The tree starts empty. Press n to step forward ... From the second
+		# pair on, the tree is calibrated ... until the verdict appears and its
+		# path is marked ◆"
+		screen | grep -Eq '^ *─ all +0 ' || { screen; fail "$1x$2: the replayed tree does not start empty"; }
+		keys n
+		wait_for "replay event 1/"
+		screen | grep -q 'replay event 1/[0-9]*: window' || { screen; fail "$1x$2: n is not the first window"; }
+		screen | grep -q 'ref/s' && { screen; fail "$1x$2: calibrated after one window"; }
+		keys n n n
+		wait_for "ref/s"
 		keys '}'
 		wait_for "n next"
+		screen | grep -q '◆' || { screen; fail "$1x$2: no ◆ path at the end"; }
 		screen | grep -q 'r another\|f focus' && { screen; fail "$1x$2: the replay offers r/f"; }
 		keys q
 		expect_sane_exit
