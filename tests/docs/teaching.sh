@@ -76,6 +76,13 @@ else
 		fail "tests/data/README does not say the load average of the recording"
 fi
 
+# "a glossary of over N kernel functions ships with argus"
+n=$(tr '\n' ' ' <"$ROOT/README.md" | sed -n 's/.*a glossary of over \([0-9]*\) kernel functions.*/\1/p')
+[ -n "$n" ] || fail "README no longer says how large the glossary is"
+have=$(grep -c '^	G("' "$ROOT/core/glossary_table.c")
+[ "$have" -gt "$n" ] || fail "README says a glossary of over $n functions; core/glossary_table.c has $have"
+echo "glossary: $have functions (README: over $n)"
+
 "$ARGUS" export "$D/session-pagefault.jsonl" --format json >"$TMP/pf.json" || fail "export json"
 jq -e '[.. | objects | select(.name? == "clear_page_erms" and .significant == true and .delta > 0)] | length > 0' \
 	"$TMP/pf.json" >/dev/null || fail "clear_page_erms does not rise significantly in the page-fault session"
