@@ -438,6 +438,8 @@ static void run_finished(struct controller *c, struct ctl_run *r, int failed)
 	r->data = c->o.exec->take(r->x);
 	c->o.exec->free(r->x);
 	r->x = NULL;
+	if (r->data)
+		c->lost += profile_lost(r->data->prof);
 	ev.step_no = r->idx + 1;
 	ev.step = r->step;
 	ev.data = r->data;
@@ -609,6 +611,15 @@ int ctl_run_status(struct controller *c, struct source_status *st, unsigned *ste
 	if (step_no)
 		*step_no = r->idx + 1;
 	return 0;
+}
+
+uint64_t ctl_lost(struct controller *c)
+{
+	struct source_status st;
+
+	if (ctl_run_status(c, &st, NULL) == 0)
+		return c->lost + st.dropped;
+	return c->lost;
 }
 
 void ctl_stop(struct controller *c)

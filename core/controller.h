@@ -223,6 +223,9 @@ struct controller {
 	char *cause;                     /* and why; owned */
 	struct agent_reply last;         /* batch: the last reply (its verdict) */
 	unsigned nverdicts;              /* verdicts given so far */
+	uint64_t lost;                   /* what finished steps' windows lost
+	                                  * (kept after an undo: the session
+	                                  * has their windows) */
 	char explore[160];               /* after a verdict: what the person explores
 					  * ("focus on X"); the next verdicts are
 					  * findings of it, not the diagnosis */
@@ -274,6 +277,9 @@ int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len);
 
 /* The running step's progress (phase SOURCE_STEP...); 0, -ENOENT none. */
 int ctl_run_status(struct controller *c, struct source_status *st, unsigned *step_no);
+/* Samples the steps' windows lost: the finished ones' and the running
+ * one's so far (what the status bar adds to the calibration's dropped). */
+uint64_t ctl_lost(struct controller *c);
 /* The proposal waiting, NULL: none. */
 const struct step *ctl_proposal(const struct controller *c);
 

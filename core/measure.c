@@ -37,6 +37,7 @@ struct measure {
 	double t0, phase_start, phase_end, last_collect, elapsed, done_at;
 	double rate;
 	uint64_t samples;
+	uint64_t lost_seen;          /* the sampler's lost count at the last collect */
 	unsigned fail_after;         /* test hook; 0 = off */
 	int noexec;                  /* the load's command could not be run */
 	double now;                  /* time of the last tick */
@@ -125,12 +126,32 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 	return err;
 }
 
+/* What the sampler lost since the last collect goes to the window that
+ * collect filled: only windows count (a settle time's losses are dropped
+ * with its samples), so the status bar's dropped count is what the
+ * session's windows say they lost. */
+static void meas_lost(struct measure *m, const struct profile *p, unsigned win)
+{
+	uint64_t dropped = 0, lost = 0;
+
+	if (!m->smp_open || !m->smp.counters)
+		return;
+	m->smp.counters(m->smp.ctx, &dropped, &lost);
+	if (dropped <= m->lost_seen)
+		return;
+	if (p == m->prof && win < m->prof->nwin)
+		m->prof->wins[win].lost += dropped - m->lost_seen;
+	m->lost_seen = dropped;
+}
+
 static int64_t meas_collect(struct measure *m, struct profile *p, unsigned win, char **cause)
 {
 	int64_t n = m->smp.collect(m->smp.ctx, p, win);
 
 	if (n < 0)
 		util_cause(cause, "cannot read the sampler's counts: %s", strerror((int)-n));
+	else
+		meas_lost(m, p, win);
 	return n;
 }
 
@@ -221,7 +242,9 @@ static int meas_open_window(struct measure *m, double now, char **cause)
 	return 0;
 }
 
-/* Ends the measurement: the loads run again (never left paused). */
+/* Ends the measurement: the loads run again (never left paused) and the
+ * sampler detaches (nothing it would count is read any more: a sampler left
+ * running would only fill its maps and count what it then loses). */
 static void meas_finish(struct measure *m, double now)
 {
 	m->phase = SOURCE_DONE;
@@ -230,6 +253,7 @@ static void meas_finish(struct measure *m, double now)
 	m->elapsed = now - m->t0;
 	if (m->load)
 		load_resume(m->load);
+	measure_close_sampler(&m->src);
 	meas_log(m, "measured %u windows in %.1f s", m->done, m->elapsed);
 }
 
@@ -467,20 +491,19 @@ static const struct profile *meas_profile(struct source *s)
 static void meas_status(struct source *s, struct source_status *st)
 {
 	struct measure *m = s->priv;
-	uint64_t dropped = 0, lost = 0;
 
 	memset(st, 0, sizeof(*st));
 	st->phase = m->started ? m->phase : SOURCE_STARTING;
 	st->window = m->done < m->nseq ? m->done : m->nseq - 1;
 	st->nwindows = m->nseq;
-	st->elapsed_s = m->phase == SOURCE_DONE ? m->elapsed : m->started ? m->now - m->t0 : 0;
+	/* the run's clock: it goes on after the measurement (a person reads
+	 * the tree, steps run); measure_elapsed says how long measuring took */
+	st->elapsed_s = m->started ? m->now - m->t0 : 0;
 	if (m->started && m->phase != SOURCE_DONE && m->phase_end > m->now)
 		st->phase_left_s = m->phase_end - m->now;
 	st->rate = m->rate;
 	st->samples = m->samples;
-	if (m->smp_open && m->smp.counters)
-		m->smp.counters(m->smp.ctx, &dropped, &lost);
-	st->dropped = dropped;
+	st->dropped = profile_lost(m->prof);
 	st->freq_hz = m->o.freq_hz;
 	st->probes = m->smp_open ? 1 : 0;
 	st->overhead_pct = -1;

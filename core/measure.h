@@ -20,8 +20,10 @@
  * (the default with a victim) the diagnosed threads' blocked and runnable
  * time is accounted too, in the same windows (core/timeacct.h).
  *
- * Test hook: ARGUS_TEST_FAIL_AFTER=window (or window:N) makes tick fail after
- * the first (N-th) window, as an internal error would (tests/live/lifecycle.sh).
+ * Test hooks: ARGUS_TEST_FAIL_AFTER=window (or window:N) makes tick fail after
+ * the first (N-th) window, as an internal error would (tests/live/lifecycle.sh);
+ * ARGUS_TEST_STACKS=N gives the live sampler a stack map of N entries, so
+ * that stacks are lost and counted (tests/tui/status_truth.sh).
  */
 #ifndef ARGUS_MEASURE_H
 #define ARGUS_MEASURE_H
@@ -56,7 +58,10 @@ struct measure_sampler {
 	void *ctx;
 	int (*add_tgid)(void *ctx, uint32_t tgid);
 	int64_t (*collect)(void *ctx, struct profile *p, unsigned win);
-	/* Samples lost/dropped so far (may be NULL). */
+	/* Samples lost/dropped so far (may be NULL).  What dropped grows by
+	 * between two collects is the lost count of the window the later one
+	 * filled (settle times' losses go with their samples); the status's
+	 * dropped is the windows' sum (profile_lost). */
 	void (*counters)(void *ctx, uint64_t *dropped, uint64_t *lost);
 	void (*close)(void *ctx);
 };
@@ -123,9 +128,9 @@ struct load *measure_victim(struct source *s);
  * failure reported at its first loaded window): the caller exits 127. */
 int measure_noexec(struct source *s);
 
-/* Closes the sampler (its BPF programs detach) and keeps the loads: after
- * the calibration, while steps run against the same loads (diagnose
- * --auto).  Idempotent. */
+/* Closes the sampler (its BPF programs detach) and keeps the loads, as the
+ * source does itself when measuring is done (steps then run against the
+ * same loads with probes of their own).  Idempotent. */
 void measure_close_sampler(struct source *s);
 
 /* Why measuring stopped, once it has: "settled after 3 pairs: ...",

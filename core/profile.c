@@ -315,3 +315,12 @@ unsigned profile_cond_windows(const struct profile *p, enum cond c)
 			n++;
 	return n;
 }
+
+uint64_t profile_lost(const struct profile *p)
+{
+	uint64_t n = 0;
+
+	for (unsigned w = 0; p && w < p->nwin; w++)
+		n += p->wins[w].lost;
+	return n;
+}

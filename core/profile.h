@@ -94,4 +94,8 @@ uint64_t profile_cond_samples(const struct profile *p, enum cond c);
 /* Number of windows of condition c. */
 unsigned profile_cond_windows(const struct profile *p, enum cond c);
 
+/* Samples lost in all windows (the sum of their lost; p NULL: 0): what a
+ * status bar counts as dropped, and what a session's windows add up to. */
+uint64_t profile_lost(const struct profile *p);
+
 #endif

@@ -31,11 +31,15 @@ struct source_status {
 	enum source_phase phase;
 	unsigned window;        /* current window index (0-based) */
 	unsigned nwindows;      /* planned windows, 0 = open-ended */
-	double elapsed_s;       /* since the source started */
+	double elapsed_s;       /* since the source started; it keeps running
+	                         * after the measurement is done */
 	double phase_left_s;    /* time left in the current window, or 0 */
 	double rate;            /* samples per second over the last tick */
 	uint64_t samples;       /* accepted samples so far */
-	uint64_t dropped;       /* stacks lost: collisions, map full, errors */
+	uint64_t dropped;       /* stacks lost in the windows measured
+	                         * (collisions, map full, errors): the sum of
+	                         * their lost, as the session records them;
+	                         * never what a probe loses outside a window */
 	unsigned freq_hz;       /* sampling frequency, 0 when not sampling */
 	unsigned probes;        /* BPF programs attached now */
 	double overhead_pct;    /* measured BPF run time, % of one CPU; <0 unknown */

@@ -45,6 +45,8 @@ static int live_collect(struct source_live *l, double now, char **cause)
 		uint64_t prev_ns = l->st.bpf_run_ns;
 
 		probe_profile_stats(l->pp, &l->st);
+		/* one open window: everything lost since the start is its loss */
+		l->prof->wins[l->win].lost = l->st.dropped;
 		l->overhead_pct = dt > 0 && l->st.bpf_run_ns
 			? (l->st.bpf_run_ns - prev_ns) / (dt * 1e9) * 100 : -1;
 	}
@@ -91,7 +93,7 @@ static void live_status(struct source *s, struct source_status *st)
 	st->elapsed_s = l->stopped ? l->elapsed : util_mono_s() - l->t0;
 	st->rate = l->rate;
 	st->samples = l->samples;
-	st->dropped = l->st.dropped;
+	st->dropped = profile_lost(l->prof);
 	st->freq_hz = l->st.freq_hz;
 	st->probes = l->pp ? l->st.cpus : 0;
 	st->overhead_pct = l->overhead_pct;

@@ -138,8 +138,7 @@ static void replay_status(struct source *s, struct source_status *st)
 	st->overhead_pct = -1;
 	st->closed = rp->nwin;
 	st->detail = rp->detail;
-	for (unsigned w = 0; rp->p && w < rp->p->nwin; w++)
-		st->dropped += rp->p->wins[w].lost;
+	st->dropped = profile_lost(rp->p);
 }
 
 static void replay_stop(struct source *s)

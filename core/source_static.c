@@ -48,8 +48,7 @@ static void static_status(struct source *s, struct source_status *st)
 	st->samples = sp->samples;
 	st->overhead_pct = -1;
 	st->closed = sp->p->nwin;
-	for (unsigned w = 0; w < sp->p->nwin; w++)
-		st->dropped += sp->p->wins[w].lost;
+	st->dropped = profile_lost(sp->p);
 }
 
 static void static_stop(struct source *s)

@@ -365,7 +365,9 @@ void step_exec_status(struct step_exec *x, struct source_status *st)
 	if (!step_exec_finished(x) && x->phase_end > x->now)
 		st->phase_left_s = x->phase_end - x->now;
 	st->samples = x->last.events;
-	st->dropped = x->last.lost;
+	/* what its windows lost (the session's step windows say the same);
+	 * the probe's own count also has its settle times and pre-flight */
+	st->dropped = x->d ? profile_lost(x->d->prof) : 0;
 	st->probes = x->kp ? x->last.progs : 0;
 	st->overhead_pct = x->stats_handle >= 0 || x->last.run_ns ? x->guard_pct : -1;
 	if (x->o.load) {

@@ -155,7 +155,8 @@ int step_exec_finished(const struct step_exec *x);
 
 /* Progress as a source status: phase SOURCE_STEP / SOURCE_SETTLING /
  * SOURCE_DONE, window, nwindows, elapsed, phase_left_s, samples = events,
- * dropped = lost, probes, overhead_pct (last guard interval), load_state. */
+ * dropped = what its windows lost so far (profile_lost), probes,
+ * overhead_pct (last guard interval), load_state. */
 void step_exec_status(struct step_exec *x, struct source_status *st);
 
 /* The condition of the window running or settling (COND_REF / COND_LOAD). */

@@ -136,11 +136,51 @@ static void app_pane_sync_tree(struct app *a)
 
 /* ---- drawing ----------------------------------------------------------------------- */
 
+/* What the tree is now ("calibrating", "calibration done", "live",
+ * "replay"), how it is grouped, and with -p which process. */
+static void app_header_state(struct app *a, char *buf, size_t len)
+{
+	int at = snprintf(buf, len, "%s%s", fmt_run_state(&a->st, a->replay),
+			  a->group == TREE_BY_PROCESS ? ", by process" : "");
+
+	if (a->o.pid && at > 0 && (size_t)at < len)
+		snprintf(buf + at, len - (size_t)at, " %s pid %u%s%s%s", a->gl->g[GLYPH_SEP],
+			 a->o.pid, a->o.pid_comm ? " (" : "", a->o.pid_comm ? a->o.pid_comm : "",
+			 a->o.pid_comm ? ")" : "");
+}
+
+/* 1 while the verdict shown may still change with more windows: they are
+ * being measured, or the last ones are not in the tree yet; in a replay,
+ * until the recorded diagnosis. */
+static int app_provisional(struct app *a)
+{
+	if (a->replay)
+		return source_replay_verdict(a->src) == NULL;
+	return fmt_run_measuring(&a->st) || (a->st.phase == SOURCE_DONE && a->pending_change);
+}
+
+/* The ◆ path of the tree shown, one line (the agent pane keeps it in view
+ * while a proposal waits for a decision). */
+static void app_verdict_line(struct app *a, struct fmt_line *l, int width)
+{
+	const struct verdict *v = &a->an.verdict;
+	struct fmt_verdict fv = {
+		.found = a->an.descended && v->found,
+		.provisional = app_provisional(a),
+		.subsystem = v->subsystem,
+		.path = v->path,
+		.npath = v->npath,
+		.nbranches = v->nbranches,
+	};
+
+	fmt_verdict_line(l, width, &fv, a->gl);
+}
+
 static void render(struct app *a)
 {
 	struct fmt_cols cols;
 	struct fmt_row_ctx ctx;
-	char title[256], footer[320];
+	char state[128], footer[320];
 	const char *ft = NULL;
 	enum theme_role frole = THEME_NORMAL;
 
@@ -156,10 +196,9 @@ static void render(struct app *a)
 	ctx.cols = &cols;
 	ctx.root_total = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
 	ctx.match = a->mode == MODE_SEARCH ? a->query : a->last_query;
-	snprintf(title, sizeof(title), "%s %s %s%s", a->o.title ? a->o.title : "argus",
-		 a->gl->g[GLYPH_SEP], a->calibrated ? "calibrated" : "live",
-		 a->group == TREE_BY_PROCESS ? " by process" : "");
-	screen_draw_header(&a->scr, title, a->calibrated ? a->an.summary : NULL, a->gl);
+	app_header_state(a, state, sizeof(state));
+	screen_draw_header(&a->scr, a->o.title ? a->o.title : "argus", state,
+			   a->calibrated ? a->an.summary : a->o.note, a->gl);
 	if (a->mode == MODE_SEARCH) {
 		snprintf(footer, sizeof(footer), "/%s%s", a->query,
 			 a->search_found ? "" : "   (no match)");
@@ -182,12 +221,15 @@ static void render(struct app *a)
 		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->v->threshold);
 	if (a->pane) {
 		struct source_status st = a->st;
+		struct fmt_line vl;
 		char phase[128];
 		/* a replay's phase is the replay's position */
 		const char *ph = a->replay ? NULL : pane_status(a->pane, &st, phase, sizeof(phase));
 
+		app_verdict_line(a, &vl, a->scr.agent.w);
 		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
-				a->replay ? "replay" : "none", a->focus_agent, a->gl);
+				a->replay ? "replay" : "none", a->focus_agent,
+				a->calibrated ? &vl : NULL, a->gl);
 		/* the message line of a hidden tree goes to the status bar */
 		if (!screen_tree_shown(&a->scr) && ft) {
 			fmt_line_reset(&a->scr.scratch);
@@ -438,7 +480,9 @@ static int loop(struct app *a, char **cause)
 		if (rc > 0)
 			a->pending_change = 1;
 		a->src->ops->status(a->src, &a->st);
-		if (a->pending_change && now - a->last_rebuild >= a->o.refresh_s) {
+		/* the last windows at once: the verdict is final from then on */
+		if (a->pending_change && (now - a->last_rebuild >= a->o.refresh_s ||
+					  a->st.phase == SOURCE_DONE)) {
 			err = app_rebuild(a, cause);
 			if (err)
 				break;

@@ -31,6 +31,10 @@ struct tui_opts {
 	                           * total; 0.001 by default */
 	const char *log_path;     /* -v FILE: log lines also go there; NULL */
 	const char *title;        /* header title; NULL: "argus" */
+	const char *note;         /* in the header where the summary goes while
+	                           * the tree is not calibrated; NULL: none */
+	uint32_t pid;             /* -p PID: the header names it; 0: none */
+	const char *pid_comm;     /* its comm, escaped (sanitize.h); NULL: unknown */
 	double explain;           /* agent_descend's share; 0.5 by default */
 	enum tree_group group;    /* initial grouping */
 	double refresh_s;         /* tree rebuild at most this often; 1 s */

@@ -25,6 +25,8 @@
 #include "opts_agent.h"
 #include "probe.h"
 #include "probe_profile.h"
+#include "procinfo.h"
+#include "sanitize.h"
 #include "source_live.h"
 #include "source_static.h"
 #include "theme.h"
@@ -242,7 +244,7 @@ int cmd_tui(int argc, char **argv)
 	struct opts_load ol;
 	struct opts_agent oa;
 	uint32_t pid;
-	char *cause = NULL, title[256];
+	char *cause = NULL, title[256], comm[64];
 	const char *static_files = NULL;
 	struct source *src = NULL;
 	struct session *ses = NULL;
@@ -394,7 +396,8 @@ int cmd_tui(int argc, char **argv)
 			goto out;
 		}
 		snprintf(title, sizeof(title), "argus %s%s", ol.load_cmd ? "--load " : "",
-			 ol.load_cmd ? ol.load_cmd : pid ? "-p" : "");
+			 ol.load_cmd ? ol.load_cmd : !pid ? "" :
+			 ol.m.pause ? "-p --pause" : "-p (saved reference)");
 		to.title = title;
 		to.agent_pane = 1;
 		to.sequential = ol.m.sequential;
@@ -413,10 +416,23 @@ int cmd_tui(int argc, char **argv)
 			goto out;
 		}
 		if (pid) {
-			snprintf(title, sizeof(title), "argus -p %u (live; no saved reference: "
-				 "'argus reference save' or --pause to calibrate)", pid);
+			snprintf(title, sizeof(title), "argus -p");
 			to.title = title;
+			to.note = "no saved reference: 'argus reference save' or --pause to calibrate";
 		}
+	}
+
+	if (pid) {
+		/* the header names the process (its comm as the kernel has it,
+		 * escaped: a process names itself) */
+		struct procinfo pi;
+
+		to.pid = pid;
+		if (procinfo_read(pid, &pi) == 0) {
+			sanitize_into(comm, sizeof(comm), pi.comm, 0);
+			to.pid_comm = comm;
+		}
+		procinfo_clear(&pi);
 	}
 
 	/* every run is a session (--no-session: none) */

@@ -53,6 +53,11 @@ int fmt_width(const char *s);
 int fmt_widthn(const char *s, size_t n);
 /* Bytes of s that fit in maxw columns; *w gets their width. */
 size_t fmt_fit(const char *s, int maxw, int *w);
+/* Where to shorten s in the middle to fit maxw columns with an ellipsis of
+ * ew columns between the ends: returns the bytes of the head, *tail the
+ * offset where the kept end starts (strlen(s): no end kept).  s that fits
+ * whole: strlen(s) and *tail strlen(s). */
+size_t fmt_mid_cut(const char *s, int maxw, int ew, size_t *tail);
 
 /* ---- styled lines (fmt_line.c) ------------------------------------------------ */
 
@@ -83,6 +88,10 @@ void fmt_line_addn(struct fmt_line *l, enum theme_role r, const char *s, size_t 
 /* Appends s cut to maxw columns with an ellipsis glyph when it is cut. */
 int fmt_line_add_trunc(struct fmt_line *l, enum theme_role r, const char *s, int maxw,
 		       const struct glyphs *gl);
+/* Appends s in maxw columns, shortened in the middle with an ellipsis
+ * when longer (both ends of a name or a command say what it is). */
+int fmt_line_add_mid(struct fmt_line *l, enum theme_role r, const char *s, int maxw,
+		     const struct glyphs *gl);
 /* Appends spaces in role r until the line is width columns wide. */
 void fmt_line_pad(struct fmt_line *l, enum theme_role r, int width);
 /* Same text, spans and selection. */
@@ -157,8 +166,34 @@ void fmt_status(struct fmt_line *l, const struct source_status *st, int width,
  * "AUTO: steps load without asking"). */
 void fmt_status_ex(struct fmt_line *l, const struct source_status *st, int width,
 		   const struct glyphs *gl, const char *phase, const char *warn);
-/* The header: title left, summary (calib_summary) after it. */
-void fmt_header(struct fmt_line *l, int width, const char *title, const char *summary,
-		const struct glyphs *gl);
+/* What the run is now, for the header: "calibrating" while a calibration's
+ * windows are measured (sequential stopping says when they are done),
+ * "calibration done" after, "live" (plain live sampling), "stopped",
+ * "replay", "recorded" (files).  A static string. */
+const char *fmt_run_state(const struct source_status *st, int replay);
+/* 1 while a calibration's windows are being measured (what the tree and its
+ * verdict show may still change). */
+int fmt_run_measuring(const struct source_status *st);
+/* The header: title left (shortened in the middle), " · " state (never
+ * cut; NULL: none), the summary (calib_summary) after it. */
+void fmt_header(struct fmt_line *l, int width, const char *title, const char *state,
+		const char *summary, const struct glyphs *gl);
+
+/* The verdict as one line: "◆ verdict: mm › handle_mm_fault › … ›
+ * do_wp_page", "◆ provisional: ..." while the windows are measured (the
+ * tree may still change it); too long, whole frames give way in the
+ * middle (the first and the last stay), then characters. */
+#define FMT_VERDICT_PARTS 64
+struct fmt_verdict {
+	int found;                /* 0: "no bottleneck found" */
+	int provisional;
+	const char *subsystem;    /* the path's first part; may be NULL */
+	char *const *path;        /* root-first frames (struct verdict's) */
+	unsigned npath;
+	unsigned nbranches;       /* a spread verdict's branches (path is the
+	                           * first): "+N more" said after it */
+};
+void fmt_verdict_line(struct fmt_line *l, int width, const struct fmt_verdict *v,
+		      const struct glyphs *gl);
 
 #endif

@@ -102,6 +102,26 @@ int fmt_line_add_trunc(struct fmt_line *l, enum theme_role r, const char *s, int
 	return w + ew;
 }
 
+int fmt_line_add_mid(struct fmt_line *l, enum theme_role r, const char *s, int maxw,
+		     const struct glyphs *gl)
+{
+	char safe[FMT_LINE_MAX];
+	size_t n = strlen(s), head, tail;
+	int before = l->width;
+
+	if (maxw <= 0)
+		return 0;
+	s = fmt_safe(s, &n, safe, sizeof(safe));
+	head = fmt_mid_cut(s, maxw, fmt_width(gl->g[GLYPH_ELLIPSIS]), &tail);
+	if (head == strlen(s))
+		return fmt_line_add(l, r, s, maxw);
+	add_bytes(l, r, s, head, fmt_widthn(s, head));
+	fmt_line_add(l, r, gl->g[GLYPH_ELLIPSIS], -1);
+	if (tail < strlen(s))
+		fmt_line_add(l, r, s + tail, -1);
+	return l->width - before;
+}
+
 void fmt_line_pad(struct fmt_line *l, enum theme_role r, int width)
 {
 	static const char spaces[] = "                                ";

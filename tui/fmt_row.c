@@ -132,19 +132,7 @@ static void add_name(struct fmt_line *l, enum theme_role r, const char *name, in
 		add_seg(l, r, name, 0, len, hit, mlen);
 		return;
 	}
-	if (maxw - ew < 4) {              /* too narrow for both ends */
-		n = fmt_fit(name, maxw - ew, NULL);
-	} else {
-		int headw = (maxw - ew + 1) / 2, tailw = maxw - ew - headw;
-
-		n = fmt_fit(name, headw, NULL);
-		/* the shortest suffix starting on a character that fits tailw */
-		for (size_t t = n; t < len; t++)
-			if (((unsigned char)name[t] & 0xc0) != 0x80 && fmt_width(name + t) <= tailw) {
-				tail = t;
-				break;
-			}
-	}
+	n = fmt_mid_cut(name, maxw, ew, &tail);
 	add_seg(l, r, name, 0, n, hit, mlen);
 	fmt_line_add(l, r, gl->g[GLYPH_ELLIPSIS], -1);
 	if (tail < len)

@@ -144,21 +144,164 @@ void fmt_status_ex(struct fmt_line *l, const struct source_status *st, int width
 	fmt_line_pad(l, THEME_STATUS, width);
 }
 
-void fmt_header(struct fmt_line *l, int width, const char *title, const char *summary,
-		const struct glyphs *gl)
+const char *fmt_run_state(const struct source_status *st, int replay)
 {
-	int sw = summary && *summary ? fmt_width(summary) : 0, tw;
+	if (replay)
+		return "replay";
+	switch (st->phase) {
+	case SOURCE_STATIC:
+		return "recorded";
+	case SOURCE_LIVE:
+		return "live";
+	case SOURCE_DONE:
+		return st->nwindows ? "calibration done" : "stopped";
+	default:
+		/* a measure source plans its windows; plain live sampling not */
+		return st->nwindows ? "calibrating" : "starting";
+	}
+}
 
+int fmt_run_measuring(const struct source_status *st)
+{
+	switch (st->phase) {
+	case SOURCE_STARTING:
+	case SOURCE_SETTLING:
+	case SOURCE_REF:
+	case SOURCE_LOAD:
+		return st->nwindows > 0;
+	default:
+		return 0;
+	}
+}
+
+void fmt_header(struct fmt_line *l, int width, const char *title, const char *state,
+		const char *summary, const struct glyphs *gl)
+{
+	int sw = summary && *summary ? fmt_width(summary) : 0, stw = 0, tw;
+	char sep[16];
+
+	snprintf(sep, sizeof(sep), " %s ", gl->g[GLYPH_SEP]);
+	if (state && *state)
+		stw = fmt_width(sep) + fmt_width(state);
+	if (!title)
+		title = "argus";
 	fmt_line_reset(l);
 	fmt_line_add(l, THEME_HEADER, " ", width);
-	/* the summary is what matters: the title yields room down to 20 columns */
-	tw = width - 1 - (sw ? sw + 2 : 0);
-	if (tw < 20)
-		tw = 20;
-	fmt_line_add_trunc(l, THEME_HEADER, title ? title : "argus", tw, gl);
+	/* the state is never cut (what the tree is now: calibrating, done,
+	 * live); the summary is what matters next: the title yields room down
+	 * to 24 columns, shortened in the middle (the command and its end) */
+	tw = width - 1 - stw - (sw ? sw + 2 : 0);
+	if (tw < 24)
+		tw = 24;
+	if (tw > fmt_width(title))
+		tw = fmt_width(title);
+	if (tw > width - 1 - stw)
+		tw = width - 1 - stw;
+	fmt_line_add_mid(l, THEME_HEADER, title, tw, gl);
+	if (stw) {
+		fmt_line_add(l, THEME_HEADER, sep, width - l->width);
+		fmt_line_add(l, THEME_HEADER, state, width - l->width);
+	}
 	if (sw && l->width + 4 < width) {
 		fmt_line_add(l, THEME_HEADER, "  ", -1);
 		fmt_line_add_trunc(l, THEME_HEADER, summary, width - l->width, gl);
 	}
 	fmt_line_pad(l, THEME_HEADER, width);
+}
+
+/* Columns of parts[from..to) joined by a separator of sepw columns. */
+static int parts_width(const char *const *parts, unsigned from, unsigned to, int sepw)
+{
+	int w = 0;
+
+	for (unsigned i = from; i < to; i++)
+		w += fmt_width(parts[i]) + (i > from ? sepw : 0);
+	return w;
+}
+
+/* parts[0..head) + sep + ellipsis + sep + parts[n-tail..n) */
+static int elided_width(const char *const *parts, unsigned n, unsigned head, unsigned tail,
+			int sepw, int ew)
+{
+	return parts_width(parts, 0, head, sepw) + 2 * sepw + ew +
+	       parts_width(parts, n - tail, n, sepw);
+}
+
+/* Appends parts[from..to) joined by sep to buf at *at. */
+static void parts_join(char *buf, size_t len, size_t *at, const char *const *parts,
+		       unsigned from, unsigned to, const char *sep)
+{
+	for (unsigned i = from; i < to && *at + 1 < len; i++) {
+		int w = snprintf(buf + *at, len - *at, "%s%s", i > from ? sep : "", parts[i]);
+
+		if (w < 0 || (size_t)w >= len - *at) {
+			buf[*at] = '\0';
+			return;
+		}
+		*at += (size_t)w;
+	}
+}
+
+void fmt_verdict_line(struct fmt_line *l, int width, const struct fmt_verdict *v,
+		      const struct glyphs *gl)
+{
+	const char *sep = gl->utf8 ? " \u203a " : " > ";
+	const char *parts[FMT_VERDICT_PARTS];
+	const char *ell = gl->g[GLYPH_ELLIPSIS];
+	char buf[FMT_LINE_MAX], more[32] = "";
+	unsigned n = 0, head, tail = 0;
+	int sepw = fmt_width(sep), ew = fmt_width(ell), room;
+	size_t at = 0;
+
+	fmt_line_reset(l);
+	fmt_line_add(l, THEME_NORMAL, " ", width);
+	fmt_line_add(l, THEME_VERDICT, gl->g[GLYPH_VERDICT], width - l->width);
+	fmt_line_add(l, THEME_NORMAL, " ", width - l->width);
+	if (v->provisional)
+		fmt_line_add(l, THEME_STATUS_WARN, "provisional", width - l->width);
+	else
+		fmt_line_add(l, THEME_NORMAL, "verdict", width - l->width);
+	if (!v->found || !v->npath) {
+		fmt_line_add(l, THEME_NORMAL, v->provisional ? ": no bottleneck found so far" :
+			     ": no bottleneck found", width - l->width);
+		fmt_line_pad(l, THEME_NORMAL, width);
+		return;
+	}
+	fmt_line_add(l, THEME_NORMAL, ": ", width - l->width);
+	if (v->subsystem && *v->subsystem)
+		parts[n++] = v->subsystem;
+	for (unsigned i = 0; i < v->npath && n < FMT_VERDICT_PARTS; i++)
+		parts[n++] = v->path[i];
+	if (n == FMT_VERDICT_PARTS)
+		parts[n - 1] = v->path[v->npath - 1];   /* the leaf, always */
+	if (v->nbranches > 1)
+		snprintf(more, sizeof(more), "  +%u more", v->nbranches - 1);
+	room = width - l->width - 1 - fmt_width(more);
+	if (room < 8 && more[0]) {            /* the path first */
+		room += fmt_width(more);
+		more[0] = '\0';
+	}
+	head = n;
+	if (n >= 3 && parts_width(parts, 0, n, sepw) > room) {
+		/* whole frames out of the middle: the first (where it starts) and
+		 * the last (where the time goes) stay, then as many of the last
+		 * ones as fit, then of the first ones */
+		head = 1;
+		tail = 1;
+		while (head + tail < n - 1 && elided_width(parts, n, head, tail + 1, sepw, ew) <= room)
+			tail++;
+		while (head + tail < n - 1 && elided_width(parts, n, head + 1, tail, sepw, ew) <= room)
+			head++;
+	}
+	buf[0] = '\0';
+	parts_join(buf, sizeof(buf), &at, parts, 0, head, sep);
+	if (tail) {
+		snprintf(buf + at, sizeof(buf) - at, "%s%s%s", sep, ell, sep);
+		at += strlen(buf + at);
+		parts_join(buf, sizeof(buf), &at, parts, n - tail, n, sep);
+	}
+	/* still too long (one long name): characters out of the middle */
+	fmt_line_add_mid(l, THEME_VERDICT, buf, room, gl);
+	fmt_line_add(l, THEME_DIM, more, width - l->width);
+	fmt_line_pad(l, THEME_NORMAL, width);
 }

@@ -63,3 +63,25 @@ size_t fmt_fit(const char *s, int maxw, int *w)
 		*w = total;
 	return used;
 }
+
+size_t fmt_mid_cut(const char *s, int maxw, int ew, size_t *tail)
+{
+	size_t len = strlen(s), n;
+	int headw, tailw;
+
+	*tail = len;
+	if (fmt_width(s) <= maxw)
+		return len;
+	if (maxw - ew < 4)                /* too narrow for both ends */
+		return fmt_fit(s, maxw - ew > 0 ? maxw - ew : 0, NULL);
+	headw = (maxw - ew + 1) / 2;
+	tailw = maxw - ew - headw;
+	n = fmt_fit(s, headw, NULL);
+	/* the shortest suffix starting on a character that fits tailw */
+	for (size_t t = n; t < len; t++)
+		if (((unsigned char)s[t] & 0xc0) != 0x80 && fmt_width(s + t) <= tailw) {
+			*tail = t;
+			break;
+		}
+	return n;
+}

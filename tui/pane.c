@@ -619,12 +619,13 @@ const char *pane_status(struct pane *p, struct source_status *st, char *buf, siz
 	unsigned step_no;
 	char ph[96];
 
+	/* dropped: the calibration's windows and every step's, as the
+	 * session's windows add up */
+	st->dropped += ctl_lost(p->ctl);
 	if (ctl_run_status(p->ctl, &xs, &step_no) == 0) {
 		st->probes += xs.probes;
 		if (xs.overhead_pct >= 0)
 			st->overhead_pct = xs.overhead_pct;
-		if (xs.dropped)
-			st->dropped += xs.dropped;
 		if (xs.nwindows)
 			snprintf(ph, sizeof(ph), "measuring, window %u/%u", xs.window + 1, xs.nwindows);
 		else

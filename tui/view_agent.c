@@ -91,9 +91,9 @@ static void transcript_lines(struct pane *p, struct fmt_line *out, int rows, int
 }
 
 void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, int focused,
-		     const struct glyphs *gl)
+		     const struct fmt_line *verdict, const struct glyphs *gl)
 {
-	int h, w, content, card = 0, tr_rows;
+	int h, w, content, card = 0, tr_rows, top = 1;
 	struct fmt_line *lines, *tmp, *cardl = NULL;
 	const struct step *shown;
 
@@ -107,6 +107,13 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 		goto out;
 	fmt_agent_title(&lines[0], w, agent_name, p->mode, focused, gl);
 	content = h - 2;
+	/* the verdict stays in view, a proposal's card or not (three rows at
+	 * least are left for the card's heading and first fields) */
+	if (verdict && content >= 4) {
+		lines[1] = *verdict;
+		top = 2;
+		content--;
+	}
 	shown = p->edit ? p->edit : pane_proposal(p);
 	if (content > 0 && shown &&
 	    (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT)) {
@@ -152,9 +159,9 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 	}
 	tr_rows = content - card;
 	if (tr_rows > 0)
-		transcript_lines(p, lines + 1, tr_rows, w, gl, tmp);
+		transcript_lines(p, lines + top, tr_rows, w, gl, tmp);
 	for (int i = 0; i < card; i++)
-		lines[1 + tr_rows + i] = cardl[i];
+		lines[top + tr_rows + i] = cardl[i];
 	if (h >= 2)
 		fmt_agent_hints(&lines[h - 1], w, p->replay ? FMT_AGENT_MODE_REPLAY : p->mode);
 	for (int y = 0; y < h; y++)

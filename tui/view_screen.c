@@ -68,8 +68,10 @@ static void screen_layout(struct screen *s)
 
 		s->tree.w = tw;          /* one blank column between the panes */
 		s->agent = (struct rect){ 1, tw + 1, mid, s->cols - tw - 1 };
-	} else {                        /* stacked: the agent needs room for a proposal */
-		int th = mid / 2;
+	} else {                        /* stacked: the agent needs room for a proposal
+					 * and the verdict line above it (its row
+					 * comes from the tree, not the transcript) */
+		int th = (mid - 1) / 2;
 
 		s->tree.h = th;
 		s->agent = (struct rect){ 1 + th, 0, mid - th, s->cols };
@@ -244,12 +246,12 @@ void screen_put_line(struct screen *s, WINDOW *w, struct line_cache *c, int y,
 	c->valid[y] = 1;
 }
 
-void screen_draw_header(struct screen *s, const char *title, const char *summary,
-			const struct glyphs *gl)
+void screen_draw_header(struct screen *s, const char *title, const char *state,
+			const char *summary, const struct glyphs *gl)
 {
 	if (s->too_small)
 		return;
-	fmt_header(&s->scratch, s->header.w, title, summary, gl);
+	fmt_header(&s->scratch, s->header.w, title, state, summary, gl);
 	screen_put_line(s, s->whead, &s->chead, 0, &s->scratch);
 }
 

@@ -77,7 +77,7 @@ static void draw(struct screen *s, struct view_tree *v, struct fmt_row_ctx *ctx)
 	struct source_status st = { .phase = SOURCE_LIVE, .freq_hz = 999, .rate = 1998,
 				    .samples = 123456, .overhead_pct = -1 };
 
-	screen_draw_header(s, "argus bench", NULL, ctx->gl);
+	screen_draw_header(s, "argus bench", "live", NULL, ctx->gl);
 	screen_draw_tree(s, v, ctx, NULL, THEME_NORMAL, 0);
 	screen_draw_status(s, &st, ctx->gl);
 	screen_flush(s);

@@ -18,7 +18,8 @@ wait_for " done "
 S=$(ls "$TMP/state/argus/sessions/"argus-*.jsonl 2>/dev/null | head -n 1)
 [ -n "$S" ] || fail "no session under XDG_STATE_HOME"
 i=0
-until tail -n 1 "$S" | jq -e '.type == "verdict"' >/dev/null 2>&1; do
+# (the agent's first turn follows at once: its transcript lines come after)
+until jq -se 'any(.[]; .type == "verdict")' "$S" >/dev/null 2>&1; do
 	i=$((i + 1)); [ $i -lt 100 ] || fail "no verdict written by the time the screen said done"
 	sleep 0.1
 done

@@ -98,7 +98,9 @@ for t in proposal decision step_result transcript verdict; do
 done
 
 # the interactive replay: the transcript in the agent pane up to the event
-start 120 60 LANG=C.UTF-8 TERM=xterm-256color -- replay "$S1"
+# (tall: the veto is some 55 lines before the transcript's end, the final
+# descent's lines after it)
+start 120 70 LANG=C.UTF-8 TERM=xterm-256color -- replay "$S1"
 wait_for "agent (replay)"
 keys '}'
 wait_for "vetoed: $REASON"

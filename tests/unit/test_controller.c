@@ -148,6 +148,7 @@ static void fx_status(void *x, struct source_status *st)
 	(void)x;
 	memset(st, 0, sizeof(*st));
 	st->phase = SOURCE_STEP;
+	st->dropped = 2;            /* its windows so far */
 }
 
 static void fx_info(const void *x, struct step_exec_info *info)
@@ -174,6 +175,7 @@ static struct step_data *fx_take(void *vx)
 		assert_int_equal(step_data_window_begin(d, c, w * 0.5), (int)w);
 		step_data_window_end(d, w, 0.5);
 		step_data_target(d, w, 0)->events = n;
+		d->prof->wins[w].lost = w;   /* 15 in all */
 		assert_int_equal(profile_add(d->prof, w, frames, 3, 7, "pf", n), 0);
 	}
 	return d;
@@ -364,14 +366,17 @@ static void test_veto_accept_verdict(void **state)
 	assert_int_equal(c->mode, CTL_PROPOSAL);
 	assert_string_equal(ctl_proposal(c)->targets[0], "exceptions:page_fault_user");
 	assert_int_equal(h.proposal_no[1], 1);      /* still step 1: nothing ran */
+	assert_int_equal(ctl_lost(c), 0);
 	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
 	assert_int_equal(c->mode, CTL_RUNNING);
 	assert_int_equal(fx_started, 1);
+	assert_int_equal(ctl_lost(c), 2);           /* the running step's windows */
 	assert_int_equal(h.decision[1], CTL_DEC_ACCEPT);
 	assert_int_equal(s.told[1].kind, AGENT_EV_ACCEPTED);
 	for (guard = 0; guard < 10 && c->mode == CTL_RUNNING; guard++)
 		ctl_tick(c, an.t, 1, NULL, guard);
 	assert_int_equal(c->mode, CTL_THINKING);
+	assert_int_equal(ctl_lost(c), 15);          /* what its windows lost */
 	assert_true(h.result_ok);
 	assert_non_null(strstr(h.result_text, "page_fault_user"));
 	/* the agent hears the result, and waits for the tree with it */
@@ -404,6 +409,9 @@ static void test_veto_accept_verdict(void **state)
 	assert_non_null(strstr(h.said, "vetoed: allocations are not the question"));
 	assert_int_equal(c->last.kind, AGENT_REPLY_VERDICT);
 	assert_true(c->last.verdict.found);
+	/* undone, its windows stay in the session: still counted */
+	assert_int_equal(ctl_undo(c), 0);
+	assert_int_equal(ctl_lost(c), 15);
 
 	ctl_free(c);
 	analysis_clear(&an);

@@ -370,6 +370,93 @@ static void test_status(void **state)
 	assert_int_equal(fmt_line_role_at(&l, (size_t)(d - l.text)), THEME_STATUS);
 }
 
+/* Issue 13 item 5: the header says what the run is, never cut, and the
+ * process with -p; the title gives way in the middle. */
+static void test_header_state(void **state)
+{
+	struct source_status st = { 0 };
+	struct fmt_line l;
+	const char *title = "argus --load /usr/lib/very/long/path/to/a/load/binary --seconds 120";
+	const char *sum = "mm +3000% · idle -60% · irq new (n.s.) · fs +67% (n.s.) · net +1%";
+
+	(void)state;
+	st.nwindows = 24;
+	st.phase = SOURCE_STARTING;
+	assert_string_equal(fmt_run_state(&st, 0), "calibrating");
+	assert_true(fmt_run_measuring(&st));
+	st.phase = SOURCE_LOAD;
+	assert_string_equal(fmt_run_state(&st, 0), "calibrating");
+	st.phase = SOURCE_DONE;
+	assert_string_equal(fmt_run_state(&st, 0), "calibration done");
+	assert_false(fmt_run_measuring(&st));
+	assert_string_equal(fmt_run_state(&st, 1), "replay");
+	st.nwindows = 0;
+	st.phase = SOURCE_LIVE;
+	assert_string_equal(fmt_run_state(&st, 0), "live");
+	assert_false(fmt_run_measuring(&st));
+	st.phase = SOURCE_STATIC;
+	assert_string_equal(fmt_run_state(&st, 0), "recorded");
+
+	for (int w = 40; w <= 160; w += 40) {
+		fmt_header(&l, w, title, "calibrating · pid 4242 (cow_fault)", sum, glyphs_get(1));
+		assert_int_equal(l.width, w);
+		assert_non_null(strstr(l.text, "calibrating · pid 4242 (cow_fault)"));
+		if (w >= 80)   /* narrower, the state first */
+			assert_non_null(strstr(l.text, " argus --"));
+	}
+	/* 80 columns: the title shortened in the middle (both ends show), the
+	 * summary after the state */
+	fmt_header(&l, 80, title, "calibration done", sum, glyphs_get(1));
+	assert_non_null(strstr(l.text, "…"));
+	assert_non_null(strstr(l.text, "120 · calibration done  mm +3000%"));
+	/* no state: as before */
+	fmt_header(&l, 80, "argus", NULL, NULL, glyphs_get(0));
+	assert_string_equal(l.text, " argus" "                                        "
+			    "                                  ");
+}
+
+/* Issue 13 items 5 and 7: the ◆ path in one line, provisional while the
+ * windows run, shortened by whole frames in the middle. */
+static void test_verdict_line(void **state)
+{
+	char *path[] = { "asm_exc_page_fault", "exc_page_fault", "do_user_addr_fault",
+			 "handle_mm_fault", "__handle_mm_fault", "do_wp_page" };
+	struct fmt_verdict v = { .found = 1, .provisional = 1, .subsystem = "mm",
+				 .path = path, .npath = 6 };
+	struct fmt_line l;
+
+	(void)state;
+	fmt_verdict_line(&l, 160, &v, glyphs_get(1));
+	assert_int_equal(l.width, 160);
+	assert_non_null(strstr(l.text, "◆ provisional: mm › asm_exc_page_fault › exc_page_fault"
+			       " › do_user_addr_fault › handle_mm_fault › __handle_mm_fault"
+			       " › do_wp_page"));
+	assert_int_equal(fmt_line_role_at(&l, (size_t)(strstr(l.text, "provisional") - l.text)),
+			 THEME_STATUS_WARN);
+	v.provisional = 0;
+	fmt_verdict_line(&l, 80, &v, glyphs_get(1));
+	assert_int_equal(l.width, 80);
+	assert_null(strstr(l.text, "provisional"));
+	/* the first part and the leaf end stay; frames go from the middle */
+	assert_non_null(strstr(l.text, "◆ verdict: mm › … › "));
+	assert_non_null(strstr(l.text, "› __handle_mm_fault › do_wp_page"));
+	assert_null(strstr(l.text, "exc_page_fault ›"));
+	/* very narrow: characters out of the middle, still the leaf's end */
+	fmt_verdict_line(&l, 30, &v, glyphs_get(0));
+	assert_int_equal(l.width, 30);
+	assert_non_null(strstr(l.text, "# verdict: mm"));
+	assert_non_null(strstr(l.text, "p_page"));
+	/* a spread verdict says how many more branches */
+	v.nbranches = 3;
+	fmt_verdict_line(&l, 100, &v, glyphs_get(0));
+	assert_non_null(strstr(l.text, "do_wp_page  +2 more"));
+	/* nothing found */
+	v.found = 0;
+	v.provisional = 1;
+	fmt_verdict_line(&l, 80, &v, glyphs_get(0));
+	assert_non_null(strstr(l.text, "# provisional: no bottleneck found so far"));
+}
+
 static void test_numbers(void **state)
 {
 	char b[32];
@@ -531,6 +618,8 @@ int main(void)
 		cmocka_unit_test(test_splice_equals_flatten),
 		cmocka_unit_test(test_idset),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_header_state),
+		cmocka_unit_test(test_verdict_line),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_theme_builtin_matches_file),
 		cmocka_unit_test(test_theme_parse),

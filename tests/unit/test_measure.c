@@ -55,6 +55,14 @@ static void fake_close(void *ctx)
 	((struct fake *)ctx)->closed++;
 }
 
+/* 3 more stacks lost at every collect: what a window's collect finds is
+ * its loss, a settle time's is not */
+static void fake_counters(void *ctx, uint64_t *dropped, uint64_t *lost)
+{
+	*dropped = 3 * (uint64_t)((struct fake *)ctx)->collects;
+	*lost = 0;
+}
+
 static const struct measure_sampler fake_ops = {
 	.add_tgid = fake_add_tgid,
 	.collect = fake_collect,
@@ -329,6 +337,57 @@ static void test_saved_reference_plan(void **state)
 	unlink(path);
 }
 
+/* Issue 13 item 5: the dropped count is the windows' lost (settle times'
+ * losses go with their samples), the sampler closes when measuring is
+ * done (nothing is lost after), and the clock runs on. */
+static void test_lost_per_window(void **state)
+{
+	char *argv[] = { "sleep", "30", NULL };
+	struct fake f = { 0 };
+	struct measure_sampler smp = fake_ops;
+	struct measure_opts o;
+	struct source_status st;
+	struct source *s;
+	const struct profile *p;
+	double now = 100, done_elapsed;
+	char *cause = NULL;
+
+	(void)state;
+	smp.ctx = &f;
+	smp.counters = fake_counters;
+	measure_opts_default(&o);
+	o.pairs = 2;
+	o.window_s = 0.5;
+	o.settle_s = 0.2;
+	o.collect_s = -1;
+	o.load_argv = argv;
+	o.sampler = &smp;
+	s = measure_new(&o, NULL, &cause);
+	assert_non_null(s);
+	assert_int_equal(s->ops->tick(s, now, &cause), 0);
+	while (run_until_change(s, &now) != SOURCE_DONE) {
+		s->ops->status(s, &st);
+		assert_int_equal(st.dropped, profile_lost(s->ops->profile(s)));
+	}
+	p = s->ops->profile(s);
+	assert_int_equal(p->nwin, 4);
+	for (unsigned w = 0; w < 4; w++)
+		assert_int_equal(p->wins[w].lost, 3);
+	s->ops->status(s, &st);
+	assert_int_equal(st.dropped, 12);          /* not 24: the settle times' too */
+	assert_int_equal(f.closed, 1);             /* sampling stopped at done */
+	assert_int_equal(st.probes, 0);
+	done_elapsed = st.elapsed_s;
+	now += 5;
+	assert_int_equal(s->ops->tick(s, now, &cause), 0);
+	s->ops->status(s, &st);
+	assert_int_equal(st.dropped, 12);
+	assert_true(st.elapsed_s >= done_elapsed + 4.9); /* the clock runs on */
+	assert_true(measure_elapsed(s) <= done_elapsed + 1e-9);
+	source_free(s);
+	assert_int_equal(f.closed, 1);             /* closed once */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_fail_after_hook),
 		cmocka_unit_test(test_saved_reference_plan),
+		cmocka_unit_test(test_lost_per_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
