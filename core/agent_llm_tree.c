@@ -13,8 +13,9 @@ struct rnode {
 	const struct tree_node *n;
 	size_t line_len;
 	int sel;
-	int prio;       /* 2: the path under study (always sent); 1: its siblings and
-	                 * the children of its end (sent first); 0: the rest */
+	int prio;       /* 3: the path under study (always sent); 2: the descent's
+	                 * other branches, 1: the path's siblings and children (sent
+	                 * first, in that order); 0: the rest (mark_path) */
 };
 
 static int rnode_cmp_ptr(const void *a, const void *b)
@@ -186,18 +187,20 @@ static void render(struct al_sbuf *b, const struct tree *t, const struct tree_no
 	}
 }
 
-/* The end of the largest significant rise from n down: what the descent
- * follows before it has marked a path. */
-static const struct tree_node *rise_end(const struct tree_node *n)
+/* The end of the main path from n down: through the children the descent
+ * flagged (TREE_F_VERDICT), else, before it has flagged any, the
+ * significant rises; the largest move at each split. */
+static const struct tree_node *path_end(const struct tree_node *n, int flagged)
 {
 	for (;;) {
 		const struct tree_node *best = NULL;
 
 		for (unsigned i = 0; i < n->nchild; i++) {
 			const struct tree_node *c = n->child[i];
+			int on = flagged ? (c->flags & TREE_F_VERDICT) != 0
+					 : c->stat.significant && c->stat.delta > 0;
 
-			if (c->stat.significant && c->stat.delta > 0 &&
-			    (!best || rank_move(c) > rank_move(best)))
+			if (on && (!best || rank_move(c) > rank_move(best)))
 				best = c;
 		}
 		if (!best)
@@ -206,36 +209,40 @@ static const struct tree_node *rise_end(const struct tree_node *n)
 	}
 }
 
-/* The path under study: the root, the focus the person asked for and the
- * nodes of the descent's path and proposals (TREE_F_VERDICT, TREE_F_FOCUS;
- * before there are any, the largest significant rise), each with its
- * ancestors, prio 2; their siblings and the children of their ends,
- * prio 1. */
+static void mark_up(struct rnode *v, size_t n, const struct tree_node *x, int prio)
+{
+	for (const struct tree_node *p = x; p; p = p->parent) {
+		struct rnode *r = rnode_find(v, n, p);
+
+		if (r && r->prio < prio)
+			r->prio = prio;
+	}
+}
+
+/* The path under study, prio 3: the root, the focus the person asked for,
+ * the node a proposal concerns (TREE_F_FOCUS) and the main path (path_end),
+ * each with its ancestors.  Prio 2: the descent's other flagged branches
+ * (a verdict over several).  Prio 1: the siblings of the path under study
+ * and the children of its nodes.  The rest 0. */
 static void mark_path(struct rnode *v, size_t n, const struct tree *t, const struct tree_node *focus)
 {
-	const struct tree_node *rise = NULL;
 	int flagged = 0;
 
 	for (size_t i = 0; i < n; i++)
 		flagged |= (v[i].n->flags & TREE_F_VERDICT) != 0;
-	if (!flagged)
-		rise = rise_end(t->root);
+	mark_up(v, n, path_end(t->root, flagged), 3);
+	if (focus)
+		mark_up(v, n, focus, 3);
 	for (size_t i = 0; i < n; i++) {
-		const struct tree_node *x = v[i].n;
-
-		if (x == t->root || x == focus || x == rise ||
-		    (x->flags & (TREE_F_VERDICT | TREE_F_FOCUS)))
-			for (const struct tree_node *p = x; p; p = p->parent) {
-				struct rnode *r = rnode_find(v, n, p);
-
-				if (r)
-					r->prio = 2;
-			}
+		if (v[i].n->flags & TREE_F_FOCUS)
+			mark_up(v, n, v[i].n, 3);
+		else if (v[i].n->flags & TREE_F_VERDICT)
+			mark_up(v, n, v[i].n, 2);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct tree_node *x = v[i].n;
 
-		if (v[i].prio != 2)
+		if (v[i].prio != 3)
 			continue;
 		for (unsigned c = 0; c < x->nchild; c++) {
 			struct rnode *r = rnode_find(v, n, x->child[c]);
@@ -275,7 +282,7 @@ char *agent_llm_render_tree_fit(const struct tree *t, const struct tree_node *fo
 		rank[i] = &v[i];
 	qsort(rank, n, sizeof(*rank), rnode_cmp_rank);
 	/* the path under study always, whatever the budget */
-	for (size_t i = 0; i < n && rank[i]->prio == 2; i++) {
+	for (size_t i = 0; i < n && rank[i]->prio == 3; i++) {
 		rank[i]->sel = 1;
 		used += rank[i]->line_len;
 		must++;

@@ -176,7 +176,7 @@ static void test_render_tree(void **state)
 #define BIG_DEPTH 8
 static char big_names[2200][48];
 static struct tree big;
-static struct tree_node *chain[BIG_DEPTH], *sibs[BIG_DEPTH][2], *big_top, *big_bottom;
+static struct tree_node *chain[BIG_DEPTH], *sibs[BIG_DEPTH][2], *big_top, *big_bottom, *branch2;
 
 static void big_make(unsigned nbig)
 {
@@ -197,6 +197,12 @@ static void big_make(unsigned nbig)
 		}
 		p = chain[d];
 	}
+	/* a second branch the descent flagged, smaller: sent before the noise,
+	 * not part of the minimal path */
+	branch2 = node(root, "syscall", 5, 300, 1);
+	branch2->flags |= TREE_F_VERDICT;
+	branch2 = node(branch2, "do_syscall_64", 5, 300, 1);
+	branch2->flags |= TREE_F_VERDICT;
 	sched = node(root, "sched", 50, 60, 0);
 	big_top = big_bottom = NULL;
 	for (unsigned i = 0; i < nbig; i++) {
@@ -209,7 +215,7 @@ static void big_make(unsigned nbig)
 		if (!big_bottom || x->stat.delta < big_bottom->stat.delta)
 			big_bottom = x;
 	}
-	big.nnodes = 2 + 3 * BIG_DEPTH + 1 + nbig;
+	big.nnodes = 2 + 3 * BIG_DEPTH + 2 + 1 + nbig;
 }
 
 static size_t count_lines(const char *s)
@@ -270,6 +276,7 @@ static void test_render_tree_fit(void **state)
 	}
 	assert_true(has_line_of(s, big_top->name));
 	assert_false(has_line_of(s, big_bottom->name));
+	assert_true(has_line_of(s, "do_syscall_64"));
 	free(s);
 
 	/* no budget: the path under study alone, still marked */
@@ -278,6 +285,7 @@ static void test_render_tree_fit(void **state)
 	assert_int_equal(count_lines(s), fit.must + 1);
 	assert_true(has_line_of(s, chain[BIG_DEPTH - 1]->name));
 	assert_false(has_line_of(s, sibs[0][0]->name));
+	assert_false(has_line_of(s, "do_syscall_64")); /* the main path only */
 	assert_non_null(strstr(s, "nodes pruned to fit the prompt budget"));
 	free(s);
 
