@@ -24,6 +24,28 @@
  * are named after the task they interrupted.  The interrupted task is not
  * the waker otherwise.
  *
+ * Cost (this runs on every context switch of the machine): the scope is
+ * decided first (the state map, else the filter and the tgid set), and
+ * nothing else is done for a task out of it but this CPU's run history
+ * ("ran instead" needs who ran, tracked or not).  On-CPU time is added in
+ * the thread's state entry, not in the aggregate; the aggregate key is 20
+ * bytes without names (the names are written once per new key); the
+ * blocking stack is cached in the thread's state (2 ways by {syscall, task
+ * state}, walked again every SCHEDTIME_REWALK uses); tp_btf programs read
+ * task fields with plain loads, the raw_tp twins with probe reads (ST_READ).
+ * Sampling: beyond the first sample_after blocked/runnable intervals of a
+ * thread in a window, an interval is sampled with probability
+ * 2^-sample_shift (decided when it begins: the stack is walked and the
+ * aggregate touched only for sampled ones) and charged with weight
+ * 2^sample_shift (count, time and histogram); an interval that lasted
+ * SCHEDTIME_LONG_NS or more is always charged, with weight 1 (it carries
+ * much time: sampling it would make the estimate jumpy), under the stack
+ * cached for the thread when it was not sampled.  Unbiased either way (the
+ * weight is 1 / the probability of being charged); on-CPU time and the
+ * state machine stay exact.  A thread that switches less than
+ * sample_after times a window (the victims, the model's loads with think
+ * times) is counted exactly.
+ *
  * Intervals are charged when they end, only from max(start, epoch_ns):
  * user space moves epoch_ns at each per-window read and credits the part of
  * each interval still in progress itself, so a long block is spread over the
@@ -49,6 +71,9 @@ const volatile __u32 follow_forks = 0;     /* children of tracked tgids join */
 const volatile __u32 exclude_tgid = 0;     /* never tracked (argus itself) */
 const volatile __u32 no_stacks = 0;        /* NO_STACK everywhere (cheaper) */
 
+const volatile __u32 sample_shift = 0;     /* 0: every interval exact */
+const volatile __u32 sample_after = 0;     /* exact intervals per thread and window */
+
 __u64 epoch_ns = 0;                        /* written by user space */
 __u64 attach_ns = 0;                       /* start for threads first seen late */
 
@@ -61,10 +86,17 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, struct schedtime_key);
+	__type(key, struct schedtime_akey);
 	__type(value, struct schedtime_val);
 	__uint(max_entries, 1); /* set at run time */
 } agg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, struct schedtime_name);
+	__uint(max_entries, 1); /* set at run time */
+} names SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -101,27 +133,6 @@ struct {
 	__uint(max_entries, 1);
 } runs SEC(".maps");
 
-/* The last stack walked per {thread, syscall, state}: a walk costs most of
- * a switch's time (~1 us here), and a thread blocks at the same place again
- * and again; it is walked again every ST_REWALK uses. */
-#define ST_REWALK 32
-struct st_skey {
-	__u32 pid;
-	__u32 sys;              /* orig_ax of the user registers: the syscall */
-	__u32 how;              /* task state, and 1 << 31 when preempted */
-	__u32 pad;
-};
-struct st_sval {
-	__u32 stack_id;
-	__u32 uses;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, struct st_skey);
-	__type(value, struct st_sval);
-	__uint(max_entries, 1); /* set at run time */
-} stack_cache SEC(".maps");
-
 /* A zeroed value to insert; too large for the BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -129,6 +140,11 @@ struct {
 	__type(value, struct schedtime_val);
 	__uint(max_entries, 1);
 } zero_val SEC(".maps");
+
+/* A task field: a plain load through the BTF pointer of a tp_btf program
+ * (btf a constant 1: the other branch is not compiled), a probe read in the
+ * raw_tp twin, whose arguments are plain numbers to the verifier. */
+#define ST_READ(btf, t, f) ((btf) ? (t)->f : BPF_CORE_READ(t, f))
 
 static __always_inline struct schedtime_counters *ctrs(void)
 {
@@ -139,7 +155,7 @@ static __always_inline struct schedtime_counters *ctrs(void)
 
 /* The step filter (filter.bpf.h's rodata) on task t rather than current,
  * plus the tgid set: sched_switch's next and sched_waking's wakee are not
- * the current task. */
+ * the current task.  Only for a task without a state entry. */
 static __always_inline int tracked(struct task_struct *t, __u32 pid, __u32 tgid)
 {
 	if (!pid || (exclude_tgid && tgid == exclude_tgid))
@@ -160,393 +176,482 @@ static __always_inline int tracked(struct task_struct *t, __u32 pid, __u32 tgid)
 	return 1;
 }
 
-/* Adds one interval to the aggregate: [from, now) counted, full for the
- * histogram. */
-static __always_inline void charge(struct schedtime_key *k, __u64 from, __u64 full_from,
-				   __u64 now)
+/* The live state entry of pid, or NULL.  An entry left DEAD by an exited
+ * thread is returned in *dead (a new thread of that pid continues its
+ * totals, see st_adopt). */
+static __always_inline struct schedtime_state *st_get(__u32 pid, struct schedtime_state **dead)
 {
-	struct schedtime_counters *c = ctrs();
-	struct schedtime_val *v;
-	__u64 ep = epoch_ns, d, full;
-	__u32 zero = 0;
+	struct schedtime_state *sp = bpf_map_lookup_elem(&state, &pid);
+
+	*dead = NULL;
+	if (sp && sp->state == SCHEDTIME_S_DEAD) {
+		*dead = sp;
+		return NULL;
+	}
+	return sp;
+}
+
+/* A new entry st for a thread (its name and tgid set by the caller),
+ * taking over the on-CPU totals of a dead entry of the same pid. */
+static __always_inline void st_adopt(struct schedtime_state *st, const struct schedtime_state *dead)
+{
+	if (dead) {
+		st->oncpu_count = dead->oncpu_count;
+		st->oncpu_ns = dead->oncpu_ns;
+	}
+}
+
+static __always_inline void st_insert(__u32 pid, struct schedtime_state *st,
+				      struct schedtime_counters *c)
+{
+	if (bpf_map_update_elem(&state, &pid, st, BPF_ANY) && c)
+		c->map_full++;
+}
+
+/* [from, to) after the epoch, in ns. */
+static __always_inline __u64 st_part(__u64 from, __u64 to)
+{
+	__u64 ep = epoch_ns;
 
 	if (from < ep)
 		from = ep;
-	d = now > from ? now - from : 0;
-	full = now > full_from ? now - full_from : 0;
+	return to > from ? to - from : 0;
+}
+
+/* The weight of an interval of sp beginning now (see the top): 1, or
+ * 2^sample_shift with probability 2^-sample_shift, else 0. */
+static __always_inline __u32 st_weight(struct schedtime_state *sp, struct schedtime_runs *rs,
+				       struct schedtime_counters *c)
+{
+	__u64 ep = epoch_ns;
+	__u32 x;
+
+	if (!sample_shift)
+		return 1;
+	if (sp->win_epoch != ep) {
+		sp->win_epoch = ep;
+		sp->win_n = 0;
+	}
+	if (++sp->win_n <= sample_after)
+		return 1;
+	if (rs) { /* xorshift32 per CPU: no helper call */
+		x = rs->rng ? rs->rng : 2463534242u;
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		rs->rng = x;
+	} else {
+		x = bpf_get_prandom_u32();
+	}
+	if (!(x & ((1u << sample_shift) - 1)))
+		return 1u << sample_shift;
+	if (c)
+		c->unsampled++;
+	return 0;
+}
+
+/* The weight to charge an interval of weight w (st_weight) that lasted
+ * full ns with: long ones always, exactly. */
+#define SCHEDTIME_LONG_NS (1ull << 16)
+static __always_inline __u32 st_w_end(__u32 w, __u64 full)
+{
+	return full >= SCHEDTIME_LONG_NS ? 1 : w;
+}
+
+/* Name of the other side of a new key: current (name_task 0) or the task
+ * of a run (it may have exited since: then whatever its memory holds, or
+ * nothing; never a fault). */
+static __always_inline void name_other(__u32 pid, __u32 tgid, struct task_struct *name_task)
+{
+	struct schedtime_name n = { .tgid = tgid };
+
+	if (!pid)
+		return; /* idle: "swapper" on the user side */
+	if (name_task)
+		bpf_probe_read_kernel_str(n.comm, sizeof(n.comm), &name_task->comm);
+	else
+		bpf_get_current_comm(n.comm, sizeof(n.comm));
+	bpf_map_update_elem(&names, &pid, &n, BPF_ANY);
+}
+
+/* The aggregate entry of k, inserted zeroed when absent (then the other
+ * side's name is written: other_tgid, name_task as name_other). */
+static __always_inline struct schedtime_val *agg_get(struct schedtime_akey *k, __u32 other_tgid,
+						     struct task_struct *name_task,
+						     struct schedtime_counters *c)
+{
+	struct schedtime_val *v = bpf_map_lookup_elem(&agg, k), *z;
+	__u32 zero = 0;
+
+	if (v)
+		return v;
+	z = bpf_map_lookup_elem(&zero_val, &zero);
+	if (!z)
+		return NULL;
+	bpf_map_update_elem(&agg, k, z, BPF_NOEXIST);
 	v = bpf_map_lookup_elem(&agg, k);
 	if (!v) {
-		struct schedtime_val *z = bpf_map_lookup_elem(&zero_val, &zero);
-
-		if (!z)
-			return;
-		bpf_map_update_elem(&agg, k, z, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&agg, k);
-		if (!v) {
-			if (c)
-				c->map_full++;
-			return;
-		}
+		if (c)
+			c->map_full++;
+		return NULL;
 	}
-	/* Plain adds: a key holds one thread, whose intervals end one at a
-	 * time; a locked add per field cost more than the rest of a charge. */
-	v->count++;
-	v->total_ns += d;
-	v->hist[filter_log2(full) & (SCHEDTIME_BUCKETS - 1)]++;
+	if (k->other_kind == SCHEDTIME_OTHER_TASK)
+		name_other(k->other_pid, other_tgid, name_task);
+	return v;
+}
+
+/* Adds one interval of d ns (full: its whole length, for the histogram).
+ * Plain adds: a key holds one thread, whose intervals end one at a time; a
+ * locked add per field cost more than the rest of a charge. */
+static __always_inline void charge(struct schedtime_akey *k, __u64 d, __u64 full, __u32 w,
+				   __u32 other_tgid, struct task_struct *name_task,
+				   struct schedtime_counters *c)
+{
+	struct schedtime_val *v;
+
+	if (!w)
+		return;
+	v = agg_get(k, other_tgid, name_task, c);
+	if (!v)
+		return;
+	v->count += w;
+	v->total_ns += d * w;
+	v->hist[filter_log2(full) & (SCHEDTIME_BUCKETS - 1)] += w;
 	if (c)
 		c->intervals++;
 }
 
-/* Adds [from, to) (after the epoch) to k's time only: one part of an
- * interval whose count and histogram another charge() takes. */
-static __always_inline void charge_part(struct schedtime_key *k, __u64 from, __u64 to)
+/* Adds d ns to k's time only: one part of an interval whose count and
+ * histogram another charge takes. */
+static __always_inline void charge_part(struct schedtime_akey *k, __u64 d, __u32 w,
+					__u32 other_tgid, struct task_struct *name_task,
+					struct schedtime_counters *c)
 {
-	struct schedtime_counters *c;
 	struct schedtime_val *v;
-	__u64 ep = epoch_ns;
-	__u32 zero = 0;
 
-	if (from < ep)
-		from = ep;
-	if (to <= from)
+	if (!d || !w)
 		return;
-	v = bpf_map_lookup_elem(&agg, k);
-	if (!v) {
-		struct schedtime_val *z = bpf_map_lookup_elem(&zero_val, &zero);
-
-		if (!z)
-			return;
-		bpf_map_update_elem(&agg, k, z, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&agg, k);
-		if (!v) {
-			c = ctrs();
-			if (c)
-				c->map_full++;
-			return;
-		}
-	}
-	v->total_ns += to - from;
-}
-
-static __always_inline void key_of(struct schedtime_key *k, __u32 pid,
-				   const struct schedtime_state *st, __u32 kind)
-{
-	k->pid = pid;
-	k->tgid = st->tgid;
-	k->kind = kind;
-	k->stack_id = kind == SCHEDTIME_ONCPU ? SCHEDTIME_NO_STACK : st->stack_id;
-	__builtin_memcpy(k->comm, st->comm, SCHEDTIME_COMM_LEN);
+	v = agg_get(k, other_tgid, name_task, c);
+	if (v)
+		v->total_ns += d * w;
 }
 
 /* The waker: interrupt context when the wakeup runs in one, else current. */
-static __always_inline void waker_of(struct schedtime_key *k)
+static __always_inline __u32 waker_of(struct schedtime_akey *k, struct schedtime_counters *c,
+				      __u64 pt)
 {
-	struct schedtime_counters *c = ctrs();
 	struct schedtime_cpuctx *x;
-	__u32 zero = 0, hard, soft;
+	__u32 zero = 0;
 
 	x = bpf_map_lookup_elem(&cpuctx, &zero);
-	hard = x && (x->irq || (x->hrtimer && !x->softirq));
-	soft = x && x->softirq;
-	if (hard) {
+	if (x && (x->irq || (x->hrtimer && !x->softirq))) {
 		k->other_kind = SCHEDTIME_OTHER_HARDIRQ;
-		k->other_vec = x && x->irq ? x->irq - 1
-			: x && x->hrtimer ? SCHEDTIME_IRQ_TIMER : SCHEDTIME_IRQ_OTHER;
+		k->other_vec = x->irq ? x->irq - 1 : SCHEDTIME_IRQ_TIMER;
 		if (c)
 			c->wake_hardirq++;
-	} else if (soft) {
+		return 0;
+	}
+	if (x && x->softirq) {
 		k->other_kind = SCHEDTIME_OTHER_SOFTIRQ;
-		k->other_vec = x && x->softirq ? x->softirq - 1 : SCHEDTIME_IRQ_OTHER;
+		k->other_vec = x->softirq - 1;
 		if (c)
 			c->wake_softirq++;
-	} else {
-		__u64 pt = bpf_get_current_pid_tgid();
-
-		k->other_kind = SCHEDTIME_OTHER_TASK;
-		k->other_pid = (__u32)pt;
-		k->other_tgid = pt >> 32;
-		bpf_get_current_comm(k->other_comm, sizeof(k->other_comm));
-		if (c)
-			c->wake_task++;
+		return 0;
 	}
-}
-
-/* The name of the task of run r, read now (it may have exited since: then
- * whatever the memory holds, or nothing; never a fault). */
-static __always_inline void run_comm(struct schedtime_run *r, char *comm)
-{
-	struct task_struct *t = (struct task_struct *)r->task;
-
-	__builtin_memset(comm, 0, SCHEDTIME_COMM_LEN);
-	if (r->pid)
-		bpf_probe_read_kernel_str(comm, SCHEDTIME_COMM_LEN, &t->comm);
-	else
-		__builtin_memcpy(comm, "swapper", 8);
+	k->other_kind = SCHEDTIME_OTHER_TASK;
+	k->other_pid = (__u32)pt;
+	if (c)
+		c->wake_task++;
+	return pt >> 32;
 }
 
 /* Ends the runnable interval of pid (state sp) at now: each task that ran
  * on this CPU meanwhile (newest first, from the history rs) gets its
- * overlap; the newest (prev) takes what is older than the history, the
- * count and the histogram. */
+ * overlap; the newest (prev, current) takes what is older than the
+ * history, the count and the histogram. */
 static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp,
-					   struct schedtime_runs *rs, __u64 now)
+					   struct schedtime_runs *rs, __u64 now, __u64 pt,
+					   struct schedtime_counters *c)
 {
-	struct schedtime_key k = {};
-	__u64 from = sp->ts, to = now;
+	struct schedtime_akey k = { .pid = pid, .stack_id = sp->stack_id,
+				    .kind = SCHEDTIME_RUNNABLE, .other_kind = SCHEDTIME_OTHER_TASK };
+	__u64 from = sp->ts, to = now, full = now > sp->start_ts ? now - sp->start_ts : 0;
+	struct schedtime_run *r;
+	__u32 w = st_w_end(sp->w, full);
 
-	key_of(&k, pid, sp, SCHEDTIME_RUNNABLE);
-	k.other_kind = SCHEDTIME_OTHER_TASK;
-	if (!rs)
-		goto last;
+	if (!w)
+		return;
+	if (!rs) {
+		k.other_pid = (__u32)pt;
+		charge(&k, st_part(from, now), full, w, pt >> 32, 0, c);
+		return;
+	}
 	for (int i = 1; i < SCHEDTIME_RUNS; i++) {
-		struct schedtime_run *r = &rs->r[(rs->head - 1 - i) & (SCHEDTIME_RUNS - 1)];
 		__u64 a, b;
 
-		if (rs->head < (__u32)i + 1 || to <= from)
-			break;
-		if (r->end <= from)
+		r = &rs->r[(rs->head - 1 - i) & (SCHEDTIME_RUNS - 1)];
+		if (rs->head < (__u32)i + 1 || to <= from || r->end <= from)
 			break;
 		a = r->start > from ? r->start : from;
 		b = r->end < to ? r->end : to;
 		if (b > a) {
 			k.other_pid = r->pid;
-			k.other_tgid = r->tgid;
-			run_comm(r, k.other_comm);
-			charge_part(&k, a, b);
+			charge_part(&k, st_part(a, b), w, r->tgid, (struct task_struct *)r->task, c);
 		}
 		/* older than this run: only runs before it can have it */
 		to = r->start < to ? r->start : to;
 	}
-	/* the newest run (prev, just recorded) and what no run kept covers */
-	{
-		struct schedtime_run *r = &rs->r[(rs->head - 1) & (SCHEDTIME_RUNS - 1)];
-
-		k.other_pid = r->pid;
-		k.other_tgid = r->tgid;
-		bpf_get_current_comm(k.other_comm, sizeof(k.other_comm)); /* r is prev */
-		/* prev's own run [r->start, now) plus any uncovered older part */
-		charge_part(&k, from, to < r->start ? to : r->start);
-		charge(&k, r->start > sp->ts ? r->start : sp->ts, sp->start_ts, now);
-	}
-	return;
-last:
-	k.other_pid = bpf_get_current_pid_tgid();
-	k.other_tgid = bpf_get_current_pid_tgid() >> 32;
-	bpf_get_current_comm(k.other_comm, sizeof(k.other_comm));
-	charge(&k, sp->ts, sp->start_ts, now);
+	/* the newest run (prev, just recorded): its own run [r->start, now)
+	 * plus any older part no run kept, in one charge */
+	r = &rs->r[(rs->head - 1) & (SCHEDTIME_RUNS - 1)];
+	k.other_pid = r->pid;
+	charge(&k, st_part(from, to < r->start ? to : r->start) +
+		   st_part(r->start > sp->ts ? r->start : sp->ts, now), full, w, r->tgid, 0, c);
 }
 
-/* The kernel stack id of current (prev) at its block or preemption. */
-static __always_inline long block_stack(void *ctx, long pstate, int preempt, __u32 pid)
+/* The kernel stack id of current (prev) at its block or preemption, from
+ * the thread's cache when it blocked the same way lately; walk 0 (an
+ * interval not sampled): the cached one or none, never a walk. */
+static __always_inline __u32 block_stack(void *ctx, struct schedtime_state *sp,
+					 struct task_struct *cur, long pstate, int preempt,
+					 int walk, struct schedtime_counters *c)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	__u64 key = (regs ? (__u32)regs->orig_ax : 0xffffffffu) |
+		    ((__u64)(pstate & 0xffff) << 32) | ((__u64)!!preempt << 63);
+	long id;
+	int w;
+
+	if (no_stacks)
+		return SCHEDTIME_NO_STACK;
+	for (w = 0; w < SCHEDTIME_SC_WAYS; w++) {
+		if (sp->sc[w].uses && sp->sc[w].key == key) {
+			if (!walk || ++sp->sc[w].uses % SCHEDTIME_REWALK)
+				return sp->sc[w].stack_id;
+			break;
+		}
+	}
+	if (!walk)
+		return SCHEDTIME_NO_STACK;
+	id = bpf_get_stackid(ctx, &stacks, 0);
+	if (id < 0) {
+		if (c)
+			c->stack_error++;
+		return SCHEDTIME_NO_STACK;
+	}
+	if (w >= SCHEDTIME_SC_WAYS) {
+		w = sp->sc_next++ & (SCHEDTIME_SC_WAYS - 1);
+		sp->sc[w & (SCHEDTIME_SC_WAYS - 1)].key = key;
+		sp->sc[w & (SCHEDTIME_SC_WAYS - 1)].uses = 1;
+	}
+	sp->sc[w & (SCHEDTIME_SC_WAYS - 1)].stack_id = (__u32)id;
+	return (__u32)id;
+}
+
+/* prev (current) leaves the CPU. */
+static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 now,
+				       struct schedtime_runs *rs, struct schedtime_counters *c)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	struct st_skey sk = { .pid = pid };
-	struct st_sval *sv, nv = {};
-	long id;
+	struct schedtime_state *sp, *dead, st;
+	__u32 pid = (__u32)pt, tgid = pt >> 32;
+	int fresh = 0;
+	long pstate;
 
-	sk.sys = regs ? (__u32)BPF_CORE_READ(regs, orig_ax) : 0xffffffffu;
-	sk.how = (__u32)(pstate & 0xffff) | (preempt ? 1u << 31 : 0);
-	sv = bpf_map_lookup_elem(&stack_cache, &sk);
-	if (sv && (++sv->uses % ST_REWALK))
-		return sv->stack_id;
-	id = bpf_get_stackid(ctx, &stacks, 0);
-	if (id < 0)
-		return id;
-	if (sv) {
-		sv->stack_id = (__u32)id;
-	} else {
-		nv.stack_id = (__u32)id;
-		nv.uses = 1;
-		bpf_map_update_elem(&stack_cache, &sk, &nv, BPF_ANY);
+	sp = st_get(pid, &dead);
+	if (!sp) {
+		if (!tracked(cur, pid, tgid))
+			return;
+		/* running since before we attached */
+		__builtin_memset(&st, 0, sizeof(st));
+		st.tgid = tgid;
+		bpf_get_current_comm(st.comm, sizeof(st.comm));
+		st_adopt(&st, dead);
+		st.oncpu_count++;
+		st.oncpu_ns += st_part(attach_ns, now);
+		sp = &st;
+		fresh = 1;
+	} else if (sp->state == SCHEDTIME_S_RUNNING || sp->state == SCHEDTIME_S_SEEDED) {
+		sp->oncpu_count++;
+		sp->oncpu_ns += st_part(sp->ts, now);
 	}
-	return id;
+	if (c)
+		c->intervals++;
+	pstate = task_state_btf(cur);
+	if (pstate & ST_TASK_DEAD) {
+		/* kept for user space to read its totals; it deletes it */
+		sp->state = SCHEDTIME_S_DEAD;
+		if (fresh)
+			st_insert(pid, &st, c);
+		if (c)
+			c->exits++;
+		return;
+	}
+	/* a new name (exec, prctl) shows within a few switches: reading it
+	 * at every one costs */
+	if (!fresh && !(now & 0x1f00))
+		bpf_get_current_comm(sp->comm, sizeof(sp->comm));
+	sp->w = st_weight(sp, rs, c);
+	sp->stack_id = block_stack(ctx, sp, cur, pstate, preempt, sp->w != 0, c);
+	sp->ts = sp->start_ts = now;
+	sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE : SCHEDTIME_S_BLOCKED;
+	if (fresh)
+		st_insert(pid, &st, c);
 }
 
-static __always_inline void on_switch(void *ctx, bool preempt, struct task_struct *prev,
-				      struct task_struct *next)
+/* next comes on the CPU. */
+static __always_inline void switch_in(const int btf, struct task_struct *next, __u32 pid,
+				      struct schedtime_runs *rs, __u64 now, __u64 pt,
+				      struct schedtime_counters *c)
 {
-	struct schedtime_counters *c = ctrs();
-	struct schedtime_state *sp, st = {};
-	struct schedtime_key k = {};
-	struct schedtime_runs *rs;
-	__u64 now = bpf_ktime_get_ns(), pt = bpf_get_current_pid_tgid();
-	__u32 ppid = (__u32)pt, ptgid = pt >> 32, npid, ntgid;
-	long pstate, id;
+	struct schedtime_state *sp, *dead, st;
+	struct schedtime_akey k = { .pid = pid, .kind = SCHEDTIME_BLOCKED,
+				    .other_kind = SCHEDTIME_OTHER_NONE };
+	__u32 tgid;
 
-	if (c)
-		c->switches++;
-	/* this CPU's history: prev ran from cur_start to now */
-	{
-		__u32 zero = 0;
-
-		rs = bpf_map_lookup_elem(&runs, &zero);
-		if (rs) {
-			struct schedtime_run *r = &rs->r[rs->head & (SCHEDTIME_RUNS - 1)];
-
-			r->start = rs->cur_start;
-			r->end = now;
-			r->pid = ppid;
-			r->tgid = ptgid;
-			r->task = (__u64)prev; /* its name is read only when needed */
-			rs->head++;
-			rs->cur_start = now;
-		}
-	}
-	/* prev (current) leaves the CPU */
-	sp = ppid ? bpf_map_lookup_elem(&state, &ppid) : NULL;
-	if (sp || (ppid && tracked(prev, ppid, ptgid))) {
-		if (sp) {
-			if (sp->state == SCHEDTIME_S_RUNNING || sp->state == SCHEDTIME_S_SEEDED) {
-				key_of(&k, ppid, sp, SCHEDTIME_ONCPU);
-				charge(&k, sp->ts, sp->start_ts, now);
-			}
-		} else {
-			/* running since before we attached */
-			st.tgid = ptgid;
-			bpf_get_current_comm(st.comm, sizeof(st.comm));
-			key_of(&k, ppid, &st, SCHEDTIME_ONCPU);
-			charge(&k, attach_ns, attach_ns, now);
-		}
-		pstate = task_state(prev);
-		if (pstate & ST_TASK_DEAD) {
-			bpf_map_delete_elem(&state, &ppid);
-			if (c)
-				c->exits++;
-		} else {
-			id = no_stacks ? -1 : block_stack(ctx, pstate, preempt, ppid);
-			if (id < 0 && c && !no_stacks)
-				c->stack_error++;
-			if (sp) { /* in place: no hash update on the hot path */
-				/* a new name (exec, prctl) shows within a few switches:
-				 * reading it at every one costs */
-				if (!(now & 0x1f00))
-					bpf_get_current_comm(sp->comm, sizeof(sp->comm));
-				sp->stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
-				sp->ts = sp->start_ts = now;
-				sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE
-										 : SCHEDTIME_S_BLOCKED;
-			} else {
-				st.stack_id = id < 0 ? SCHEDTIME_NO_STACK : (__u32)id;
-				st.ts = st.start_ts = now;
-				st.state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE
-										: SCHEDTIME_S_BLOCKED;
-				st.tgid = ptgid;
-				bpf_get_current_comm(st.comm, sizeof(st.comm));
-				if (bpf_map_update_elem(&state, &ppid, &st, BPF_ANY) && c)
-					c->map_full++;
-			}
-		}
-	}
-	/* next comes on the CPU */
-	npid = BPF_CORE_READ(next, pid);
-	if (!npid)
-		return;
-	sp = bpf_map_lookup_elem(&state, &npid);
+	sp = st_get(pid, &dead);
 	if (!sp) {
-		ntgid = BPF_CORE_READ(next, tgid);
-		if (!tracked(next, npid, ntgid))
+		tgid = ST_READ(btf, next, tgid);
+		if (!tracked(next, pid, tgid))
 			return;
 		/* blocked or waiting since before we attached: unknown which */
 		__builtin_memset(&st, 0, sizeof(st));
-		st.tgid = ntgid;
-		st.stack_id = SCHEDTIME_NO_STACK;
-		bpf_core_read_str(st.comm, sizeof(st.comm), &next->comm);
-		__builtin_memset(&k, 0, sizeof(k));
-		key_of(&k, npid, &st, SCHEDTIME_BLOCKED);
-		k.other_kind = SCHEDTIME_OTHER_NONE;
-		charge(&k, attach_ns, attach_ns, now);
+		st.tgid = tgid;
+		bpf_probe_read_kernel_str(st.comm, sizeof(st.comm), &next->comm);
+		st_adopt(&st, dead);
+		k.stack_id = SCHEDTIME_NO_STACK;
 		if (c)
 			c->unseen_wakeups++;
 		st.state = SCHEDTIME_S_RUNNING;
 		st.ts = st.start_ts = now;
-		if (bpf_map_update_elem(&state, &npid, &st, BPF_ANY) && c)
-			c->map_full++;
+		st.stack_id = SCHEDTIME_NO_STACK;
+		st_insert(pid, &st, c); /* first: the key's wakee name is in it */
+		charge(&k, st_part(attach_ns, now), now - attach_ns, 1, 0, 0, c);
 		return;
 	}
-	__builtin_memset(&k, 0, sizeof(k));
 	if (sp->state == SCHEDTIME_S_BLOCKED) {
-		key_of(&k, npid, sp, SCHEDTIME_BLOCKED);
-		k.other_kind = SCHEDTIME_OTHER_NONE;
-		charge(&k, sp->ts, sp->start_ts, now);
+		k.stack_id = sp->stack_id;
+		charge(&k, st_part(sp->ts, now), now - sp->start_ts,
+		       st_w_end(sp->w, now - sp->start_ts), 0, 0, c);
 		if (c)
 			c->unseen_wakeups++;
 	} else if (sp->state == SCHEDTIME_S_RUNNABLE || sp->state == SCHEDTIME_S_SEEDED) {
-		runnable_split(npid, sp, rs, now);
+		runnable_split(pid, sp, rs, now, pt, c);
 	}
 	sp->state = SCHEDTIME_S_RUNNING;
 	sp->ts = sp->start_ts = now;
 }
 
-static __always_inline void on_waking(struct task_struct *p)
+static __always_inline void on_switch(void *ctx, const int btf, bool preempt,
+				      struct task_struct *prev, struct task_struct *next)
 {
+	struct schedtime_counters *c = ctrs();
+	struct schedtime_runs *rs;
+	__u64 now = bpf_ktime_get_ns(), pt = bpf_get_current_pid_tgid();
+	__u32 zero = 0, npid;
+
+	if (c)
+		c->switches++;
+	/* this CPU's history: prev ran from cur_start to now */
+	rs = bpf_map_lookup_elem(&runs, &zero);
+	if (rs) {
+		struct schedtime_run *r = &rs->r[rs->head & (SCHEDTIME_RUNS - 1)];
+
+		r->start = rs->cur_start;
+		r->end = now;
+		r->pid = (__u32)pt;
+		r->tgid = pt >> 32;
+		r->task = (__u64)prev; /* its name is read only for a new key */
+		rs->head++;
+		rs->cur_start = now;
+	}
+	if ((__u32)pt)
+		switch_out(ctx, preempt, pt, now, rs, c);
+	npid = ST_READ(btf, next, pid);
+	if (npid)
+		switch_in(btf, next, npid, rs, now, pt, c);
+}
+
+static __always_inline void on_waking(const int btf, struct task_struct *p)
+{
+	struct schedtime_state *sp, *dead, st;
+	struct schedtime_akey k = { .kind = SCHEDTIME_BLOCKED };
 	struct schedtime_counters *c;
-	struct schedtime_state *sp, st = {};
-	struct schedtime_key k = {};
-	__u32 pid = BPF_CORE_READ(p, pid), tgid;
-	__u64 now;
+	__u32 pid = ST_READ(btf, p, pid), tgid, wtgid, w;
+	__u64 now, pt, full;
+	int fresh = 0;
 
 	if (!pid)
 		return;
-	sp = bpf_map_lookup_elem(&state, &pid);
+	sp = st_get(pid, &dead);
 	if (sp && sp->state != SCHEDTIME_S_BLOCKED)
 		return; /* running (woken before it switched out) or runnable */
 	if (!sp) {
-		tgid = BPF_CORE_READ(p, tgid);
-		if (!tracked(p, pid, tgid) || BPF_CORE_READ(p, on_cpu))
+		tgid = ST_READ(btf, p, tgid);
+		if (!tracked(p, pid, tgid) || ST_READ(btf, p, on_cpu))
 			return;
 		/* blocked since before we attached */
+		__builtin_memset(&st, 0, sizeof(st));
 		st.tgid = tgid;
 		st.stack_id = SCHEDTIME_NO_STACK;
 		st.ts = st.start_ts = attach_ns;
-		bpf_core_read_str(st.comm, sizeof(st.comm), &p->comm);
+		st.w = 1;
+		bpf_probe_read_kernel_str(st.comm, sizeof(st.comm), &p->comm);
+		st_adopt(&st, dead);
 		sp = &st;
+		fresh = 1;
 	}
 	now = bpf_ktime_get_ns();
 	c = ctrs();
 	if (c)
 		c->wakeups++;
-	key_of(&k, pid, sp, SCHEDTIME_BLOCKED);
-	waker_of(&k);
-	charge(&k, sp->ts, sp->start_ts, now);
-	if (sp == &st) {
-		st.state = SCHEDTIME_S_RUNNABLE;
-		st.ts = st.start_ts = now;
-		if (bpf_map_update_elem(&state, &pid, &st, BPF_ANY) && c)
-			c->map_full++;
-	} else {
-		sp->state = SCHEDTIME_S_RUNNABLE;
-		sp->ts = sp->start_ts = now;
+	full = now > sp->start_ts ? now - sp->start_ts : 0;
+	w = st_w_end(sp->w, full);
+	if (w) {
+		pt = bpf_get_current_pid_tgid();
+		k.pid = pid;
+		k.stack_id = sp->stack_id;
+		wtgid = waker_of(&k, c, pt);
+		charge(&k, st_part(sp->ts, now), full, w, wtgid, 0, c);
 	}
+	/* the runnable interval that follows has the same weight: it needs
+	 * the same stack */
+	sp->state = SCHEDTIME_S_RUNNABLE;
+	sp->ts = sp->start_ts = now;
+	if (fresh)
+		st_insert(pid, &st, c);
 }
 
-static __always_inline void on_wakeup_new(struct task_struct *p)
+static __always_inline void on_wakeup_new(const int btf, struct task_struct *p)
 {
-	struct schedtime_counters *c;
-	struct schedtime_state st = {};
-	__u32 pid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
+	struct schedtime_state *sp, *dead, st = {};
+	__u32 pid = ST_READ(btf, p, pid), tgid = ST_READ(btf, p, tgid);
 
-	if (!tracked(p, pid, tgid))
+	sp = st_get(pid, &dead);
+	if (!sp && !tracked(p, pid, tgid))
 		return;
+	st_adopt(&st, sp ? sp : dead);
+	st.w = 1;
 	st.state = SCHEDTIME_S_RUNNABLE;
 	st.ts = st.start_ts = bpf_ktime_get_ns();
 	st.stack_id = SCHEDTIME_NO_STACK;
 	st.tgid = tgid;
-	bpf_core_read_str(st.comm, sizeof(st.comm), &p->comm);
-	if (bpf_map_update_elem(&state, &pid, &st, BPF_ANY)) {
-		c = ctrs();
-		if (c)
-			c->map_full++;
-	}
+	bpf_probe_read_kernel_str(st.comm, sizeof(st.comm), &p->comm);
+	st_insert(pid, &st, ctrs());
 }
 
-static __always_inline void on_fork(struct task_struct *parent, struct task_struct *child)
+static __always_inline void on_fork(const int btf, struct task_struct *parent,
+				    struct task_struct *child)
 {
 	struct schedtime_counters *c;
-	__u32 pt = BPF_CORE_READ(parent, tgid), ct = BPF_CORE_READ(child, tgid);
+	__u32 pt, ct;
 	__u8 one = 1;
 
-	if (!tgid_set_on || !follow_forks || pt == ct || !bpf_map_lookup_elem(&tgids, &pt))
+	if (!tgid_set_on || !follow_forks)
+		return;
+	pt = ST_READ(btf, parent, tgid);
+	ct = ST_READ(btf, child, tgid);
+	if (pt == ct || !bpf_map_lookup_elem(&tgids, &pt))
 		return;
 	c = ctrs();
 	if (!bpf_map_update_elem(&tgids, &ct, &one, BPF_ANY) && c)
@@ -560,27 +665,27 @@ static __always_inline struct schedtime_cpuctx *cur_ctx(void)
 	return bpf_map_lookup_elem(&cpuctx, &zero);
 }
 
-/* Both flavours of every program: tp_btf (preferred) and raw_tp. */
-#define ST_PROGS(tp, name, args, body)                                          \
-	SEC("tp_btf/" #tp) int BPF_PROG(argus_st_##name, args) { body; return 0; } \
-	SEC("raw_tp/" #tp) int BPF_PROG(argus_st_##name##_raw, args) { body; return 0; }
+/* Both flavours of every program: tp_btf (preferred; btf = 1) and raw_tp. */
+#define ST_PROGS(tp, name, args, body)                                                    \
+	SEC("tp_btf/" #tp) int BPF_PROG(argus_st_##name, args) { const int btf = 1; body; return 0; } \
+	SEC("raw_tp/" #tp) int BPF_PROG(argus_st_##name##_raw, args) { const int btf = 0; body; return 0; }
 #define ARGS(...) __VA_ARGS__
 
 ST_PROGS(sched_switch, switch, ARGS(bool preempt, struct task_struct *prev, struct task_struct *next),
-	 on_switch(ctx, preempt, prev, next))
-ST_PROGS(sched_waking, waking, ARGS(struct task_struct *p), on_waking(p))
-ST_PROGS(sched_wakeup_new, wakeup_new, ARGS(struct task_struct *p), on_wakeup_new(p))
+	 on_switch(ctx, btf, preempt, prev, next))
+ST_PROGS(sched_waking, waking, ARGS(struct task_struct *p), on_waking(btf, p))
+ST_PROGS(sched_wakeup_new, wakeup_new, ARGS(struct task_struct *p), on_wakeup_new(btf, p))
 ST_PROGS(sched_process_fork, fork, ARGS(struct task_struct *parent, struct task_struct *child),
-	 on_fork(parent, child))
+	 on_fork(btf, parent, child))
 ST_PROGS(irq_handler_entry, irq_entry, ARGS(int irq),
-	 { struct schedtime_cpuctx *x = cur_ctx(); if (x) x->irq = irq + 1; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->irq = irq + 1; })
 ST_PROGS(irq_handler_exit, irq_exit, ARGS(int irq),
-	 { struct schedtime_cpuctx *x = cur_ctx(); if (x) x->irq = 0; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->irq = 0; })
 ST_PROGS(softirq_entry, softirq_entry, ARGS(unsigned int vec),
-	 { struct schedtime_cpuctx *x = cur_ctx(); if (x) x->softirq = vec + 1; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->softirq = vec + 1; })
 ST_PROGS(softirq_exit, softirq_exit, ARGS(unsigned int vec),
-	 { struct schedtime_cpuctx *x = cur_ctx(); if (x) x->softirq = 0; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->softirq = 0; })
 ST_PROGS(hrtimer_expire_entry, hrtimer_entry, ARGS(void *timer),
-	 { struct schedtime_cpuctx *x = cur_ctx(); if (x) x->hrtimer++; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->hrtimer++; })
 ST_PROGS(hrtimer_expire_exit, hrtimer_exit, ARGS(void *timer),
-	 { struct schedtime_cpuctx *x = cur_ctx(); if (x && x->hrtimer) x->hrtimer--; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x && x->hrtimer) x->hrtimer--; })

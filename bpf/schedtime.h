@@ -23,8 +23,9 @@ enum schedtime_kind {
 	SCHEDTIME_BLOCKED = 1,
 	SCHEDTIME_RUNNABLE = 2,
 	SCHEDTIME_ONCPU = 3,         /* switch-in to switch-out; stack NO_STACK,
-	                              * other_kind NONE (an extension of the
-	                              * contract: the wall-time check) */
+	                              * other_kind NONE, no histogram (an
+	                              * extension of the contract: the
+	                              * wall-time check) */
 };
 
 /* schedtime_key.other_kind */
@@ -48,7 +49,9 @@ enum schedtime_other {
 #define SCHEDTIME_IRQ_OTHER 0xffffffffu   /* hardirq without a handler tracepoint
                                            * (IPI, local timer, ...) */
 
-/* Aggregate map key.  Zero-filled before use (padding-free by layout). */
+/* The key user space sees (core/probe_schedtime.h): the kernel's
+ * schedtime_akey with the names filled in from the state and names maps.
+ * Zero-filled before use (padding-free by layout). */
 struct schedtime_key {
 	__u32 pid, tgid;             /* the accounted thread (the wakee) */
 	__u32 kind;                  /* enum schedtime_kind */
@@ -59,6 +62,26 @@ struct schedtime_key {
 	__u32 other_pid, other_tgid; /* waker / ran-instead task (0 for irqs) */
 	__u32 other_vec;             /* softirq vector or irq number */
 	char comm[SCHEDTIME_COMM_LEN], other_comm[SCHEDTIME_COMM_LEN];
+};
+
+/* Aggregate map key in the kernel: 20 bytes, no names (hashing and
+ * comparing the 64-byte user key was a good part of every charge; the
+ * names are looked up once per key: the wakee's in `state`, the other
+ * side's in `names`, written when the key is first inserted).  BLOCKED
+ * and RUNNABLE only: ONCPU time is kept in the thread's state. */
+struct schedtime_akey {
+	__u32 pid;
+	__u32 stack_id;
+	__u32 other_pid;             /* waker / ran-instead task (0 for irqs) */
+	__u32 other_vec;
+	__u8 kind, other_kind;
+	__u16 pad;
+};
+
+/* names: pid -> who, for the other side of a key (LRU). */
+struct schedtime_name {
+	__u32 tgid, pad;
+	char comm[SCHEDTIME_COMM_LEN];
 };
 
 /* Aggregate map value (monotonic while attached). */
@@ -78,9 +101,25 @@ enum schedtime_tstate {
 	                              * thread already running or runnable: its
 	                              * first switch-out ends ONCPU time, its
 	                              * first switch-in ends RUNNABLE time */
+	SCHEDTIME_S_DEAD = 5,        /* exited: kept (with its on-CPU totals)
+	                              * until user space has read it and deletes
+	                              * it; a new thread of the same pid takes it
+	                              * over, the totals continuing */
 };
 
-/* Per tracked thread (key: pid __u32), the interval in progress. */
+/* The last blocking stacks of a thread, by {syscall, task state}: a stack
+ * walk costs most of a switch (~1 us), and a thread blocks at the same
+ * place again and again; walked again every SCHEDTIME_REWALK uses. */
+#define SCHEDTIME_SC_WAYS 2
+#define SCHEDTIME_REWALK 32
+struct schedtime_sc {
+	__u64 key;                   /* syscall nr | task state << 32 | preempted << 63 */
+	__u32 stack_id, uses;
+};
+
+/* Per tracked thread (key: pid __u32), the interval in progress and the
+ * thread's on-CPU time (monotonic while the entry lives: read from here by
+ * user space, no aggregate key per switch-out). */
 struct schedtime_state {
 	__u64 ts;                    /* start of the interval (ktime ns) */
 	__u64 start_ts;              /* the same, never moved by the epoch: the
@@ -88,9 +127,15 @@ struct schedtime_state {
 	__u32 state;                 /* enum schedtime_tstate */
 	__u32 stack_id;
 	__u32 tgid;
-	__u32 other_kind;            /* for RUNNABLE after a wakeup: unused (the
-	                              * runnable charge names who ran instead) */
+	__u32 sc_next;               /* the stack cache way replaced next */
 	char comm[SCHEDTIME_COMM_LEN];
+	__u64 oncpu_count, oncpu_ns; /* ONCPU intervals ended (after the epoch) */
+	struct schedtime_sc sc[SCHEDTIME_SC_WAYS];
+	__u64 win_epoch;             /* the window win_n counts in */
+	__u32 win_n;                 /* blocked/runnable intervals begun in it */
+	__u32 w;                     /* weight of the interval in progress: 1
+	                              * exact, 2^sample_shift sampled, 0 not
+	                              * sampled (only the state is updated) */
 };
 
 /* Per-CPU interrupt context, from the irq/softirq/hrtimer tracepoints. */
@@ -113,7 +158,8 @@ struct schedtime_run {
 };
 struct schedtime_runs {
 	__u64 cur_start;             /* when the current task came on this CPU */
-	__u32 head, pad;             /* runs written so far */
+	__u32 head;                  /* runs written so far */
+	__u32 rng;                   /* xorshift state for the sampling */
 	struct schedtime_run r[SCHEDTIME_RUNS];
 };
 
@@ -128,6 +174,7 @@ struct schedtime_counters {
 	__u64 map_full;              /* state or aggregate map full: not counted */
 	__u64 forks_followed;        /* children added to the tgid set */
 	__u64 exits;                 /* tracked threads that exited */
+	__u64 unsampled;             /* blocked/runnable intervals not sampled */
 };
 
 #endif

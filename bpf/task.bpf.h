@@ -16,4 +16,13 @@ static __always_inline long task_state(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___old *)t, state);
 }
 
+/* The same through a BTF pointer (bpf_get_current_task_btf, a tp_btf
+ * argument): plain loads, no probe read. */
+static __always_inline long task_state_btf(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return t->__state;
+	return ((struct task_struct___old *)t)->state;
+}
+
 #endif

@@ -101,8 +101,11 @@ static void redact_procs(struct redact *r, const struct tree_node *n)
 			redact_name(r, REDACT_PROC, comm);
 		return;
 	}
+	if (n->kind == TREE_COMMAND && n->name && *n->name)
+		redact_name(r, REDACT_PROC, n->name);
 	for (unsigned i = 0; i < n->nchild; i++)
-		if (n->child[i]->kind == TREE_PROCESS || n->kind == TREE_ROOT)
+		if (n->child[i]->kind == TREE_PROCESS || n->child[i]->kind == TREE_COMMAND ||
+		    n->kind == TREE_ROOT)
 			redact_procs(r, n->child[i]);
 }
 

@@ -191,7 +191,8 @@ static int chain_push(struct verdict *v, const struct tree_node *from, const str
 			snprintf(v->subsystem, sizeof(v->subsystem), "%s", p->name);
 			continue;
 		}
-		if (p->kind == TREE_PROCESS || v->npath == VERDICT_MAX_PATH)
+		if (p->kind == TREE_PROCESS || p->kind == TREE_COMMAND ||
+		    v->npath == VERDICT_MAX_PATH)
 			continue;
 		v->path[v->npath] = strdup(p->name);
 		if (!v->path[v->npath])
@@ -274,7 +275,8 @@ static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdi
 			node = c;
 			if (node->kind == TREE_SUBSYS)
 				snprintf(v->subsystem, sizeof(v->subsystem), "%s", node->name);
-			if (node->kind == TREE_SUBSYS || node->kind == TREE_PROCESS) {
+			if (node->kind == TREE_SUBSYS || node->kind == TREE_PROCESS ||
+			    node->kind == TREE_COMMAND) {
 				i++;
 				continue; /* grouping levels: the path is code */
 			}

@@ -134,7 +134,8 @@ static void node_line(const struct tree *t, const struct tree_node *n,
 	mass_part(s, m, sizeof(m));
 	displaced_part(t, n, dp, sizeof(dp));
 	snprintf(buf, len, "%*s%s%s  ref %s  load %s  delta %s%s  x%s  q %.2g%s%s%s%s%s",
-		 (int)n->depth * 2, "", n->kind == TREE_TIME ? "time: " : "",
+		 (int)n->depth * 2, "", n->kind == TREE_TIME ? "time: " :
+		 n->kind == TREE_COMMAND ? "command (its processes summed): " : "",
 		 n->name ? n->name : "?", r, l, s->delta > 0 ? "+" : "", d, x, s->q,
 		 s->significant ? "  SIG" : "", m,
 		 n->presence == TREE_NEW ? "  NEW" : n->presence == TREE_VANISHED ? "  GONE" : "",

@@ -111,7 +111,7 @@ static const char *const dispatch_names[] = { "ret_from_fork", "ret_from_fork_as
 static int is_grouping(const struct tree_node *n)
 {
 	return n->kind == TREE_ROOT || n->kind == TREE_PROCESS || n->kind == TREE_SUBSYS ||
-	       n->kind == TREE_TIME;
+	       n->kind == TREE_TIME || n->kind == TREE_COMMAND;
 }
 
 /* frames that only dispatch: syscall and exception entry, kthread loops */
@@ -197,10 +197,25 @@ static double children_mass(const struct descent *d, const struct tree_node *n)
 	return m;
 }
 
+/* idle, or a grouping level (the idle task's process, by process) holding
+ * nothing but idle */
+static int idle_only(const struct tree_node *c)
+{
+	if (c->kind == TREE_SUBSYS)
+		return c->subsys == SUBSYS_IDLE;
+	if ((c->kind != TREE_PROCESS && c->kind != TREE_COMMAND && c->kind != TREE_TIME) ||
+	    !c->nchild)
+		return 0;
+	for (unsigned i = 0; i < c->nchild; i++)
+		if (!idle_only(c->child[i]))
+			return 0;
+	return 1;
+}
+
 /* falls of idle are what any load takes from it: not a finding */
 static int skipped(const struct descent *d, const struct tree_node *c)
 {
-	return d->sign < 0 && c->kind == TREE_SUBSYS && c->subsys == SUBSYS_IDLE;
+	return d->sign < 0 && idle_only(c);
 }
 
 /* The child with the largest mass in the parent's unit; a step's event

@@ -188,12 +188,63 @@ static const char *xp_kind(enum tree_node_kind k)
 	switch (k) {
 	case TREE_ROOT: return "root";
 	case TREE_PROCESS: return "process";
+	case TREE_COMMAND: return "command";
 	case TREE_SUBSYS: return "subsystem";
 	case TREE_FRAME: return "function";
 	case TREE_EVENT: return "event";
 	case TREE_TIME: return "time";
 	}
 	return "?";
+}
+
+/* Who a process is (issue 15): the fields /proc showed while it ran. */
+static int xp_ident(cJSON *o, const struct tree_ident *id)
+{
+	cJSON *x = cJSON_AddObjectToObject(o, "identity");
+
+	if (!x)
+		return -ENOMEM;
+	if (!id)
+		return 0;
+	if (!cJSON_AddStringToObject(x, "comm", id->comm) ||
+	    !cJSON_AddStringToObject(x, "cmdline", id->cmdline) ||
+	    !cJSON_AddStringToObject(x, "exe", id->exe) ||
+	    !cJSON_AddStringToObject(x, "cgroup", id->cgroup) ||
+	    !cJSON_AddStringToObject(x, "unit", id->unit) ||
+	    !cJSON_AddStringToObject(x, "container", id->container) ||
+	    !cJSON_AddStringToObject(x, "threads", id->threads) ||
+	    !cJSON_AddBoolToObject(x, "kthread", id->kthread) ||
+	    !(id->kthread ? cJSON_AddStringToObject(x, "role", id->role) :
+	      cJSON_AddNullToObject(x, "role")))
+		return -ENOMEM;
+	return 0;
+}
+
+/* "processes": every process of the tree with its samples, whether it is
+ * the diagnosed work, and its identity (an empty one when the session did
+ * not record it: older sessions, imported files). */
+static int xp_processes(cJSON *o, const struct tree *t)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, "processes");
+
+	if (!a)
+		return -ENOMEM;
+	for (const struct tree_proc *e = t->root->procs; e; e = e->next) {
+		cJSON *j = cJSON_CreateObject();
+
+		if (!j || !cJSON_AddItemToArray(a, j)) {
+			cJSON_Delete(j);
+			return -ENOMEM;
+		}
+		if (!cJSON_AddNumberToObject(j, "tgid", e->tgid) ||
+		    !cJSON_AddStringToObject(j, "comm", e->comm ? e->comm : "") ||
+		    !cJSON_AddNumberToObject(j, "ref_samples", (double)e->total[COND_REF]) ||
+		    !cJSON_AddNumberToObject(j, "load_samples", (double)e->total[COND_LOAD]) ||
+		    !cJSON_AddBoolToObject(j, "diagnosed", tree_is_diagnosed(t, e->tgid)) ||
+		    xp_ident(j, e->tgid ? tree_ident_of(t, e->tgid) : NULL) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static cJSON *xp_node(const struct tree_node *n)
@@ -222,6 +273,13 @@ static cJSON *xp_node(const struct tree_node *n)
 	cJSON_AddNumberToObject(o, "pairs_agree", n->stat.pairs_agree);
 	cJSON_AddBoolToObject(o, "significant", n->stat.significant);
 	cJSON_AddBoolToObject(o, "verdict_path", !!(n->flags & TREE_F_VERDICT));
+	if (n->kind == TREE_PROCESS) {
+		cJSON_AddNumberToObject(o, "tgid", n->tgid);
+		if (xp_ident(o, n->ident) < 0)
+			goto nomem;
+	}
+	if (n->kind == TREE_COMMAND)
+		cJSON_AddNumberToObject(o, "processes", n->nproc);
 	if (n->nchild) {
 		c = cJSON_AddArrayToObject(o, "children");
 		if (!c)
@@ -360,7 +418,8 @@ int export_json(const struct export_view *xv, FILE *out)
 	if (xv->t && xv->t->root) {
 		cJSON *jt = xp_node(xv->t->root);
 
-		if (!jt) {
+		if (!jt || xp_processes(o, xv->t) < 0) {
+			cJSON_Delete(jt);
 			cJSON_Delete(o);
 			return -ENOMEM;
 		}

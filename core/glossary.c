@@ -62,6 +62,10 @@ char *glossary_explain(const struct tree_node *n, char *buf, size_t len)
 		snprintf(buf, len, "A process (%s): the samples taken while it ran in the kernel, "
 			 "split by subsystem below.", n->name);
 		return buf;
+	case TREE_COMMAND:
+		snprintf(buf, len, "The %u processes named %s: their samples summed; each process "
+			 "is below it, split by subsystem.", n->nproc, n->name);
+		return buf;
 	case TREE_SUBSYS:
 		snprintf(buf, len, "%s", glossary_subsys_text(n->subsys));
 		return buf;

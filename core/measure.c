@@ -11,8 +11,10 @@
 #include "measure.h"
 #include "measure_live.h"
 #include "measure_seq.h"
+#include "procinfo.h"
 #include "reference.h"
 #include "util.h"
+#include "waitgraph.h"
 
 #define MEASURE_MAX_TGIDS 1024
 
@@ -49,6 +51,8 @@ struct measure {
 	double last_slice;
 	char stop_reason[200];
 	char stop_brief[96];         /* the status bar's "done (...)" */
+	struct waitgraph *wg;        /* the loaded windows' waits (measure_waitgraph) */
+	double wg_mark;              /* time of the previous collect */
 };
 
 #define MEASURE_SLICE_S 0.025
@@ -104,15 +108,16 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 			m->last_slice = m->now;
 		}
 		if (!load_started(m->load)) {
+			/* the load is the diagnosed process when there is no victim:
+			 * tracked while held before exec, so its first children are too */
+			if (!m->victim && measure_time_wall(&m->o) && m->smp.add_tgid)
+				m->smp.add_tgid(m->smp.ctx, (uint32_t)load_pid(m->load));
 			err = load_start(m->load, cause);
 			if (err < 0) {
 				m->noexec = 1;
 				return err;
 			}
 			meas_log(m, "load started (PID %d)", (int)load_pid(m->load));
-			/* the load is the diagnosed process when there is no victim */
-			if (!m->victim && measure_time_wall(&m->o) && m->smp.add_tgid)
-				m->smp.add_tgid(m->smp.ctx, (uint32_t)load_pid(m->load));
 		} else {
 			err = load_resume(m->load);
 		}
@@ -147,11 +152,30 @@ static void meas_lost(struct measure *m, const struct profile *p, unsigned win)
 static int64_t meas_collect(struct measure *m, struct profile *p, unsigned win, char **cause)
 {
 	int64_t n = m->smp.collect(m->smp.ctx, p, win);
+	const struct waitgraph *g;
 
-	if (n < 0)
+	if (n < 0) {
 		util_cause(cause, "cannot read the sampler's counts: %s", strerror((int)-n));
-	else
-		meas_lost(m, p, win);
+		return n;
+	}
+	meas_lost(m, p, win);
+	/* who the new processes are, read while they still run (issue 15) */
+	if (p == m->prof && procinfo_profile_capture(p, (uint32_t)getpid()) < 0) {
+		util_cause(cause, "out of memory naming the sampled processes");
+		return -ENOMEM;
+	}
+	g = m->wg && m->smp.waits ? m->smp.waits(m->smp.ctx) : NULL;
+	/* a loaded window's waits (not the settle time's, not a reference's)
+	 * join the graph the model is built from */
+	if (g && p == m->prof && win < p->nwin && p->wins[win].cond == COND_LOAD) {
+		int err = wg_merge(m->wg, g);
+
+		if (err)
+			return util_fail(cause, err, "cannot keep the wait graph: %s", strerror(-err));
+		if (m->wg_mark > 0 && m->now > m->wg_mark)
+			m->wg->secs += m->now - m->wg_mark;
+	}
+	m->wg_mark = m->now;
 	return n;
 }
 
@@ -554,6 +578,7 @@ static void meas_free(struct source *s)
 	profile_free(m->scratch);
 	free(m->seq);
 	measure_seq_free(m->seq_ctl);
+	wg_free(m->wg);
 	free(m);
 }
 
@@ -803,6 +828,11 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			goto fail;
 	}
 	m->smp_open = 1;
+	/* time accounting: the loaded windows' waits, kept for the model */
+	if (measure_time_wall(&m->o) && m->smp.waits && !(m->wg = wg_new())) {
+		err = util_fail(cause, -ENOMEM, "out of memory");
+		goto fail;
+	}
 	/* The victim and the background run in both conditions: from now on. */
 	if (m->victim) {
 		err = load_start(m->victim, cause);
@@ -872,6 +902,11 @@ int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int
 	if (windows)
 		*windows = m->seq_ctl ? measure_seq_windows_why(m->seq_ctl) : "";
 	return 0;
+}
+
+const struct waitgraph *measure_waitgraph(struct source *s)
+{
+	return s && s->ops == &measure_ops ? ((struct measure *)s->priv)->wg : NULL;
 }
 
 double measure_elapsed(struct source *s)

@@ -64,6 +64,10 @@ struct measure_sampler {
 	 * dropped is the windows' sum (profile_lost). */
 	void (*counters)(void *ctx, uint64_t *dropped, uint64_t *lost);
 	void (*close)(void *ctx);
+	/* What the last collect saw as a wait graph (time accounting: who
+	 * woke whom), valid until the next collect; NULL when the sampler
+	 * does not account blocked time.  May be NULL. */
+	const struct waitgraph *(*waits)(void *ctx);
 };
 
 /* What time is accounted for the diagnosed threads (--time). */
@@ -141,6 +145,14 @@ void measure_close_sampler(struct source *s);
  * when s is not a measure source. */
 int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int *settled,
 		     const char **windows);
+
+/* The wait graph of the loaded windows so far (their blocked intervals,
+ * wakers, on-CPU and runnable time; secs their length): what the model of
+ * the load (core/model.h) is built from.  Only with time accounting
+ * (--time wall, a victim); NULL otherwise, and when s is not a measure
+ * source.  Valid while s lives (kept after the sampler closes). */
+struct waitgraph;
+const struct waitgraph *measure_waitgraph(struct source *s);
 
 /* Seconds spent measuring (first tick to DONE). */
 double measure_elapsed(struct source *s);

@@ -49,6 +49,11 @@ static void live_counters(void *ctx, uint64_t *dropped, uint64_t *lost)
 	}
 }
 
+static const struct waitgraph *live_waits(void *ctx)
+{
+	return timeacct_waits(((struct measure_live *)ctx)->ta);
+}
+
 static void live_close(void *ctx)
 {
 	struct measure_live *l = ctx;
@@ -121,5 +126,6 @@ int measure_live_open(struct measure_sampler *smp, const struct measure_opts *o,
 	smp->collect = live_collect;
 	smp->counters = live_counters;
 	smp->close = live_close;
+	smp->waits = live_waits;
 	return 0;
 }

@@ -44,6 +44,9 @@ struct model_call {
 	double mean;            /* calls per invocation of the caller */
 	uint64_t wakes;         /* wakeups of the callee by the caller */
 	const char *channel;    /* static: "unix", "tcp", "futex"... */
+	double wait_s;          /* measured: the caller blocked on the callee
+	                         * per call (until its reply); 0 when not
+	                         * measured (locks, the disk: see the callee) */
 };
 
 struct model_task {

@@ -120,6 +120,11 @@ out:
 	return err;
 }
 
+int model_capture_convert(const struct probe_schedtime_snap *s, struct waitgraph *g)
+{
+	return mc_convert(s, g);
+}
+
 /* Identity of every process seen, while the load still runs. */
 static void mc_identify(struct model_capture *c)
 {

@@ -86,6 +86,13 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 		      char **cause);
 void model_capture_free(struct model_capture *c); /* NULL-safe */
 
+/* One window of the scheduler-time probe (core/probe_schedtime) into g:
+ * BLOCKED intervals as wait edges, ONCPU / RUNNABLE as the threads' times
+ * (what every window of the capture gets; core/timeacct uses it for the
+ * diagnosis's windows).  g->secs is the caller's.  0 or -ENOMEM. */
+struct probe_schedtime_snap;
+int model_capture_convert(const struct probe_schedtime_snap *s, struct waitgraph *g);
+
 /* The window selection alone (tests): sets c->first/last and returns 0, or
  * -ERANGE with *cause listing the rates. */
 int model_capture_steady(struct model_capture *c, double tol, unsigned min, char **cause);

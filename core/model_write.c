@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "model.h"
+#include "model_view.h"
 
 /* An identifier for LQN and dot ids: [A-Za-z0-9_], starting with a letter. */
 static void model_ident(const char *s, char *out, size_t len)
@@ -285,6 +286,7 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 			cJSON_AddNumberToObject(co, "mean", t->calls[c].mean);
 			cJSON_AddNumberToObject(co, "wakeups", (double)t->calls[c].wakes);
 			cJSON_AddStringToObject(co, "channel", t->calls[c].channel ? t->calls[c].channel : "");
+			cJSON_AddNumberToObject(co, "wait_s", t->calls[c].wait_s);
 		}
 	}
 	{
@@ -395,6 +397,14 @@ int model_write_text(const struct model *m, const struct model_prediction *p, FI
 		model_escape(m->kthreads[i].work, esc2, sizeof(esc2));
 		fprintf(out, "  woken by kernel thread %s (%s%s%s)\n", esc, m->kthreads[i].role,
 			esc2[0] ? ": " : "", esc2);
+	}
+	{
+		struct model_chain ch;
+		char line[640];
+
+		/* where the reference's response time goes (core/model_view.h) */
+		if (!model_wait_chain(m, &ch))
+			fprintf(out, "wait chain: %s\n", model_chain_text(m, &ch, 0, line, sizeof(line)));
 	}
 	if (p)
 		fprintf(out, "predicted at %u client%s, %u CPU%s: %.2f cycles/s, response %.3f ms, "

@@ -15,7 +15,9 @@
 #include "schedtime.skel.h"
 
 _Static_assert(sizeof(struct schedtime_key) == 64, "schedtime_key layout");
-_Static_assert(sizeof(struct schedtime_state) == 48, "schedtime_state layout");
+_Static_assert(sizeof(struct schedtime_state) == 112, "schedtime_state layout");
+_Static_assert(sizeof(struct schedtime_akey) == 20, "schedtime_akey layout");
+_Static_assert(sizeof(struct schedtime_name) == 24, "schedtime_name layout");
 _Static_assert(sizeof(struct schedtime_val) == 8 * (2 + SCHEDTIME_BUCKETS), "schedtime_val layout");
 
 #define ST_NPROGS 10
@@ -27,14 +29,36 @@ struct st_table {
 	size_t cap, n;
 };
 
+/* pid -> who (tgid, comm), the latest seen: from the state map (tracked
+ * threads), else the kernel's names map (the other side of a key). */
+struct st_name {
+	uint32_t pid, tgid;
+	char comm[SCHEDTIME_COMM_LEN];
+};
+struct st_names {
+	struct st_name *slot;        /* pid 0 marks a free slot */
+	size_t cap, n;
+};
+
+/* One read of the state map. */
+struct st_thread {
+	uint32_t pid;
+	struct schedtime_state st;
+};
+
 struct probe_schedtime {
 	struct schedtime_bpf *skel;
 	struct bpf_link *links[ST_NPROGS];
 	struct bpf_program *progs[ST_NPROGS];
 	int raw, ncpus, windows, tgid_set, stats_fd;
 	struct kind_stacks *stacks;
-	struct st_table prev;        /* kernel values at the last read_window */
-	struct st_table credited;    /* in-progress parts returned so far */
+	/* keys without names (st_raw_key): the kernel's, and ONCPU by pid */
+	struct st_table prev;        /* cumulative values at the last read_window */
+	struct st_table retired;     /* ONCPU totals of exited threads whose
+	                              * state entries were deleted */
+	struct st_table credited;    /* in-progress parts returned so far (named keys) */
+	struct st_names names;       /* from the state map (tracked threads) */
+	struct st_names onames;      /* from the names map, this read only */
 	uint64_t open_ns, last_ns;   /* monotonic ns: open, last read_window */
 };
 
@@ -125,7 +149,10 @@ void probe_schedtime_close(struct probe_schedtime *ps)
 	schedtime_bpf__destroy(ps->skel);
 	kind_stacks_free(ps->stacks);
 	st_table_free(&ps->prev);
+	st_table_free(&ps->retired);
 	st_table_free(&ps->credited);
+	free(ps->names.slot);
+	free(ps->onames.slot);
 	if (ps->stats_fd >= 0)
 		close(ps->stats_fd);
 	free(ps);
@@ -154,8 +181,10 @@ static int st_load(struct probe_schedtime *ps, const struct probe_schedtime_opts
 	s->rodata->exclude_tgid = o->exclude_tgid;
 	bpf_map__set_max_entries(s->maps.state, o->max_threads ? o->max_threads : 16384);
 	bpf_map__set_max_entries(s->maps.stacks, o->max_stacks ? o->max_stacks : 16384);
-	bpf_map__set_max_entries(s->maps.stack_cache, 4 * (o->max_threads ? o->max_threads : 16384));
+	bpf_map__set_max_entries(s->maps.names, o->max_threads ? o->max_threads : 16384);
 	s->rodata->no_stacks = !!o->no_stacks;
+	s->rodata->sample_shift = o->exact ? 0 : PROBE_SCHEDTIME_SAMPLE_SHIFT;
+	s->rodata->sample_after = o->sample_after ? o->sample_after : PROBE_SCHEDTIME_SAMPLE_AFTER;
 	bpf_map__set_max_entries(s->maps.agg, o->max_keys ? o->max_keys : 65536);
 	bpf_map__set_max_entries(s->maps.tgids, 8192);
 	tp[0] = s->progs.argus_st_switch;          rt[0] = s->progs.argus_st_switch_raw;
@@ -222,6 +251,7 @@ static void st_seed(struct probe_schedtime *ps, uint32_t tgid)
 		memcpy(st.comm, nl + 1, (size_t)(rp - nl - 1) < sizeof(st.comm) - 1
 		       ? (size_t)(rp - nl - 1) : sizeof(st.comm) - 1);
 		st.state = rp[2] == 'R' ? SCHEDTIME_S_SEEDED : SCHEDTIME_S_BLOCKED;
+		st.w = 1;
 		st.ts = st.start_ts = ps->open_ns;
 		st.stack_id = SCHEDTIME_NO_STACK;
 		st.tgid = tgid;
@@ -368,7 +398,242 @@ void probe_schedtime_snap_free(struct probe_schedtime_snap *s)
 	free(s);
 }
 
-/* The table's entries as a snapshot array, stacks symbolised. */
+static uint64_t st_pid_hash(uint32_t pid)
+{
+	return (pid * 0x9e3779b97f4a7c15ull) >> 20;
+}
+
+static struct st_name *st_names_find(struct st_names *t, uint32_t pid)
+{
+	size_t i;
+
+	if (!t->cap)
+		return NULL;
+	for (i = st_pid_hash(pid) & (t->cap - 1); t->slot[i].pid; i = (i + 1) & (t->cap - 1))
+		if (t->slot[i].pid == pid)
+			return &t->slot[i];
+	return NULL;
+}
+
+/* Sets pid's name (pid != 0).  0 or -ENOMEM. */
+static int st_names_set(struct st_names *t, uint32_t pid, uint32_t tgid, const char *comm)
+{
+	struct st_name *n = st_names_find(t, pid);
+	size_t i;
+
+	if (!n) {
+		if ((t->n + 1) * 2 > t->cap) {
+			struct st_names g = { .cap = t->cap ? t->cap * 2 : 256 };
+
+			g.slot = calloc(g.cap, sizeof(*g.slot));
+			if (!g.slot)
+				return -ENOMEM;
+			for (size_t j = 0; j < t->cap; j++) {
+				if (!t->slot[j].pid)
+					continue;
+				for (i = st_pid_hash(t->slot[j].pid) & (g.cap - 1); g.slot[i].pid;
+				     i = (i + 1) & (g.cap - 1))
+					;
+				g.slot[i] = t->slot[j];
+				g.n++;
+			}
+			free(t->slot);
+			*t = g;
+		}
+		for (i = st_pid_hash(pid) & (t->cap - 1); t->slot[i].pid; i = (i + 1) & (t->cap - 1))
+			;
+		n = &t->slot[i];
+		n->pid = pid;
+		t->n++;
+	}
+	n->tgid = tgid;
+	memcpy(n->comm, comm, sizeof(n->comm));
+	n->comm[sizeof(n->comm) - 1] = 0;
+	return 0;
+}
+
+/* The name of pid.  The wakee (other 0): from the state map (tracked
+ * threads, as the kernel's comm lags an exec by a few switches there).
+ * The other side: from the kernel's names map, written when the key was
+ * inserted (fresh: the waker's own comm then), re-read at each read;
+ * else from the state map.  tgid 0 and "" when unknown; pid 0 is the idle
+ * task. */
+static void st_name_of(struct probe_schedtime *ps, uint32_t pid, int other, uint32_t *tgid,
+		       char *comm)
+{
+	struct st_name *n = NULL;
+	struct schedtime_name kn;
+
+	*tgid = 0;
+	memset(comm, 0, SCHEDTIME_COMM_LEN);
+	if (!pid) {
+		memcpy(comm, "swapper", 8);
+		return;
+	}
+	if (other) {
+		n = st_names_find(&ps->onames, pid);
+		if (!n && !bpf_map_lookup_elem(bpf_map__fd(ps->skel->maps.names), &pid, &kn)) {
+			kn.comm[SCHEDTIME_COMM_LEN - 1] = 0;
+			if (!st_names_set(&ps->onames, pid, kn.tgid, kn.comm))
+				n = st_names_find(&ps->onames, pid);
+		}
+	}
+	if (!n)
+		n = st_names_find(&ps->names, pid);
+	if (n) {
+		*tgid = n->tgid;
+		memcpy(comm, n->comm, SCHEDTIME_COMM_LEN);
+	}
+}
+
+/* The key without names of a kernel key (also: of a thread's ONCPU). */
+static struct schedtime_key st_raw_key(const struct schedtime_akey *a)
+{
+	struct schedtime_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.pid = a->pid;
+	k.kind = a->kind;
+	k.stack_id = a->stack_id;
+	k.other_kind = a->other_kind;
+	k.other_pid = a->other_pid;
+	k.other_vec = a->other_vec;
+	return k;
+}
+
+static struct schedtime_key st_oncpu_key(uint32_t pid)
+{
+	struct schedtime_akey a = { .pid = pid, .stack_id = SCHEDTIME_NO_STACK,
+				    .kind = SCHEDTIME_ONCPU, .other_kind = SCHEDTIME_OTHER_NONE };
+
+	return st_raw_key(&a);
+}
+
+/* A key without names, named. */
+static struct schedtime_key st_named(struct probe_schedtime *ps, const struct schedtime_key *raw)
+{
+	struct schedtime_key k = *raw;
+
+	st_name_of(ps, k.pid, 0, &k.tgid, k.comm);
+	if (k.other_kind == SCHEDTIME_OTHER_TASK)
+		st_name_of(ps, k.other_pid, 1, &k.other_tgid, k.other_comm);
+	return k;
+}
+
+/* Reads the state map into *out (n entries, caller frees), names the
+ * threads, and deletes the entries of exited threads after moving their
+ * on-CPU totals to ps->retired. */
+static int st_threads(struct probe_schedtime *ps, struct st_thread **out, size_t *nout)
+{
+	int fd = bpf_map__fd(ps->skel->maps.state), err = 0;
+	uint32_t key, next, *prev = NULL;
+	struct st_thread *t = NULL;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	*nout = 0;
+	free(ps->onames.slot); /* names of the other sides: re-read each time */
+	memset(&ps->onames, 0, sizeof(ps->onames));
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (n == cap) {
+			struct st_thread *g = realloc(t, (cap = cap ? cap * 2 : 64) * sizeof(*t));
+
+			if (!g) {
+				err = -ENOMEM;
+				goto out;
+			}
+			t = g;
+		}
+		if (bpf_map_lookup_elem(fd, &key, &t[n].st))
+			continue;
+		t[n].pid = key;
+		t[n].st.comm[SCHEDTIME_COMM_LEN - 1] = 0;
+		err = st_names_set(&ps->names, key, t[n].st.tgid, t[n].st.comm);
+		if (err)
+			goto out;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct schedtime_key rk;
+		struct probe_schedtime_entry *r;
+		struct schedtime_state again;
+
+		if (t[i].st.state != SCHEDTIME_S_DEAD)
+			continue;
+		rk = st_oncpu_key(t[i].pid);
+		r = st_table_get(&ps->retired, &rk);
+		if (!r) {
+			err = -ENOMEM;
+			goto out;
+		}
+		/* still dead (not taken over by a new thread of that pid since) */
+		if (bpf_map_lookup_elem(fd, &t[i].pid, &again) || again.state != SCHEDTIME_S_DEAD)
+			continue;
+		r->val.count += again.oncpu_count;
+		r->val.total_ns += again.oncpu_ns;
+		t[i].st.oncpu_count = t[i].st.oncpu_ns = 0; /* now in retired */
+		bpf_map_delete_elem(fd, &t[i].pid);
+	}
+	*out = t;
+	*nout = n;
+	t = NULL;
+out:
+	free(t);
+	return err;
+}
+
+/* Cumulative values by key without names into cum: the aggregate map and
+ * every thread's on-CPU time (retired + live).  Reads the threads first
+ * (into *thr, caller frees). */
+static int st_cumulative(struct probe_schedtime *ps, struct st_table *cum, struct st_thread **thr,
+			 size_t *nthr)
+{
+	int fd = bpf_map__fd(ps->skel->maps.agg), err;
+	struct schedtime_akey key, next, *prev = NULL;
+	struct probe_schedtime_entry *e;
+	struct schedtime_val v;
+
+	err = st_threads(ps, thr, nthr);
+	if (err)
+		return err;
+	for (size_t i = 0; i < ps->retired.cap; i++) {
+		if (!ps->retired.used[i])
+			continue;
+		e = st_table_get(cum, &ps->retired.slot[i].key);
+		if (!e)
+			return -ENOMEM;
+		st_val_add(&e->val, &ps->retired.slot[i].val);
+	}
+	for (size_t i = 0; i < *nthr; i++) {
+		struct schedtime_key rk = st_oncpu_key((*thr)[i].pid);
+
+		if (!(*thr)[i].st.oncpu_count && !(*thr)[i].st.oncpu_ns)
+			continue;
+		e = st_table_get(cum, &rk);
+		if (!e)
+			return -ENOMEM;
+		e->val.count += (*thr)[i].st.oncpu_count;
+		e->val.total_ns += (*thr)[i].st.oncpu_ns;
+	}
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct schedtime_key rk;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		rk = st_raw_key(&key);
+		e = st_table_get(cum, &rk);
+		if (!e)
+			return -ENOMEM;
+		st_val_add(&e->val, &v);
+	}
+	return 0;
+}
+
+/* The table's entries (named keys) as a snapshot array, stacks symbolised. */
 static int st_emit(struct probe_schedtime *ps, struct st_table *t, const struct ksym_table *ks,
 		   struct probe_schedtime_snap *s)
 {
@@ -399,37 +664,30 @@ static int st_emit(struct probe_schedtime *ps, struct st_table *t, const struct 
 /* The in-progress parts of intervals, from its start or `since` to `until`,
  * into out (and into ps->credited).  Entries whose start is after until
  * (they began during the read) get nothing. */
-static int st_credit(struct probe_schedtime *ps, uint64_t since, uint64_t until, struct st_table *out)
+static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, size_t nthr,
+		     uint64_t since, uint64_t until, struct st_table *out)
 {
-	int fd = bpf_map__fd(ps->skel->maps.state);
-	uint32_t key, next, *prev = NULL;
-	struct schedtime_state st;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	for (size_t i = 0; i < nthr; i++) {
+		const struct schedtime_state *st = &thr[i].st;
 		struct probe_schedtime_entry *e, *c;
 		struct schedtime_key k;
-		uint64_t from;
+		uint64_t from = st->ts > since ? st->ts : since;
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &st))
-			continue;
-		from = st.ts > since ? st.ts : since;
-		if (from >= until)
+		if (from >= until || st->state == SCHEDTIME_S_DEAD)
 			continue;
 		memset(&k, 0, sizeof(k));
-		k.pid = key;
-		k.tgid = st.tgid;
-		memcpy(k.comm, st.comm, sizeof(k.comm));
+		k.pid = thr[i].pid;
+		k.tgid = st->tgid;
+		memcpy(k.comm, st->comm, sizeof(k.comm));
 		k.other_kind = SCHEDTIME_OTHER_PENDING;
-		switch (st.state) {
+		switch (st->state) {
 		case SCHEDTIME_S_BLOCKED:
 			k.kind = SCHEDTIME_BLOCKED;
-			k.stack_id = st.stack_id;
+			k.stack_id = st->stack_id;
 			break;
 		case SCHEDTIME_S_RUNNABLE:
 			k.kind = SCHEDTIME_RUNNABLE;
-			k.stack_id = st.stack_id;
+			k.stack_id = st->stack_id;
 			break;
 		default:
 			k.kind = SCHEDTIME_ONCPU;
@@ -450,43 +708,49 @@ int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_ta
 				struct probe_schedtime_snap **out)
 {
 	struct probe_schedtime_snap *s = calloc(1, sizeof(*s));
-	int fd = bpf_map__fd(ps->skel->maps.agg), err = 0;
-	struct schedtime_key key, next, *prev = NULL;
-	struct st_table win = { 0 };
-	struct schedtime_val v;
+	struct st_table win = { 0 }, cum = { 0 };
+	struct st_thread *thr = NULL;
+	size_t nthr = 0;
 	uint64_t now = mono_ns();
+	int err = 0;
 
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	if (ps->windows) {
-		/* move the epoch first, then credit what is in progress up to it */
+	/* move the epoch first, then read (and credit what is in progress up
+	 * to it) */
+	if (ps->windows)
 		__atomic_store_n(&ps->skel->bss->epoch_ns, now, __ATOMIC_SEQ_CST);
-		err = st_credit(ps, ps->last_ns, now, &win);
+	err = st_cumulative(ps, &cum, &thr, &nthr);
+	if (err)
+		goto out;
+	if (ps->windows) {
+		err = st_credit(ps, thr, nthr, ps->last_ns, now, &win);
 		if (err)
 			goto out;
 	}
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	for (size_t i = 0; i < cum.cap; i++) {
+		const struct probe_schedtime_entry *v = &cum.slot[i];
 		struct probe_schedtime_entry *p, *w;
+		struct schedtime_key nk;
 		struct schedtime_val d;
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v))
+		if (!cum.used[i])
 			continue;
-		p = st_table_get(&ps->prev, &key);
+		p = st_table_get(&ps->prev, &v->key);
 		if (!p) {
 			err = -ENOMEM;
 			goto out;
 		}
-		d.count = v.count - p->val.count;
-		d.total_ns = v.total_ns - p->val.total_ns;
-		for (int i = 0; i < SCHEDTIME_BUCKETS; i++)
-			d.hist[i] = v.hist[i] - p->val.hist[i];
-		p->val = v;
+		d.count = v->val.count - p->val.count;
+		d.total_ns = v->val.total_ns - p->val.total_ns;
+		for (int b = 0; b < SCHEDTIME_BUCKETS; b++)
+			d.hist[b] = v->val.hist[b] - p->val.hist[b];
+		p->val = v->val;
 		if (!d.count && !d.total_ns)
 			continue;
-		w = st_table_get(&win, &key);
+		nk = st_named(ps, &v->key);
+		w = st_table_get(&win, &nk);
 		if (!w) {
 			err = -ENOMEM;
 			goto out;
@@ -501,6 +765,8 @@ int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_ta
 	s->secs = (now - ps->last_ns) / 1e9;
 	ps->last_ns = now;
 out:
+	free(thr);
+	st_table_free(&cum);
 	st_table_free(&win);
 	if (err)
 		probe_schedtime_snap_free(s);
@@ -513,28 +779,31 @@ int probe_schedtime_read(struct probe_schedtime *ps, const struct ksym_table *ks
 			 struct probe_schedtime_snap **out)
 {
 	struct probe_schedtime_snap *s = calloc(1, sizeof(*s));
-	int fd = bpf_map__fd(ps->skel->maps.agg), err = 0;
-	struct schedtime_key key, next, *prev = NULL;
-	struct st_table all = { 0 };
-	struct schedtime_val v;
+	struct st_table all = { 0 }, cum = { 0 };
+	struct st_thread *thr = NULL;
+	size_t nthr = 0;
 	uint64_t now = mono_ns();
+	int err = 0;
 
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	err = st_cumulative(ps, &cum, &thr, &nthr);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < cum.cap; i++) {
 		struct probe_schedtime_entry *e;
+		struct schedtime_key nk;
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v))
+		if (!cum.used[i])
 			continue;
-		e = st_table_get(&all, &key);
+		nk = st_named(ps, &cum.slot[i].key);
+		e = st_table_get(&all, &nk);
 		if (!e) {
 			err = -ENOMEM;
 			goto out;
 		}
-		st_val_add(&e->val, &v);
+		st_val_add(&e->val, &cum.slot[i].val);
 	}
 	for (size_t i = 0; i < ps->credited.cap; i++) {
 		struct probe_schedtime_entry *e;
@@ -555,6 +824,8 @@ int probe_schedtime_read(struct probe_schedtime *ps, const struct ksym_table *ks
 	s->now_ns = now;
 	s->secs = (now - ps->open_ns) / 1e9;
 out:
+	free(thr);
+	st_table_free(&cum);
 	st_table_free(&all);
 	if (err)
 		probe_schedtime_snap_free(s);
@@ -565,14 +836,28 @@ out:
 
 int probe_schedtime_reset(struct probe_schedtime *ps)
 {
-	int fd = bpf_map__fd(ps->skel->maps.agg);
-	struct schedtime_key key;
+	int fd = bpf_map__fd(ps->skel->maps.agg), sfd = bpf_map__fd(ps->skel->maps.state);
+	struct schedtime_akey key;
+	uint32_t pid, next, *prev = NULL;
 
 	/* deleting while iterating restarts from the first key each time */
 	while (!bpf_map_get_next_key(fd, NULL, &key))
 		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
 			return -errno;
+	/* the threads' on-CPU totals (an interval ending meanwhile may keep
+	 * its few microseconds) */
+	while (!bpf_map_get_next_key(sfd, prev, &next)) {
+		struct schedtime_state st;
+
+		pid = next;
+		prev = &pid;
+		if (bpf_map_lookup_elem(sfd, &pid, &st))
+			continue;
+		st.oncpu_count = st.oncpu_ns = 0;
+		bpf_map_update_elem(sfd, &pid, &st, BPF_EXIST);
+	}
 	st_table_free(&ps->prev);
+	st_table_free(&ps->retired);
 	st_table_free(&ps->credited);
 	ps->open_ns = ps->last_ns = mono_ns();
 	if (ps->windows)

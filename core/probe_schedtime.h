@@ -15,11 +15,21 @@
  *             thread's wall time while tracked.
  * Each {schedtime_key} -> {count, total_ns, log2 histogram}.
  *
- * Cost: walking a kernel stack is most of a switch's cost, so the stack at
- * a block is walked once per ST_REWALK (32) blocks of the same thread in
- * the same syscall and task state (or preemption) and reused in between: a
- * thread that blocks at two places within one syscall in the same state
- * may see up to 31 of its blocks under the other place's stack.
+ * Cost: these programs run on every context switch and wakeup of the
+ * machine (~10^5-10^6 a second under a message-heavy load), so:
+ *  - walking a kernel stack is most of a switch's cost: the stack at a
+ *    block is walked once per SCHEDTIME_REWALK (32) blocks of the same
+ *    thread in the same syscall and task state (or preemption) and reused
+ *    in between (two such places cached per thread): a thread that blocks
+ *    at two places within one syscall in the same state may see up to 31
+ *    of its blocks under the other place's stack;
+ *  - sampling: a thread's first sample_after blocked/runnable intervals in
+ *    a window (a read_window to the next) are counted exactly; beyond, each
+ *    is sampled with probability 1/2^PROBE_SCHEDTIME_SAMPLE_SHIFT and
+ *    charged with that weight (count, time, histogram): an unbiased
+ *    estimate whose relative error is ~1/sqrt(sampled intervals); on-CPU
+ *    time is always exact.  opts.exact turns it off.  Counters.unsampled
+ *    says how many intervals were estimated.
  *
  * Two ways to read:
  *   probe_schedtime_read          cumulative since open (or reset);
@@ -70,6 +80,10 @@ struct probe_schedtime_opts {
 	int windows;                /* split intervals at read_window (above) */
 	int no_stacks;              /* no kernel stacks (stack_id NO_STACK): cheaper,
 	                             * for who-wakes-whom without where */
+	int exact;                  /* every interval charged (no sampling, above);
+	                             * costs more per switch on busy threads */
+	unsigned sample_after;      /* exact intervals per thread and window
+	                             * before sampling; 0: PROBE_SCHEDTIME_SAMPLE_AFTER */
 	int stats;                  /* turn on BPF run-time statistics while open
 	                             * (probe_schedtime_runtime; they cost two
 	                             * clock reads per program run) */
@@ -77,6 +91,10 @@ struct probe_schedtime_opts {
 	unsigned max_stacks;        /* stack map entries; 0: 16384 */
 	unsigned max_keys;          /* aggregate keys; 0: 65536 */
 };
+
+#define PROBE_SCHEDTIME_SAMPLE_SHIFT 3    /* 1 in 8 beyond sample_after */
+#define PROBE_SCHEDTIME_SAMPLE_AFTER 1024 /* a thread switching less than ~1000
+                                           * times a window is counted exactly */
 
 struct probe_schedtime;
 

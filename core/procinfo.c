@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "procinfo.h"
+#include "profile.h"
 
 #define PROCINFO_PF_KTHREAD 0x00200000u
 
@@ -281,4 +282,69 @@ int procinfo_thread_names(uint32_t tgid, char (*names)[16], unsigned *counts, si
 	}
 	closedir(d);
 	return (int)n;
+}
+
+void procinfo_threads_text(char (*names)[16], const unsigned *counts, size_t n,
+			   char *buf, size_t len)
+{
+	size_t at = 0;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	for (size_t i = 0; i < n && at + 1 < len; i++) {
+		int w = counts[i] > 1 ?
+			snprintf(buf + at, len - at, "%s%s x%u", i ? ", " : "", names[i], counts[i]) :
+			snprintf(buf + at, len - at, "%s%s", i ? ", " : "", names[i]);
+
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+}
+
+#define PROCINFO_THREAD_NAMES 8
+
+int procinfo_profile_capture(struct profile *p, uint32_t skip_tgid)
+{
+	int nread = 0;
+
+	if (!p)
+		return 0;
+	/* a new tgid always comes with a new stack (stacks are keyed by
+	 * frames and tgid): only the stacks added since the last call */
+	for (; p->ident_scanned < p->nstacks; p->ident_scanned++) {
+		const struct profile_stack *st = &p->stacks[p->ident_scanned];
+		struct profile_ident id = { .tgid = st->tgid, .comm = st->comm };
+		char names[PROCINFO_THREAD_NAMES][16], threads[256] = "";
+		unsigned counts[PROCINFO_THREAD_NAMES];
+		struct procinfo pi;
+		int n, err;
+
+		if (!st->tgid || st->tgid == skip_tgid || profile_ident_find(p, st->tgid))
+			continue;
+		if (procinfo_read(st->tgid, &pi) == 0) {
+			n = procinfo_thread_names(st->tgid, names, counts, PROCINFO_THREAD_NAMES);
+			if (n > 0)
+				procinfo_threads_text(names, counts,
+						      n < PROCINFO_THREAD_NAMES ? (size_t)n :
+						      PROCINFO_THREAD_NAMES, threads, sizeof(threads));
+			id.comm = pi.comm[0] ? pi.comm : st->comm;
+			id.cmdline = pi.cmdline;
+			id.exe = pi.exe;
+			id.cgroup = pi.cgroup;
+			id.unit = pi.unit;
+			id.container = pi.container;
+			id.role = pi.role;
+			id.kthread = pi.kthread;
+			id.threads = threads;
+			nread++;
+		}
+		/* gone: the comm alone, so it is not asked again */
+		err = profile_ident_set(p, &id);
+		procinfo_clear(&pi);
+		if (err)
+			return err;
+	}
+	return nread;
 }

@@ -56,4 +56,17 @@ const char *procinfo_kthread_role(const char *comm);
  * many distinct names there are, or -errno. */
 int procinfo_thread_names(uint32_t tgid, char (*names)[16], unsigned *counts, size_t max);
 
+struct profile;
+
+/* Identifies the processes of p's stacks added since the last call (a pid
+ * is read once, while it runs; one that has gone keeps the comm the
+ * sampler saw), skipping tgid 0 and skip_tgid (argus itself; 0: none).
+ * Called as windows are collected, so sessions and replays name processes
+ * as they were.  Returns how many were read, or -ENOMEM. */
+int procinfo_profile_capture(struct profile *p, uint32_t skip_tgid);
+
+/* "name xN, other" from procinfo_thread_names' output, into buf (len bytes). */
+void procinfo_threads_text(char (*names)[16], const unsigned *counts, size_t n,
+			   char *buf, size_t len);
+
 #endif

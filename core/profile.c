@@ -85,6 +85,8 @@ void profile_free(struct profile *p)
 	}
 	free(p->stacks);
 	free(p->wins);
+	free(p->idents);
+	free(p->ident_slot);
 	if (p->index) {
 		free(p->index->slots);
 		free(p->index->cache);
@@ -97,6 +99,119 @@ void profile_free(struct profile *p)
 const char *profile_intern(struct profile *p, const char *s)
 {
 	return strpool_intern(p->pool, s ? s : "");
+}
+
+static size_t profile_ident_hash(uint32_t tgid, size_t mask)
+{
+	return (size_t)((tgid * 0x9e3779b1u) ^ (tgid >> 16)) & mask;
+}
+
+const struct profile_ident *profile_ident_find(const struct profile *p, uint32_t tgid)
+{
+	size_t mask;
+
+	if (!p || !p->ident_slots)
+		return NULL;
+	mask = p->ident_slots - 1;
+	for (size_t i = profile_ident_hash(tgid, mask); p->ident_slot[i]; i = (i + 1) & mask)
+		if (p->idents[p->ident_slot[i] - 1].tgid == tgid)
+			return &p->idents[p->ident_slot[i] - 1];
+	return NULL;
+}
+
+/* Room in the tgid index for one more identity. */
+static int profile_ident_index_grow(struct profile *p)
+{
+	size_t n = p->ident_slots ? p->ident_slots * 2 : 64;
+	uint32_t *s;
+
+	if ((p->nidents + 1) * 2 <= p->ident_slots)
+		return 0;
+	s = calloc(n, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (size_t k = 0; k < p->nidents; k++) {
+		size_t i = profile_ident_hash(p->idents[k].tgid, n - 1);
+
+		while (s[i])
+			i = (i + 1) & (n - 1);
+		s[i] = (uint32_t)(k + 1);
+	}
+	free(p->ident_slot);
+	p->ident_slot = s;
+	p->ident_slots = n;
+	return 0;
+}
+
+/* Interned, escaped first when it needs it: a cmdline or comm is whatever
+ * the process set (argv, prctl), shown later on a terminal. */
+static const char *profile_intern_safe(struct profile *p, const char *s)
+{
+	const char *r;
+	char *safe;
+
+	if (!s || sanitize_is_clean(s, 0))
+		return profile_intern(p, s);
+	safe = sanitize_str(s, 0);
+	if (!safe)
+		return NULL;
+	r = profile_intern(p, safe);
+	free(safe);
+	return r;
+}
+
+int profile_ident_set(struct profile *p, const struct profile_ident *id)
+{
+	struct profile_ident *e;
+
+	if (!p || !id)
+		return -EINVAL;
+	if (profile_ident_find(p, id->tgid))
+		return 0;
+	if (profile_ident_index_grow(p) < 0)
+		return -ENOMEM;
+	if (p->nidents == p->ident_cap) {
+		size_t ncap = p->ident_cap ? p->ident_cap * 2 : 16;
+		struct profile_ident *n = realloc(p->idents, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->idents = n;
+		p->ident_cap = ncap;
+	}
+	e = &p->idents[p->nidents];
+	e->tgid = id->tgid;
+	e->kthread = id->kthread;
+	if (!(e->comm = profile_intern_safe(p, id->comm)) ||
+	    !(e->cmdline = profile_intern_safe(p, id->cmdline)) ||
+	    !(e->exe = profile_intern_safe(p, id->exe)) ||
+	    !(e->cgroup = profile_intern_safe(p, id->cgroup)) ||
+	    !(e->unit = profile_intern_safe(p, id->unit)) ||
+	    !(e->container = profile_intern_safe(p, id->container)) ||
+	    !(e->role = profile_intern_safe(p, id->role)) ||
+	    !(e->threads = profile_intern_safe(p, id->threads)))
+		return -ENOMEM;
+	{
+		size_t mask = p->ident_slots - 1, i = profile_ident_hash(e->tgid, mask);
+
+		while (p->ident_slot[i])
+			i = (i + 1) & mask;
+		p->ident_slot[i] = (uint32_t)(p->nidents + 1);
+	}
+	p->nidents++;
+	return 0;
+}
+
+int profile_copy_about(struct profile *dst, const struct profile *src)
+{
+	dst->diag = src->diag;
+	for (size_t i = 0; i < src->nidents; i++) {
+		int err = profile_ident_set(dst, &src->idents[i]);
+
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int profile_window_begin(struct profile *p, enum cond c, double start_s)

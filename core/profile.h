@@ -58,8 +58,31 @@ struct profile_diag {
 /* Adds tgid to d (once; ignored when d is full).  Sets d->known. */
 void profile_diag_add(struct profile_diag *d, uint32_t tgid);
 
+/* Who a process is (issue 15), as /proc showed it while it ran
+ * (core/procinfo.h, procinfo_profile_capture) or as a session recorded it.
+ * Strings are interned in the profile's pool, "" when unknown, escaped
+ * (core/sanitize.h) when they held control characters. */
+struct profile_ident {
+	uint32_t tgid;
+	const char *comm;       /* the process's (main thread's) name */
+	const char *cmdline;    /* arguments joined by spaces; "" for kernel threads */
+	const char *exe;
+	const char *cgroup;
+	const char *unit;       /* systemd unit the cgroup path shows */
+	const char *container;  /* container id (12 hex digits) */
+	const char *role;       /* kernel threads: "kworker", "softirq", ... */
+	const char *threads;    /* thread names with counts: "worker x8, main" */
+	int kthread;
+};
+
 struct profile {
 	struct profile_diag diag;
+	/* identities by tgid, in the order found (profile_ident_set) */
+	struct profile_ident *idents;
+	size_t nidents, ident_cap;
+	size_t ident_scanned;   /* stacks already looked at by a capture */
+	uint32_t *ident_slot;   /* private: tgid -> index + 1 (open addressing) */
+	size_t ident_slots;
 	struct profile_window *wins;
 	unsigned nwin, win_cap;
 	struct profile_stack *stacks;
@@ -86,6 +109,18 @@ void profile_window_end(struct profile *p, unsigned w, double secs);
  * or -errno. */
 int profile_add(struct profile *p, unsigned w, const char *const *frames,
 		unsigned nframes, uint32_t tgid, const char *comm, uint64_t count);
+
+/* The identity of tgid, or NULL. */
+const struct profile_ident *profile_ident_find(const struct profile *p, uint32_t tgid);
+/* Records id (strings copied into the pool, escaped as core/sanitize.h
+ * does when they hold control characters; NULL fields as "").  A tgid
+ * already known keeps its first identity (a pid is identified once, while
+ * it ran).  0 or -errno. */
+int profile_ident_set(struct profile *p, const struct profile_ident *id);
+
+/* Copies src's diagnosed set and identities into dst (a profile made from
+ * src's windows: a replay's, a cut).  0 or -ENOMEM. */
+int profile_copy_about(struct profile *dst, const struct profile *src);
 
 /* Sum of window lengths and of counts for condition c. */
 double profile_cond_secs(const struct profile *p, enum cond c);

@@ -12,6 +12,7 @@ static const char *const ev_names[SESSION_EV_N] = {
 	[SESSION_EV_LLM_TURN] = "llm_turn",
 	[SESSION_EV_VERDICT] = "verdict",
 	[SESSION_EV_NOTE] = "note",
+	[SESSION_EV_MODEL] = "model",
 };
 
 static const char *const decision_names[SESSION_DECISION_N] = {

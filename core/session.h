@@ -23,6 +23,7 @@
  *    "tokens_in":1200,"tokens_out":80,"status":"ok","error":null}
  *   {"type":"verdict","t":..,"verdict":{...verdict_json_new...},"lines":[...]}
  *   {"type":"note","t":..,"text":"..."}
+ *   {"type":"model","t":..,"model":{...model_write_json...},"chain":"..."}
  *
  * The writer flushes after every event and fsyncs after windows and
  * verdicts, so a crash or kill loses at most the event being written.  The
@@ -51,6 +52,7 @@ enum session_event_type {
 	SESSION_EV_LLM_TURN,
 	SESSION_EV_VERDICT,
 	SESSION_EV_NOTE,
+	SESSION_EV_MODEL,
 	SESSION_EV_N
 };
 
@@ -175,6 +177,12 @@ char *session_json_quote(const char *s);
 /* A free note (argus's own remarks: load exited, step detached ...). */
 int session_write_note(struct session *s, const char *text);
 
+/* The layered queueing model of the load (core/model.h) as model_json
+ * (model_write_json's text) and its wait chain as one line (may be NULL);
+ * fsyncs.  Written when time accounting gave a wait graph (the replay's
+ * model view reads it: session_log_model). */
+int session_write_model(struct session *s, const char *model_json, const char *chain);
+
 /* ---- reader ------------------------------------------------------------------- */
 
 /* One event as read.  Strings are owned by the event (NULL when absent);
@@ -201,8 +209,9 @@ struct session_event {
 	char *edited_json;
 	/* step_result */
 	char *status;              /* also llm_turn */
-	char *result_json;
-	/* transcript / note / step_result summary / decision reason / llm error */
+	char *result_json;         /* model: the model's JSON */
+	/* transcript / note / step_result summary / decision reason / llm error /
+	 * model: its wait chain */
 	char *who;
 	char *text;
 	/* llm_turn */
@@ -241,6 +250,11 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 		     struct session_log *out, char **cause);
 
 void session_log_clear(struct session_log *l); /* frees, zeroes; NULL-safe */
+
+/* The last model event of l (its result_json is the model, text the
+ * chain), or NULL when the session has none (recorded without time
+ * accounting, or by an argus before models were saved). */
+const struct session_event *session_log_model(const struct session_log *l);
 
 /* Profile of step's windows (0: calibration), or NULL when it has none.
  * Valid while the log lives. */

@@ -161,6 +161,68 @@ static struct profile *step_profile(struct session_log *l, unsigned step)
 	return l->step_profile[step];
 }
 
+/* The "procs" of a window (identities, issue 15) into p; absent: nothing. */
+static int procs_apply(const cJSON *o, struct profile *p, char **cause)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "procs"), *e;
+	unsigned i = 0;
+
+	if (!a || cJSON_IsNull(a))
+		return 0;
+	if (!cJSON_IsArray(a))
+		return util_fail(cause, -EINVAL, "window: 'procs' is not an array");
+	cJSON_ArrayForEach(e, a) {
+		struct profile_ident id = { 0 };
+		const cJSON *kt = cJSON_GetObjectItemCaseSensitive(e, "kthread");
+		uint64_t tgid;
+		int bad = 0, err;
+
+		if (!cJSON_IsObject(e) || get_uint(e, "tgid", 4294967295.0, 0, &tgid) || !tgid)
+			return util_fail(cause, -EINVAL, "window: procs[%u]: expected {\"tgid\":N,...}", i);
+		id.tgid = (uint32_t)tgid;
+		id.comm = get_str(e, "comm", &bad);
+		id.cmdline = get_str(e, "cmdline", &bad);
+		id.exe = get_str(e, "exe", &bad);
+		id.cgroup = get_str(e, "cgroup", &bad);
+		id.unit = get_str(e, "unit", &bad);
+		id.container = get_str(e, "container", &bad);
+		id.role = get_str(e, "role", &bad);
+		id.threads = get_str(e, "threads", &bad);
+		if (bad || (kt && !cJSON_IsBool(kt)))
+			return util_fail(cause, -EINVAL, "window: procs[%u]: a field of the wrong type", i);
+		id.kthread = kt && cJSON_IsTrue(kt);
+		err = profile_ident_set(p, &id);
+		if (err)
+			return util_fail(cause, err, "window: procs[%u]: %s", i, strerror(-err));
+		i++;
+	}
+	return 0;
+}
+
+/* The "diag" of a window (the diagnosed processes, issue 11) added to p's;
+ * absent (older sessions): unknown, as before. */
+static int diag_apply(const cJSON *o, struct profile *p, char **cause)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "diag"), *all, *a, *e;
+
+	if (!d || cJSON_IsNull(d))
+		return 0;
+	all = cJSON_GetObjectItemCaseSensitive(d, "all");
+	a = cJSON_GetObjectItemCaseSensitive(d, "tgids");
+	if (!cJSON_IsObject(d) || (all && !cJSON_IsBool(all)) || (a && !cJSON_IsArray(a)))
+		return util_fail(cause, -EINVAL, "window: 'diag' is not {\"all\":bool,\"tgids\":[...]}");
+	p->diag.known = 1;
+	if (all && cJSON_IsTrue(all))
+		p->diag.all = 1;
+	cJSON_ArrayForEach(e, a) {
+		if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0) || e->valuedouble > 4294967295.0 ||
+		    e->valuedouble != floor(e->valuedouble))
+			return util_fail(cause, -EINVAL, "window: diag: a tgid is not a process id");
+		profile_diag_add(&p->diag, (uint32_t)e->valuedouble);
+	}
+	return 0;
+}
+
 /* Adds the window event o to p; its index must be p's next window.  Returns
  * the window index, or -errno with a message (without file:line) in cause. */
 static int window_apply(const cJSON *o, struct profile *p, char **cause)
@@ -258,7 +320,11 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 		}
 		si++;
 	}
-	err = w;
+	err = procs_apply(o, p, cause);
+	if (!err)
+		err = diag_apply(o, p, cause);
+	if (!err)
+		err = w;
 out:
 	if (frames != frames_stack)
 		free(frames);
@@ -464,6 +530,15 @@ static int read_event(struct rd *r, const cJSON *o, struct session_event *e)
 	case SESSION_EV_NOTE:
 		what = "note";
 		err = dup_opt(&e->text, get_str(o, "text", &bad));
+		break;
+	case SESSION_EV_MODEL:
+		what = "model";
+		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "model")))
+			bad = 1;
+		else
+			err = dup_json(&e->result_json, o, "model");
+		if (!err)
+			err = dup_opt(&e->text, get_str(o, "chain", &bad));
 		break;
 	default:
 		break;
@@ -723,6 +798,14 @@ const struct session_event *session_log_diagnosis(const struct session_log *l, s
 		nev = l->nev;
 	for (size_t i = nev; i > 0; i--)
 		if (l->ev[i - 1].type == SESSION_EV_VERDICT && !l->ev[i - 1].focus)
+			return &l->ev[i - 1];
+	return NULL;
+}
+
+const struct session_event *session_log_model(const struct session_log *l)
+{
+	for (size_t i = l ? l->nev : 0; i > 0; i--)
+		if (l->ev[i - 1].type == SESSION_EV_MODEL && l->ev[i - 1].result_json)
 			return &l->ev[i - 1];
 	return NULL;
 }

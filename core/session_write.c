@@ -29,7 +29,110 @@ struct session {
 	char *path;
 	struct timespec t0;
 	int err;
+	uint32_t *named;          /* tgids whose identity is written, sorted */
+	size_t nnamed, named_cap;
 };
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* 1 when tgid's identity was written already; else records it (0), or
+ * -ENOMEM. */
+static int session_named(struct session *s, uint32_t tgid)
+{
+	size_t lo = 0, hi = s->nnamed;
+
+	if (s->nnamed && bsearch(&tgid, s->named, s->nnamed, sizeof(*s->named), u32_cmp))
+		return 1;
+	if (s->nnamed == s->named_cap) {
+		size_t ncap = s->named_cap ? s->named_cap * 2 : 64;
+		uint32_t *n = realloc(s->named, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->named = n;
+		s->named_cap = ncap;
+	}
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->named[mid] < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(s->named + lo + 1, s->named + lo, (s->nnamed - lo) * sizeof(*s->named));
+	s->named[lo] = tgid;
+	s->nnamed++;
+	return 0;
+}
+
+/* "procs": the identity of each process of window w not named before in
+ * this session (issue 15), so a replay names processes too. */
+static int session_add_procs(struct session *s, cJSON *o, const struct profile *p, unsigned w,
+			     uint32_t exclude_tgid)
+{
+	cJSON *a = NULL;
+
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *st = &p->stacks[i];
+		const struct profile_ident *id;
+		const struct { const char *key, *val; } f[] = {
+			{ "comm", NULL }, { "cmdline", NULL }, { "exe", NULL }, { "cgroup", NULL },
+			{ "unit", NULL }, { "container", NULL }, { "role", NULL }, { "threads", NULL },
+		};
+		cJSON *e;
+		int r;
+
+		if (!st->win[w] || !st->tgid || st->tgid == exclude_tgid ||
+		    !(id = profile_ident_find(p, st->tgid)))
+			continue;
+		r = session_named(s, st->tgid);
+		if (r < 0)
+			return r;
+		if (r)
+			continue;
+		if (!a && !(a = cJSON_AddArrayToObject(o, "procs")))
+			return -ENOMEM;
+		e = cJSON_CreateObject();
+		if (!e || !cJSON_AddItemToArray(a, e)) {
+			cJSON_Delete(e);
+			return -ENOMEM;
+		}
+		if (!cJSON_AddNumberToObject(e, "tgid", id->tgid))
+			return -ENOMEM;
+		const char *vals[] = { id->comm, id->cmdline, id->exe, id->cgroup, id->unit,
+				       id->container, id->role, id->threads };
+		for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+			if (vals[k] && *vals[k] && !cJSON_AddStringToObject(e, f[k].key, vals[k]))
+				return -ENOMEM;
+		if (id->kthread && !cJSON_AddBoolToObject(e, "kthread", 1))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* "diag": which processes are the diagnosed work (struct profile_diag,
+ * issue 11), so a replay tells displaced work as the live run did. */
+static int session_add_diag(cJSON *o, const struct profile_diag *d)
+{
+	cJSON *x, *a;
+
+	if (!d->known)
+		return 0;
+	x = cJSON_AddObjectToObject(o, "diag");
+	if (!x || !cJSON_AddBoolToObject(x, "all", d->all) ||
+	    !(a = cJSON_AddArrayToObject(x, "tgids")))
+		return -ENOMEM;
+	for (unsigned i = 0; i < d->ntgids && i < PROFILE_DIAG_MAX; i++)
+		if (!cJSON_AddItemToArray(a, cJSON_CreateNumber(d->tgids[i])))
+			return -ENOMEM;
+	return 0;
+}
 
 static int mkdir_p(char *path, mode_t mode)
 {
@@ -301,6 +404,7 @@ int session_close(struct session *s)
 		err = -errno;
 	if (fclose(s->f) && !err)
 		err = -errno;
+	free(s->named);
 	free(s->path);
 	free(s);
 	return err;
@@ -356,6 +460,8 @@ int session_write_window_without(struct session *s, const struct profile *p, uns
 		    !cJSON_AddItemToArray(e, cJSON_CreateNumber((double)st->win[w])))
 			goto nomem;
 	}
+	if (session_add_procs(s, o, p, w, exclude_tgid) < 0 || session_add_diag(o, &p->diag) < 0)
+		goto nomem;
 	return emit(s, o, 1);
 nomem:
 	cJSON_Delete(o);
@@ -537,4 +643,19 @@ int session_write_note(struct session *s, const char *text)
 		return err;
 	}
 	return emit(s, o, 0);
+}
+
+int session_write_model(struct session *s, const char *model_json, const char *chain)
+{
+	cJSON *o = event_new(s, SESSION_EV_MODEL);
+	int err;
+
+	if (!o)
+		return -ENOMEM;
+	if (!model_json || (err = add_json(o, "model", model_json)) ||
+	    (chain && (err = add_str(o, "chain", chain)))) {
+		cJSON_Delete(o);
+		return model_json ? err : -EINVAL;
+	}
+	return emit(s, o, 1);
 }

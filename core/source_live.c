@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ksym.h"
 #include "probe.h"
 #include "probe_profile.h"
+#include "procinfo.h"
 #include "source_live.h"
 #include "util.h"
 
@@ -40,6 +42,12 @@ static int live_collect(struct source_live *l, double now, char **cause)
 				      strerror((int)-n)) < 0)
 			*cause = NULL;
 		return (int)n;
+	}
+	/* who the new processes are, while they run (issue 15) */
+	if (procinfo_profile_capture(l->prof, (uint32_t)getpid()) < 0) {
+		if (cause && asprintf(cause, "out of memory naming the sampled processes") < 0)
+			*cause = NULL;
+		return -ENOMEM;
 	}
 	{
 		uint64_t prev_ns = l->st.bpf_run_ns;

@@ -57,6 +57,9 @@ static struct profile *replay_profile(const struct profile *full, unsigned nwin)
 						     s->win[w]) < 0)
 				goto fail;
 	}
+	/* who the processes are and which are diagnosed, as recorded */
+	if (profile_copy_about(q, full) < 0)
+		goto fail;
 	return q;
 fail:
 	profile_free(q);
@@ -331,6 +334,9 @@ char *source_replay_event_text(const struct session_event *e, char *buf, size_t 
 		break;
 	case SESSION_EV_NOTE:
 		snprintf(buf, len, "note: %s", e->text ? e->text : "");
+		break;
+	case SESSION_EV_MODEL:
+		snprintf(buf, len, "model of the load: %s (m shows it)", e->text ? e->text : "");
 		break;
 	default:
 		snprintf(buf, len, "%s", session_event_name(e->type));

@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "analysis.h"
 #include "caps.h"
 #include "measure.h"
+#include "model_view.h"
 #include "source_session.h"
 
 struct ses_priv {
@@ -19,6 +21,7 @@ struct ses_priv {
 	unsigned written;          /* windows [0, written) are in the file */
 	int err;
 	int verdict_done;
+	int model_done;
 	int stop_noted;
 	int stopped;
 };
@@ -88,6 +91,48 @@ static void ses_verdict(struct ses_priv *sp)
 	free(cause);
 }
 
+/* The model of the load from the loaded windows' waits (time accounting
+ * on), written once so a replay can show it (session_log_model). */
+static void ses_model(struct ses_priv *sp)
+{
+	const struct waitgraph *g = measure_waitgraph(sp->in);
+	struct model_opts mo = { .exclude_tgid = sp->o.exclude_tgid ? sp->o.exclude_tgid :
+				 (uint32_t)getpid() };
+	struct model_chain c;
+	struct model *m = NULL;
+	char *cause = NULL, *json = NULL, chain[512] = "", line[400];
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	sp->model_done = 1;
+	if (!g || !(g->secs > 0) || sp->err)
+		return;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return;
+	err = model_build(g, &mo, m, &cause);
+	if (err) {
+		snprintf(line, sizeof(line), "no model of the load: %s",
+			 cause ? cause : strerror(-err));
+		ses_fail(sp, session_write_note(sp->s, line));
+		goto out;
+	}
+	if (!model_wait_chain(m, &c))
+		model_chain_text(m, &c, 1, chain, sizeof(chain));
+	f = open_memstream(&json, &len);
+	if (!f)
+		goto out;
+	err = model_write_json(m, NULL, f);
+	if (fclose(f) || err)
+		goto out;
+	ses_fail(sp, session_write_model(sp->s, json, chain[0] ? chain : NULL));
+out:
+	free(json);
+	free(cause);
+	free(m);
+}
+
 static int ses_pollfds(struct source *s, struct pollfd *fds, int max)
 {
 	struct ses_priv *sp = s->priv;
@@ -120,6 +165,8 @@ static int ses_tick(struct source *s, double now_s, char **cause)
 		snprintf(line, sizeof(line), "measuring stopped: %s", why);
 		ses_fail(sp, session_write_note(sp->s, line));
 	}
+	if (st.phase == SOURCE_DONE && !sp->model_done)
+		ses_model(sp);
 	if (st.phase == SOURCE_DONE && sp->o.verdict_at_done && !sp->verdict_done && !sp->err)
 		ses_verdict(sp);
 	return rc;
@@ -168,6 +215,8 @@ static void ses_stop(struct source *s)
 			 "(argus was asked to quit)", sp->written, st.nwindows);
 		ses_fail(sp, session_write_note(sp->s, line));
 	}
+	if (!sp->model_done)
+		ses_model(sp);   /* what the loaded windows so far showed */
 	if (sp->in->ops->stop)
 		sp->in->ops->stop(sp->in);
 }

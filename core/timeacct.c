@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kind_util.h"
+#include "model_capture.h"
 #include "probe_schedtime.h"
 #include "timeacct.h"
 
@@ -16,6 +17,7 @@ struct timeacct {
 	struct probe_schedtime *st;
 	struct kind_snap *carry;     /* schedtime_key -> ns not yet counted */
 	unsigned freq;
+	struct waitgraph *last;      /* the last collect's intervals (timeacct_waits) */
 };
 
 struct ta_proc {                     /* per process, within one collect */
@@ -68,7 +70,13 @@ void timeacct_close(struct timeacct *ta)
 		return;
 	probe_schedtime_close(ta->st);
 	kind_snap_free(ta->carry);
+	wg_free(ta->last);
 	free(ta);
+}
+
+const struct waitgraph *timeacct_waits(const struct timeacct *ta)
+{
+	return ta ? ta->last : NULL;
 }
 
 int timeacct_add_tgid(struct timeacct *ta, uint32_t tgid)
@@ -207,6 +215,13 @@ int64_t timeacct_collect(struct timeacct *ta, struct probe_profile *pp, struct p
 	err = probe_schedtime_read_window(ta->st, ks, &s);
 	if (err)
 		return err;
+	/* the same intervals as a wait graph, for the model */
+	wg_free(ta->last);
+	ta->last = wg_new();
+	if (!ta->last || (err = model_capture_convert(s, ta->last))) {
+		err = err ? err : -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct probe_schedtime_entry *e = &s->e[i];
 		unsigned nf = e->nframes < TA_MAX_FRAMES ? e->nframes : TA_MAX_FRAMES;

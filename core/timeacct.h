@@ -58,6 +58,13 @@ int timeacct_add_tgid(struct timeacct *ta, uint32_t tgid);
 int64_t timeacct_collect(struct timeacct *ta, struct probe_profile *pp, struct profile *p,
 			 unsigned win, const struct ksym_table *ks);
 
+/* What the last collect read, as a wait graph (core/waitgraph.h: who
+ * woke whom, blocked time by stack, on-CPU and runnable time per thread),
+ * for the model (core/model.h); its secs is 0 (the caller knows the
+ * interval).  NULL before the first collect; valid until the next one. */
+struct waitgraph;
+const struct waitgraph *timeacct_waits(const struct timeacct *ta);
+
 /* Text of a blocked/runnable entry's last frame (see above) into buf. */
 struct schedtime_key;
 char *timeacct_leaf(const struct schedtime_key *k, char *buf, size_t len);

@@ -351,6 +351,9 @@ struct tree_builder {
 	struct tree_frame_info *finfo;
 	size_t nfinfo, finfo_cap;
 	struct tree_ptrmap pmap;          /* process name -> first-seen rank */
+	struct tree_ptrmap cmap;          /* command name -> its processes (0: not
+	                                   * grouped) */
+	const char **scomm;               /* per stack: its command name (interned) */
 	uint32_t *fidx;                   /* frame infos of all kept stacks */
 	size_t *off;                      /* per stack: offset into fidx */
 	uint32_t *order;                  /* kept stacks, then sorted */
@@ -417,30 +420,103 @@ static enum subsys tree_classify(const struct tree_builder *b, const uint32_t *f
 	return entry ? SUBSYS_SYSCALL : SUBSYS_OTHER;
 }
 
-static int tree_process_node(struct tree_builder *b, const struct profile_stack *st,
-			     struct tree_node **out, uint32_t *rank)
+static const char *tree_comm_of(struct tree_builder *b, const struct profile_stack *st)
 {
+	const char *c = st->comm && st->comm[0] ? st->comm : st->tgid ? "?" : "unknown";
+
+	return strpool_intern(b->t->priv->names, c);
+}
+
+static int tree_pair_cmp(const void *x, const void *y)
+{
+	const uintptr_t *a = x, *b = y;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* cmap: how many processes each command name of the kept stacks has.  A
+ * name also seen without a tgid (imported stacks, the idle task) is not
+ * grouped: its process node is named by the comm alone, as the group would
+ * be. */
+static int tree_count_commands(struct tree_builder *b)
+{
+	uintptr_t *pair = malloc((b->nkept ? b->nkept : 1) * 2 * sizeof(*pair));
+	size_t np = 0;
+	int err = -ENOMEM;
+
+	if (!pair || tree_ptrmap_init(&b->cmap, 64) < 0)
+		goto out;
+	for (size_t k = 0; k < b->nkept; k++) {
+		size_t si = b->order[k];
+
+		pair[2 * np] = (uintptr_t)b->scomm[si];
+		pair[2 * np + 1] = b->p->stacks[si].tgid;
+		np++;
+	}
+	qsort(pair, np, 2 * sizeof(*pair), tree_pair_cmp);
+	for (size_t i = 0; i < np;) {
+		size_t j = i, slot;
+		uint32_t n = 0;
+		int untagged = 0;
+
+		for (; j < np && pair[2 * j] == pair[2 * i]; j++) {
+			if (!pair[2 * j + 1])
+				untagged = 1;
+			else if (j == i || pair[2 * j + 1] != pair[2 * j - 1])
+				n++;
+		}
+		if ((b->cmap.n + 1) * 2 > b->cmap.cap && tree_ptrmap_grow(&b->cmap) < 0)
+			goto out;
+		slot = tree_ptr_slot(&b->cmap, (const void *)pair[2 * i]);
+		b->cmap.keys[slot] = (const void *)pair[2 * i];
+		b->cmap.vals[slot] = untagged ? 0 : n;
+		b->cmap.n++;
+		i = j;
+	}
+	err = 0;
+out:
+	free(pair);
+	return err;
+}
+
+static int tree_process_node(struct tree_builder *b, size_t si)
+{
+	const struct profile_stack *st = &b->p->stacks[si];
+	const char *comm = b->scomm[si], *pn;
+	struct tree_node *parent = b->t->root, **out = &b->pnode[si];
+	uint32_t nproc = b->cmap.vals[tree_ptr_slot(&b->cmap, comm)];
 	char buf[128];
-	const char *pn;
 	size_t i;
 
+	if (st->tgid && nproc >= 2) {
+		/* a command of several processes: its group first (perf
+		 * report --sort comm,pid) */
+		parent = tree_get(b->t, b->t->root, comm, TREE_COMMAND);
+		if (!parent)
+			return -ENOMEM;
+		parent->nproc = nproc;
+	}
 	if (st->tgid)
-		snprintf(buf, sizeof(buf), "%s [%" PRIu32 "]",
-			 st->comm && st->comm[0] ? st->comm : "?", st->tgid);
+		snprintf(buf, sizeof(buf), "%s [%" PRIu32 "]", comm, st->tgid);
 	else
-		snprintf(buf, sizeof(buf), "%s", st->comm && st->comm[0] ? st->comm : "unknown");
+		snprintf(buf, sizeof(buf), "%s", comm);
 	pn = strpool_intern(b->t->priv->names, buf);
-	if (!pn || !(*out = tree_get(b->t, b->t->root, pn, TREE_PROCESS)))
+	if (!pn || !(*out = tree_get(b->t, parent, pn, TREE_PROCESS)))
 		return -ENOMEM;
 	(*out)->tgid = st->tgid;
+	if (st->tgid && !(*out)->ident)
+		(*out)->ident = tree_ident_of(b->t, st->tgid);
 	if ((b->pmap.n + 1) * 2 > b->pmap.cap && tree_ptrmap_grow(&b->pmap) < 0)
 		return -ENOMEM;
-	i = tree_ptr_slot(&b->pmap, pn);
+	/* ranked by the group when there is one: a group's processes sort together */
+	i = tree_ptr_slot(&b->pmap, parent != b->t->root ? (const void *)parent : (const void *)pn);
 	if (!b->pmap.keys[i]) {
-		b->pmap.keys[i] = pn;
+		b->pmap.keys[i] = parent != b->t->root ? (const void *)parent : (const void *)pn;
 		b->pmap.vals[i] = (uint32_t)b->pmap.n++;
 	}
-	*rank = b->pmap.vals[i];
+	b->prank[si] = b->pmap.vals[i];
 	return 0;
 }
 
@@ -460,6 +536,8 @@ static int tree_stack_cmp(const void *x, const void *y, void *arg)
 
 	if (b->prank[i] != b->prank[j])
 		return b->prank[i] < b->prank[j] ? -1 : 1;
+	if (b->pnode[i] != b->pnode[j])   /* processes of one group */
+		return b->pnode[i]->tgid < b->pnode[j]->tgid ? -1 : 1;
 	if (b->stime[i] != b->stime[j])
 		return b->stime[i] < b->stime[j] ? -1 : 1;
 	if (b->ssub[i] != b->ssub[j])
@@ -518,7 +596,8 @@ static int tree_build_prepare(struct tree_builder *b)
 	b->ssub = calloc(p->nstacks + 1, 1);
 	b->stime = calloc(p->nstacks + 1, 1);
 	b->smark = calloc(p->nstacks + 1, 1);
-	if (!b->smark ||!b->fidx || !b->off || !b->order || !b->pnode || !b->prank || !b->ssub || !b->stime ||
+	b->scomm = calloc(p->nstacks + 1, sizeof(*b->scomm));
+	if (!b->scomm || !b->smark ||!b->fidx || !b->off || !b->order || !b->pnode || !b->prank || !b->ssub || !b->stime ||
 	    tree_ptrmap_init(&b->fmap, 4096) < 0 || tree_ptrmap_init(&b->pmap, 64) < 0)
 		goto out;
 	nfr = 0;
@@ -546,12 +625,18 @@ static int tree_build_prepare(struct tree_builder *b)
 		}
 		b->ssub[i] = (unsigned char)tree_classify(b, b->fidx + b->off[i],
 							  st->nframes - (b->stime[i] ? 1 : 0));
-		if (o && o->group == TREE_BY_PROCESS) {
-			err = tree_process_node(b, st, &b->pnode[i], &b->prank[i]);
-			if (err)
-				goto out;
+		if (o && o->group == TREE_BY_PROCESS && !(b->scomm[i] = tree_comm_of(b, st))) {
+			err = -ENOMEM;
+			goto out;
 		}
 		b->order[b->nkept++] = (uint32_t)i;
+	}
+	if (o && o->group == TREE_BY_PROCESS) {
+		err = tree_count_commands(b);
+		for (size_t k = 0; !err && k < b->nkept; k++)
+			err = tree_process_node(b, b->order[k]);
+		if (err)
+			goto out;
 	}
 	if (b->timed)
 		for (size_t k = 0; k < b->nkept; k++)
@@ -601,16 +686,6 @@ static int tree_proc_account(struct tree *t, struct tree_node *n, uint32_t tgid,
 	return 0;
 }
 
-int tree_is_diagnosed(const struct tree *t, uint32_t tgid)
-{
-	if (!t->diag.known || t->diag.all)
-		return 1;
-	for (unsigned i = 0; i < t->diag.ntgids; i++)
-		if (t->diag.tgids[i] == tgid)
-			return 1;
-	return 0;
-}
-
 static int tree_build_merge(struct tree_builder *b)
 {
 	const struct profile *p = b->p;
@@ -643,6 +718,14 @@ static int tree_build_merge(struct tree_builder *b)
 		tree_account(n, ct, st->win, p->nwin);
 		if (b->pnode[si]) {
 			n = b->pnode[si];
+			if (n->parent->kind == TREE_COMMAND) {
+				/* a group is the sum of its processes; its list says who */
+				const char *comm = b->scomm[si];
+
+				tree_account(n->parent, ct, st->win, p->nwin);
+				if (tree_proc_account(t, n->parent, st->tgid, comm, ct) < 0)
+					goto out;
+			}
 			tree_account(n, ct, st->win, p->nwin);
 		}
 		same_sub = prev != SIZE_MAX && b->pnode[prev] == b->pnode[si] &&
@@ -748,6 +831,8 @@ struct tree *tree_build(const struct profile *p, const struct tree_opts *opts)
 	}
 	if (tree_table_grow(t->priv) < 0)
 		goto out;
+	if (tree_idents_copy(t, p) < 0)
+		goto out;
 	all = strpool_intern(t->priv->names, "all");
 	if (!all)
 		goto out;
@@ -763,6 +848,8 @@ struct tree *tree_build(const struct profile *p, const struct tree_opts *opts)
 out:
 	tree_ptrmap_fini(&b.fmap);
 	tree_ptrmap_fini(&b.pmap);
+	tree_ptrmap_fini(&b.cmap);
+	free(b.scomm);
 	free(b.finfo);
 	free(b.fidx);
 	free(b.off);
@@ -804,5 +891,6 @@ void tree_free(struct tree *t)
 		free(pv);
 	}
 	free(t->wins);
+	tree_idents_free(t);
 	free(t);
 }

@@ -4,7 +4,9 @@
  * kernel frames, root first.  With TREE_BY_PROCESS a process level sits
  * between the root and the subsystems; with time accounting (enum
  * tree_time) a level of the kinds of time sits above the subsystems:
- * all -> [process] -> on-cpu|blocked|runnable -> subsystem -> frames.  Every node carries, per condition,
+ * all -> [process] -> on-cpu|blocked|runnable -> subsystem -> frames.
+ * A command name with several processes gets a TREE_COMMAND level above
+ * them: all -> cc1 (x4) -> cc1 [123] -> ....  Every node carries, per condition,
  * its total and self counts and, per window, its total — the raw material of
  * calibration (core/calib), which fills node->stat.
  *
@@ -30,6 +32,11 @@ enum tree_node_kind {
 	TREE_SUBSYS,
 	TREE_FRAME,
 	TREE_EVENT,     /* a tracepoint's own node (instrumentation steps) */
+	TREE_COMMAND,   /* by process: the processes of one command name
+	                 * (comm) when it has two or more, above their
+	                 * TREE_PROCESS nodes; named by the comm alone (its id
+	                 * stays when processes come and go), nproc says how
+	                 * many; its counts are the sum of its processes' */
 	TREE_TIME,      /* the kind of time, a grouping level above the
 	                 * subsystems: "on-cpu", "blocked", "runnable" (issue 11;
 	                 * blocked/runnable counted in sample-equivalents, so all
@@ -72,6 +79,7 @@ struct calib_stat {
 	                           * (uncorrected rate test at alpha); 0 not */
 };
 
+struct strpool;
 struct tree_annot; /* step results attached to a node (core/tree_annot.h) */
 
 /* Who a node's samples belong to: one entry per process, in a tree by
@@ -84,12 +92,23 @@ struct tree_proc {
 	struct tree_proc *next;
 };
 
+/* Who a process is (issue 15): a copy of the profile's struct
+ * profile_ident, strings owned by the tree ("" when unknown). */
+struct tree_ident {
+	uint32_t tgid;
+	const char *comm, *cmdline, *exe, *cgroup, *unit, *container, *role, *threads;
+	int kthread;
+};
+
 struct tree_node {
 	uint64_t id;              /* hash of the path from the root */
 	const char *name;         /* owned by the tree */
 	enum tree_node_kind kind;
 	enum subsys subsys;       /* subsystem of the path it belongs to */
 	uint32_t tgid;            /* TREE_PROCESS nodes only */
+	unsigned nproc;           /* TREE_COMMAND nodes: its processes */
+	const struct tree_ident *ident; /* TREE_PROCESS nodes: who it is, when
+	                           * the profile knew (owned by the tree); NULL */
 	unsigned depth;           /* root is 0 */
 	struct tree_node *parent;
 	struct tree_node **child; /* nchild children, in build order until
@@ -104,7 +123,8 @@ struct tree_node {
 	struct tree_annot *annot; /* NULL or a list owned by the tree */
 	unsigned flags;           /* TREE_F_* */
 	struct tree_proc *procs;  /* by-subsystem trees: its processes, owned by
-	                           * the tree; NULL in trees by process */
+	                           * the tree; in trees by process NULL but on
+	                           * TREE_COMMAND nodes (their processes) */
 };
 
 #define TREE_F_VERDICT  0x1u  /* on the verdict path */
@@ -153,6 +173,11 @@ struct tree {
 	/* which processes are the diagnosed work, copied from the profile
 	 * (struct profile_diag): a fall of another process is displaced work */
 	struct profile_diag diag;
+	/* the profile's process identities, copied (tree_ident_of), their
+	 * strings in ident_names (core/tree_ident.c) */
+	struct tree_ident *idents;
+	size_t nidents;
+	struct strpool *ident_names;
 	/* private: */
 	struct tree_priv *priv;
 };
@@ -161,6 +186,13 @@ struct tree {
  * Returns NULL with errno set.  Free with tree_free. */
 struct tree *tree_build(const struct profile *p, const struct tree_opts *opts);
 void tree_free(struct tree *t); /* NULL-safe */
+
+/* The identity of process tgid as the profile had it, or NULL. */
+const struct tree_ident *tree_ident_of(const struct tree *t, uint32_t tgid);
+/* tree_build and tree_free only: copies p's identities into t (0 or
+ * -ENOMEM); frees them (NULL-safe members). */
+int tree_idents_copy(struct tree *t, const struct profile *p);
+void tree_idents_free(struct tree *t);
 
 /* 1 when process tgid is (part of) the diagnosed work: the profile said
  * so, or said nothing (then every process counts as diagnosed: no work is

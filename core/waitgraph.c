@@ -98,6 +98,7 @@ void wg_free(struct waitgraph *g)
 		free(g->edges[i].stack);
 	free(g->edges);
 	free(g->threads);
+	free(g->hidx);
 	free(g);
 }
 
@@ -109,19 +110,62 @@ static int wg_same(const struct wg_edge *a, const struct wg_edge *b)
 	       !strcmp(a->stack ? a->stack : "", b->stack ? b->stack : "");
 }
 
+/* FNV-1a over the fields wg_same compares */
+static size_t wg_hash(const struct wg_edge *e)
+{
+	uint64_t h = 1469598103934665603ull;
+	uint32_t v[6] = { e->pid, e->tgid, (uint32_t)e->waker, e->wpid, e->wtgid, e->vec };
+	const char *s[3] = { e->comm, e->wcomm, e->stack ? e->stack : "" };
+	size_t lim[3] = { 15, 15, (size_t)-1 };
+
+	for (size_t i = 0; i < sizeof(v); i++)
+		h = (h ^ ((const unsigned char *)v)[i]) * 1099511628211ull;
+	for (int k = 0; k < 3; k++) {
+		for (size_t i = 0; i < lim[k] && s[k][i]; i++)
+			h = (h ^ (unsigned char)s[k][i]) * 1099511628211ull;
+		h = (h ^ 0xff) * 1099511628211ull;
+	}
+	return (size_t)h;
+}
+
+/* The index again at twice the size (keeps it at most half full). */
+static int wg_rehash(struct waitgraph *g)
+{
+	size_t cap = g->hcap ? g->hcap * 2 : 256, *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->nedges; i++) {
+		size_t k = wg_hash(&g->edges[i]) & (cap - 1);
+
+		while (n[k])
+			k = (k + 1) & (cap - 1);
+		n[k] = i + 1;
+	}
+	free(g->hidx);
+	g->hidx = n;
+	g->hcap = cap;
+	return 0;
+}
+
 int wg_edge_add(struct waitgraph *g, const struct wg_edge *e)
 {
 	struct wg_edge *n;
+	size_t k;
 
-	/* a linear merge: a window holds hundreds of edges, not millions */
-	for (size_t i = 0; i < g->nedges; i++)
-		if (wg_same(&g->edges[i], e)) {
-			g->edges[i].count += e->count;
-			g->edges[i].total_ns += e->total_ns;
+	if ((g->nedges + 1) * 2 > g->hcap && wg_rehash(g))
+		return -ENOMEM;
+	for (k = wg_hash(e) & (g->hcap - 1); g->hidx[k]; k = (k + 1) & (g->hcap - 1)) {
+		struct wg_edge *x = &g->edges[g->hidx[k] - 1];
+
+		if (wg_same(x, e)) {
+			x->count += e->count;
+			x->total_ns += e->total_ns;
 			for (int b = 0; b < WG_BUCKETS; b++)
-				g->edges[i].hist[b] += e->hist[b];
+				x->hist[b] += e->hist[b];
 			return 0;
 		}
+	}
 	if (g->nedges == g->edge_cap) {
 		size_t cap = g->edge_cap ? g->edge_cap * 2 : 64;
 
@@ -139,6 +183,7 @@ int wg_edge_add(struct waitgraph *g, const struct wg_edge *e)
 		return -ENOMEM;
 	n->channel = wg_classify_stack(n->stack);
 	g->nedges++;
+	g->hidx[k] = g->nedges;
 	return 0;
 }
 

@@ -79,6 +79,10 @@ struct waitgraph {
 	size_t nthreads, thread_cap;
 	double secs;                /* window length (sum when merged) */
 	double start_s;             /* offset of the window from the start */
+	/* private: edge index + 1 by key hash (open addressing), so adding
+	 * and merging stay linear in the edges (the TUI merges every
+	 * collect's graph into the run's) */
+	size_t *hidx, hcap;
 };
 
 /* Empty graph or NULL with errno.  Free with wg_free (NULL-safe). */

@@ -176,6 +176,43 @@ static void app_verdict_line(struct app *a, struct fmt_line *l, int width)
 	fmt_verdict_line(l, width, &fv, a->gl);
 }
 
+int app_icicle_layout(struct app *a)
+{
+	int h = a->scr.tree.h;
+
+	return icicle_layout(&a->ic, a->t, a->calibrated, a->scr.tree.w,
+			     (unsigned)(h > 3 ? h - 3 : 1));
+}
+
+void app_draw_icicle(struct app *a)
+{
+	struct screen *s = &a->scr;
+	int h = s->tree.h, levels = h > 3 ? h - 3 : 1;
+
+	if (app_icicle_layout(a) < 0) {
+		app_msg(a, "out of memory laying out the icicle");
+		a->mode = MODE_TREE;
+		return;
+	}
+	icicle_head(&s->scratch, &a->ic, a->gl);
+	screen_put_line(s, s->wtree, &s->ctree, 0, &s->scratch);
+	for (int i = 0; i < levels && 1 + i < h - 2; i++) {
+		icicle_row(&s->scratch, &a->ic, (unsigned)i, a->gl);
+		screen_put_line(s, s->wtree, &s->ctree, 1 + i, &s->scratch);
+	}
+	icicle_detail(&s->scratch, &a->ic, a->gl);
+	screen_put_line(s, s->wtree, &s->ctree, h - 2, &s->scratch);
+	if (a->msg[0]) {
+		fmt_line_reset(&s->scratch);
+		fmt_line_add(&s->scratch, THEME_STATUS_WARN, " ", -1);
+		fmt_line_add(&s->scratch, THEME_STATUS_WARN, a->msg, s->tree.w - 1);
+		fmt_line_pad(&s->scratch, THEME_STATUS_WARN, s->tree.w);
+	} else {
+		icicle_path(&s->scratch, &a->ic, a->gl);
+	}
+	screen_put_line(s, s->wtree, &s->ctree, h - 1, &s->scratch);
+}
+
 static void render(struct app *a)
 {
 	struct fmt_cols cols;
@@ -190,6 +227,7 @@ static void render(struct app *a)
 		return;
 	}
 	app_pane_sync_tree(a);
+	app_model_fit(a);
 	view_tree_set_height(a->v, (unsigned)screen_tree_rows(&a->scr));
 	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated);
 	ctx.gl = a->gl;
@@ -217,19 +255,25 @@ static void render(struct app *a)
 		ft = footer;
 		frole = a->v->nmatch ? THEME_NORMAL : THEME_STATUS_WARN;
 	}
-	if (screen_tree_shown(&a->scr))
+	if (screen_tree_shown(&a->scr) && a->mode == MODE_ICICLE)
+		app_draw_icicle(a);
+	else if (screen_tree_shown(&a->scr))
 		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->v->threshold);
-	if (a->pane) {
+	if (app_model_open(a))     /* it owns the side pane while open */
+		view_model_draw(&a->scr, a->model, !screen_tree_shown(&a->scr), a->gl);
+	if (a->pane || (app_model_open(a) && !screen_tree_shown(&a->scr))) {
 		struct source_status st = a->st;
 		struct fmt_line vl;
 		char phase[128];
 		/* a replay's phase is the replay's position */
-		const char *ph = a->replay ? NULL : pane_status(a->pane, &st, phase, sizeof(phase));
+		const char *ph = a->replay || !a->pane ? NULL :
+				 pane_status(a->pane, &st, phase, sizeof(phase));
 
 		app_verdict_line(a, &vl, a->scr.agent.w);
-		view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
-				a->replay ? "replay" : "none", a->focus_agent,
-				a->calibrated ? &vl : NULL, a->gl);
+		if (a->pane && !app_model_open(a))
+			view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
+					a->replay ? "replay" : "none", a->focus_agent,
+					a->calibrated ? &vl : NULL, a->gl);
 		/* the message line of a hidden tree goes to the status bar */
 		if (!screen_tree_shown(&a->scr) && ft) {
 			fmt_line_reset(&a->scr.scratch);
@@ -688,6 +732,8 @@ out:
 	if (masked)
 		sigprocmask(SIG_SETMASK, &a.oldmask, NULL);
 	view_tree_free(a.v);
+	icicle_fini(&a.ic);
+	view_model_free(a.model);
 	analysis_clear(&a.an);
 	log_ring_free(a.log);
 	if (a.logf)

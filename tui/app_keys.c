@@ -450,6 +450,14 @@ static int act_export(struct app *a, enum key_action act, char **cause)
 	return APP_DRAW_TREE;
 }
 
+static int act_model(struct app *a, enum key_action act, char **cause)
+{
+	(void)act;
+	(void)cause;
+	app_model_toggle(a);
+	return APP_DRAW_PANES;
+}
+
 static int act_replay(struct app *a, enum key_action act, char **cause)
 {
 	int err = app_replay_move(a, act, cause);
@@ -596,6 +604,70 @@ static int act_copy_path(struct app *a, enum key_action act, char **cause)
 	return APP_DRAW_TREE;
 }
 
+/* i: the icicle of the selected subtree, in the tree pane */
+static int act_icicle(struct app *a, enum key_action act, char **cause)
+{
+	(void)act;
+	(void)cause;
+	if (!a->t || !view_tree_selected(a->v)) {
+		app_msg(a, "nothing to show: the tree is empty");
+		return APP_DRAW_TREE;
+	}
+	icicle_open(&a->ic, view_tree_selected(a->v));
+	a->mode = MODE_ICICLE;
+	return APP_DRAW_TREE;
+}
+
+/* Keys of the icicle view: arrows move, Enter zooms, Backspace zooms out,
+ * Esc / q / i go back to the tree with its selection on the icicle's. */
+static void key_icicle(struct app *a, int fn, wint_t ch, int code)
+{
+	struct icicle *ic = &a->ic;
+
+	/* the tree may have been rebuilt since the last draw: nodes again */
+	if (app_icicle_layout(a) < 0) {
+		app_msg(a, "out of memory laying out the icicle");
+		a->mode = MODE_TREE;
+		return;
+	}
+	if ((fn && ch == KEY_BACKSPACE) || (!fn && (ch == 127 || ch == 8))) {
+		if (!icicle_unzoom(ic))
+			app_msg(a, "at the root already");
+		return;
+	}
+	switch (key_lookup(code)) {
+	case KEY_ACT_UP:
+		icicle_move(ic, ICICLE_UP);
+		return;
+	case KEY_ACT_DOWN:
+		icicle_move(ic, ICICLE_DOWN);
+		return;
+	case KEY_ACT_COLLAPSE:
+		icicle_move(ic, ICICLE_LEFT);
+		return;
+	case KEY_ACT_EXPAND:
+		icicle_move(ic, ICICLE_RIGHT);
+		return;
+	case KEY_ACT_TOGGLE:
+		if (!icicle_zoom(ic))
+			app_msg(a, "the view starts there already");
+		return;
+	case KEY_ACT_CANCEL:
+	case KEY_ACT_QUIT:
+	case KEY_ACT_ICICLE:
+		if (ic->sel) /* the tree follows where the icicle went */
+			view_tree_select_node(a->v, (struct tree_node *)ic->sel);
+		a->mode = MODE_TREE;
+		return;
+	case KEY_ACT_REDRAW:
+		screen_invalidate(&a->scr);
+		return;
+	default:
+		app_msg(a, "icicle: arrows move, Enter zooms, Backspace zooms out, Esc back");
+		return;
+	}
+}
+
 typedef int (*app_key_fn)(struct app *a, enum key_action act, char **cause);
 
 static const app_key_fn key_actions[] = {
@@ -643,6 +715,8 @@ static const app_key_fn key_actions[] = {
 	[KEY_ACT_THRESHOLD] = act_threshold,
 	[KEY_ACT_VERDICT_PATH] = act_verdict_path,
 	[KEY_ACT_COPY_PATH] = act_copy_path,
+	[KEY_ACT_ICICLE] = act_icicle,
+	[KEY_ACT_MODEL] = act_model,
 };
 
 /* The tree's action for code: what to redraw, or -errno with *cause. */
@@ -683,7 +757,11 @@ int app_read_keys(struct app *a, char **cause)
 			key_overlay(a, code);
 			continue;
 		}
-		if (key_pane(a, code))
+		if (a->mode == MODE_ICICLE) {
+			key_icicle(a, fn, ch, code);
+			continue;
+		}
+		if (app_model_key(a, code) || key_pane(a, code))
 			continue;
 		r = key_tree(a, code, cause);
 		if (r < 0)

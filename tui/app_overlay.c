@@ -166,6 +166,23 @@ void app_open_explain(struct app *a)
 	app_overlay_wrap(a, glossary_numbers(n, a->calibrated, a->t && a->t->root ?
 					 tree_node_sum(a->t->root) : 0, a->st.freq_hz,
 					 text, sizeof(text)), width);
+	if (n->kind == TREE_PROCESS && n->ident) {
+		const struct tree_ident *id = n->ident;
+		const char *const f[][2] = {
+			{ "command line", id->cmdline }, { "executable", id->exe },
+			{ "cgroup", id->cgroup }, { "systemd unit", id->unit },
+			{ "container", id->container }, { "threads", id->threads },
+			{ "kernel thread", id->kthread ? (*id->role ? id->role : "yes") : "" },
+		};
+
+		/* as /proc showed it while it ran (strings escaped when read) */
+		app_overlay_add(a, "%s", "");
+		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+			if (f[i][1] && *f[i][1]) {
+				snprintf(text, sizeof(text), "%s: %s", f[i][0], f[i][1]);
+				app_overlay_wrap(a, text, width);
+			}
+	}
 	if (n->flags & TREE_F_VERDICT) {
 		app_overlay_add(a, "%s", "");
 		app_overlay_wrap(a, "It is on the verdict path: the descent followed it because it "

@@ -6,6 +6,7 @@
  *                  search, the agent pane's keys and prompts
  *   app_overlay.c  the help, why and explain overlays
  *   app_replay.c   replay (n/p through a session) and the markdown export (w)
+ *   app_model.c    the model view's layout and keys (m; tui/view_model.h)
  */
 #ifndef ARGUS_APP_PRIV_H
 #define ARGUS_APP_PRIV_H
@@ -22,7 +23,9 @@
 #include "util.h"
 #include "view_keys.h"
 #include "view_log.h"
+#include "view_model.h"
 #include "view_screen.h"
+#include "view_icicle.h"
 #include "view_tree.h"
 
 
@@ -35,6 +38,7 @@ enum app_mode {
 	MODE_TREE,
 	MODE_SEARCH,
 	MODE_OVERLAY,
+	MODE_ICICLE,              /* i: the icicle view in the tree pane */
 };
 
 struct app {
@@ -78,6 +82,8 @@ struct app {
 	struct analysis an;       /* the tree shown (an.t), its verdict, lines, summary */
 	int sort_idx;             /* s: index in app_sorts; 0: by delta (calibrated)
 	                           * or total, as analysis_run sorts */
+	struct icicle ic;         /* i: the icicle view (mode MODE_ICICLE) */
+	struct view_model *model; /* m: the model of the load (view_model.h) */
 };
 
 /* The sort orders s cycles through (app_keys.c). */
@@ -106,6 +112,11 @@ int app_rebuild(struct app *a, char **cause);
 enum theme_depth app_term_depth(void);
 void app_cycle_theme(struct app *a);
 
+/* app.c: the icicle view in the tree pane (mode MODE_ICICLE): laid out
+ * over the tree shown now (after a rebuild its nodes are new), drawn. */
+int app_icicle_layout(struct app *a);
+void app_draw_icicle(struct app *a);
+
 /* app_keys.c: every key waiting on the terminal; 0 or -errno with *cause. */
 int app_read_keys(struct app *a, char **cause);
 
@@ -117,6 +128,15 @@ void app_overlay_close(struct app *a);
 void app_open_help(struct app *a);
 void app_open_why(struct app *a);
 void app_open_explain(struct app *a);
+
+/* app_model.c: m opens / closes the model view; its keys while open
+ * (returns 1 when the key was taken). */
+void app_model_toggle(struct app *a);
+int app_model_key(struct app *a, int code);
+/* 1 when the model view is open (it then owns the side pane). */
+int app_model_open(const struct app *a);
+/* Before drawing: the view follows a resize and a growing wait graph. */
+void app_model_fit(struct app *a);
 
 /* app_replay.c */
 unsigned app_replay_steps(struct app *a, struct analysis_step *out, struct step **own_s,

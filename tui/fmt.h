@@ -142,6 +142,10 @@ void fmt_colhead(struct fmt_line *l, const struct fmt_row_ctx *c);
 /* Row i of v as a line (selected when it is the selection). */
 void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	     const struct fmt_row_ctx *c);
+/* The name a row shows: a command group's with its process count
+ * ("cc1 ×4"; buf holds it), else the node's name (not copied). */
+const char *fmt_node_name(const struct tree_node *n, const struct glyphs *gl, char *buf,
+			  size_t len);
 /* Role for a node's delta: up, down or insignificant (normal when not
  * calibrated). */
 enum theme_role fmt_delta_role(const struct tree_node *n, int calibrated);

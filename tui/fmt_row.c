@@ -139,6 +139,15 @@ static void add_name(struct fmt_line *l, enum theme_role r, const char *name, in
 		add_seg(l, r, name, tail, len, hit, mlen);
 }
 
+const char *fmt_node_name(const struct tree_node *n, const struct glyphs *gl, char *buf,
+			  size_t len)
+{
+	if (n->kind != TREE_COMMAND)
+		return n->name ? n->name : "?";
+	snprintf(buf, len, "%s %s%u", n->name ? n->name : "?", gl->utf8 ? "\u00d7" : "x", n->nproc);
+	return buf;
+}
+
 static void add_col(struct fmt_line *l, enum theme_role r, const char *s, int w)
 {
 	int end = l->width + 1 + w;
@@ -160,7 +169,7 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	const char *tag = NULL;
 	enum theme_role tagrole = THEME_NORMAL;
 	int namew = cols->namew, room, tagw = 0;
-	char buf[64];
+	char buf[64], namebuf[256];
 
 	fmt_line_reset(l);
 	l->selected = i == v->sel;
@@ -210,7 +219,22 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	/* the node the agent's proposal concerns */
 	add_name(l, (n->flags & TREE_F_FOCUS) ? THEME_FOCUS :
 		 v->calibrated ? dr : (n->kind == TREE_FRAME ? THEME_NORMAL : THEME_HEADER),
-		 n->name ? n->name : "?", room - tagw, c->match, gl);
+		 fmt_node_name(n, gl, namebuf, sizeof(namebuf)), room - tagw, c->match, gl);
+	if (n->kind == TREE_PROCESS && n->ident) {
+		/* who it is, in what room is left: its command line, its unit */
+		const struct tree_ident *id = n->ident;
+		const char *who = *id->cmdline ? id->cmdline : *id->exe ? id->exe : id->role;
+		int left = namew - l->width - tagw;
+		char what[512];
+
+		if (id->kthread && *id->role)
+			snprintf(what, sizeof(what), "  [%s]", id->role);
+		else
+			snprintf(what, sizeof(what), "  %s%s%s", who ? who : "",
+				 *id->unit ? "  " : "", id->unit);
+		if (what[2] && left > 6)
+			fmt_line_add_mid(l, THEME_DIM, what, left, gl);
+	}
 	if (tag)
 		fmt_line_add(l, tagrole, tag, -1);
 	fmt_line_pad(l, THEME_NORMAL, namew);

@@ -174,6 +174,43 @@ int fmt_run_measuring(const struct source_status *st)
 	}
 }
 
+/* The summary in room columns.  When it does not fit, the subsystems
+ * yield first: the processes the load displaced (analysis.c puts them
+ * last, after "displaced: ") are what a narrow terminal would otherwise
+ * lose, and they are the finding that is not in the tree's ◆ path. */
+static void fmt_header_summary(struct fmt_line *l, const char *summary, int room,
+			       const struct glyphs *gl)
+{
+	const char *d = strstr(summary, "displaced: ");
+	int dw, sepw;
+	char head[FMT_LINE_MAX];
+
+	if (!d || fmt_width(summary) <= room) {
+		fmt_line_add_trunc(l, THEME_HEADER, summary, room, gl);
+		return;
+	}
+	dw = fmt_width(d);
+	sepw = fmt_width(gl->g[GLYPH_SEP]) + 2;
+	/* the subsystems, without analysis.c's " · " / " | " before "displaced" */
+	snprintf(head, sizeof(head), "%.*s", (int)(d - summary), summary);
+	for (size_t n = strlen(head); n && strchr(" |", head[n - 1]); n = strlen(head))
+		head[n - 1] = '\0';
+	if (strlen(head) >= 2 && !strcmp(head + strlen(head) - 2, "\xc2\xb7"))
+		head[strlen(head) - 2] = '\0';
+	for (size_t n = strlen(head); n && head[n - 1] == ' '; n = strlen(head))
+		head[n - 1] = '\0';
+	if (head[0] && room - dw - sepw >= 8) {
+		char sep[16];
+
+		fmt_line_add_trunc(l, THEME_HEADER, head, room - dw - sepw, gl);
+		snprintf(sep, sizeof(sep), " %s ", gl->g[GLYPH_SEP]);
+		fmt_line_add(l, THEME_HEADER, sep, -1);
+		fmt_line_add_trunc(l, THEME_HEADER, d, dw, gl);
+	} else {
+		fmt_line_add_trunc(l, THEME_HEADER, d, room, gl);
+	}
+}
+
 void fmt_header(struct fmt_line *l, int width, const char *title, const char *state,
 		const char *summary, const struct glyphs *gl)
 {
@@ -204,7 +241,7 @@ void fmt_header(struct fmt_line *l, int width, const char *title, const char *st
 	}
 	if (sw && l->width + 4 < width) {
 		fmt_line_add(l, THEME_HEADER, "  ", -1);
-		fmt_line_add_trunc(l, THEME_HEADER, summary, width - l->width, gl);
+		fmt_header_summary(l, summary, width - l->width, gl);
 	}
 	fmt_line_pad(l, THEME_HEADER, width);
 }

@@ -58,6 +58,8 @@ enum key_action {
 	KEY_ACT_THRESHOLD,        /* t: next hidden-node threshold */
 	KEY_ACT_VERDICT_PATH,     /* c: collapse to the verdict path */
 	KEY_ACT_COPY_PATH,        /* Y: copy the selected path (OSC 52) */
+	KEY_ACT_ICICLE,           /* i: icicle (flame-graph-like) view of the subtree */
+	KEY_ACT_MODEL,            /* m: the model of the load (tui/view_model.h) */
 };
 
 struct key_binding {

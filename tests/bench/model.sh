@@ -8,9 +8,12 @@
 #  2. overhead of the causality program: tier3 as a message ping-pong (no
 #     think time, no CPU work, no lock, no I/O) alone and under argus model,
 #     interleaved; the ratio of throughputs, and the probe's own BPF run
-#     time in % of one CPU (the step budget of the per-event kinds is 5%).
+#     time in % of one CPU (the step budget of the per-event kinds is 5%);
+#     with OLD_ARGUS=path an older argus binary in the same rounds, side
+#     by side (e.g. one built from e0770a7, before the overhead work).
 # The machine is shared: say so with the numbers (load average printed).
 #   ROUNDS (default 2)  SECS per run (default 6)  THINK (ms, default 10)
+#   PART=predict|overhead (default both)
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=${ROOT:-$(pwd)}
 ARGUS=${ARGUS:-$ROOT/argus}
@@ -33,33 +36,58 @@ alone() { # clients -> ops/s of tier3 without argus
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (shared by other work)"
 echo "command: ROUNDS=$ROUNDS SECS=$SECS THINK=$THINK sh tests/bench/model.sh"
-printf '%-3s %-5s %10s %10s %7s %10s %10s %7s\n' N round "alone N" "model N" "err N" "alone 2N" "pred 2N" "err 2N"
-for n in 1 2 4; do
+PART=${PART:-all}
+[ "$PART" = overhead ] ||
+	printf '%-3s %-5s %10s %10s %7s %10s %10s %7s%s\n' N round "alone N" "model N" "err N" "alone 2N" "pred 2N" "err 2N" \
+		"${OLD_ARGUS:+     old N  err N   old 2N  err 2N}"
+build() { # argus-binary clients -> the model's JSON in $TMP/m.json
+	"$1" model --duration "$SECS" --mark 'steady begin' --format json --what-if clients=2x -- \
+		"$T3" --clients "$2" --seconds $((SECS + 2)) --think-ms "$THINK" --warmup 1 \
+		>"$TMP/m.json" 2>"$TMP/err" || { tail -3 "$TMP/err" >&2; return 1; }
+	python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); print(m["throughput"], m["prediction"]["throughput"])' "$TMP/m.json"
+}
+for n in $([ "$PART" = overhead ] || echo 1 2 4); do
 	for r in $(seq 1 "$ROUNDS"); do
 		a1=$(alone "$n")
-		"$ARGUS" model --duration "$SECS" --mark 'steady begin' --format json --what-if clients=2x -- \
-			"$T3" --clients "$n" --seconds $((SECS + 2)) --think-ms "$THINK" --warmup 1 \
-			>"$TMP/m.json" 2>"$TMP/err" || { tail -3 "$TMP/err"; continue; }
+		new=$(build "$ARGUS" "$n") || continue
+		old=
+		[ -n "${OLD_ARGUS:-}" ] && { old=$(build "$OLD_ARGUS" "$n") || old="0 0"; }
 		a2=$(alone $((2 * n)))
-		python3 - "$TMP/m.json" "$n" "$r" "$a1" "$a2" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1])); n, r, a1, a2 = sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
-x1, x2 = m["throughput"], m["prediction"]["throughput"]
-print("%-3s %-5s %10.1f %10.1f %+6.1f%% %10.1f %10.1f %+6.1f%%" % (n, r, a1, x1, (x1 - a1) / a1 * 100,
-      a2, x2, (x2 - a2) / a2 * 100))
-PY
+		echo "$n $r $a1 $a2 $new $old" | awk '
+			function err(x, a) { return a > 0 ? (x - a) / a * 100 : 0 }
+			{ printf "%-3s %-5s %10.1f %10.1f %+6.1f%% %10.1f %10.1f %+6.1f%%", $1, $2, $3, $5, err($5, $3), $4, $6, err($6, $4)
+			  if (NF >= 8) printf " %9.1f %+6.1f%% %8.1f %+6.1f%%", $7, err($7, $3), $8, err($8, $4)
+			  printf "\n" }'
 	done
 done
 
+[ "$PART" = predict ] && exit 0
 echo
 echo "overhead on a message-heavy load (tier3 --think-ms 0, no CPU work, lock or I/O; 2 clients)"
+echo "alone / under argus model${OLD_ARGUS:+ / under the older argus (OLD_ARGUS=$OLD_ARGUS)}, interleaved;"
+echo "probe %CPU and us/event: the BPF programs' run time in a second run of each with"
+echo "kernel.bpf_stats_enabled=1 (the statistics cost a little themselves)"
 msg="--clients 2 --think-ms 0 --front-us 0 --back-us 0 --lock-us 0 --io 0 --warmup 1"
-printf '%-5s %12s %12s %8s %14s\n' round "alone ops/s" "model ops/s" ratio "probe %CPU"
+printf '%-5s %-6s %12s %12s %8s %12s %10s\n' round argus "alone ops/s" "model ops/s" ratio "probe %CPU" "us/event"
+stats0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
+under() { # argus-binary stats(0|1) -> "ops_per_sec pct us"
+	[ "$2" = 1 ] && sysctl -qw kernel.bpf_stats_enabled=1
+	"$1" model --duration $((SECS + 1)) -- "$T3" $msg --seconds "$SECS" >/dev/null 2>"$TMP/err"
+	[ "$2" = 1 ] && sysctl -qw kernel.bpf_stats_enabled="$stats0"
+	b=$(sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p' "$TMP/err")
+	c=$(sed -n 's/.*probe cost \([0-9.]*\)% of one CPU (\([0-9.]*\) us per event).*/\1 \2/p' "$TMP/err")
+	echo "${b:-0} ${c:-- -}"
+}
 for r in $(seq 1 "$ROUNDS"); do
 	a=$("$T3" $msg --seconds "$SECS" | sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p')
-	"$ARGUS" model --duration $((SECS + 1)) -- "$T3" $msg --seconds "$SECS" >/dev/null 2>"$TMP/err"
-	b=$(sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p' "$TMP/err")
-	c=$(sed -n 's/.*probe cost \([0-9.]*\)% of one CPU.*/\1/p' "$TMP/err")
-	awk -v r="$r" -v a="$a" -v b="$b" -v c="$c" 'BEGIN { printf "%-5s %12.0f %12.0f %8.3f %13s%%\n", r, a, b, (a > 0 ? b / a : 0), c }'
+	for which in new ${OLD_ARGUS:+old}; do
+		bin=$ARGUS
+		[ $which = old ] && bin=$OLD_ARGUS
+		set -- $(under "$bin" 0)
+		b=$1
+		set -- $(under "$bin" 1)
+		awk -v r="$r" -v w="$which" -v a="$a" -v b="$b" -v c="$2" -v u="$3" \
+			'BEGIN { printf "%-5s %-6s %12.0f %12.0f %8.3f %11s%% %10s\n", r, w, a, b, (a > 0 ? b / a : 0), c, u }'
+	done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

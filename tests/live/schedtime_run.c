@@ -10,13 +10,17 @@
  *                                 runnable B wall W" (seconds), per key
  *                                 "key COMM KIND OTHER SECS | FRAMES", and
  *                                 "cumulative_blocked_s X windows_blocked_s Y"
- *   schedtime_run pingpong SECS [all|self]
+ *   schedtime_run pingpong SECS [MODE]
  *                                 the ping-pong alone for SECS, without the
- *                                 probe, with it tracking every task (as the
- *                                 model runs it: all) or only the ping-pong
- *                                 (as the wall-clock tree tracks a victim:
- *                                 self): prints "ops_per_sec N" and, with the
- *                                 probe, "events N bpf_ns N bpf_runs N"
+ *                                 probe (no MODE), or with it: MODE is all
+ *                                 (every task tracked) or self (only the
+ *                                 ping-pong, as the wall-clock tree tracks a
+ *                                 victim and the model its load), then
+ *                                 optionally -exact (no sampling: every
+ *                                 interval charged) and -stats (BPF run-time
+ *                                 statistics on): prints "ops_per_sec N" and,
+ *                                 with the probe, "events N bpf_ns N
+ *                                 bpf_runs N"
  * Exit 0 ok, 3 the probe refused (cause printed), 1 other.
  */
 #include <errno.h>
@@ -236,9 +240,8 @@ static int account(double secs)
 
 static int pingpong_only(double secs, const char *mode)
 {
-	int probe = mode && (!strcmp(mode, "all") || !strncmp(mode, "self", 4) ||
-			     !strcmp(mode, "all-stats"));
-	int self = probe && (!strcmp(mode, "self") || !strcmp(mode, "self-stats"));
+	int probe = mode && (!strncmp(mode, "all", 3) || !strncmp(mode, "self", 4));
+	int self = probe && !strncmp(mode, "self", 4);
 	uint32_t tg;
 	struct probe_schedtime_opts o = { 0 };
 	struct probe_schedtime *ps = NULL;
@@ -255,6 +258,7 @@ static int pingpong_only(double secs, const char *mode)
 	if (probe) {
 		o.exclude_tgid = (uint32_t)getpid();
 		o.stats = strstr(mode, "stats") != NULL;
+		o.exact = strstr(mode, "exact") != NULL;
 		if (self) {
 			tg = (uint32_t)p;
 			o.tgids = &tg;
@@ -275,9 +279,10 @@ static int pingpong_only(double secs, const char *mode)
 	if (ps) {
 		probe_schedtime_counters(ps, &c);
 		probe_schedtime_runtime(ps, &ns, &cnt);
-		printf("events %llu bpf_ns %llu bpf_runs %llu map_full %llu intervals %llu\n", (unsigned long long)c.switches,
-		       (unsigned long long)ns, (unsigned long long)cnt, (unsigned long long)c.map_full,
-		       (unsigned long long)c.intervals);
+		printf("events %llu bpf_ns %llu bpf_runs %llu map_full %llu intervals %llu unsampled %llu\n",
+		       (unsigned long long)c.switches, (unsigned long long)ns, (unsigned long long)cnt,
+		       (unsigned long long)c.map_full, (unsigned long long)c.intervals,
+		       (unsigned long long)c.unsampled);
 		probe_schedtime_close(ps);
 	}
 	return 0;
@@ -290,6 +295,6 @@ int main(int argc, char **argv)
 		return account(atof(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "pingpong"))
 		return pingpong_only(atof(argv[2]), argc > 3 ? argv[3] : NULL);
-	fprintf(stderr, "usage: schedtime_run account SECS | pingpong SECS [all|self]\n");
+	fprintf(stderr, "usage: schedtime_run account SECS | pingpong SECS [all|self][-exact][-stats]\n");
 	return 2;
 }

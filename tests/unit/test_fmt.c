@@ -409,6 +409,24 @@ static void test_header_state(void **state)
 	fmt_header(&l, 80, title, "calibration done", sum, glyphs_get(1));
 	assert_non_null(strstr(l.text, "…"));
 	assert_non_null(strstr(l.text, "120 · calibration done  mm +3000%"));
+	/* 80 columns and displaced work: the subsystems yield, the displaced
+	 * processes stay whole (utf-8 and ascii separators) */
+	fmt_header(&l, 80, title, "replay, by process",
+		   "mm +7408% · idle −33% · fs −37% · irq +12% · displaced: bgjob −812/s",
+		   glyphs_get(1));
+	assert_int_equal(l.width, 80);
+	assert_non_null(strstr(l.text, "displaced: bgjob −812/s"));
+	fmt_header(&l, 100, title, "replay, by process",
+		   "mm +7408% · idle −33% · fs −37% · irq +12% · displaced: bgjob −812/s",
+		   glyphs_get(1));
+	assert_non_null(strstr(l.text, "  mm +7408%"));
+	assert_non_null(strstr(l.text, "… · displaced: bgjob −812/s"));
+	fmt_header(&l, 80, title, "replay",
+		   "mm +7408% | idle -33% | fs -37% | irq +12% | displaced: bgjob -812/s",
+		   glyphs_get(0));
+	assert_int_equal(l.width, 80);
+	assert_non_null(strstr(l.text, "displaced: bgjob -812/s"));
+	assert_null(strstr(l.text, "| |"));
 	/* no state: as before */
 	fmt_header(&l, 80, "argus", NULL, NULL, glyphs_get(0));
 	assert_string_equal(l.text, " argus" "                                        "

@@ -11,7 +11,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <sys/wait.h>
+
 #include "procinfo.h"
+#include "profile.h"
 
 static void test_cgroup_path(void **state)
 {
@@ -143,6 +146,57 @@ static void test_kernel_thread(void **state)
 	procinfo_clear(NULL);
 }
 
+/* A profile's processes are identified once each, while they run: this
+ * process (its command line and executable), kthreadd (a kernel thread, by
+ * role); a process that has exited keeps the comm the sampler saw; argus's
+ * own (skip_tgid) and tgid 0 are left out; a second capture reads only new
+ * stacks. */
+static void test_profile_capture(void **state)
+{
+	static const char *const fr[] = { "a", "b" }, *const fr2[] = { "c" };
+	struct profile *p = profile_new();
+	const struct profile_ident *id;
+	pid_t gone = fork();
+
+	(void)state;
+	assert_true(gone >= 0);
+	if (!gone)
+		_exit(0);
+	assert_int_equal(waitpid(gone, NULL, 0), gone);
+	assert_non_null(p);
+	assert_int_equal(profile_window_begin(p, COND_LOAD, 0), 0);
+	assert_int_equal(profile_add(p, 0, fr, 2, (uint32_t)getpid(), "test_procinfo", 5), 0);
+	assert_int_equal(profile_add(p, 0, fr2, 1, (uint32_t)getpid(), "test_procinfo", 5), 0);
+	assert_int_equal(profile_add(p, 0, fr, 2, (uint32_t)gone, "shortlived", 1), 0);
+	assert_int_equal(profile_add(p, 0, fr, 2, 0, "swapper/0", 9), 0);
+	assert_int_equal(profile_add(p, 0, fr, 2, 4242424, "argus", 9), 0);
+	assert_int_equal(procinfo_profile_capture(p, 4242424), 1);
+	assert_int_equal(p->nidents, 2);
+	id = profile_ident_find(p, (uint32_t)getpid());
+	assert_non_null(id);
+	assert_non_null(strstr(id->cmdline, "test_procinfo"));
+	assert_non_null(strstr(id->exe, "test_procinfo"));
+	assert_int_equal(id->kthread, 0);
+	assert_true(*id->threads);
+	id = profile_ident_find(p, (uint32_t)gone);
+	assert_non_null(id);
+	assert_string_equal(id->comm, "shortlived");
+	assert_string_equal(id->cmdline, "");
+	assert_null(profile_ident_find(p, 0));
+	assert_null(profile_ident_find(p, 4242424));
+	/* only the new stacks: kthreadd (pid 2) */
+	assert_int_equal(procinfo_profile_capture(p, 0), 0);
+	assert_int_equal(profile_add(p, 0, fr2, 1, 2, "kthreadd", 1), 0);
+	if (access("/proc/2/stat", R_OK) == 0) {
+		assert_int_equal(procinfo_profile_capture(p, 0), 1);
+		id = profile_ident_find(p, 2);
+		assert_non_null(id);
+		assert_int_equal(id->kthread, 1);
+		assert_string_equal(id->cmdline, "");
+	}
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_kthread_role),
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_kernel_thread),
+		cmocka_unit_test(test_profile_capture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* Unit tests of core/session: write -> read round trip, files cut at every
  * byte, versions, unknown events, damaged lines, the default path. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "analysis.h"
 #include "import.h"
 #include "session.h"
 
@@ -447,6 +449,160 @@ static void test_fixture_round_trip(void **state)
 	profile_free(p);
 }
 
+/* Six pairs: the load (pid 500) faults far more when loaded; a background
+ * job (pid 600, not diagnosed) reads a third less (displaced); with the
+ * identities of both (600's command line holds an escape sequence) and the
+ * diagnosed set when diag is set. */
+static struct profile *displaced_profile(int diag)
+{
+	static const char *const rd[] = { "entry_SYSCALL_64", "do_syscall_64", "ksys_read",
+					  "vfs_read", "filemap_read" };
+	struct profile_ident a = { .tgid = 500, .comm = "pf", .cmdline = "./pf --mib 64",
+				   .exe = "/tmp/pf", .cgroup = "/argus-load-1", .threads = "pf" };
+	struct profile_ident b = { .tgid = 600, .comm = "bg", .cmdline = "bg \x1b[2J --scan",
+				   .exe = "/opt/bg", .unit = "bg.service", .threads = "bg x4" };
+	struct profile *p = profile_new();
+
+	assert_non_null(p);
+	for (int w = 0; w < 12; w++) {
+		int load = w % 2;
+
+		assert_int_equal(profile_window_begin(p, load ? COND_LOAD : COND_REF, w), w);
+		profile_window_end(p, w, 1.0);
+		assert_int_equal(profile_add(p, w, stack_a, 4, 500, "pf", load ? 600 + w : 4), 0);
+		assert_int_equal(profile_add(p, w, rd, 5, 600, "bg", load ? 300 + w : 450 + w), 0);
+		assert_int_equal(profile_add(p, w, stack_b, 3, 0, "swapper", load ? 200 : 700), 0);
+	}
+	{
+		char cl[32];
+
+		snprintf(cl, sizeof(cl), "bg %c[2J --scan", 0x1b);
+		b.cmdline = cl;
+		assert_int_equal(profile_ident_set(p, &a), 0);
+		assert_int_equal(profile_ident_set(p, &b), 0);
+	}
+	if (diag)
+		profile_diag_add(&p->diag, 500);
+	return p;
+}
+
+static void run_analysis(const struct profile *p, struct analysis *an)
+{
+	struct analysis_opts ao = { .group = TREE_BY_SUBSYS, .explain = 0.5, .sort = 1 };
+	char *cause = NULL;
+
+	if (analysis_run(p, NULL, 0, &ao, an, &cause))
+		fail_msg("analysis_run: %s", cause);
+	assert_true(an->descended);
+}
+
+/* Sessions keep who each process is (once per process, escaped) and the
+ * diagnosed set, so the replay's analysis reports the displaced work the
+ * live one did; a session without them (older ones) still reads, with the
+ * set unknown and nothing called displaced, as before. */
+static void test_idents_and_diag(void **state)
+{
+	for (int diag = 1; diag >= 0; diag--) {
+		struct profile *p = displaced_profile(diag);
+		struct analysis live, rep, cut;
+		struct session_log l;
+		const struct profile *q;
+		struct profile *u;
+		const struct profile_ident *id;
+		char path[256], *cause = NULL, line[65536];
+		struct session *s;
+		unsigned nprocs = 0;
+		FILE *f;
+
+		(void)state;
+		snprintf(path, sizeof(path), "%s/ident%d.jsonl", tmpdir, diag);
+		s = session_open(path, NULL, &cause);
+		assert_non_null(s);
+		for (unsigned w = 0; w < p->nwin; w++)
+			assert_int_equal(session_write_window(s, p, w, 0), 0);
+		assert_int_equal(session_close(s), 0);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, "\"procs\""))
+				nprocs++;
+		fclose(f);
+		assert_int_equal(nprocs, 1);    /* named once, in the first window */
+		if (session_read(path, &l, &cause))
+			fail_msg("session_read: %s", cause);
+		q = session_log_profile(&l, 0);
+		assert_non_null(q);
+		assert_int_equal(q->nidents, 2);
+		id = profile_ident_find(q, 500);
+		assert_non_null(id);
+		assert_string_equal(id->cmdline, "./pf --mib 64");
+		assert_string_equal(id->exe, "/tmp/pf");
+		assert_string_equal(id->cgroup, "/argus-load-1");
+		id = profile_ident_find(q, 600);
+		assert_non_null(id);
+		assert_string_equal(id->unit, "bg.service");
+		assert_string_equal(id->threads, "bg x4");
+		assert_null(strchr(id->cmdline, 0x1b));   /* escaped when it was read */
+		assert_non_null(strstr(id->cmdline, "\\x1b[2J"));
+		assert_int_equal(q->diag.known, diag);
+		assert_int_equal(q->diag.ntgids, diag ? 1 : 0);
+		if (diag)
+			assert_int_equal(q->diag.tgids[0], 500);
+		/* the replay (the windows up to the end) gives the live displaced list */
+		u = session_log_profile_upto(&l, l.nev, 0);
+		assert_non_null(u);
+		assert_int_equal(u->diag.known, diag);
+		run_analysis(p, &live);
+		run_analysis(q, &rep);
+		run_analysis(u, &cut);
+		assert_int_equal(rep.verdict.ndisplaced, live.verdict.ndisplaced);
+		assert_int_equal(cut.verdict.ndisplaced, live.verdict.ndisplaced);
+		if (diag) {
+			assert_true(live.verdict.ndisplaced >= 1);
+			for (unsigned i = 0; i < live.verdict.ndisplaced; i++) {
+				assert_string_equal(rep.verdict.displaced[i].process,
+						    live.verdict.displaced[i].process);
+				assert_true(fabs(rep.verdict.displaced[i].delta -
+						 live.verdict.displaced[i].delta) < 1e-9);
+			}
+			assert_string_equal(live.verdict.displaced[0].process, "bg [600]");
+		} else {
+			assert_int_equal(live.verdict.ndisplaced, 0);
+		}
+		analysis_clear(&live);
+		analysis_clear(&rep);
+		analysis_clear(&cut);
+		profile_free(u);
+		session_log_clear(&l);
+		profile_free(p);
+	}
+}
+
+/* A window whose "procs" or "diag" has the wrong shape is refused with a
+ * reason, not half-read. */
+static void test_idents_damaged(void **state)
+{
+	static const char *const bad[] = {
+		"\"procs\":{}", "\"procs\":[{\"tgid\":\"x\"}]", "\"procs\":[{\"tgid\":5,\"cmdline\":7}]",
+		"\"diag\":[]", "\"diag\":{\"tgids\":[-1]}", "\"diag\":{\"all\":3}",
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char buf[1024], *cause = NULL;
+		struct session_log l;
+		int n = snprintf(buf, sizeof(buf),
+				 "{\"type\":\"header\",\"format\":\"argus-session\",\"version\":1}\n"
+				 "{\"type\":\"window\",\"t\":1,\"step\":0,\"index\":0,\"cond\":\"ref\","
+				 "\"start\":0,\"secs\":1,\"stacks\":[[[\"a\"],5,\"x\",1]],%s}\n", bad[i]);
+
+		assert_true(session_read_buf("bad", buf, (size_t)n, &l, &cause) < 0);
+		assert_non_null(cause);
+		assert_true(strstr(cause, "procs") || strstr(cause, "diag"));
+		free(cause);
+		session_log_clear(&l);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +611,8 @@ int main(void)
 		cmocka_unit_test(test_versions_and_damage),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_fixture_round_trip),
+		cmocka_unit_test(test_idents_and_diag),
+		cmocka_unit_test(test_idents_damaged),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

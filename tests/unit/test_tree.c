@@ -2,6 +2,7 @@
  * lookups, sorting, process grouping, filters, presence; and the profile
  * underneath. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "calib.h"
 #include "profile.h"
 #include "tree.h"
 
@@ -293,6 +295,82 @@ static void test_by_process_and_filter(void **state)
 	profile_free(p);
 }
 
+/* By process, a command of several processes gets a TREE_COMMAND level
+ * ("cc1", nproc 3) above its processes, summing them (counts per condition
+ * and per window, and so every calibrated number); one process alone has
+ * none; a name also seen without a tgid is not grouped; process nodes carry
+ * the profile's identity. */
+static void test_command_groups(void **state)
+{
+	struct profile *p = sample_profile();
+	struct tree_opts o = { .group = TREE_BY_PROCESS };
+	struct profile_ident id = { .tgid = 101, .comm = "cc1", .cmdline = "cc1 -quiet a.c",
+				    .exe = "/usr/lib/gcc/cc1", .unit = "make.service" };
+	struct calib_opts co;
+	struct tree *t;
+	struct tree_node *g, *c;
+	double rate = 0, delta = 0;
+	uint64_t load = 0;
+
+	(void)state;
+	for (uint32_t pid = 101; pid <= 103; pid++)
+		for (int w = 0; w < 4; w++)
+			ADD(p, w, pid, "cc1", (w % 2 ? 50 : 5) + pid - 100 + w, PF);
+	ADD(p, 1, 0, "kthr", 3, "do_idle");
+	ADD(p, 1, 400, "kthr", 3, "do_idle");
+	ADD(p, 3, 401, "kthr", 3, "do_idle");
+	assert_int_equal(profile_ident_set(p, &id), 0);
+	t = tree_build(p, &o);
+	assert_non_null(t);
+	g = tree_child(t, t->root, "cc1");
+	assert_non_null(g);
+	assert_int_equal(g->kind, TREE_COMMAND);
+	assert_int_equal(g->nproc, 3);
+	assert_int_equal(g->nchild, 3);
+	assert_int_equal(g->id, tree_id(t->root->id, "cc1"));
+	for (unsigned i = 0; i < g->nchild; i++) {
+		c = g->child[i];
+		assert_int_equal(c->kind, TREE_PROCESS);
+		load += c->total[COND_LOAD];
+	}
+	assert_int_equal(g->total[COND_LOAD], load);
+	for (unsigned w = 0; w < 4; w++) {
+		uint64_t sum = 0;
+
+		for (unsigned i = 0; i < g->nchild; i++)
+			sum += g->child[i]->win_total[w];
+		assert_int_equal(g->win_total[w], sum);
+	}
+	/* the group's list says who is in it */
+	assert_non_null(g->procs);
+	c = tree_child(t, g, "cc1 [101]");
+	assert_non_null(c);
+	assert_non_null(c->ident);
+	assert_string_equal(c->ident->cmdline, "cc1 -quiet a.c");
+	assert_string_equal(c->ident->unit, "make.service");
+	assert_null(tree_child(t, g, "cc1 [102]")->ident);
+	/* one process: no group */
+	assert_non_null(tree_child(t, t->root, "thp [100]"));
+	assert_null(tree_child(t, t->root, "thp"));
+	/* kthr also comes without a tgid: its processes stay at the top */
+	assert_non_null(tree_child(t, t->root, "kthr [400]"));
+	assert_non_null(tree_child(t, t->root, "kthr"));
+	assert_int_equal(tree_child(t, t->root, "kthr")->kind, TREE_PROCESS);
+	/* calibrated, the group's rates and delta are its processes' summed */
+	calib_opts_default(&co);
+	assert_int_equal(calib_run(t, &co), 0);
+	for (unsigned i = 0; i < g->nchild; i++) {
+		rate += g->child[i]->stat.rate[COND_LOAD];
+		delta += g->child[i]->stat.delta;
+	}
+	assert_true(g->stat.rate[COND_LOAD] > 0);
+	assert_true(fabs(g->stat.rate[COND_LOAD] - rate) < 1e-9);
+	assert_true(fabs(g->stat.delta - delta) < 1e-9);
+	assert_true(g->stat.significant);
+	tree_free(t);
+	profile_free(p);
+}
+
 /* Stacks marked "[blocked]" / "[runnable]" group under TREE_TIME nodes
  * above the subsystems; unmarked stacks go under "on-cpu"; the marker is
  * not a frame; the parts add up at the process. */
@@ -474,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_ids_stable),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_by_process_and_filter),
+		cmocka_unit_test(test_command_groups),
 		cmocka_unit_test(test_time_level),
 		cmocka_unit_test(test_empty_and_add),
 		cmocka_unit_test(test_random_invariants),

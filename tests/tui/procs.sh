@@ -1,0 +1,70 @@
+#!/bin/sh
+# The process split (p, P in a replay) at 80x24 and 160x45, over a crafted
+# session (tests/tui/data/procs-session.jsonl: three cc1, one make, a
+# background job): a command with several processes gets a group row
+# "cc1 ×3" before its PID rows, whose load/s is the sum of theirs and which
+# opens like any node; a single-PID command has no group; process rows show
+# who the process is (command line, systemd unit) from the session, and x
+# the whole identity.  The JSON export has the identity of every process.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/tmux.inc"
+SRC="$ROOT/tests/tui/data/procs-session.jsonl"
+[ -f "$SRC" ] || skip "no $SRC"
+for size in "80 24" "160 45"; do
+	set -- $size
+	start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color HOME="$TMP" -- replay "$SRC" --at end
+	wait_for "replay event 12/12"
+	keys P
+	wait_for "cc1 ×3"
+	# the diagnosed set came with the session: the background is displaced
+	# work (the idle task's fall is no one's), by process as by subsystem
+	head=$(screen | sed -n 1p)
+	echo "$head" | grep -q 'displaced: bgjob' || fail "$size: header lacks the displaced background: '$head'"
+	echo "$head" | grep -q 'displaced:.*swapper' && fail "$size: the idle task called displaced: '$head'"
+	screen | grep -q 'make \[100\]' || fail "$size: make [100] not a row of its own"
+	screen | grep -q 'make ×' && fail "$size: a single-PID command got a group"
+	# identity on the process rows, as the session recorded it
+	screen | grep 'make \[100\]' | grep -qF 'make -j3 all' ||
+		fail "$size: make's row lacks its command line"
+	screen | grep 'bgjob \[200\]' | grep -qF 'bgjob.service' ||
+		fail "$size: bgjob's row lacks its unit"
+	# open the group: its PIDs come right after it, one level deeper
+	keys j
+	keys l
+	wait_for "cc1 [101]"
+	g=$(screen | grep -n 'cc1 ×3' | head -1 | cut -d: -f1)
+	for pid in 101 102 103; do
+		l=$(screen | grep -n "cc1 \[$pid\]" | head -1 | cut -d: -f1)
+		[ -n "$l" ] || fail "$size: no row for cc1 [$pid]"
+		[ "$l" -gt "$g" ] || fail "$size: cc1 [$pid] (row $l) before its group (row $g)"
+		[ "$l" -le $((g + 3)) ] || fail "$size: cc1 [$pid] (row $l) not right under its group (row $g)"
+		screen | sed -n "${l}p" | grep -q '│ [├└]─' || fail "$size: cc1 [$pid] not under the group"
+	done
+	# the group's load/s is the sum of its processes' (the same windows):
+	# columns from the right, the significance mark dropped: d% d/s load/s
+	gl=$(screen | grep 'cc1 ×3' | sed 's/●//' | awk '{print $(NF-2)}')
+	sum=$(screen | grep 'cc1 \[10[123]\]' | sed 's/●//' | awk '{s += $(NF-2)} END {print s}')
+	awk -v a="$gl" -v b="$sum" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d < 0.3) }' ||
+		fail "$size: group load/s $gl is not the sum of its processes' ($sum)"
+	# x on a process (found by search): its whole identity
+	keys / b g j o b Enter
+	keys x
+	wait_for "command line: /opt/bg/bgjob --scan /srv"
+	screen | grep -qF 'systemd unit: bgjob.service' || fail "$size: x lacks the unit"
+	keys Escape
+	wait_gone "command line:"
+	keys q
+	expect_sane_exit
+done
+# the JSON export names every process
+out=$("$ARGUS" export "$SRC" --format json) || fail "export failed"
+echo "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+p = {x["tgid"]: x for x in d["processes"]}
+assert p[101]["identity"]["cmdline"].endswith("cc1 -quiet a.c"), p[101]
+assert p[200]["identity"]["unit"] == "bgjob.service", p[200]
+assert p[200]["diagnosed"] is False and p[100]["diagnosed"] is True
+assert p[200]["identity"]["exe"] == "/opt/bg/bgjob"
+' || fail "the JSON export lacks the identities"
+echo ok

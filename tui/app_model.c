@@ -1,0 +1,114 @@
+/* app_model — the model view in the interactive tree (m): where it goes on
+ * screen and its keys.  What it shows is tui/view_model.c's. */
+#include "app_priv.h"
+
+/* the side pane beside the tree on wide terminals; the whole middle on
+ * narrow ones (stacked below the tree it would have a dozen rows) */
+static int app_model_zoom(const struct app *a)
+{
+	return a->scr.cols < 120 ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_NONE;
+}
+
+int app_model_open(const struct app *a)
+{
+	return a->model && a->model->open;
+}
+
+static void app_model_relayout(struct app *a)
+{
+	if (screen_relayout(&a->scr) < 0)
+		app_msg(a, "cannot lay out the screen: out of memory");
+	screen_set_theme(&a->scr, &a->theme, app_term_depth());
+}
+
+void app_model_toggle(struct app *a)
+{
+	struct view_model *vm = a->model;
+
+	if (!vm && !(vm = a->model = view_model_new())) {
+		app_msg(a, "no model view: out of memory");
+		return;
+	}
+	if (!vm->open) {
+		vm->open = 1;
+		vm->top = 0;
+		vm->saved_want_agent = a->scr.want_agent;
+		vm->saved_zoom = a->scr.zoom;
+		a->scr.want_agent = 1;
+		a->scr.zoom = app_model_zoom(a);
+		view_model_update(vm, a->src, a->replay, a->utf8);
+	} else {
+		vm->open = 0;
+		a->scr.want_agent = vm->saved_want_agent;
+		a->scr.zoom = vm->saved_zoom;
+	}
+	app_model_relayout(a);
+}
+
+/* Called before drawing: a resize across 120 columns moves the view. */
+void app_model_fit(struct app *a)
+{
+	if (!app_model_open(a))
+		return;
+	if (a->scr.zoom != app_model_zoom(a)) {
+		a->scr.zoom = app_model_zoom(a);
+		app_model_relayout(a);
+	}
+	view_model_update(a->model, a->src, a->replay, a->utf8);
+}
+
+int app_model_key(struct app *a, int code)
+{
+	enum key_action act = a->replay ? key_lookup_replay(code) : key_lookup(code);
+	int takeover = !screen_tree_shown(&a->scr);
+	int page = a->scr.agent.h > 4 ? a->scr.agent.h - 3 : 1;
+
+	if (!app_model_open(a))
+		return 0;
+	if (act == KEY_ACT_MODEL || code == 27) {
+		app_model_toggle(a);
+		return 1;
+	}
+	switch (act) {
+	case KEY_ACT_UP:
+	case KEY_ACT_DOWN:
+	case KEY_ACT_PGUP:
+	case KEY_ACT_PGDN:
+	case KEY_ACT_HOME:
+	case KEY_ACT_END:
+		if (!takeover)
+			return 0;       /* the tree's, beside the view */
+		view_model_scroll(a->model, act == KEY_ACT_UP ? -1 : act == KEY_ACT_DOWN ? 1 :
+				  act == KEY_ACT_PGUP ? -page : act == KEY_ACT_PGDN ? page :
+				  act == KEY_ACT_HOME ? -(1 << 20) : 1 << 20);
+		return 1;
+	case KEY_ACT_PANE_FOCUS:
+	case KEY_ACT_ZOOM:
+	case KEY_ACT_ACCEPT:
+	case KEY_ACT_EDIT:
+	case KEY_ACT_EDIT_JSON:
+	case KEY_ACT_VETO:
+	case KEY_ACT_ANOTHER:
+	case KEY_ACT_UNDO:
+	case KEY_ACT_TALK:
+	case KEY_ACT_FOCUS_NODE:
+	case KEY_ACT_CANCEL:
+		/* nothing is decided on a proposal the person cannot see */
+		app_msg(a, "the model view covers the agent pane: m goes back to it");
+		return 1;
+	case KEY_ACT_QUIT:
+	case KEY_ACT_HELP:
+	case KEY_ACT_THEME:
+	case KEY_ACT_REDRAW:
+	case KEY_ACT_REPLAY_NEXT:
+	case KEY_ACT_REPLAY_PREV:
+	case KEY_ACT_REPLAY_START:
+	case KEY_ACT_REPLAY_END:
+		return 0;
+	default:
+		if (!takeover)
+			return 0;
+		app_msg(a, "the model view covers the tree: m goes back to it");
+		return 1;
+	}
+}
