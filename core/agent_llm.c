@@ -44,6 +44,7 @@ static int start_repair(struct agent_llm *al, const char *why)
 		{ LLM_ASSISTANT, al->first_reply },
 		{ LLM_USER, fix },
 	};
+	char *text;
 	int rc;
 
 	if (fix && al->o.redact) {
@@ -55,6 +56,18 @@ static int start_repair(struct agent_llm *al, const char *why)
 	}
 	if (!fix)
 		return -ENOMEM;
+	/* the first reply and the fix come on top of the turn: prune again */
+	text = al_prompt_turn_text(al, &al->ctx, m + 1, 2);
+	if (!text) {
+		rc = errno == E2BIG ? -E2BIG : -ENOMEM;
+		if (rc == -ENOMEM)
+			snprintf(al->error, sizeof(al->error), "out of memory building the repair turn");
+		free(fix);
+		return rc;
+	}
+	free(al->turn_text);
+	al->turn_text = text;
+	m[0].content = text;
 	rc = llm_request_start(al->llm, m, 3, al->system, al->schema, al->o.on_delta,
 			       al->o.delta_arg);
 	if (rc)
@@ -81,8 +94,12 @@ static int al_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_re
 	al->first_reply = al->first_error = NULL;
 	al->st.last_latency_s = 0;
 	al->st.last_tokens_in = al->st.last_tokens_out = 0;
-	al->turn_text = al_prompt_turn_text(al, ctx);
+	al->turn_text = al_prompt_turn_text(al, ctx, NULL, 0);
 	if (!al->turn_text) {
+		if (errno == E2BIG) { /* al->error says why */
+			al->st.fallbacks++;
+			return -E2BIG;
+		}
 		snprintf(al->error, sizeof(al->error), "out of memory building the LLM turn");
 		return -ENOMEM;
 	}
@@ -131,6 +148,12 @@ static int al_poll(struct agent *a, struct agent_reply *out)
 			free(l);
 		}
 		al_reply_line(out, acct, strlen(acct));
+		if (al->note[0]) {
+			char note[sizeof(al->note) + 8];
+
+			snprintf(note, sizeof(note), "llm: %s", al->note);
+			al_reply_line(out, note, strlen(note));
+		}
 		if (out->kind == AGENT_REPLY_PROPOSAL) {
 			al_reply_redact_step(al, out->step);
 			step_describe(out->step, desc, sizeof(desc));
@@ -338,6 +361,30 @@ struct agent *agent_llm_new(const struct llm_config *cfg, const struct agent_llm
 			*cause = al_asprintf("cannot set up the LLM client: %s", strerror(err));
 		goto fail;
 	}
+	al->prompt_budget = llm_prompt_budget(cfg);
+	al->context_tokens = cfg->context_tokens ? cfg->context_tokens : LLM_DEF_CONTEXT_TOKENS;
+	{
+		/* said at once, not at the first turn: the fixed part and the
+		 * turn's frame alone must fit, with some tree */
+		struct llm_msg frame = { LLM_USER, al->turn_tmpl };
+		size_t need = llm_prompt_tokens(&frame, 1, al->system, al->schema) +
+			      AL_MIN_TREE_TOKENS;
+
+		if (need > al->prompt_budget) {
+			err = E2BIG;
+			if (cause)
+				*cause = al_asprintf("the LLM's context of %u tokens cannot hold argus's "
+						   "prompt: the system prompt, tool schema and turn take "
+						   "about %zu tokens, the tree at least %u more, and the "
+						   "reply needs room; set context_tokens "
+						   "(ARGUS_LLM_CONTEXT_TOKENS) to %zu or more, and the "
+						   "server's context with it (Ollama's num_ctx, "
+						   "llama-server's -c)", al->context_tokens,
+						   need - AL_MIN_TREE_TOKENS, AL_MIN_TREE_TOKENS,
+						   (need * 8 / 7 + 1023) / 1024 * 1024);
+			goto fail;
+		}
+	}
 	al->model = strdup(cfg->model);
 	if (!al->model)
 		goto nomem;
@@ -361,6 +408,11 @@ fail:
 struct llm *agent_llm_client(struct agent *a)
 {
 	return ((struct agent_llm *)a->priv)->llm;
+}
+
+const char *agent_llm_note(const struct agent *a)
+{
+	return ((const struct agent_llm *)a->priv)->note;
 }
 
 const char *agent_llm_error(const struct agent *a)

@@ -40,7 +40,10 @@ struct agent_llm_opts {
 	void *validate_arg;
 	unsigned kinds_mask;          /* bit (1 << kind) per kind offered; 0: all */
 	const char *const *kind_reasons; /* optional, per kind: appended to its catalog line */
-	size_t tree_budget;           /* bytes of rendered tree; 0: 6000 (~1500 tokens) */
+	size_t tree_budget;           /* at most this many bytes of rendered tree
+	                               * (0: 6000, ~70 nodes; SIZE_MAX: all), less
+	                               * when the prompt budget (the LLM config's
+	                               * context_tokens) leaves less */
 	llm_delta_cb on_delta;        /* streamed text for the agent pane; may be NULL */
 	void *delta_arg;
 	struct redact *redact;        /* non-NULL: names, command lines and paths in
@@ -86,13 +89,35 @@ struct llm *agent_llm_client(struct agent *a);
  * until the next turn. */
 const char *agent_llm_error(const struct agent *a);
 
+/* A warning about the last turn's prompt ("prompt pruned to fit 8192
+ * tokens: 412 of 1530 nodes sent"), or "".  Valid until the next turn. */
+const char *agent_llm_note(const struct agent *a);
+
 /* Counters so far. */
 void agent_llm_stats(const struct agent *a, struct agent_llm_stats *out);
 
-/* Renders the calibrated tree as prompt text: nodes ranked significant
- * first, then by |delta|, kept (with their ancestors) while the text fits in
- * budget bytes, printed root first with two spaces per level.  Returns a
- * string the caller frees, or NULL with errno set.  Exported for tests. */
+/* What agent_llm_render_tree_fit sent. */
+struct agent_llm_tree_fit {
+	size_t nodes;                 /* in the tree */
+	size_t sent;                  /* rendered */
+	size_t must;                  /* of which the path under study */
+};
+
+/* Renders the calibrated tree as prompt text, printed root first with two
+ * spaces per level, in about budget bytes (SIZE_MAX: all of it).  Always
+ * sent: the path under study (the root, focus and the nodes flagged on the
+ * descent's path or by a proposal, with their ancestors), even past the
+ * budget.  Then its siblings and the children of its ends, then the rest,
+ * each ranked significant first, then by |delta|, a node only with its
+ * ancestors, while the text fits: what is left out is the least
+ * significant, smallest-delta subtrees, and a last line says how many
+ * nodes that is ("… N of M nodes pruned").  fit (may be NULL) gets the
+ * counts.  Returns a string the caller frees, or NULL with errno set. */
+char *agent_llm_render_tree_fit(const struct tree *t, const struct tree_node *focus, size_t budget,
+				struct agent_llm_tree_fit *fit);
+
+/* agent_llm_render_tree_fit without the counts; budget 0 is 6000 bytes.
+ * Exported for tests. */
 char *agent_llm_render_tree(const struct tree *t, const struct tree_node *focus, size_t budget);
 
 /* Replaces every {{NAME}} of tmpl with vals[i] where names[i] is NAME

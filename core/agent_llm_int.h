@@ -19,7 +19,9 @@
 #define ARGUS_DATADIR "/usr/local/share/argus"
 #endif
 
-#define AL_DEFAULT_BUDGET  6000
+#define AL_DEFAULT_BUDGET  6000   /* agent_llm_render_tree's budget 0 */
+#define AL_PRUNED_LINE     160    /* bytes kept for the "… N nodes pruned" line */
+#define AL_MIN_TREE_TOKENS 256    /* the least context a tree must have left */
 #define AL_HISTORY_MAX     60     /* lines of history kept in the prompt */
 #define AL_REASON_LINES    12
 #define AL_REASON_WIDTH    200
@@ -53,7 +55,12 @@ struct agent_llm {
 	struct agent_hyp hyp[AGENT_LLM_MAX_HYP];
 	unsigned nhyp;
 	struct agent_llm_stats st;
-	char error[512];
+	size_t prompt_budget;       /* tokens (llm_prompt_budget of the config) */
+	unsigned context_tokens;    /* the config's, for messages */
+	struct agent_llm_tree_fit fit; /* the tree of the turn in flight */
+	int fit_ctx;                /* 1: the context pruned it (more would not fit) */
+	char note[160];             /* agent_llm_note */
+	char error[640];
 };
 
 /* ---- agent_llm_str.c ---- */
@@ -87,8 +94,14 @@ char *al_sb_take(struct al_sbuf *b);
 char *al_prompt_load(const char *dir, const char *name, char **cause);
 /* The catalog of the kinds o offers, one "- kind: help" a line; caller frees. */
 char *al_prompt_catalog(const struct agent_llm_opts *o);
-/* The user message of a turn (turn.txt filled in, redacted); caller frees. */
-char *al_prompt_turn_text(struct agent_llm *al, const struct agent_ctx *ctx);
+/* The user message of a turn (turn.txt filled in, redacted), its tree
+ * pruned so that the request — the system prompt, the tool schema, this
+ * message and then extra (a repair's messages; may be NULL) — fits
+ * al->prompt_budget: al->fit says what was sent, al->fit_ctx whether the
+ * context pruned it.  Caller frees.  NULL with errno E2BIG and al->error
+ * when even the path under study does not fit; ENOMEM. */
+char *al_prompt_turn_text(struct agent_llm *al, const struct agent_ctx *ctx,
+			  const struct llm_msg *extra, size_t nextra);
 
 /* ---- agent_llm_reply.c ---- */
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent_llm_int.h"
+#include "llm.h"
 #include "redact.h"
 #include "util.h"
 
@@ -108,7 +109,10 @@ static void redact_procs(struct redact *r, const struct tree_node *n)
 			redact_procs(r, n->child[i]);
 }
 
-char *al_prompt_turn_text(struct agent_llm *al, const struct agent_ctx *ctx)
+/* The user message of a turn with the tree cut to tree_bytes (fit gets the
+ * counts); NULL on ENOMEM. */
+static char *turn_text(struct agent_llm *al, const struct agent_ctx *ctx, size_t tree_bytes,
+		       struct agent_llm_tree_fit *fit)
 {
 	char idx[16], max[16], *tree, *hist, *vet, *focus = NULL, *hyp, *out = NULL;
 	const char *names[] = { "STEP_INDEX", "STEP_MAX", "FOCUS", "TREE", "HISTORY", "VETOES",
@@ -116,7 +120,7 @@ char *al_prompt_turn_text(struct agent_llm *al, const struct agent_ctx *ctx)
 
 	snprintf(idx, sizeof(idx), "%u", ctx->step_index);
 	snprintf(max, sizeof(max), "%u", ctx->step_max);
-	tree = agent_llm_render_tree(ctx->tree, ctx->focus, al->o.tree_budget);
+	tree = agent_llm_render_tree_fit(ctx->tree, ctx->focus, tree_bytes, fit);
 	hist = al_strv_join(al->history, al->nhistory,
 			 al->nhistory > AL_HISTORY_MAX ? al->nhistory - AL_HISTORY_MAX : 0,
 			 "(none yet)");
@@ -146,4 +150,85 @@ char *al_prompt_turn_text(struct agent_llm *al, const struct agent_ctx *ctx)
 	free(vet);
 	free(focus);
 	return out;
+}
+
+/* Estimated tokens of the request: text as the first user message, then
+ * extra (a repair's), with the system prompt and the tool schema. */
+static size_t request_tokens(const struct agent_llm *al, const char *text,
+			     const struct llm_msg *extra, size_t nextra)
+{
+	struct llm_msg first = { LLM_USER, text };
+
+	return llm_prompt_tokens(&first, 1, al->system, al->schema) +
+	       llm_prompt_tokens(extra, nextra, NULL, NULL);
+}
+
+char *al_prompt_turn_text(struct agent_llm *al, const struct agent_ctx *ctx,
+			  const struct llm_msg *extra, size_t nextra)
+{
+	struct agent_llm_tree_fit fit, best_fit;
+	size_t budget = al->prompt_budget;
+	size_t cap = al->o.tree_budget ? al->o.tree_budget : AL_DEFAULT_BUDGET;
+	size_t tok, lo, hi, full;
+	char *text, *best = NULL;
+
+	al->fit_ctx = 0;
+	al->note[0] = '\0';
+	/* as much as tree_budget allows, when it fits */
+	text = turn_text(al, ctx, cap, &fit);
+	if (!text)
+		return NULL;
+	tok = request_tokens(al, text, extra, nextra);
+	if (tok <= budget) {
+		al->fit = fit;
+		return text;
+	}
+	full = strlen(text);
+	free(text);
+	/* the path under study alone: the least that is worth sending */
+	text = turn_text(al, ctx, 0, &fit);
+	if (!text)
+		return NULL;
+	tok = request_tokens(al, text, extra, nextra);
+	if (tok > budget) {
+		snprintf(al->error, sizeof(al->error),
+			 "the prompt does not fit the LLM's context of %u tokens: about %zu tokens "
+			 "with the tree cut to the path under study (%zu of %zu nodes; the system "
+			 "prompt and tool schema are about %zu); raise context_tokens "
+			 "(ARGUS_LLM_CONTEXT_TOKENS) and the server's context with it (Ollama's "
+			 "num_ctx, llama-server's -c)", al->context_tokens, tok, fit.sent, fit.nodes,
+			 llm_prompt_tokens(NULL, 0, al->system, al->schema));
+		free(text);
+		errno = E2BIG;
+		return NULL;
+	}
+	best = text;
+	best_fit = fit;
+	/* the most tree that fits: tree bytes are not tokens one for one (a
+	 * digit is a token, a word about four bytes), so search */
+	lo = 0;
+	hi = full < cap ? full : cap;
+	for (int i = 0; i < 16 && hi - lo > 64; i++) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		text = turn_text(al, ctx, mid, &fit);
+		if (!text) {
+			free(best);
+			return NULL;
+		}
+		if (request_tokens(al, text, extra, nextra) <= budget) {
+			free(best);
+			best = text;
+			best_fit = fit;
+			lo = mid;
+		} else {
+			free(text);
+			hi = mid;
+		}
+	}
+	al->fit = best_fit;
+	al->fit_ctx = 1;
+	snprintf(al->note, sizeof(al->note), "prompt pruned to fit %u tokens: %zu of %zu nodes sent",
+		 al->context_tokens, best_fit.sent, best_fit.nodes);
+	return best;
 }

@@ -13,6 +13,9 @@ struct rnode {
 	const struct tree_node *n;
 	size_t line_len;
 	int sel;
+	int prio;       /* 3: the path under study (always sent); 2: the descent's
+	                 * other branches, 1: the path's siblings and children (sent
+	                 * first, in that order); 0: the rest (mark_path) */
 };
 
 static int rnode_cmp_ptr(const void *a, const void *b)
@@ -30,11 +33,13 @@ static double rank_move(const struct tree_node *n)
 
 static int rnode_cmp_rank(const void *a, const void *b)
 {
-	const struct tree_node *x = (*(const struct rnode *const *)a)->n;
-	const struct tree_node *y = (*(const struct rnode *const *)b)->n;
+	const struct rnode *rx = *(const struct rnode *const *)a, *ry = *(const struct rnode *const *)b;
+	const struct tree_node *x = rx->n, *y = ry->n;
 	double dx = rank_move(x), dy = rank_move(y);
 	int sx = x->stat.significant || x->stat.rise > 0, sy = y->stat.significant || y->stat.rise > 0;
 
+	if (rx->prio != ry->prio)
+		return ry->prio - rx->prio;
 	if (sx != sy)
 		return sy - sx;
 	if (dx != dy)
@@ -183,18 +188,85 @@ static void render(struct al_sbuf *b, const struct tree *t, const struct tree_no
 	}
 }
 
-char *agent_llm_render_tree(const struct tree *t, const struct tree_node *focus, size_t budget)
+/* The end of the main path from n down: through the children the descent
+ * flagged (TREE_F_VERDICT), else, before it has flagged any, the
+ * significant rises; the largest move at each split. */
+static const struct tree_node *path_end(const struct tree_node *n, int flagged)
+{
+	for (;;) {
+		const struct tree_node *best = NULL;
+
+		for (unsigned i = 0; i < n->nchild; i++) {
+			const struct tree_node *c = n->child[i];
+			int on = flagged ? (c->flags & TREE_F_VERDICT) != 0
+					 : c->stat.significant && c->stat.delta > 0;
+
+			if (on && (!best || rank_move(c) > rank_move(best)))
+				best = c;
+		}
+		if (!best)
+			return n;
+		n = best;
+	}
+}
+
+static void mark_up(struct rnode *v, size_t n, const struct tree_node *x, int prio)
+{
+	for (const struct tree_node *p = x; p; p = p->parent) {
+		struct rnode *r = rnode_find(v, n, p);
+
+		if (r && r->prio < prio)
+			r->prio = prio;
+	}
+}
+
+/* The path under study, prio 3: the root, the focus the person asked for,
+ * the node a proposal concerns (TREE_F_FOCUS) and the main path (path_end),
+ * each with its ancestors.  Prio 2: the descent's other flagged branches
+ * (a verdict over several).  Prio 1: the siblings of the path under study
+ * and the children of its nodes.  The rest 0. */
+static void mark_path(struct rnode *v, size_t n, const struct tree *t, const struct tree_node *focus)
+{
+	int flagged = 0;
+
+	for (size_t i = 0; i < n; i++)
+		flagged |= (v[i].n->flags & TREE_F_VERDICT) != 0;
+	mark_up(v, n, path_end(t->root, flagged), 3);
+	if (focus)
+		mark_up(v, n, focus, 3);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].n->flags & TREE_F_FOCUS)
+			mark_up(v, n, v[i].n, 3);
+		else if (v[i].n->flags & TREE_F_VERDICT)
+			mark_up(v, n, v[i].n, 2);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct tree_node *x = v[i].n;
+
+		if (v[i].prio != 3)
+			continue;
+		for (unsigned c = 0; c < x->nchild; c++) {
+			struct rnode *r = rnode_find(v, n, x->child[c]);
+
+			if (r && !r->prio)
+				r->prio = 1;
+		}
+	}
+}
+
+char *agent_llm_render_tree_fit(const struct tree *t, const struct tree_node *focus, size_t budget,
+				struct agent_llm_tree_fit *fit)
 {
 	struct rnode *v = NULL, **rank = NULL;
 	struct al_sbuf b = { 0 };
-	size_t n, k = 0, used = 0;
+	size_t n, k = 0, used = 0, sent = 0, must = 0;
 	char line[640];
 	char *out = NULL;
 
+	if (fit)
+		memset(fit, 0, sizeof(*fit));
 	if (!t || !t->root)
 		return strdup("(no tree: nothing measured yet)\n");
-	if (!budget)
-		budget = AL_DEFAULT_BUDGET;
 	n = count(t->root);
 	v = calloc(n, sizeof(*v));
 	rank = calloc(n, sizeof(*rank));
@@ -206,25 +278,22 @@ char *agent_llm_render_tree(const struct tree *t, const struct tree_node *focus,
 		v[i].line_len = strlen(line) + 16; /* room for "(+N more)" */
 	}
 	qsort(v, n, sizeof(*v), rnode_cmp_ptr);
+	mark_path(v, n, t, focus);
 	for (size_t i = 0; i < n; i++)
 		rank[i] = &v[i];
 	qsort(rank, n, sizeof(*rank), rnode_cmp_rank);
-	/* the root and the focus (with its path) always; then by rank */
-	{
-		const struct tree_node *must[2] = { t->root, focus };
-
-		for (int m = 0; m < 2; m++) {
-			for (const struct tree_node *p = must[m]; p; p = p->parent) {
-				struct rnode *r = rnode_find(v, n, p);
-
-				if (r && !r->sel) {
-					r->sel = 1;
-					used += r->line_len;
-				}
-			}
-		}
+	/* the path under study always, whatever the budget */
+	for (size_t i = 0; i < n && rank[i]->prio == 3; i++) {
+		rank[i]->sel = 1;
+		used += rank[i]->line_len;
+		must++;
 	}
-	for (size_t i = 0; i < n; i++) {
+	if (must < n)
+		used += AL_PRUNED_LINE; /* the marker line, if it comes to that */
+	/* then by rank, each node with its ancestors: what is left out is the
+	 * lowest-ranked nodes, whole subtrees (a node never goes without its
+	 * parent) */
+	for (size_t i = must; i < n; i++) {
 		size_t cost = 0;
 		const struct tree_node *p;
 
@@ -246,13 +315,28 @@ char *agent_llm_render_tree(const struct tree *t, const struct tree_node *focus,
 		}
 		used += cost;
 	}
+	for (size_t i = 0; i < n; i++)
+		sent += v[i].sel != 0;
 	render(&b, t, t->root, v, n, focus);
+	if (sent < n)
+		al_sb_addf(&b, "… %zu of %zu nodes pruned to fit the prompt budget (the least "
+			   "significant, smallest-delta subtrees; \"+N more\" marks where)\n", n - sent, n);
 	out = al_sb_take(&b);
 	b.p = NULL;
+	if (fit) {
+		fit->nodes = n;
+		fit->sent = sent;
+		fit->must = must;
+	}
 out:
 	if (!out && !errno)
 		errno = ENOMEM;
 	free(v);
 	free(rank);
 	return out;
+}
+
+char *agent_llm_render_tree(const struct tree *t, const struct tree_node *focus, size_t budget)
+{
+	return agent_llm_render_tree_fit(t, focus, budget ? budget : AL_DEFAULT_BUDGET, NULL);
 }

@@ -49,6 +49,7 @@ static void fb_account(struct agent_fb *fb, const char *status, const char *erro
 	ti.requests = st.repairs > fb->repairs0 ? 2 : 1;
 	ti.status = status;
 	ti.error = error && *error ? error : NULL;
+	ti.note = *agent_llm_note(fb->llm) ? agent_llm_note(fb->llm) : NULL;
 	fb->on_turn(&ti, fb->turn_arg);
 }
 

@@ -34,6 +34,9 @@ struct agent_turn_info {
 	                               * (the heuristic took the turn), "cancelled" */
 	const char *error;            /* why, for repair/fallback; NULL otherwise
 	                               * (never holds the key) */
+	const char *note;             /* a warning about the prompt sent ("prompt
+	                               * pruned to fit 8192 tokens: 412 of 1530
+	                               * nodes sent"), or NULL */
 };
 typedef void (*agent_turn_cb)(const struct agent_turn_info *ti, void *arg);
 

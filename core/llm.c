@@ -406,7 +406,9 @@ static void attempt_done(struct llm *l, CURLcode cc)
 		}
 	}
 	if (l->status == 429 || l->status >= 500) {
-		if (l->attempts <= l->cfg.max_retries) {
+		/* a prompt over the context stays over it: not worth a retry */
+		if (l->attempts <= l->cfg.max_retries &&
+		    !(l->raw.len && strstr(l->raw.p, "\"exceed_context_size_error\""))) {
 			long delay_ms;
 
 			if (l->retry_after_s >= 0) {
@@ -430,12 +432,14 @@ static void attempt_done(struct llm *l, CURLcode cc)
 	if (l->status < 200 || l->status >= 300) {
 		cJSON *root = l->raw.len ? cJSON_Parse(l->raw.p) : NULL;
 		char *m = root ? llm_json_error_message(root) : NULL;
+		char *h = root ? llm_json_context_hint(root) : NULL;
 
 		cJSON_Delete(root);
 		req_fail(l, -EIO, "the LLM server at %s answered HTTP %ld%s%s%s%s", url, l->status,
 			 l->attempts > 1 ? " (after retries)" : "", m ? ": " : "", m ? m : "",
-			 status_hint(l->status, l->cfg.provider));
+			 h ? h : status_hint(l->status, l->cfg.provider));
 		free(m);
+		free(h);
 		return;
 	}
 	attempt_finish(l, url);

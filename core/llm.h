@@ -41,6 +41,10 @@ enum llm_provider {
 #define LLM_DEF_MAX_RETRIES        3u
 #define LLM_DEF_BACKOFF_MS         1000u   /* 1 s, 2 s, 4 s ... */
 #define LLM_DEF_MAX_TOKENS         4096u
+#define LLM_DEF_CONTEXT_TOKENS     8192u   /* the server's context (num_ctx, -c) */
+#define LLM_DEF_CONTEXT_TOKENS_API 128000u /* Anthropic's and api.openai.com's */
+#define LLM_MIN_CONTEXT_TOKENS     512u
+#define LLM_MAX_CONTEXT_TOKENS     (4u << 20)
 #define LLM_MAX_RETRY_AFTER_S      60u     /* a longer Retry-After is an error */
 #define LLM_MAX_REPLY_BYTES        (8u << 20)
 
@@ -54,6 +58,8 @@ struct llm_config {
 	unsigned max_retries;       /* extra attempts after the first */
 	unsigned backoff_ms;        /* first retry delay without Retry-After */
 	unsigned max_tokens;
+	unsigned context_tokens;    /* the server's context in tokens: prompts are
+	                             * cut to fit it (llm_prompt_budget) */
 	int stream;                 /* 1: ask for SSE (default) */
 	char *source;               /* where the settings came from, for people; owned */
 };
@@ -193,6 +199,21 @@ const char *llm_last_error(const struct llm *l);
 /* Replaces every occurrence of secret in s (in place) with "[redacted]"
  * when it fits, else with '*'.  Returns s. */
 char *llm_scrub(char *s, const char *secret);
+
+/* ---- the prompt budget (core/llm_budget.c) --------------------------------- */
+
+/* A conservative (high) estimate of how many tokens s[0..n) is for the
+ * tokenizers of local models, without one: see llm_budget.c for why. */
+size_t llm_tokens_estimate(const char *s, size_t n);
+
+/* The estimated tokens of a request of msgs with system and the tool schema
+ * (each may be NULL): their texts plus the chat template's markup. */
+size_t llm_prompt_tokens(const struct llm_msg *msgs, size_t n, const char *system,
+			 const char *tool_schema_json);
+
+/* How many prompt tokens cfg's context leaves: context_tokens (0: the
+ * default) less the room kept for the reply. */
+size_t llm_prompt_budget(const struct llm_config *cfg);
 
 /* ---- server-sent events (core/llm_sse.c) ---------------------------------- */
 

@@ -51,6 +51,7 @@ void llm_config_defaults(struct llm_config *cfg)
 	cfg->max_retries = LLM_DEF_MAX_RETRIES;
 	cfg->backoff_ms = LLM_DEF_BACKOFF_MS;
 	cfg->max_tokens = LLM_DEF_MAX_TOKENS;
+	cfg->context_tokens = LLM_DEF_CONTEXT_TOKENS;
 	cfg->stream = 1;
 }
 
@@ -170,7 +171,7 @@ static int replace(char **dst, const char *v)
 /* The settings gathered before they become a config. */
 struct llm_raw {
 	char *provider, *url, *model, *key_file, *timeout_s, *connect_timeout_s;
-	char *max_tokens, *stream;
+	char *max_tokens, *context_tokens, *stream;
 	int any;
 };
 
@@ -183,6 +184,7 @@ static void raw_clear(struct llm_raw *r)
 	free(r->timeout_s);
 	free(r->connect_timeout_s);
 	free(r->max_tokens);
+	free(r->context_tokens);
 	free(r->stream);
 	memset(r, 0, sizeof(*r));
 }
@@ -203,6 +205,8 @@ static char **raw_slot(struct llm_raw *r, const char *key)
 		return &r->connect_timeout_s;
 	if (!strcmp(key, "max_tokens"))
 		return &r->max_tokens;
+	if (!strcmp(key, "context_tokens"))
+		return &r->context_tokens;
 	if (!strcmp(key, "stream"))
 		return &r->stream;
 	return NULL;
@@ -269,6 +273,7 @@ static int raw_env(struct llm_raw *r)
 		{ "ARGUS_LLM_API_KEY_FILE", "api_key_file" },
 		{ "ARGUS_LLM_TIMEOUT_S", "timeout_s" },
 		{ "ARGUS_LLM_CONNECT_TIMEOUT_S", "connect_timeout_s" },
+		{ "ARGUS_LLM_CONTEXT_TOKENS", "context_tokens" },
 	};
 	int err;
 
@@ -382,6 +387,20 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 			goto out;
 		}
 	}
+	/* the hosted APIs' models have 128k tokens or more; a local server's
+	 * context is what it was started with, often 8192 or less */
+	if (cfg->provider == LLM_ANTHROPIC || !strncmp(cfg->url, "https://api.openai.com/", 23))
+		cfg->context_tokens = LLM_DEF_CONTEXT_TOKENS_API;
+	if (raw.context_tokens) {
+		if (parse_uint(raw.context_tokens, LLM_MAX_CONTEXT_TOKENS, &cfg->context_tokens) ||
+		    cfg->context_tokens < LLM_MIN_CONTEXT_TOKENS) {
+			err = -EINVAL;
+			util_cause(cause, "LLM context_tokens '%s' is not a number of tokens in %u..%u "
+				   "(the server's context: Ollama's num_ctx, llama-server's -c)",
+				   raw.context_tokens, LLM_MIN_CONTEXT_TOKENS, LLM_MAX_CONTEXT_TOKENS);
+			goto out;
+		}
+	}
 	if (raw.stream) {
 		if (!strcmp(raw.stream, "yes") || !strcmp(raw.stream, "true") || !strcmp(raw.stream, "1"))
 			cfg->stream = 1;
@@ -412,8 +431,8 @@ int llm_config_load_file(struct llm_config *cfg, const char *path, char **cause)
 		if (err)
 			goto out;
 	}
-	if (asprintf(&cfg->source, "%s %s, model %s", llm_provider_name(cfg->provider),
-		     cfg->url, cfg->model) < 0) {
+	if (asprintf(&cfg->source, "%s %s, model %s, context %u tokens",
+		     llm_provider_name(cfg->provider), cfg->url, cfg->model, cfg->context_tokens) < 0) {
 		cfg->source = NULL;
 		err = -ENOMEM;
 	}

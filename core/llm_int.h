@@ -84,6 +84,10 @@ struct llm {
 void llm_blank_controls(char *s);
 /* A server's error object -> a short message (caller frees), or NULL. */
 char *llm_json_error_message(const cJSON *root);
+/* For llama-server's exceed_context_size_error (HTTP 400, 500 before late
+ * 2025): "; the server counted N prompt tokens against its context of M:
+ * set context_tokens to M or less" (caller frees), else NULL. */
+char *llm_json_context_hint(const cJSON *root);
 /* Records the first error the stream itself carried (l->stream_err). */
 void llm_stream_error(struct llm *l, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

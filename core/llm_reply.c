@@ -199,6 +199,32 @@ char *llm_json_error_message(const cJSON *root)
 	return s;
 }
 
+char *llm_json_context_hint(const cJSON *root)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "error");
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
+	const cJSON *np = cJSON_GetObjectItemCaseSensitive(e, "n_prompt_tokens");
+	const cJSON *nc = cJSON_GetObjectItemCaseSensitive(e, "n_ctx");
+	char *s = NULL;
+
+	if (!cJSON_IsObject(e) || !cJSON_IsString(type) ||
+	    strcmp(type->valuestring, "exceed_context_size_error"))
+		return NULL;
+	if (cJSON_IsNumber(np) && cJSON_IsNumber(nc) && np->valuedouble >= 0 && nc->valuedouble > 0 &&
+	    np->valuedouble < 1e12 && nc->valuedouble < 1e12) {
+		if (asprintf(&s, "; the server counted %.0f prompt tokens against its context of "
+			     "%.0f: set context_tokens (ARGUS_LLM_CONTEXT_TOKENS) to %.0f or less, or "
+			     "start llama-server with a larger -c", np->valuedouble, nc->valuedouble,
+			     nc->valuedouble) < 0)
+			s = NULL;
+	} else {
+		s = strdup("; the prompt exceeds the server's context: set context_tokens "
+			   "(ARGUS_LLM_CONTEXT_TOKENS) to the server's context (llama-server's -c) "
+			   "or less");
+	}
+	return s;
+}
+
 void llm_stream_error(struct llm *l, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void llm_stream_error(struct llm *l, int code, const char *fmt, ...)

@@ -1,5 +1,6 @@
 # Helpers for tests that talk to tests/llm_stub.py (sourced after lib.sh).
-#   stub_start            start the stub on 127.0.0.1 (free port): $PORT, $STUB
+#   stub_start [ARGS]     start the stub on 127.0.0.1 (free port): $PORT, $STUB
+#                         (ARGS: more llm_stub.py options, e.g. --max-prompt-bytes N)
 #   stub_script FILE      load a scripted conversation (clears the request log)
 #   stub_log OUT          the requests received since, as a JSON list
 #   llm_env PROVIDER      ARGUS_LLM_* for the stub (key: $CANARY), private XDG dirs
@@ -13,7 +14,7 @@ export no_proxy NO_PROXY
 stub_start() {
 	need_cmd python3
 	python3 "$ROOT/tests/llm_stub.py" --port 0 --log "$TMP/stub-requests.log" \
-		--max-seconds 600 >"$TMP/stub.out" 2>"$TMP/stub.err" &
+		--max-seconds 600 "$@" >"$TMP/stub.out" 2>"$TMP/stub.err" &
 	STUB=$!
 	at_exit 'kill $STUB 2>/dev/null; wait $STUB 2>/dev/null'
 	i=0

@@ -3,7 +3,7 @@
 (POST .../chat/completions) and Anthropic Messages (POST .../messages), plain
 JSON and SSE streaming, on 127.0.0.1 only.
 
-    llm_stub.py [--port 0] [--script FILE] [--log FILE]
+    llm_stub.py [--port 0] [--script FILE] [--log FILE] [--max-prompt-bytes N]
 
 Prints the port it listens on as the first line of stdout.  Replies come from
 a script: a JSON list, one entry per request, in order.  Entry keys (all
@@ -39,6 +39,12 @@ optional):
                                call comes back as text in <tool_call> tags,
                                finish_reason "stop", no tool_calls
 
+--max-prompt-bytes N plays a server with a small context, as llama-server
+does: a Chat Completions request whose prompt (the messages' contents and
+the tools' JSON) is over N bytes gets HTTP 400 with llama-server's
+exceed_context_size_error body (n_prompt_tokens and n_ctx counted at 4 bytes
+a token), and no scripted reply is used up.  The request is logged anyway.
+
 Control endpoints (not logged as requests):
     POST /_stub/script   replace the script (body: the JSON list); clears the log
     GET  /_stub/log      the requests received so far, as a JSON list
@@ -61,6 +67,21 @@ SCRIPT = []
 LOG = []
 LOGFILE = None
 SERVER = None
+MAX_PROMPT_BYTES = 0
+STUB_BYTES_PER_TOKEN = 4
+
+
+def prompt_bytes(req):
+    """The prompt a server would tokenize: message contents, tools."""
+    n = 0
+    for m in req.get("messages") or []:
+        c = m.get("content")
+        if isinstance(c, list):
+            c = "".join(p.get("text", "") for p in c if isinstance(p, dict))
+        n += len((c or "").encode())
+    if req.get("tools"):
+        n += len(json.dumps(req["tools"], separators=(",", ":")).encode())
+    return n
 
 
 def pieces(s, n):
@@ -274,12 +295,29 @@ class Handler(BaseHTTPRequestHandler):
         rec = {"t": time.time(), "method": "POST", "path": self.path,
                "headers": {k: v for k, v in self.headers.items()},
                "body": body.decode("utf-8", "replace")}
+        try:
+            req = json.loads(body or b"{}")
+        except ValueError:
+            req = {}
+        over = (MAX_PROMPT_BYTES and self.path.endswith("/chat/completions") and
+                prompt_bytes(req) > MAX_PROMPT_BYTES)
+        rec["prompt_bytes"] = prompt_bytes(req)
         with LOCK:
             LOG.append(rec)
             if LOGFILE:
                 LOGFILE.write(json.dumps(rec) + "\n")
                 LOGFILE.flush()
-            entry = SCRIPT.pop(0) if SCRIPT else None
+            entry = SCRIPT.pop(0) if SCRIPT and not over else None
+        if over:
+            # llama-server's answer (tools/server: exceed_context_size_error)
+            self._send_json(400, {"error": {
+                "code": 400,
+                "message": "the request exceeds the available context size. "
+                           "try increasing the context size or enable context shift",
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": -(-prompt_bytes(req) // STUB_BYTES_PER_TOKEN),
+                "n_ctx": MAX_PROMPT_BYTES // STUB_BYTES_PER_TOKEN}})
+            return
         if self.path.endswith("/chat/completions"):
             api = "openai"
         elif self.path.endswith("/messages"):
@@ -291,10 +329,6 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(500, error_body(api, 500, "stub: no scripted reply left"))
             return
         api = entry.get("api", api)
-        try:
-            req = json.loads(body or b"{}")
-        except ValueError:
-            req = {}
         try:
             self._reply(api, entry, req)
         except (BrokenPipeError, ConnectionResetError):
@@ -371,14 +405,17 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
-    global SCRIPT, LOGFILE, SERVER
+    global SCRIPT, LOGFILE, SERVER, MAX_PROMPT_BYTES
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--script")
     ap.add_argument("--log")
     ap.add_argument("--max-seconds", type=float, default=600,
                     help="stop by itself after this long (default 600)")
+    ap.add_argument("--max-prompt-bytes", type=int, default=0,
+                    help="answer prompts over N bytes as llama-server does (HTTP 400)")
     a = ap.parse_args()
+    MAX_PROMPT_BYTES = a.max_prompt_bytes
     if a.script:
         with open(a.script) as f:
             SCRIPT = json.load(f)

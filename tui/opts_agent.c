@@ -94,11 +94,11 @@ static void opts_agent_turn(const struct agent_turn_info *ti, void *arg)
 	struct opts_agent *oa = arg;
 
 	if (oa->log)
-		fprintf(oa->log, "argus: llm turn: %s %s, %.2f s, %lu tokens in, %lu out: %s%s%s%s\n",
+		fprintf(oa->log, "argus: llm turn: %s %s, %.2f s, %lu tokens in, %lu out: %s%s%s%s%s%s\n",
 			ti->provider, ti->model, ti->latency_s, ti->tokens_in, ti->tokens_out,
 			ti->status, ti->error ? " (" : "", ti->error ? ti->error : "",
 			!strcmp(ti->status, "fallback") ? "); the heuristic agent took this turn" :
-			ti->error ? ")" : "");
+			ti->error ? ")" : "", ti->note ? "; " : "", ti->note ? ti->note : "");
 	if (oa->ses) {
 		struct session_llm_turn lt = {
 			.provider = ti->provider,

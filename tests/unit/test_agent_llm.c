@@ -20,6 +20,7 @@
 #include <curl/curl.h>
 
 #include "agent_llm.h"
+#include "agent_llm_int.h"
 #include "redact.h"
 
 #define CANARY "sk-CANARY-5b1e0c77a9f2d3"
@@ -131,7 +132,7 @@ static void test_extract_json(void **state)
 static void test_render_tree(void **state)
 {
 	char *full = agent_llm_render_tree(&tree, NULL, 100000);
-	char *small = agent_llm_render_tree(&tree, NULL, 600);
+	char *small = agent_llm_render_tree(&tree, NULL, 700);
 	char *mid = agent_llm_render_tree(&tree, NULL, 900);
 	char *focus = agent_llm_render_tree(&tree, tree.root->child[1]->child[29], 900);
 
@@ -140,8 +141,10 @@ static void test_render_tree(void **state)
 	assert_non_null(strstr(full, "\n    do_user_addr_fault  ref 5  load 400  delta +395"));
 	assert_non_null(strstr(full, "SIG"));
 	/* pruned: the significant path stays, the noise goes, and says so */
-	printf("# rendered tree, 600-byte budget:\n%s", small);
-	assert_true(strlen(small) <= 600);
+	printf("# rendered tree, 700-byte budget:\n%s", small);
+	assert_true(strlen(small) <= 700);
+	assert_non_null(strstr(small, "\n… 30 of 37 nodes pruned to fit the prompt budget"));
+	assert_null(strstr(full, "nodes pruned"));
 	assert_non_null(strstr(small, "do_huge_pmd_anonymous_page"));
 	assert_null(strstr(small, "sched_noise_"));
 	assert_non_null(strstr(small, "  sched  ref 50  load 52  delta +2  x1.04  q 0.7  (+30 children)"));
@@ -162,6 +165,245 @@ static void test_render_tree(void **state)
 	full = agent_llm_render_tree(NULL, NULL, 0);
 	assert_non_null(strstr(full, "(no tree"));
 	free(full);
+}
+
+/* ---- the prompt budget -------------------------------------------------------------- */
+
+/* A tree like a real one: the path the descent marked (TREE_F_VERDICT,
+ * chain[0..depth)) with two quiet siblings at each level, and a large
+ * "sched" subsystem of nbig nodes whose deltas span 0.01 .. nbig/100
+ * (some of them larger than the siblings'). */
+#define BIG_DEPTH 8
+static char big_names[2200][48];
+static struct tree big;
+static struct tree_node *chain[BIG_DEPTH], *sibs[BIG_DEPTH][2], *big_top, *big_bottom, *branch2;
+
+static void big_make(unsigned nbig)
+{
+	struct tree_node *root = node(NULL, "all", 100, 900, 1), *p, *sched;
+	unsigned k = 0;
+
+	memset(&big, 0, sizeof(big));
+	big.root = root;
+	p = node(root, "mm", 10, 800, 1);
+	p->flags |= TREE_F_VERDICT;
+	for (unsigned d = 0; d < BIG_DEPTH; d++) {
+		snprintf(big_names[k], sizeof(big_names[k]), "path_%u", d);
+		chain[d] = node(p, big_names[k++], 5, 700 - d, 1);
+		chain[d]->flags |= TREE_F_VERDICT;
+		for (int j = 0; j < 2; j++) {
+			snprintf(big_names[k], sizeof(big_names[k]), "sib_%u_%d", d, j);
+			sibs[d][j] = node(p, big_names[k++], 1, 1.2, 0);
+		}
+		p = chain[d];
+	}
+	/* a second branch the descent flagged, smaller: sent before the noise,
+	 * not part of the minimal path */
+	branch2 = node(root, "syscall", 5, 300, 1);
+	branch2->flags |= TREE_F_VERDICT;
+	branch2 = node(branch2, "do_syscall_64", 5, 300, 1);
+	branch2->flags |= TREE_F_VERDICT;
+	sched = node(root, "sched", 50, 60, 0);
+	big_top = big_bottom = NULL;
+	for (unsigned i = 0; i < nbig; i++) {
+		struct tree_node *x;
+
+		snprintf(big_names[k], sizeof(big_names[k]), "noise_%04u", i);
+		x = node(sched, big_names[k++], 1, 1 + (i + 1) / 100.0, 0);
+		if (!big_top || x->stat.delta > big_top->stat.delta)
+			big_top = x;
+		if (!big_bottom || x->stat.delta < big_bottom->stat.delta)
+			big_bottom = x;
+	}
+	big.nnodes = 2 + 3 * BIG_DEPTH + 2 + 1 + nbig;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int has_line_of(const char *text, const char *name)
+{
+	char key[80];
+	const char *p = text;
+
+	snprintf(key, sizeof(key), "%s  ref ", name);
+	while ((p = strstr(p, key))) {
+		if (p == text || p[-1] == ' ')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+static void test_render_tree_fit(void **state)
+{
+	struct agent_llm_tree_fit fit;
+	char marker[96], *s;
+	size_t total;
+
+	big_make(1500);
+	total = big.nnodes;
+	/* everything: no marker */
+	s = agent_llm_render_tree_fit(&big, NULL, SIZE_MAX, &fit);
+	assert_int_equal(fit.nodes, total);
+	assert_int_equal(fit.sent, total);
+	assert_int_equal(count_lines(s), total);
+	assert_null(strstr(s, "nodes pruned"));
+	free(s);
+
+	/* a budget: respected, the path and its siblings kept, the smallest
+	 * deltas gone first, the marker says how many */
+	s = agent_llm_render_tree_fit(&big, NULL, 4000, &fit);
+	printf("# %zu of %zu nodes in 4000 bytes (%zu the path under study)\n", fit.sent, fit.nodes,
+	       fit.must);
+	assert_true(strlen(s) <= 4000);
+	assert_int_equal(fit.nodes, total);
+	assert_true(fit.sent < total && fit.sent > fit.must);
+	assert_int_equal(fit.must, 2 + BIG_DEPTH); /* all, mm, the chain */
+	assert_int_equal(count_lines(s), fit.sent + 1);
+	snprintf(marker, sizeof(marker), "\n… %zu of %zu nodes pruned", total - fit.sent, total);
+	assert_non_null(strstr(s, marker));
+	for (unsigned d = 0; d < BIG_DEPTH; d++) {
+		assert_true(has_line_of(s, chain[d]->name));
+		assert_true(has_line_of(s, sibs[d][0]->name));
+		assert_true(has_line_of(s, sibs[d][1]->name));
+	}
+	assert_true(has_line_of(s, big_top->name));
+	assert_false(has_line_of(s, big_bottom->name));
+	assert_true(has_line_of(s, "do_syscall_64"));
+	free(s);
+
+	/* no budget: the path under study alone, still marked */
+	s = agent_llm_render_tree_fit(&big, NULL, 0, &fit);
+	assert_int_equal(fit.sent, fit.must);
+	assert_int_equal(count_lines(s), fit.must + 1);
+	assert_true(has_line_of(s, chain[BIG_DEPTH - 1]->name));
+	assert_false(has_line_of(s, sibs[0][0]->name));
+	assert_false(has_line_of(s, "do_syscall_64")); /* the main path only */
+	assert_non_null(strstr(s, "nodes pruned to fit the prompt budget"));
+	free(s);
+
+	/* the person's focus joins the path, whatever its rank */
+	s = agent_llm_render_tree_fit(&big, big_bottom, 0, &fit);
+	assert_true(has_line_of(s, big_bottom->name));
+	assert_non_null(strstr(s, "<- FOCUS"));
+	free(s);
+	node_free(big.root);
+}
+
+static struct agent *budget_agent(unsigned context_tokens, size_t tree_cap, char **cause)
+{
+	struct agent_llm_opts o = { .tree_budget = tree_cap };
+	struct llm_config cfg;
+
+	llm_config_defaults(&cfg);
+	cfg.url = (char *)"http://127.0.0.1:9/v1"; /* never answers: turns stay in flight */
+	cfg.model = (char *)"m";
+	cfg.context_tokens = context_tokens;
+	cfg.connect_timeout_ms = 100;
+	cfg.max_retries = 0;
+	return agent_llm_new(&cfg, &o, cause);
+}
+
+/* The turn's prompt as sent: within the budget, with the warning. */
+static void test_turn_fits_context(void **state)
+{
+	struct agent_ctx ctx = { .tree = &big, .step_max = 4 };
+	struct agent_reply r = { 0 };
+	struct agent_llm *al;
+	struct llm_config cfg;
+	struct llm_msg m;
+	char *cause = NULL, want[96];
+	struct agent *a;
+	size_t tok, sent8k;
+
+	big_make(1500);
+	/* too small for even the system prompt and the tool schema: said at once */
+	assert_null(budget_agent(2048, 0, &cause));
+	assert_int_equal(errno, E2BIG);
+	printf("# %s\n", cause);
+	assert_non_null(strstr(cause, "the LLM's context of 2048 tokens cannot hold argus's prompt"));
+	assert_non_null(strstr(cause, "set context_tokens (ARGUS_LLM_CONTEXT_TOKENS) to "));
+	free(cause);
+	cause = NULL;
+
+	a = budget_agent(8192, 0, &cause);
+	assert_non_null(a);
+	al = a->priv;
+	assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
+	llm_config_defaults(&cfg);
+	cfg.context_tokens = 8192;
+	m.role = LLM_USER;
+	m.content = al->turn_text;
+	tok = llm_prompt_tokens(&m, 1, al->system, al->schema);
+	printf("# prompt: %zu tokens estimated, budget %zu; %s\n", tok, llm_prompt_budget(&cfg),
+	       agent_llm_note(a));
+	assert_true(tok <= llm_prompt_budget(&cfg));
+	/* it took the budget, not a trifle of it */
+	assert_true(tok + 400 > llm_prompt_budget(&cfg));
+	snprintf(want, sizeof(want), "prompt pruned to fit 8192 tokens: %zu of %zu nodes sent",
+		 al->fit.sent, big.nnodes);
+	assert_string_equal(agent_llm_note(a), want);
+	assert_true(al->fit.sent < big.nnodes);
+	assert_non_null(strstr(al->turn_text, "nodes pruned to fit the prompt budget"));
+	assert_true(has_line_of(al->turn_text, chain[BIG_DEPTH - 1]->name));
+	sent8k = al->fit.sent;
+	a->ops->cancel(a);
+	agent_free(a);
+
+	/* a larger context sends more of the tree, up to the tree's own cap
+	 * (6000 bytes): no warning then, the context did not cut it */
+	a = budget_agent(16384, 0, &cause);
+	assert_non_null(a);
+	assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
+	printf("# 16384 tokens: %zu nodes sent\n", ((struct agent_llm *)a->priv)->fit.sent);
+	assert_true(((struct agent_llm *)a->priv)->fit.sent > sent8k);
+	assert_string_equal(agent_llm_note(a), "");
+	assert_true(strlen(((struct agent_llm *)a->priv)->turn_text) < 6000 + 3000);
+	a->ops->cancel(a);
+	agent_free(a);
+	/* no cap and a context for all of it: all of it, no marker, no warning */
+	a = budget_agent(LLM_MAX_CONTEXT_TOKENS, SIZE_MAX, &cause);
+	assert_non_null(a);
+	assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
+	assert_string_equal(agent_llm_note(a), "");
+	assert_int_equal(((struct agent_llm *)a->priv)->fit.sent, big.nnodes);
+	assert_null(strstr(((struct agent_llm *)a->priv)->turn_text, "nodes pruned"));
+	a->ops->cancel(a);
+	agent_free(a);
+	node_free(big.root);
+
+	/* the path under study and the rest of the turn too long for the
+	 * context: an error, nothing sent */
+	big_make(10);
+	a = budget_agent(8192, 0, &cause);
+	assert_non_null(a);
+	{
+		/* a history of 60 long lines fills the rest */
+		char line[200];
+
+		memset(line, 'h', sizeof(line) - 1);
+		line[sizeof(line) - 1] = '\0';
+		for (int i = 0; i < 60; i++) {
+			struct agent_event ev = { .kind = AGENT_EV_SAY, .text = line };
+
+			assert_int_equal(a->ops->tell(a, &ev, NULL), 0);
+		}
+	}
+	assert_int_equal(a->ops->turn(a, &ctx, &r), -E2BIG);
+	printf("# %s\n", agent_llm_error(a));
+	assert_non_null(strstr(agent_llm_error(a), "the prompt does not fit the LLM's context of 8192 "
+					    "tokens"));
+	assert_non_null(strstr(agent_llm_error(a), "raise context_tokens"));
+	agent_reply_clear(&r);
+	agent_free(a);
+	node_free(big.root);
 }
 
 /* ---- over HTTP against the stub ------------------------------------------------------ */
@@ -633,6 +875,8 @@ int main(void)
 		cmocka_unit_test(test_template),
 		cmocka_unit_test(test_extract_json),
 		cmocka_unit_test(test_render_tree),
+		cmocka_unit_test(test_render_tree_fit),
+		cmocka_unit_test(test_turn_fits_context),
 		cmocka_unit_test(test_missing_prompts),
 		cmocka_unit_test(test_proposal_by_tool),
 		cmocka_unit_test(test_repair_then_valid),

@@ -200,6 +200,7 @@ static void unset_env(void)
 	static const char *vars[] = {
 		"ARGUS_LLM_PROVIDER", "ARGUS_LLM_URL", "ARGUS_LLM_MODEL", "ARGUS_LLM_API_KEY",
 		"ARGUS_LLM_API_KEY_FILE", "ARGUS_LLM_TIMEOUT_S", "ARGUS_LLM_CONNECT_TIMEOUT_S",
+		"ARGUS_LLM_CONTEXT_TOKENS",
 	};
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
@@ -354,6 +355,81 @@ static void test_config_precedence(void **state)
 	assert_int_equal(llm_config_load(&cfg, &cause), -EINVAL);
 	assert_non_null(strstr(cause, "line 1: expected key = value"));
 	free(cause);
+}
+
+/* context_tokens: the default, the file, the environment over it, bounds */
+static void test_config_context(void **state)
+{
+	struct llm_config cfg;
+	char dir[128], path[160], *cause = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/argus", tmpdir);
+	mkdir(dir, 0700);
+	snprintf(path, sizeof(path), "%s/config", dir);
+	setenv("XDG_CONFIG_HOME", tmpdir, 1);
+	write_file(path, "url = http://127.0.0.1:9/v1\nmodel = m\n", 0600);
+	assert_int_equal(llm_config_load(&cfg, &cause), 0);
+	assert_int_equal(cfg.context_tokens, LLM_DEF_CONTEXT_TOKENS);
+	assert_int_equal(cfg.context_tokens, 8192);
+	/* the reply keeps an eighth of it */
+	assert_int_equal(llm_prompt_budget(&cfg), 8192 - 1024);
+	llm_config_clear(&cfg);
+	write_file(path, "url = http://127.0.0.1:9/v1\nmodel = m\ncontext_tokens = 32768\n", 0600);
+	assert_int_equal(llm_config_load(&cfg, &cause), 0);
+	assert_int_equal(cfg.context_tokens, 32768);
+	/* max_tokens (4096) is less than an eighth: all of it is kept */
+	assert_int_equal(llm_prompt_budget(&cfg), 32768 - 4096);
+	llm_config_clear(&cfg);
+	/* the hosted APIs: 128000 unless said */
+	write_file(path, "provider = anthropic\nmodel = m\n", 0600);
+	assert_int_equal(llm_config_load(&cfg, &cause), 0);
+	assert_int_equal(cfg.context_tokens, LLM_DEF_CONTEXT_TOKENS_API);
+	llm_config_clear(&cfg);
+	write_file(path, "model = m\n", 0600); /* https://api.openai.com/v1 */
+	assert_int_equal(llm_config_load(&cfg, &cause), 0);
+	assert_int_equal(cfg.context_tokens, 128000);
+	llm_config_clear(&cfg);
+	write_file(path, "model = m\ncontext_tokens = 16384\n", 0600);
+	assert_int_equal(llm_config_load(&cfg, &cause), 0);
+	assert_int_equal(cfg.context_tokens, 16384);
+	llm_config_clear(&cfg);
+	setenv("ARGUS_LLM_CONTEXT_TOKENS", "4096", 1);
+	assert_int_equal(llm_config_load(&cfg, &cause), 0);
+	assert_int_equal(cfg.context_tokens, 4096);
+	llm_config_clear(&cfg);
+	setenv("ARGUS_LLM_CONTEXT_TOKENS", "100", 1);
+	assert_int_equal(llm_config_load(&cfg, &cause), -EINVAL);
+	assert_non_null(strstr(cause, "context_tokens '100' is not a number of tokens in 512.."));
+	free(cause);
+	cause = NULL;
+	setenv("ARGUS_LLM_CONTEXT_TOKENS", "8k", 1);
+	assert_int_equal(llm_config_load(&cfg, &cause), -EINVAL);
+	free(cause);
+	unsetenv("ARGUS_LLM_CONTEXT_TOKENS");
+}
+
+/* The estimate errs high: a digit or a non-ASCII byte is a token, the rest
+ * 3.5 bytes a token, rounded up. */
+static void test_tokens_estimate(void **state)
+{
+	const char *words = "handle_mm_fault do_anonymous_page"; /* 33 bytes */
+	struct llm_msg m[2] = { { LLM_USER, "abcdefg" }, { LLM_ASSISTANT, "1234567" } };
+
+	assert_int_equal(llm_tokens_estimate("", 0), 0);
+	assert_int_equal(llm_tokens_estimate(NULL, 5), 0);
+	assert_int_equal(llm_tokens_estimate("abcdefg", 7), 2);
+	assert_int_equal(llm_tokens_estimate("abcdefgh", 8), 3);
+	assert_int_equal(llm_tokens_estimate(words, strlen(words)), 10);
+	assert_int_equal(llm_tokens_estimate("1234567", 7), 7);
+	assert_int_equal(llm_tokens_estimate("delta +395", 10), 3 + 2);
+	assert_int_equal(llm_tokens_estimate("\xe2\x80\xa6", 3), 3); /* … */
+	/* more than the bytes over four (what real tokenizers come to on text) */
+	assert_true(llm_tokens_estimate(words, strlen(words)) * 4 > strlen(words));
+	/* a request: the texts, 8 a message for the template, 8 for the reply's
+	 * opening, 160 for the tool's wrapper */
+	assert_int_equal(llm_prompt_tokens(m, 2, NULL, NULL), 8 + (8 + 2) + (8 + 7));
+	assert_int_equal(llm_prompt_tokens(m, 1, "abcdefg", "{}"), 8 + (8 + 2) + (8 + 2) + (160 + 1));
+	assert_int_equal(llm_prompt_tokens(NULL, 0, NULL, NULL), 8);
 }
 
 static void test_config_key_file_mode(void **state)
@@ -575,6 +651,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_config_nothing, setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_config_precedence, setup_tmp, teardown_tmp),
 		cmocka_unit_test_setup_teardown(test_config_key_file_mode, setup_tmp, teardown_tmp),
+		cmocka_unit_test_setup_teardown(test_config_context, setup_tmp, teardown_tmp),
+		cmocka_unit_test(test_tokens_estimate),
 		cmocka_unit_test(test_body_openai),
 		cmocka_unit_test(test_body_anthropic),
 		cmocka_unit_test(test_scrub),
