@@ -528,6 +528,10 @@ static struct agent *agent_make(enum llm_provider p)
 	cfg.api_key = (char *)CANARY;
 	cfg.timeout_ms = 5000;
 	cfg.backoff_ms = 20;
+	/* these cases are about the exchange, not the budget (test_render_tree_fit
+	 * and test_turn_fits_context are): a context that holds the whole tree,
+	 * so the reply's lines are not followed by a pruning note */
+	cfg.context_tokens = 32768;
 	a = agent_llm_new(&cfg, &o, &cause);
 	if (!a)
 		print_error("agent_llm_new: %s\n", cause ? cause : "?");
