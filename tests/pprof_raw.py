@@ -32,14 +32,17 @@ def parse_raw(text):
                 samples.append(([int(v) for v in m.group(1).split()],
                                 [int(i) for i in m.group(2).split()]))
         elif sec == "Locations":
-            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) M=(\d+) (.*) :\d+ s=\d+$", line)
+            # pprof shortens a name it would simplify (one with parentheses:
+            # "[woken by task X (tgid N)]") and puts the whole one after
+            # "s=0" in parentheses: take that one when it is there
+            m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) M=(\d+) (.*?) :\d+ s=\d+(?:\((.*)\))?$", line)
             if m:
                 cur = int(m.group(1))
-                locs[cur] = (int(m.group(3)), [m.group(4)], int(m.group(2), 16))
+                locs[cur] = (int(m.group(3)), [m.group(5) or m.group(4)], int(m.group(2), 16))
                 continue
-            m = re.match(r"^\s+(\S.*) :\d+ s=\d+$", line)
+            m = re.match(r"^\s+(\S.*?) :\d+ s=\d+(?:\((.*)\))?$", line)
             if m and cur is not None:
-                locs[cur][1].append(m.group(1))
+                locs[cur][1].append(m.group(2) or m.group(1))
                 continue
             m = re.match(r"^\s+(\d+): (0x[0-9a-f]+) M=(\d+)\s*$", line)
             if m:

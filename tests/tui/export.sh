@@ -18,7 +18,7 @@ for name in pagefault file_fault cow_fault aggressor; do
 	"$ARGUS" export "$S" --format markdown -o "$TMP/$name.md" || fail "$name: export markdown failed"
 	grep -q '^## Verdict' "$TMP/$name.md" || fail "$name: no verdict section"
 	grep -q '^\*\*Found\*\*' "$TMP/$name.md" || fail "$name: verdict not stated"
-	grep -q "^Path (mm): .*\`$leaf\`" "$TMP/$name.md" || fail "$name: path to $leaf missing"
+	grep -q "^Path ([a-z]*): .*\`$leaf\`" "$TMP/$name.md" || fail "$name: path to $leaf missing"
 	grep -q '^## The tree around the path' "$TMP/$name.md" || fail "$name: no tree section"
 	grep -q "| \*\*$leaf\*\* |" "$TMP/$name.md" || fail "$name: $leaf not marked in the tree table"
 	grep -q '^## Decisions' "$TMP/$name.md" || fail "$name: no decisions"

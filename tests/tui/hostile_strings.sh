@@ -71,9 +71,10 @@ tm pipe-pane -t t -o "cat >>$TMP/o.tty"
 wait_for "replay event 0/"
 i=0
 while [ $i -lt 40 ] && ! screen | grep -qF 'note: \x1b[2J'; do keys n; sleep 0.2; i=$((i + 1)); done
-wait_for 'note: \x1b[2J\x1b]0;PWN\x07load running'
+wait_for 'note: \x1b[2J\x1b]0;PWN\x07'
 keys '}'
-wait_for "replay event 29/29"
+N=$(tail -n +2 "$TMP/hostile.jsonl" | grep -c .)
+wait_for "replay event $N/$N"
 keys q
 wait_for STTY-DONE
 tm pipe-pane -t t 2>/dev/null
