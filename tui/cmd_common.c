@@ -1,9 +1,13 @@
 /* cmd_common — shared by the subcommands (see cmd_common.h). */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/signalfd.h>
 
+#include "cmd.h"
 #include "cmd_common.h"
+#include "probe.h"
 
 static void cmd_sigset(const int *sigs, sigset_t *set)
 {
@@ -30,4 +34,23 @@ int cmd_signalfd(const int *sigs, sigset_t *old)
 		return -errno;
 	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	return fd < 0 ? -errno : fd;
+}
+
+int cmd_check_probe_access(int *exit_status)
+{
+	char *cause = NULL;
+	int err;
+
+	err = probe_check_privileges(&cause);
+	if (!err) {
+		err = probe_check_btf(&cause);
+		if (err)
+			*exit_status = EXIT_KERNEL;
+	} else {
+		*exit_status = EXIT_PRIV;
+	}
+	if (err)
+		fprintf(stderr, "argus: %s\n", cause ? cause : "cannot load BPF programs here");
+	free(cause);
+	return err;
 }

@@ -1,5 +1,6 @@
 /* cmd_common — what the subcommands (tui/cmd_*.c) share: the signals that
- * end them, as a signalfd for their poll loop. */
+ * end them, as a signalfd for their poll loop, and the checks before a
+ * subcommand loads BPF. */
 #ifndef ARGUS_CMD_COMMON_H
 #define ARGUS_CMD_COMMON_H
 
@@ -14,5 +15,11 @@ int cmd_signalfd(const int *sigs, sigset_t *old);
 /* Blocks sigs (a list ending in 0), the previous mask in *old (may be
  * NULL), before a cmd_signalfd that comes later.  0 or -errno. */
 int cmd_signals_block(const int *sigs, sigset_t *old);
+
+/* What a subcommand that loads BPF checks first: the privileges, then the
+ * kernel's BTF.  0 when argus may go on (*exit_status untouched); else
+ * prints "argus: <why and what to do>" on stderr, sets *exit_status to
+ * EXIT_PRIV or EXIT_KERNEL and returns -EPERM or -ENOENT. */
+int cmd_check_probe_access(int *exit_status);
 
 #endif

@@ -256,16 +256,8 @@ int cmd_diagnose(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (probe_check_privileges(&cause) < 0) {
-		fprintf(stderr, "argus: %s\n", cause);
-		ret = EXIT_PRIV;
+	if (cmd_check_probe_access(&ret))
 		goto out;
-	}
-	if (probe_check_btf(&cause) < 0) {
-		fprintf(stderr, "argus: %s\n", cause);
-		ret = EXIT_KERNEL;
-		goto out;
-	}
 	if (oa.agent) {
 		/* before measuring: a misconfigured LLM is said at once */
 		oa.log = stderr;

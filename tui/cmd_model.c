@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "model.h"
 #include "model_capture.h"
 #include "probe.h"
@@ -221,18 +222,8 @@ int cmd_model(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	err = probe_check_privileges(&cause);
-	if (err) {
-		fprintf(stderr, "argus: %s\n", cause);
-		ret = EXIT_PRIV;
+	if (cmd_check_probe_access(&ret))
 		goto out;
-	}
-	err = probe_check_btf(&cause);
-	if (err) {
-		fprintf(stderr, "argus: %s\n", cause);
-		ret = EXIT_KERNEL;
-		goto out;
-	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = model_on_signal;
 	sigaction(SIGINT, &sa, NULL);

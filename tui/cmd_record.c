@@ -394,18 +394,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
-	err = probe_check_privileges(&cause);
-	if (err) {
-		fprintf(stderr, "argus: %s\n", cause);
-		ret = EXIT_PRIV;
+	if (cmd_check_probe_access(&ret))
 		goto out;
-	}
-	err = probe_check_btf(&cause);
-	if (err) {
-		fprintf(stderr, "argus: %s\n", cause);
-		ret = EXIT_KERNEL;
-		goto out;
-	}
 	if (cmdv) {
 		/* held before exec until the filter holds its PID */
 		load = load_spawn(cmdv, LOAD_F_STDOUT_STDERR, &cause);

@@ -272,16 +272,8 @@ int cmd_step(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (probe_check_privileges(&cause) < 0) {
-		fprintf(stderr, "argus: %s\n", cause);
-		rc = EXIT_PRIV;
+	if (cmd_check_probe_access(&rc))
 		goto out;
-	}
-	if (probe_check_btf(&cause) < 0) {
-		fprintf(stderr, "argus: %s\n", cause);
-		rc = EXIT_KERNEL;
-		goto out;
-	}
 	rc = step_load_spec(path, &s);
 	if (rc != EXIT_OK)
 		goto out;
