@@ -151,31 +151,59 @@ static int analysis_naive(const struct tree *t, struct analysis *a)
 	return 0;
 }
 
-/* The header line also says which other processes the load displaced
- * (reported, not diagnosed: verdict.displaced).  A comm comes from the
- * kernel: its control bytes are shown as '?'. */
-static void analysis_summary_displaced(struct analysis *a, int utf8)
+char *analysis_displaced_text(const struct analysis_displaced *d, unsigned n, int utf8,
+			      char *buf, size_t len)
 {
-	size_t off = strlen(a->summary);
+	size_t off = 0;
 
-	for (unsigned i = 0; i < a->verdict.ndisplaced && off < sizeof(a->summary); i++) {
-		const struct verdict_branch *b = &a->verdict.displaced[i];
-		char name[48];
-		int w;
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n; i++) {
+		int w = snprintf(buf + off, len - off, "%s%s %s%.0f/s", i ? ", " : "displaced: ",
+				 d[i].process, utf8 ? "\xe2\x88\x92" : "-", d[i].fall);
 
-		snprintf(name, sizeof(name), "%s", b->process ? b->process : "?");
-		for (char *c = name; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = '?';
-		w = snprintf(a->summary + off, sizeof(a->summary) - off, "%s%s %s%.0f/s",
-			     i ? ", " : (off ? (utf8 ? " \xc2\xb7 displaced: " : " | displaced: ")
-				     : "displaced: "), name, utf8 ? "\xe2\x88\x92" : "-", b->mass);
-		if (w < 0 || (size_t)w >= sizeof(a->summary) - off) {
-			a->summary[off] = '\0'; /* whole entries only */
+		if (w < 0 || (size_t)w >= len - off) {
+			buf[off] = '\0'; /* whole entries only */
 			break;
 		}
 		off += (size_t)w;
 	}
+	return buf;
+}
+
+/* The header's fields from the calibrated tree and the verdict, and their
+ * joined text.  The header also says which other processes the load
+ * displaced (reported, not diagnosed: verdict.displaced); a comm comes
+ * from the kernel: its control bytes are shown as '?'. */
+static void analysis_header(struct analysis *a, int utf8)
+{
+	const char *sep;
+	size_t off;
+
+	_Static_assert(sizeof(a->summary) == sizeof(a->subsystems), "summary starts as subsystems");
+	calib_summary(a->t, utf8, a->subsystems, sizeof(a->subsystems));
+	for (unsigned i = 0; i < a->verdict.ndisplaced && i < VERDICT_MAX_FALLS; i++) {
+		const struct verdict_branch *b = &a->verdict.displaced[i];
+		struct analysis_displaced *x = &a->displaced[a->ndisplaced++];
+
+		snprintf(x->process, sizeof(x->process), "%s", b->process ? b->process : "?");
+		for (char *c = x->process; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		x->fall = b->mass;
+	}
+	/* the separator, then as many whole entries as fit after it */
+	memcpy(a->summary, a->subsystems, sizeof(a->summary));
+	off = strlen(a->summary);
+	sep = !a->ndisplaced || !off ? "" : utf8 ? " \xc2\xb7 " : " | ";
+	if (off + strlen(sep) >= sizeof(a->summary))
+		return;
+	memcpy(a->summary + off, sep, strlen(sep) + 1);
+	analysis_displaced_text(a->displaced, a->ndisplaced, utf8, a->summary + off + strlen(sep),
+				sizeof(a->summary) - off - strlen(sep));
+	if (!a->summary[off + strlen(sep)])
+		a->summary[off] = '\0';
 }
 
 int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned nsteps,
@@ -226,8 +254,7 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 		reply.lines = NULL;
 		reply.nlines = 0;
 		agent_reply_clear(&reply);
-		calib_summary(out->t, o->utf8, out->summary, sizeof(out->summary));
-		analysis_summary_displaced(out, o->utf8);
+		analysis_header(out, o->utf8);
 		err = analysis_naive(out->t, out);
 		if (err) {
 			util_cause(cause, "cannot analyse: out of memory");

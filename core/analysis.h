@@ -7,7 +7,8 @@
  *   -> calib_run (which calibrates the steps' nodes too: calib_annot_run)
  *      when the profile has windows of both conditions
  *   -> agent_descend from the root (the verdict, its decision lines)
- *   -> calib_summary (the header line) and the naive answer
+ *   -> the header's fields (calib_summary's subsystems, the processes the
+ *      load displaced) and their joined text, and the naive answer
  *   -> tree_sort (optional: the views sort, the batch verdict does not).
  * The TUI's rebuild, diagnose (batch, with an agent, with steps), export,
  * diff (through diagnose), the session recorder (source_session) and replay
@@ -57,6 +58,15 @@ struct analysis_opts {
 	                                * calibrated, by total when not */
 };
 
+/* A process the load displaced, as the header says it: the verdict's
+ * displaced branch (reported, not diagnosed: verdict.displaced). */
+struct analysis_displaced {
+	char process[48];              /* "comm [tgid]"; control bytes as '?' (a comm
+	                                * comes from the kernel) */
+	double fall;                   /* what it lost, events/s (verdict_branch.mass,
+	                                * positive) */
+};
+
 struct analysis {
 	struct tree *t;                /* owned; NULL only when analysis_run failed */
 	int calibrated;                /* calib_run done */
@@ -67,7 +77,16 @@ struct analysis {
 	struct verdict verdict;        /* owned */
 	char **lines;                  /* one per descent decision; owned */
 	unsigned nlines;
-	char summary[512];             /* calib_summary; "" when not calibrated */
+	/* The header line as fields, for a layout that gives way by parts (the
+	 * TUI's: subsystems first, the displaced processes last); all empty
+	 * when not calibrated.  A replay derives them from the session's
+	 * windows like the rest (sessions do not store them). */
+	char subsystems[512];          /* calib_summary: "mm +41% · sched -3% · ..." */
+	struct analysis_displaced displaced[VERDICT_MAX_FALLS];
+	unsigned ndisplaced;           /* verdict.ndisplaced, in its order */
+	/* the same joined for a text line (diagnose's "header"): subsystems,
+	 * " · " (utf8) or " | ", analysis_displaced_text; whole entries only */
+	char summary[512];
 	/* naive: from the root, the child with the largest loaded total, down
 	 * to a leaf (the idle subsystem skipped) — what a reference-less
 	 * profiler would say; computed before sorting */
@@ -101,6 +120,12 @@ void analysis_clear(struct analysis *a);
  * then; a keeps neither). */
 void analysis_take_verdict(struct analysis *a, struct verdict *v, char ***lines,
 			   unsigned *nlines);
+
+/* "displaced: bgjob [200] −812/s, make [100] −3/s" for d[0..n) into buf
+ * (len bytes; utf8: the minus sign U+2212, else '-'); whole entries only,
+ * "" when n is 0 or the first does not fit.  Returns buf. */
+char *analysis_displaced_text(const struct analysis_displaced *d, unsigned n, int utf8,
+			      char *buf, size_t len);
 
 /* "cannot calibrate: no reference or no loaded window was measured" style
  * reason for a's calib_err into buf; returns buf. */

@@ -217,6 +217,7 @@ static void render(struct app *a)
 {
 	struct fmt_cols cols;
 	struct fmt_row_ctx ctx;
+	struct fmt_header_sum hs;
 	char state[128], footer[320];
 	const char *ft = NULL;
 	enum theme_role frole = THEME_NORMAL;
@@ -235,8 +236,11 @@ static void render(struct app *a)
 	ctx.root_total = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
 	ctx.match = a->mode == MODE_SEARCH ? a->query : a->last_query;
 	app_header_state(a, state, sizeof(state));
-	screen_draw_header(&a->scr, a->o.title ? a->o.title : "argus", state,
-			   a->calibrated ? a->an.summary : a->o.note, a->gl);
+	/* the analysis's fields, not its text: the header lays them out */
+	hs.text = a->calibrated ? a->an.subsystems : a->o.note;
+	hs.displaced = a->calibrated ? a->an.displaced : NULL;
+	hs.ndisplaced = a->calibrated ? a->an.ndisplaced : 0;
+	screen_draw_header(&a->scr, a->o.title ? a->o.title : "argus", state, &hs, a->gl);
 	if (a->mode == MODE_SEARCH) {
 		snprintf(footer, sizeof(footer), "/%s%s", a->query,
 			 a->search_found ? "" : "   (no match)");

@@ -16,6 +16,7 @@
 
 struct view_tree;
 struct tree_node;
+struct analysis_displaced;
 
 /* ---- glyphs (fmt_glyph.c) ---------------------------------------------------- */
 
@@ -178,10 +179,21 @@ const char *fmt_run_state(const struct source_status *st, int replay);
 /* 1 while a calibration's windows are being measured (what the tree and its
  * verdict show may still change). */
 int fmt_run_measuring(const struct source_status *st);
+/* What the header says after the state: the analysis's fields (struct
+ * analysis: subsystems, displaced), or a note in text's place (-p's
+ * advice) with no displaced. */
+struct fmt_header_sum {
+	const char *text;          /* the subsystems (calib_summary) or a note;
+	                            * NULL: none */
+	const struct analysis_displaced *displaced; /* NULL when ndisplaced is 0 */
+	unsigned ndisplaced;
+};
 /* The header: title left (shortened in the middle), " · " state (never
- * cut; NULL: none), the summary (calib_summary) after it. */
+ * cut; NULL: none), the summary after it (sum NULL: none): the text, " · ",
+ * "displaced: a −N/s, ...".  When it does not fit, the text yields first,
+ * then the displaced processes by whole entries from the last. */
 void fmt_header(struct fmt_line *l, int width, const char *title, const char *state,
-		const char *summary, const struct glyphs *gl);
+		const struct fmt_header_sum *sum, const struct glyphs *gl);
 
 /* The verdict as one line: "◆ verdict: mm › handle_mm_fault › … ›
  * do_wp_page", "◆ provisional: ..." while the windows are measured (the

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "fmt.h"
 
 char *fmt_phase(const struct source_status *st, char *buf, size_t len)
@@ -174,47 +175,77 @@ int fmt_run_measuring(const struct source_status *st)
 	}
 }
 
-/* The summary in room columns.  When it does not fit, the subsystems
- * yield first: the processes the load displaced (analysis.c puts them
- * last, after "displaced: ") are what a narrow terminal would otherwise
- * lose, and they are the finding that is not in the tree's ◆ path. */
-static void fmt_header_summary(struct fmt_line *l, const char *summary, int room,
+/* The displaced processes d[0..n) of sum, said whole: "displaced: a −812/s,
+ * b −3/s" (analysis_displaced_text); with ", +K more" when only the first n
+ * of them are said.  Returns its columns. */
+static int header_displaced(const struct fmt_header_sum *sum, unsigned n, const struct glyphs *gl,
+			    char *buf, size_t len)
+{
+	size_t at;
+
+	analysis_displaced_text(sum->displaced, n, gl->utf8, buf, len);
+	at = strlen(buf);
+	if (n < sum->ndisplaced && at)
+		snprintf(buf + at, len - at, ", +%u more", sum->ndisplaced - n);
+	return fmt_width(buf);
+}
+
+/* The summary's columns, said whole. */
+static int header_sum_width(const struct fmt_header_sum *sum, const struct glyphs *gl)
+{
+	char dt[FMT_LINE_MAX];
+	int tw = sum && sum->text ? fmt_width(sum->text) : 0, dw;
+
+	if (!sum || !sum->displaced || !sum->ndisplaced)
+		return tw;
+	dw = header_displaced(sum, sum->ndisplaced, gl, dt, sizeof(dt));
+	return tw && dw ? tw + fmt_width(gl->g[GLYPH_SEP]) + 2 + dw : tw + dw;
+}
+
+/* The summary in room columns, from the analysis's fields.  When it does
+ * not fit, the subsystems yield first: the processes the load displaced
+ * are what a narrow terminal would otherwise lose, and they are the finding
+ * that is not in the tree's ◆ path; with no room left for the subsystems,
+ * the displaced processes alone, as many whole entries as fit (the first is
+ * cut only when it alone does not). */
+static void fmt_header_summary(struct fmt_line *l, const struct fmt_header_sum *sum, int room,
 			       const struct glyphs *gl)
 {
-	const char *d = strstr(summary, "displaced: ");
+	const char *text = sum->text ? sum->text : "";
+	unsigned n = sum->displaced ? sum->ndisplaced : 0;
+	char dt[FMT_LINE_MAX], sep[16];
 	int dw, sepw;
-	char head[FMT_LINE_MAX];
 
-	if (!d || fmt_width(summary) <= room) {
-		fmt_line_add_trunc(l, THEME_HEADER, summary, room, gl);
+	if (!n || header_sum_width(sum, gl) <= room) {
+		if (*text)
+			fmt_line_add_trunc(l, THEME_HEADER, text, room, gl);
+		if (n) {
+			snprintf(sep, sizeof(sep), " %s ", gl->g[GLYPH_SEP]);
+			header_displaced(sum, n, gl, dt, sizeof(dt));
+			if (*text)
+				fmt_line_add(l, THEME_HEADER, sep, -1);
+			fmt_line_add(l, THEME_HEADER, dt, -1);
+		}
 		return;
 	}
-	dw = fmt_width(d);
-	sepw = fmt_width(gl->g[GLYPH_SEP]) + 2;
-	/* the subsystems, without analysis.c's " · " / " | " before "displaced" */
-	snprintf(head, sizeof(head), "%.*s", (int)(d - summary), summary);
-	for (size_t n = strlen(head); n && strchr(" |", head[n - 1]); n = strlen(head))
-		head[n - 1] = '\0';
-	if (strlen(head) >= 2 && !strcmp(head + strlen(head) - 2, "\xc2\xb7"))
-		head[strlen(head) - 2] = '\0';
-	for (size_t n = strlen(head); n && head[n - 1] == ' '; n = strlen(head))
-		head[n - 1] = '\0';
-	if (head[0] && room - dw - sepw >= 8) {
-		char sep[16];
-
-		fmt_line_add_trunc(l, THEME_HEADER, head, room - dw - sepw, gl);
-		snprintf(sep, sizeof(sep), " %s ", gl->g[GLYPH_SEP]);
+	snprintf(sep, sizeof(sep), " %s ", gl->g[GLYPH_SEP]);
+	sepw = fmt_width(sep);
+	dw = header_displaced(sum, n, gl, dt, sizeof(dt));
+	if (*text && room - dw - sepw >= 8) {
+		fmt_line_add_trunc(l, THEME_HEADER, text, room - dw - sepw, gl);
 		fmt_line_add(l, THEME_HEADER, sep, -1);
-		fmt_line_add_trunc(l, THEME_HEADER, d, dw, gl);
-	} else {
-		fmt_line_add_trunc(l, THEME_HEADER, d, room, gl);
+		fmt_line_add(l, THEME_HEADER, dt, -1);
+		return;
 	}
+	while (n > 1 && dw > room)
+		dw = header_displaced(sum, --n, gl, dt, sizeof(dt));
+	fmt_line_add_trunc(l, THEME_HEADER, dt, room, gl);
 }
 
 void fmt_header(struct fmt_line *l, int width, const char *title, const char *state,
-		const char *summary, const struct glyphs *gl)
+		const struct fmt_header_sum *summary, const struct glyphs *gl)
 {
-	int sw = summary && *summary ? fmt_width(summary) : 0, stw = 0, tw;
+	int sw = header_sum_width(summary, gl), stw = 0, tw;
 	char sep[16];
 
 	snprintf(sep, sizeof(sep), " %s ", gl->g[GLYPH_SEP]);

@@ -247,7 +247,7 @@ void screen_put_line(struct screen *s, WINDOW *w, struct line_cache *c, int y,
 }
 
 void screen_draw_header(struct screen *s, const char *title, const char *state,
-			const char *summary, const struct glyphs *gl)
+			const struct fmt_header_sum *summary, const struct glyphs *gl)
 {
 	if (s->too_small)
 		return;

@@ -74,7 +74,7 @@ int screen_tree_rows(const struct screen *s);
 
 /* The header line: title, " · " state, summary (fmt_header). */
 void screen_draw_header(struct screen *s, const char *title, const char *state,
-			const char *summary, const struct glyphs *gl);
+			const struct fmt_header_sum *summary, const struct glyphs *gl);
 /* Heading, visible rows of v, footer (footer_text overrides the hidden
  * count line when not NULL: prompts and messages). */
 void screen_draw_tree(struct screen *s, struct view_tree *v, const struct fmt_row_ctx *ctx,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "fmt.h"
 #include "profile.h"
 #include "theme.h"
@@ -377,7 +378,9 @@ static void test_header_state(void **state)
 	struct source_status st = { 0 };
 	struct fmt_line l;
 	const char *title = "argus --load /usr/lib/very/long/path/to/a/load/binary --seconds 120";
-	const char *sum = "mm +3000% · idle -60% · irq new (n.s.) · fs +67% (n.s.) · net +1%";
+	const char *subs = "mm +3000% · idle -60% · irq new (n.s.) · fs +67% (n.s.) · net +1%";
+	const struct fmt_header_sum sum0 = { .text = subs }, *sum = &sum0;
+	const char *rt = "argus replay procs-session.jsonl";
 
 	(void)state;
 	st.nwindows = 24;
@@ -409,24 +412,78 @@ static void test_header_state(void **state)
 	fmt_header(&l, 80, title, "calibration done", sum, glyphs_get(1));
 	assert_non_null(strstr(l.text, "…"));
 	assert_non_null(strstr(l.text, "120 · calibration done  mm +3000%"));
-	/* 80 columns and displaced work: the subsystems yield, the displaced
-	 * processes stay whole (utf-8 and ascii separators) */
-	fmt_header(&l, 80, title, "replay, by process",
-		   "mm +7408% · idle −33% · fs −37% · irq +12% · displaced: bgjob −812/s",
-		   glyphs_get(1));
-	assert_int_equal(l.width, 80);
-	assert_non_null(strstr(l.text, "displaced: bgjob −812/s"));
-	fmt_header(&l, 100, title, "replay, by process",
-		   "mm +7408% · idle −33% · fs −37% · irq +12% · displaced: bgjob −812/s",
-		   glyphs_get(1));
-	assert_non_null(strstr(l.text, "  mm +7408%"));
-	assert_non_null(strstr(l.text, "… · displaced: bgjob −812/s"));
-	fmt_header(&l, 80, title, "replay",
-		   "mm +7408% | idle -33% | fs -37% | irq +12% | displaced: bgjob -812/s",
-		   glyphs_get(0));
-	assert_int_equal(l.width, 80);
-	assert_non_null(strstr(l.text, "displaced: bgjob -812/s"));
-	assert_null(strstr(l.text, "| |"));
+	/* Displaced work, as the analysis hands it over (struct analysis's
+	 * fields: no text is parsed).  Wide: all of it, the subsystems, the
+	 * separator, the processes. */
+	{
+		static const struct analysis_displaced d[] = {
+			{ "bgjob [200]", 812.4 }, { "cron [31]", 45.0 }, { "make [100]", 3.2 },
+		};
+		struct fmt_header_sum ds = {
+			.text = "mm +7408% · fs −37% · irq +12% · idle time −33% (not ranked: not work)",
+			.displaced = d, .ndisplaced = 1,
+		};
+		struct fmt_header_sum da = {
+			.text = "mm +7408% | fs -37% | irq +12% | idle time -33% (not ranked: not work)",
+			.displaced = d, .ndisplaced = 1,
+		};
+
+		fmt_header(&l, 160, rt, "replay, by process", &ds, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 160);
+		assert_non_null(strstr(l.text, "replay, by process  mm +7408% · fs −37% · irq +12% · "
+					  "idle time −33% (not ranked: not work) · displaced: "
+					  "bgjob [200] −812/s"));
+		assert_null(strstr(l.text, "…"));   /* nothing cut */
+		/* 80 columns: the subsystems yield, the displaced process stays
+		 * whole after a separator */
+		fmt_header(&l, 80, rt, "replay", &ds, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 80);
+		assert_non_null(strstr(l.text, "replay  mm +7408%"));
+		assert_non_null(strstr(l.text, "… · displaced: bgjob [200] −812/s"));
+		/* a longer state leaves under 8 columns for them: the process alone */
+		fmt_header(&l, 80, rt, "replay, by process", &ds, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 80);
+		assert_null(strstr(l.text, "mm +"));
+		assert_non_null(strstr(l.text, "replay, by process  displaced: bgjob [200] −812/s"));
+		/* ascii: its separator and minus, no doubled separator */
+		fmt_header(&l, 80, rt, "replay", &da, glyphs_get(0));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 80);
+		assert_non_null(strstr(l.text, "~ | displaced: bgjob [200] -812/s"));
+		assert_null(strstr(l.text, "| |"));
+		/* three processes: at 80 no room for the subsystems; whole entries
+		 * from the first, the rest counted, or cut when even that does
+		 * not fit; at 120 all three and the subsystems cut; at 160 all */
+		ds.ndisplaced = 3;
+		fmt_header(&l, 80, rt, "replay", &ds, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 80);
+		assert_null(strstr(l.text, "mm +"));
+		assert_non_null(strstr(l.text, "replay  displaced: bgjob [200] −812/s, +2 more"));
+		fmt_header(&l, 80, rt, "replay, by process", &ds, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 80);
+		assert_non_null(strstr(l.text, "displaced: bgjob [200] −812/s, …"));
+		fmt_header(&l, 120, "argus", "replay", &ds, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 120);
+		assert_non_null(strstr(l.text, "replay  mm +7408%"));
+		assert_non_null(strstr(l.text, "… · displaced: bgjob [200] −812/s, cron [31] −45/s, "
+					  "make [100] −3/s"));
+		fmt_header(&l, 160, "argus", "replay", &ds, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 160);
+		assert_non_null(strstr(l.text, "(not ranked: not work) · displaced: bgjob [200] −812/s, "
+					  "cron [31] −45/s, make [100] −3/s"));
+		/* displaced work and no subsystems (a note's place): no separator */
+		ds.text = NULL;
+		fmt_header(&l, 160, rt, "live", &ds, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_non_null(strstr(l.text, "live  displaced: bgjob [200] −812/s"));
+	}
 	/* no state: as before */
 	fmt_header(&l, 80, "argus", NULL, NULL, glyphs_get(0));
 	assert_string_equal(l.text, " argus" "                                        "

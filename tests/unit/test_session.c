@@ -496,6 +496,32 @@ static void run_analysis(const struct profile *p, struct analysis *an)
 	assert_true(an->descended);
 }
 
+/* The header's fields of an analysis: the subsystems are calib_summary's,
+ * the displaced processes the verdict's with their fall, and the joined
+ * summary is the one from the other ("subsystems · displaced: ..."). */
+static void header_fields_check(const struct analysis *an, int displaced)
+{
+	char subs[512], dt[512], joined[1100];
+
+	calib_summary(an->t, 0, subs, sizeof(subs));
+	assert_true(subs[0] != '\0');
+	assert_string_equal(an->subsystems, subs);
+	assert_null(strstr(an->subsystems, "displaced"));
+	analysis_displaced_text(an->displaced, an->ndisplaced, 0, dt, sizeof(dt));
+	if (!displaced) {
+		assert_int_equal(an->ndisplaced, 0);
+		assert_string_equal(dt, "");
+		assert_string_equal(an->summary, subs);
+		return;
+	}
+	assert_true(an->ndisplaced >= 1);
+	assert_string_equal(an->displaced[0].process, "bg [600]");
+	assert_true(an->displaced[0].fall > 100 && an->displaced[0].fall < 200); /* ~450 -> ~300/s */
+	assert_true(!strncmp(dt, "displaced: bg [600] -", 21));
+	snprintf(joined, sizeof(joined), "%s | %s", subs, dt);
+	assert_string_equal(an->summary, joined);
+}
+
 /* Sessions keep who each process is (once per process, escaped) and the
  * diagnosed set, so the replay's analysis reports the displaced work the
  * live one did; a session without them (older ones) still reads, with the
@@ -569,6 +595,20 @@ static void test_idents_and_diag(void **state)
 		} else {
 			assert_int_equal(live.verdict.ndisplaced, 0);
 		}
+		/* the header's fields: the replay derives them from the windows
+		 * as the live run did (sessions do not store them) */
+		assert_int_equal(live.ndisplaced, live.verdict.ndisplaced);
+		assert_int_equal(rep.ndisplaced, live.ndisplaced);
+		assert_string_equal(rep.subsystems, live.subsystems);
+		assert_string_equal(rep.summary, live.summary);
+		for (unsigned i = 0; i < live.ndisplaced; i++) {
+			assert_string_equal(live.displaced[i].process, live.verdict.displaced[i].process);
+			assert_true(live.displaced[i].fall == live.verdict.displaced[i].mass);
+			assert_true(live.displaced[i].fall > 0);
+			assert_string_equal(rep.displaced[i].process, live.displaced[i].process);
+			assert_true(fabs(rep.displaced[i].fall - live.displaced[i].fall) < 1e-9);
+		}
+		header_fields_check(&live, diag);
 		analysis_clear(&live);
 		analysis_clear(&rep);
 		analysis_clear(&cut);
