@@ -345,8 +345,23 @@ struct agent *agent_llm_new(const struct llm_config *cfg, const struct agent_llm
 	if (!kinds)
 		goto nomem;
 	{
+		/* The schema goes once, as the tool (both APIs argus speaks, the
+		 * OpenAI-compatible one and Anthropic's, send it with every
+		 * request, and a server that cannot render tools refuses the
+		 * request rather than drop them: Ollama "does not support tools",
+		 * llama-server without --jinja "tools param requires --jinja
+		 * flag").  system.txt refers to the tool; it used to embed the
+		 * schema as well.  Measured with test_turn_fits_context (all
+		 * kinds, llm_prompt_tokens' estimate): the fixed prompt (system
+		 * prompt and tool) was 6223 tokens and a 8192-token context sent
+		 * 28 of its 1529-node tree; now 3991, and 8192 sends 107 nodes
+		 * (77 with the tree's default 6000-byte cap, which then binds
+		 * before the context); the least context that works went from
+		 * 8192 to 5120.  {{SCHEMA}} in a prompt directory of one's own
+		 * is filled with a pointer to the tool. */
 		const char *names[] = { "KINDS", "SCHEMA" };
-		const char *vals[] = { kinds, schema };
+		const char *vals[] = { kinds, "(the propose_step tool's parameters, sent with this "
+				       "request)" };
 
 		al->system = agent_llm_template(sys, names, vals, 2);
 	}

@@ -2,7 +2,8 @@
  * (core/llm.h).
  *
  * Each turn sends the system prompt (prompts/system.txt: role, method, the
- * catalog of kinds available here, the step schema, the verdict format) and
+ * catalog of kinds available here, the verdict format; the step schema is
+ * not in it: it goes once, as the propose_step tool's parameters) and
  * one user message (prompts/turn.txt: the calibrated tree rendered compactly,
  * significant nodes first, pruned to a budget; earlier steps, decisions and
  * results; the vetoes with their reasons).  The reply — a propose_step tool

@@ -3,17 +3,21 @@
 # page-fault session's two conditions) against tests/llm_stub.py playing a
 # llama-server with a context of 8192 tokens (--max-prompt-bytes 32768: 4
 # bytes a token; over it, HTTP 400 exceed_context_size_error):
-#  2. with the default context_tokens (8192) the same tree is pruned: the
-#     one request is within the stub's limit and answered, the LLM's verdict
-#     is used, the tree text keeps the path under study and ends with
-#     "… N of M nodes pruned", and stderr says "prompt pruned to fit 8192
-#     tokens: K of M nodes sent" with K + N = M;
-#  3. context_tokens = 16384 in the config file sends more nodes, up to the
-#     tree's own cap of 6000 bytes (no warning: the context did not cut it);
+#  2. with the default context_tokens (8192) the tree fits under its own cap
+#     of 6000 bytes (the step schema goes once, as the tool: the fixed prompt
+#     is ~4000 estimated tokens, not ~6200): no warning, the LLM's verdict;
+#     with context_tokens 6144 the same tree is pruned: the one request is
+#     within the stub's limit and answered, the LLM's verdict is used, the
+#     tree text keeps the path under study and ends with "… N of M nodes
+#     pruned", and stderr says "prompt pruned to fit 6144 tokens: K of M
+#     nodes sent" with K + N = M;
+#  3. context_tokens = 16384 in the config file sends what 8192 sent (the
+#     tree's cap binds), more than 6144 (no warning: the context did not cut
+#     it);
 #  4. a context too small for argus's prompt (4096) is refused at once, with
 #     the size that would do, and nothing is sent;
 #  5. (root, tmux) the warning is in the agent pane of a live diagnosis of
-#     build/scenarios/pagefault;
+#     build/scenarios/pagefault (at 6144 tokens);
 #  1. (last) a stub of 4096 tokens while argus is told 4M: the stub refuses
 #     the prompt, argus says why with the server's numbers and what to set
 #     (no retry), and the heuristic agent takes the turn.
@@ -48,18 +52,32 @@ tree_text() {
 		sed -n '/^CALIBRATED TREE/,/^EARLIER STEPS/p'
 }
 
-# ---- 2: the default budget prunes it --------------------------------------------------
-diag pruned
+# ---- 2: the default context holds the tree under its own cap -------------------------
+diag default
+[ "$(cat "$TMP/default.rc")" = 0 ] || fail "default: diff exited $(cat "$TMP/default.rc")"
+[ "$(jq length "$TMP/stub/default.log")" = 1 ] || fail "default: expected one request"
+[ "$(jq '.[0].prompt_bytes <= 32768' "$TMP/stub/default.log")" = true ] ||
+	fail "the default prompt is over the server's context"
+grep -q 'llm turn: .*: ok$' "$TMP/default.err" ||
+	fail "at 8192 tokens the turn was not the LLM's, or the context pruned the tree"
+grep -q '^verdict: anonymous page faults: do_anonymous_page' "$TMP/default.out" ||
+	fail "default: not the LLM's verdict"
+tree_text default 0 >"$TMP/default.tree"
+sent8=$(grep -c '  ref .*  load .*  delta ' "$TMP/default.tree")
+echo "8192 tokens: $sent8 nodes (the tree's 6000-byte cap), $(jq '.[0].prompt_bytes' "$TMP/stub/default.log") bytes"
+
+# ---- 2: a smaller context prunes it ---------------------------------------------------
+diag pruned ARGUS_LLM_CONTEXT_TOKENS=6144
 [ "$(cat "$TMP/pruned.rc")" = 0 ] || fail "pruned: diff exited $(cat "$TMP/pruned.rc")"
 [ "$(jq length "$TMP/stub/pruned.log")" = 1 ] || fail "pruned: expected one request"
-[ "$(jq '.[0].prompt_bytes <= 32768' "$TMP/stub/pruned.log")" = true ] ||
-	fail "the pruned prompt is over the server's context"
-grep -q 'llm turn: .*: ok; prompt pruned to fit 8192 tokens: ' "$TMP/pruned.err" ||
+[ "$(jq '.[0].prompt_bytes <= 24576' "$TMP/stub/pruned.log")" = true ] ||
+	fail "the pruned prompt is over a 6144-token context"
+grep -q 'llm turn: .*: ok; prompt pruned to fit 6144 tokens: ' "$TMP/pruned.err" ||
 	fail "no pruning warning on stderr, or the turn was not the LLM's"
-sent=$(sed -n 's/.*prompt pruned to fit 8192 tokens: \([0-9]*\) of \([0-9]*\) nodes sent.*/\1/p' "$TMP/pruned.err")
-all=$(sed -n 's/.*prompt pruned to fit 8192 tokens: \([0-9]*\) of \([0-9]*\) nodes sent.*/\2/p' "$TMP/pruned.err")
+sent=$(sed -n 's/.*prompt pruned to fit 6144 tokens: \([0-9]*\) of \([0-9]*\) nodes sent.*/\1/p' "$TMP/pruned.err")
+all=$(sed -n 's/.*prompt pruned to fit 6144 tokens: \([0-9]*\) of \([0-9]*\) nodes sent.*/\2/p' "$TMP/pruned.err")
 [ -n "$sent" ] && [ "$sent" -lt "$all" ] || fail "the warning's counts ($sent of $all) are not a pruning"
-grep -q '^  llm: prompt pruned to fit 8192 tokens: ' "$TMP/pruned.out" ||
+grep -q '^  llm: prompt pruned to fit 6144 tokens: ' "$TMP/pruned.out" ||
 	fail "the warning is not a line of the turn's reasoning"
 grep -q '^verdict: anonymous page faults: do_anonymous_page' "$TMP/pruned.out" ||
 	fail "not the LLM's verdict"
@@ -74,11 +92,12 @@ lines=$(grep -c '  ref .*  load .*  delta ' "$TMP/pruned.tree")
 for f in asm_exc_page_fault exc_page_fault handle_mm_fault __handle_mm_fault do_anonymous_page; do
 	grep -Eq "^ +$f  ref " "$TMP/pruned.tree" || fail "the path under study lost $f"
 done
-echo "default budget: $sent of $all nodes, $(jq '.[0].prompt_bytes' "$TMP/stub/pruned.log") bytes"
+[ "$sent8" -gt "$sent" ] || fail "8192 tokens sent $sent8 nodes, not more than 6144's $sent"
+echo "6144 tokens: $sent of $all nodes, $(jq '.[0].prompt_bytes' "$TMP/stub/pruned.log") bytes"
 
 # ---- 3: a larger context from the config file -------------------------------------------
-# more of the tree, up to its own cap (6000 bytes): the context no longer
-# cuts it, so no warning, and this 8192-token server still takes it
+# the tree's own cap (6000 bytes) binds, as at 8192: no warning, and this
+# 8192-token server still takes it
 printf 'context_tokens = 16384\n' >"$XDG_CONFIG_HOME/argus/config"
 diag bigger
 rm -f "$XDG_CONFIG_HOME/argus/config"
@@ -87,6 +106,7 @@ grep -q 'llm turn: .*: ok$' "$TMP/bigger.err" || fail "at 16384 tokens the turn 
 tree_text bigger 0 >"$TMP/bigger.tree"
 sent16=$(grep -c '  ref .*  load .*  delta ' "$TMP/bigger.tree")
 [ "$sent16" -gt "$sent" ] || fail "16384 tokens sent $sent16 nodes, not more than $sent"
+[ "$sent16" = "$sent8" ] || fail "16384 tokens sent $sent16 nodes, 8192 $sent8: the cap binds both"
 grep -qF "… $((all - sent16)) of $all nodes pruned to fit the prompt budget" "$TMP/bigger.tree" ||
 	fail "the 16384-token tree lacks its pruned line"
 echo "16384 tokens: $sent16 of $all nodes, $(jq '.[0].prompt_bytes' "$TMP/stub/bigger.log") bytes"
@@ -103,12 +123,13 @@ PF="$BUILD/scenarios/pagefault"
 if [ "$(id -u)" = 0 ] && [ -x "$PF" ] && command -v tmux >/dev/null 2>&1; then
 	. "$ROOT/tests/tui/tmux.inc"
 	stub_script "$ROOT/tests/data/llm/verdict.json"
-	start 160 45 LANG=C.UTF-8 TERM=xterm-256color -- --agent llm --load "$PF --seconds 60" \
+	start 160 45 LANG=C.UTF-8 TERM=xterm-256color ARGUS_LLM_CONTEXT_TOKENS=6144 -- \
+		--agent llm --load "$PF --seconds 60" \
 		--pairs 3 --session "$TMP/tui.session"
 	# the turn's lines: in the agent pane (zoomed, to see them all) and the
 	# session's transcript
 	i=0
-	until grep -q 'llm: prompt pruned to fit 8192 tokens: [0-9]* of [0-9]* nodes sent' \
+	until grep -q 'llm: prompt pruned to fit 6144 tokens: [0-9]* of [0-9]* nodes sent' \
 		"$TMP/tui.session" 2>/dev/null; do
 		i=$((i + 1))
 		[ $i -lt 600 ] || { screen; stub_log "$TMP/stub/tui.log"; jq -c '.[] | .prompt_bytes' "$TMP/stub/tui.log";
@@ -117,10 +138,10 @@ if [ "$(id -u)" = 0 ] && [ -x "$PF" ] && command -v tmux >/dev/null 2>&1; then
 	done
 	keys Tab
 	keys z
-	wait_for "prompt pruned to fit 8192 tokens: "
-	screen | grep -o 'llm: prompt pruned to fit 8192 tokens: [0-9]* of [0-9]* nodes sent'
+	wait_for "prompt pruned to fit 6144 tokens: "
+	screen | grep -o 'llm: prompt pruned to fit 6144 tokens: [0-9]* of [0-9]* nodes sent'
 	stub_log "$TMP/stub/tui.log"
-	[ "$(jq '[.[].prompt_bytes] | max <= 32768' "$TMP/stub/tui.log")" = true ] ||
+	[ "$(jq '[.[].prompt_bytes] | max <= 24576' "$TMP/stub/tui.log")" = true ] ||
 		fail "the live prompt is over the server's context"
 	keys q
 	expect_sane_exit

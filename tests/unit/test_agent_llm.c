@@ -333,7 +333,10 @@ static void test_turn_fits_context(void **state)
 	free(cause);
 	cause = NULL;
 
-	a = budget_agent(8192, 0, &cause);
+	/* 8192 with the tree uncapped: the context cuts it.  The fixed part
+	 * was 6223 estimated tokens while system.txt embedded the step schema
+	 * the tool sends too (28 of these 1529 nodes went), 3991 since. */
+	a = budget_agent(8192, SIZE_MAX, &cause);
 	assert_non_null(a);
 	al = a->priv;
 	assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
@@ -342,30 +345,46 @@ static void test_turn_fits_context(void **state)
 	m.role = LLM_USER;
 	m.content = al->turn_text;
 	tok = llm_prompt_tokens(&m, 1, al->system, al->schema);
-	printf("# prompt: %zu tokens estimated, budget %zu; %s\n", tok, llm_prompt_budget(&cfg),
-	       agent_llm_note(a));
+	printf("# prompt: %zu tokens estimated, budget %zu; the fixed part (system prompt, "
+	       "tool) %zu; %s\n", tok, llm_prompt_budget(&cfg),
+	       llm_prompt_tokens(NULL, 0, al->system, al->schema), agent_llm_note(a));
 	assert_true(tok <= llm_prompt_budget(&cfg));
 	/* it took the budget, not a trifle of it */
 	assert_true(tok + 400 > llm_prompt_budget(&cfg));
+	/* the schema once, as the tool: the fixed part leaves the tree room */
+	assert_true(llm_prompt_tokens(NULL, 0, al->system, al->schema) < 4500);
 	snprintf(want, sizeof(want), "prompt pruned to fit 8192 tokens: %zu of %zu nodes sent",
 		 al->fit.sent, big.nnodes);
 	assert_string_equal(agent_llm_note(a), want);
 	assert_true(al->fit.sent < big.nnodes);
+	assert_true(al->fit.sent > 60);
 	assert_non_null(strstr(al->turn_text, "nodes pruned to fit the prompt budget"));
 	assert_true(has_line_of(al->turn_text, chain[BIG_DEPTH - 1]->name));
 	sent8k = al->fit.sent;
 	a->ops->cancel(a);
 	agent_free(a);
 
-	/* a larger context sends more of the tree, up to the tree's own cap
-	 * (6000 bytes): no warning then, the context did not cut it */
-	a = budget_agent(16384, 0, &cause);
+	/* 8192 and the tree's own cap (6000 bytes): the cap cuts it, not the
+	 * context, so no warning */
+	a = budget_agent(8192, 0, &cause);
 	assert_non_null(a);
 	assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
-	printf("# 16384 tokens: %zu nodes sent\n", ((struct agent_llm *)a->priv)->fit.sent);
-	assert_true(((struct agent_llm *)a->priv)->fit.sent > sent8k);
+	printf("# 8192 tokens, tree capped at 6000 bytes: %zu nodes sent\n",
+	       ((struct agent_llm *)a->priv)->fit.sent);
 	assert_string_equal(agent_llm_note(a), "");
+	assert_true(((struct agent_llm *)a->priv)->fit.sent <= sent8k);
 	assert_true(strlen(((struct agent_llm *)a->priv)->turn_text) < 6000 + 3000);
+	a->ops->cancel(a);
+	agent_free(a);
+
+	/* a larger context sends more of the uncapped tree */
+	a = budget_agent(16384, SIZE_MAX, &cause);
+	assert_non_null(a);
+	assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
+	printf("# 16384 tokens: %zu nodes sent; %s\n", ((struct agent_llm *)a->priv)->fit.sent,
+	       agent_llm_note(a));
+	assert_true(((struct agent_llm *)a->priv)->fit.sent > sent8k);
+	assert_non_null(strstr(agent_llm_note(a), "prompt pruned to fit 16384 tokens"));
 	a->ops->cancel(a);
 	agent_free(a);
 	/* no cap and a context for all of it: all of it, no marker, no warning */
@@ -456,6 +475,132 @@ static char *request_text(int i)
 	return out;
 }
 
+/* The raw body of request i as the stub got it; caller frees. */
+static char *request_body(int i)
+{
+	char *s, *out;
+	cJSON *log;
+
+	stub_call("/_stub/log", NULL, &s);
+	log = cJSON_Parse(s);
+	free(s);
+	assert_true(cJSON_GetArraySize(log) > i);
+	out = strdup(cJSON_GetObjectItem(cJSON_GetArrayItem(log, i), "body")->valuestring);
+	assert_non_null(out);
+	cJSON_Delete(log);
+	return out;
+}
+
+static unsigned count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* Each description in the schema below n, as JSON spells it in body: once. */
+static unsigned descriptions_once(const cJSON *n, const char *body)
+{
+	const cJSON *c;
+	unsigned k = 0;
+
+	cJSON_ArrayForEach(c, n) {
+		if (cJSON_IsString(c) && c->string && !strcmp(c->string, "description")) {
+			cJSON *str = cJSON_CreateString(c->valuestring);
+			char *q = cJSON_PrintUnformatted(str);
+
+			assert_non_null(q);
+			q[strlen(q) - 1] = '\0';   /* without the quotes */
+			if (count_of(body, q + 1) != 1)
+				fail_msg("the schema's description \"%.60s...\" is %u times in the "
+					 "request", c->valuestring, count_of(body, q + 1));
+			k++;
+			free(q);
+			cJSON_Delete(str);
+		} else if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
+			k += descriptions_once(c, body);
+		}
+	}
+	return k;
+}
+
+/* The step schema is in the request body exactly once: as the tool's
+ * parameters (OpenAI: tools[0].function.parameters, Anthropic:
+ * tools[0].input_schema), not in the system prompt, which refers to the
+ * tool.  Every one of the schema's descriptions is counted in the raw
+ * body. */
+static void assert_schema_once(const char *body, const char *schema_json, int anth)
+{
+	cJSON *schema = cJSON_Parse(schema_json), *b = cJSON_Parse(body), *tool, *sys;
+	unsigned n;
+
+	assert_non_null(schema);
+	assert_non_null(b);
+	n = descriptions_once(schema, body);
+	printf("# the schema's %u descriptions: each once in the %zu-byte request\n", n,
+	       strlen(body));
+	assert_true(n >= 10);
+	tool = cJSON_GetArrayItem(cJSON_GetObjectItem(b, "tools"), 0);
+	assert_non_null(tool);
+	if (!anth)
+		tool = cJSON_GetObjectItem(tool, "function");
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(tool,
+			anth ? "input_schema" : "parameters"), "properties"), "duration_s"));
+	sys = anth ? cJSON_GetObjectItem(b, "system")
+		   : cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "messages"), 0),
+					 "content");
+	assert_true(cJSON_IsString(sys));
+	assert_non_null(strstr(sys->valuestring, "You are the diagnosis agent of argus"));
+	assert_non_null(strstr(sys->valuestring, "the arguments of the propose_step tool"));
+	assert_null(strstr(sys->valuestring, "additionalProperties"));
+	cJSON_Delete(b);
+	cJSON_Delete(schema);
+}
+
+/* The step schema goes once, as the tool, with both APIs (each sends the
+ * tool; neither is tool-less): the body built from the agent's system
+ * prompt, schema and turn holds each of the schema's descriptions once.
+ * Over HTTP, test_proposal_by_tool and test_repair_then_valid check the
+ * bodies the stub received. */
+static void test_schema_once(void **state)
+{
+	struct agent_ctx ctx = { .tree = &tree, .step_max = 4 };
+	static const enum llm_provider prov[] = { LLM_OPENAI, LLM_ANTHROPIC };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(prov) / sizeof(prov[0]); i++) {
+		struct agent_llm_opts o = { 0 };
+		struct agent_reply r = { 0 };
+		struct llm_config cfg;
+		struct agent_llm *al;
+		struct llm_msg m;
+		char *cause = NULL, *body;
+		struct agent *a;
+
+		llm_config_defaults(&cfg);
+		cfg.provider = prov[i];
+		cfg.url = (char *)"http://127.0.0.1:9/v1"; /* never answers */
+		cfg.model = (char *)"m";
+		cfg.connect_timeout_ms = 100;
+		cfg.max_retries = 0;
+		a = agent_llm_new(&cfg, &o, &cause);
+		assert_non_null(a);
+		al = a->priv;
+		assert_int_equal(a->ops->turn(a, &ctx, &r), -EINPROGRESS);
+		m.role = LLM_USER;
+		m.content = al->turn_text;
+		body = llm_body_build(&cfg, &m, 1, al->system, al->schema, &cause);
+		assert_non_null(body);
+		assert_schema_once(body, al->schema, prov[i] == LLM_ANTHROPIC);
+		free(body);
+		a->ops->cancel(a);
+		agent_reply_clear(&r);
+		agent_free(a);
+	}
+}
+
 static int requests(void)
 {
 	char *s;
@@ -528,10 +673,10 @@ static struct agent *agent_make(enum llm_provider p)
 	cfg.api_key = (char *)CANARY;
 	cfg.timeout_ms = 5000;
 	cfg.backoff_ms = 20;
-	/* these cases are about the exchange, not the budget (test_render_tree_fit
-	 * and test_turn_fits_context are): a context that holds the whole tree,
-	 * so the reply's lines are not followed by a pruning note */
-	cfg.context_tokens = 32768;
+	/* the default context (8192): since the schema goes once (as the tool)
+	 * it holds these cases' whole tree, so no pruning note follows the
+	 * reply's lines (they ran at 32768 while the schema went twice) */
+	assert_int_equal(cfg.context_tokens, 8192);
 	a = agent_llm_new(&cfg, &o, &cause);
 	if (!a)
 		print_error("agent_llm_new: %s\n", cause ? cause : "?");
@@ -552,8 +697,11 @@ static int run_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_r
 		rc = a->ops->poll(a, out);
 	}
 	printf("# turn: rc %d, error: %s\n", rc, rc ? agent_llm_error(a) : "-");
-	for (unsigned i = 0; i < out->nlines; i++)
+	for (unsigned i = 0; i < out->nlines; i++) {
 		printf("#   | %s\n", out->lines[i]);
+		/* the default 8192-token context holds these cases' tree */
+		assert_null(strstr(out->lines[i], "prompt pruned"));
+	}
 	if (rc)
 		assert_null(strstr(agent_llm_error(a), CANARY));
 	return rc;
@@ -609,10 +757,13 @@ static void test_proposal_by_tool(void **state)
 	assert_non_null(strstr(req, "[system] You are the diagnosis agent of argus"));
 	assert_non_null(strstr(req, "- tracepoint_stacks: "));
 	assert_null(strstr(req, "- function_latency: ")); /* not offered here */
-	assert_non_null(strstr(req, "\"duration_s\""));    /* the schema */
+	assert_null(strstr(req, "\"duration_s\""));        /* the schema: the tool's, only */
 	assert_non_null(strstr(req, "do_huge_pmd_anonymous_page  ref 1  load 380"));
 	assert_non_null(strstr(req, "Step budget: 0 of at most 8"));
 	assert_null(strstr(req, "{{"));
+	free(req);
+	req = request_body(0);
+	assert_schema_once(req, ((struct agent_llm *)a->priv)->schema, 0);
 	free(req);
 	agent_free(a);
 }
@@ -643,6 +794,12 @@ static void test_repair_then_valid(void **state)
 	assert_non_null(strstr(req, "Your reply could not be used: the step is not valid here: "
 				    "field target[0]: unknown tracepoint 'exceptions:page_fault'"));
 	free(req);
+	/* Anthropic's Messages, the turn and its repair: the schema once each */
+	for (int i = 0; i < 2; i++) {
+		req = request_body(i);
+		assert_schema_once(req, ((struct agent_llm *)a->priv)->schema, 1);
+		free(req);
+	}
 	agent_free(a);
 }
 
@@ -881,6 +1038,7 @@ int main(void)
 		cmocka_unit_test(test_render_tree),
 		cmocka_unit_test(test_render_tree_fit),
 		cmocka_unit_test(test_turn_fits_context),
+		cmocka_unit_test(test_schema_once),
 		cmocka_unit_test(test_missing_prompts),
 		cmocka_unit_test(test_proposal_by_tool),
 		cmocka_unit_test(test_repair_then_valid),
