@@ -36,6 +36,7 @@ struct load {
 	char *cmd;          /* argv[0], for messages */
 	char *path;         /* resolved executable */
 	char **argv;        /* copy, NULL-terminated */
+	int out_fd[2];      /* read ends of its stdout / stderr pipes, or -1 */
 	struct load *next;  /* registry */
 };
 
@@ -302,7 +303,7 @@ static void load_unregister(struct load *l)
  * calls. */
 __attribute__((noreturn))
 static void load_child(struct load *l, int ready_rd, int err_wr, pid_t parent,
-		       unsigned flags)
+		       unsigned flags, const int *outw)
 {
 	sigset_t none;
 	char c;
@@ -331,6 +332,11 @@ static void load_child(struct load *l, int ready_rd, int err_wr, pid_t parent,
 		if (fd > 2)
 			close(fd);
 	}
+	/* the pipes argus reads (their fds are close-on-exec; dup2's are not) */
+	if (outw[0] >= 0)
+		dup2(outw[0], 1);
+	if (outw[1] >= 0)
+		dup2(outw[1], 2);
 	/* Hold until the parent has set the sampler filter. */
 	while (read(ready_rd, &c, 1) < 0 && errno == EINTR)
 		;
@@ -351,6 +357,9 @@ static void load_release(struct load *l)
 	if (l->err_fd >= 0)
 		close(l->err_fd);
 	l->ready_fd = l->err_fd = -1;
+	for (int i = 0; i < 2; i++)
+		if (l->out_fd[i] >= 0)
+			close(l->out_fd[i]);
 	load_cgroup_remove(l);
 	if (l->argv)
 		for (char **a = l->argv; *a; a++)
@@ -364,8 +373,8 @@ static void load_release(struct load *l)
 struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 {
 	struct load *l = NULL;
-	int ready[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	int err = 0, n;
+	int ready[2] = { -1, -1 }, errp[2] = { -1, -1 }, outp[2][2] = { { -1, -1 }, { -1, -1 } };
+	int outw[2] = { -1, -1 }, err = 0, n;
 	pid_t parent = getpid(), pid;
 	char buf[32];
 
@@ -380,6 +389,7 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 		goto fail;
 	}
 	l->ready_fd = l->err_fd = -1;
+	l->out_fd[0] = l->out_fd[1] = -1;
 	l->owned = 1;
 	l->cmd = strdup(argv[0]);
 	for (n = 0; argv[n]; n++)
@@ -406,6 +416,20 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 		util_cause(cause, "cannot start '%s': pipe: %s", argv[0], strerror(err));
 		goto fail;
 	}
+	for (int i = 0; i < 2; i++) {
+		if (!(flags & (i ? LOAD_F_PIPE_STDERR : LOAD_F_PIPE_STDOUT)))
+			continue;
+		if (pipe2(outp[i], O_CLOEXEC) < 0) {
+			err = errno;
+			util_cause(cause, "cannot start '%s': pipe for its output: %s", argv[0],
+				   strerror(err));
+			goto fail;
+		}
+		/* room for a chatty load while argus is busy elsewhere (best effort) */
+		fcntl(outp[i][1], F_SETPIPE_SZ, 1 << 20);
+		fcntl(outp[i][0], F_SETFL, O_NONBLOCK);
+		outw[i] = outp[i][1];
+	}
 	if (!(flags & LOAD_F_NO_CGROUP))
 		l->cgroup = load_cgroup_create();
 	fflush(NULL);
@@ -418,10 +442,16 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 	if (pid == 0) {
 		close(ready[1]);
 		close(errp[0]);
-		load_child(l, ready[0], errp[1], parent, flags);
+		load_child(l, ready[0], errp[1], parent, flags, outw);
 	}
 	close(ready[0]);
 	close(errp[1]);
+	for (int i = 0; i < 2; i++) {
+		if (outp[i][1] >= 0)
+			close(outp[i][1]);
+		l->out_fd[i] = outp[i][0];
+		outp[i][0] = outp[i][1] = -1;
+	}
 	l->pid = pid;
 	l->ready_fd = ready[1];
 	l->err_fd = errp[0];
@@ -444,11 +474,25 @@ fail:
 			close(ready[i]);
 		if (errp[i] >= 0)
 			close(errp[i]);
+		for (int k = 0; k < 2; k++)
+			if (outp[i][k] >= 0)
+				close(outp[i][k]);
 	}
 	if (l)
 		load_release(l);
 	errno = err ? err : EINVAL;
 	return NULL;
+}
+
+int load_output_take(struct load *l, int which)
+{
+	int fd;
+
+	if (!l || (which != 1 && which != 2))
+		return -1;
+	fd = l->out_fd[which - 1];
+	l->out_fd[which - 1] = -1;
+	return fd;
 }
 
 int load_start(struct load *l, char **cause)
@@ -523,6 +567,7 @@ struct load *load_attach_pid(pid_t pid, char **cause)
 	if (!l)
 		return NULL;
 	l->ready_fd = l->err_fd = -1;
+	l->out_fd[0] = l->out_fd[1] = -1;
 	l->pid = pid;
 	l->started = 1;
 	if (asprintf(&l->cmd, "PID %d", (int)pid) < 0) {

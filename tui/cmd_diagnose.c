@@ -273,6 +273,7 @@ int cmd_diagnose(int argc, char **argv)
 	load_set_log(stderr);
 	ol.m.log = stderr;
 	ol.m.load_flags |= LOAD_F_STDOUT_STDERR;
+	ol.m.load_out = stderr;  /* --mark pipes the load's stdout: its lines */
 	ol.m.collect_s = -1; /* read the maps at window ends only: argus's own
 	                      * work then falls in the discarded settle time */
 	ses = opts_session_open(&os, "diagnose", &ol, (uint32_t)getpid(), &cause);
