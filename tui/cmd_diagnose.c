@@ -339,6 +339,17 @@ int cmd_diagnose(int argc, char **argv)
 			}
 		}
 	}
+	if (!ses && (ol.m.model_steady || ol.m.model_mark)) {
+		/* no session to hold the model: its windows said all the same
+		 * (with a session, the session source says it as it saves it) */
+		struct measure_windows mw;
+
+		if (measure_model_windows(msrc, &mw) == 0)
+			fprintf(stderr, "argus: the model of the load would use %s (no session saves "
+				"it)\n", mw.used);
+		else
+			fprintf(stderr, "argus: no model of the load: %s\n", mw.why);
+	}
 	info.measuring_s = measure_elapsed(msrc);
 	calib_opts_default(&co);
 	co.sequential = ol.m.sequential; /* the verdict's q as valid as the stop was */
