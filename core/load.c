@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "load.h"
+#include "load_proc.h"
 #include "util.h"
 
 #define LOAD_STOP_GRACE_MS 2000
@@ -36,6 +37,7 @@ struct load {
 	char *cmd;          /* argv[0], for messages */
 	char *path;         /* resolved executable */
 	char **argv;        /* copy, NULL-terminated */
+	int out_fd[2];      /* read ends of its stdout / stderr pipes, or -1 */
 	struct load *next;  /* registry */
 };
 
@@ -302,7 +304,7 @@ static void load_unregister(struct load *l)
  * calls. */
 __attribute__((noreturn))
 static void load_child(struct load *l, int ready_rd, int err_wr, pid_t parent,
-		       unsigned flags)
+		       unsigned flags, const int *outw)
 {
 	sigset_t none;
 	char c;
@@ -331,6 +333,11 @@ static void load_child(struct load *l, int ready_rd, int err_wr, pid_t parent,
 		if (fd > 2)
 			close(fd);
 	}
+	/* the pipes argus reads (their fds are close-on-exec; dup2's are not) */
+	if (outw[0] >= 0)
+		dup2(outw[0], 1);
+	if (outw[1] >= 0)
+		dup2(outw[1], 2);
 	/* Hold until the parent has set the sampler filter. */
 	while (read(ready_rd, &c, 1) < 0 && errno == EINTR)
 		;
@@ -351,6 +358,9 @@ static void load_release(struct load *l)
 	if (l->err_fd >= 0)
 		close(l->err_fd);
 	l->ready_fd = l->err_fd = -1;
+	for (int i = 0; i < 2; i++)
+		if (l->out_fd[i] >= 0)
+			close(l->out_fd[i]);
 	load_cgroup_remove(l);
 	if (l->argv)
 		for (char **a = l->argv; *a; a++)
@@ -364,8 +374,8 @@ static void load_release(struct load *l)
 struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 {
 	struct load *l = NULL;
-	int ready[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	int err = 0, n;
+	int ready[2] = { -1, -1 }, errp[2] = { -1, -1 }, outp[2][2] = { { -1, -1 }, { -1, -1 } };
+	int outw[2] = { -1, -1 }, err = 0, n;
 	pid_t parent = getpid(), pid;
 	char buf[32];
 
@@ -380,6 +390,7 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 		goto fail;
 	}
 	l->ready_fd = l->err_fd = -1;
+	l->out_fd[0] = l->out_fd[1] = -1;
 	l->owned = 1;
 	l->cmd = strdup(argv[0]);
 	for (n = 0; argv[n]; n++)
@@ -406,6 +417,20 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 		util_cause(cause, "cannot start '%s': pipe: %s", argv[0], strerror(err));
 		goto fail;
 	}
+	for (int i = 0; i < 2; i++) {
+		if (!(flags & (i ? LOAD_F_PIPE_STDERR : LOAD_F_PIPE_STDOUT)))
+			continue;
+		if (pipe2(outp[i], O_CLOEXEC) < 0) {
+			err = errno;
+			util_cause(cause, "cannot start '%s': pipe for its output: %s", argv[0],
+				   strerror(err));
+			goto fail;
+		}
+		/* room for a chatty load while argus is busy elsewhere (best effort) */
+		fcntl(outp[i][1], F_SETPIPE_SZ, 1 << 20);
+		fcntl(outp[i][0], F_SETFL, O_NONBLOCK);
+		outw[i] = outp[i][1];
+	}
 	if (!(flags & LOAD_F_NO_CGROUP))
 		l->cgroup = load_cgroup_create();
 	fflush(NULL);
@@ -418,10 +443,16 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 	if (pid == 0) {
 		close(ready[1]);
 		close(errp[0]);
-		load_child(l, ready[0], errp[1], parent, flags);
+		load_child(l, ready[0], errp[1], parent, flags, outw);
 	}
 	close(ready[0]);
 	close(errp[1]);
+	for (int i = 0; i < 2; i++) {
+		if (outp[i][1] >= 0)
+			close(outp[i][1]);
+		l->out_fd[i] = outp[i][0];
+		outp[i][0] = outp[i][1] = -1;
+	}
 	l->pid = pid;
 	l->ready_fd = ready[1];
 	l->err_fd = errp[0];
@@ -444,11 +475,25 @@ fail:
 			close(ready[i]);
 		if (errp[i] >= 0)
 			close(errp[i]);
+		for (int k = 0; k < 2; k++)
+			if (outp[i][k] >= 0)
+				close(outp[i][k]);
 	}
 	if (l)
 		load_release(l);
 	errno = err ? err : EINVAL;
 	return NULL;
+}
+
+int load_output_take(struct load *l, int which)
+{
+	int fd;
+
+	if (!l || (which != 1 && which != 2))
+		return -1;
+	fd = l->out_fd[which - 1];
+	l->out_fd[which - 1] = -1;
+	return fd;
 }
 
 int load_start(struct load *l, char **cause)
@@ -480,34 +525,6 @@ int load_start(struct load *l, char **cause)
 	return 0;
 }
 
-static int load_proc_alive(pid_t pid)
-{
-	return kill(pid, 0) == 0 || errno == EPERM;
-}
-
-/* State letter of /proc/PID/stat, 0 when unreadable; ppid and pgrp too. */
-static char load_proc_stat(pid_t pid, pid_t *ppid, pid_t *pgrp)
-{
-	char path[64], buf[512], *p;
-	char state = 0;
-	int pp = 0, pg = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		if (sscanf(p + 1, " %c %d %d", &state, &pp, &pg) < 1)
-			state = 0;
-	fclose(f);
-	if (ppid)
-		*ppid = pp;
-	if (pgrp)
-		*pgrp = pg;
-	return state;
-}
-
 struct load *load_attach_pid(pid_t pid, char **cause)
 {
 	struct load *l;
@@ -523,6 +540,7 @@ struct load *load_attach_pid(pid_t pid, char **cause)
 	if (!l)
 		return NULL;
 	l->ready_fd = l->err_fd = -1;
+	l->out_fd[0] = l->out_fd[1] = -1;
 	l->pid = pid;
 	l->started = 1;
 	if (asprintf(&l->cmd, "PID %d", (int)pid) < 0) {
@@ -649,81 +667,6 @@ int load_resume(struct load *l)
 		err = -errno;
 	l->paused = 0;
 	return err;
-}
-
-/* Calls cb for every /proc PID; stops when cb returns non-zero. */
-static int load_proc_each(int (*cb)(pid_t pid, pid_t ppid, pid_t pgrp, void *arg), void *arg)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int ret = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d))) {
-		pid_t pid, ppid = 0, pgrp = 0;
-		char *end;
-
-		pid = (pid_t)strtol(e->d_name, &end, 10);
-		if (*end || pid <= 0)
-			continue;
-		if (!load_proc_stat(pid, &ppid, &pgrp))
-			continue;
-		ret = cb(pid, ppid, pgrp, arg);
-		if (ret)
-			break;
-	}
-	closedir(d);
-	return ret;
-}
-
-struct load_collect {
-	pid_t pgrp;          /* match by process group when non-zero */
-	pid_t *set;          /* or: descendants of set[0] (grows) */
-	size_t nset, cap;
-	uint32_t *out;
-	size_t max, n;
-};
-
-static int load_collect_pgrp(pid_t pid, pid_t ppid, pid_t pgrp, void *arg)
-{
-	struct load_collect *c = arg;
-	char st = load_proc_stat(pid, NULL, NULL);
-
-	(void)ppid;
-	if (pgrp != c->pgrp || st == 'Z')
-		return 0;
-	if (c->n < c->max)
-		c->out[c->n] = (uint32_t)pid;
-	c->n++;
-	return 0;
-}
-
-static int load_collect_desc(pid_t pid, pid_t ppid, pid_t pgrp, void *arg)
-{
-	struct load_collect *c = arg;
-
-	(void)pgrp;
-	for (size_t i = 0; i < c->nset; i++) {
-		if (c->set[i] == pid)
-			return 0;
-	}
-	for (size_t i = 0; i < c->nset; i++) {
-		if (c->set[i] == ppid) {
-			if (c->nset == c->cap) {
-				size_t cap = c->cap * 2;
-				pid_t *s = realloc(c->set, cap * sizeof(*s));
-
-				if (!s)
-					return -ENOMEM;
-				c->set = s;
-				c->cap = cap;
-			}
-			c->set[c->nset++] = pid;
-			return 1; /* rescan: its children may come earlier in /proc */
-		}
-	}
-	return 0;
 }
 
 static int load_tgids_cgroup(struct load *l, uint32_t *out, size_t max)

@@ -44,6 +44,10 @@ enum load_flags {
 	LOAD_F_QUIET = 0x2,       /* the load's stdout and stderr go to /dev/null */
 	LOAD_F_STDOUT_STDERR = 0x4, /* its stdout goes to argus's stderr (batch
 	                             * modes keep stdout for their JSON) */
+	LOAD_F_PIPE_STDOUT = 0x8, /* its stdout is a pipe argus reads (--mark;
+	                           * the interactive argus: nothing reaches the
+	                           * terminal): load_output_take(l, 1) */
+	LOAD_F_PIPE_STDERR = 0x10, /* its stderr too: load_output_take(l, 2) */
 };
 
 /* Where load messages (pause/resume notes, "kill -CONT" hints) go; NULL
@@ -56,6 +60,13 @@ void load_set_log(FILE *log);
  * file or directory").  Returns NULL with errno and *cause set (caller
  * frees).  flags: LOAD_F_*.  The caller frees the load with load_free. */
 struct load *load_spawn(char *const argv[], unsigned flags, char **cause);
+
+/* The read end (non-blocking, close-on-exec) of the pipe that holds the
+ * load's stdout (which 1) or stderr (2) with LOAD_F_PIPE_*; the caller
+ * owns it from then on and must keep reading it (a full pipe, 1 MiB where
+ * the kernel allows, stops the load at its next write).  -1 when there is
+ * none or it was taken already. */
+int load_output_take(struct load *l, int which);
 
 /* Lets an owned load exec its command.  Returns 0, or -errno with *cause
  * when exec failed (the caller exits 127 then: EXIT_NOEXEC).  A no-op for

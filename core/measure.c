@@ -10,10 +10,12 @@
 #include "load.h"
 #include "measure.h"
 #include "measure_live.h"
+#include "measure_model.h"
 #include "measure_seq.h"
 #include "procinfo.h"
 #include "reference.h"
 #include "util.h"
+#include "model_window.h"
 #include "waitgraph.h"
 
 #define MEASURE_MAX_TGIDS 1024
@@ -52,7 +54,9 @@ struct measure {
 	double last_slice;
 	char stop_reason[200];
 	char stop_brief[96];         /* the status bar's "done (...)" */
-	struct waitgraph *wg;        /* the loaded windows' waits (measure_waitgraph) */
+	struct measure_model *mm;    /* the loaded windows' waits, the model's
+	                              * windows, the loads' output */
+	int waits;                   /* the sampler accounts blocked time */
 	double wg_mark;              /* time of the previous collect */
 };
 
@@ -146,16 +150,16 @@ static int64_t meas_collect(struct measure *m, struct profile *p, unsigned win, 
 		util_cause(cause, "out of memory naming the sampled processes");
 		return -ENOMEM;
 	}
-	g = m->wg && m->smp.waits ? m->smp.waits(m->smp.ctx) : NULL;
+	g = m->waits ? m->smp.waits(m->smp.ctx) : NULL;
 	/* a loaded window's waits (not the settle time's, not a reference's)
-	 * join the graph the model is built from */
+	 * join that window's graph, which the model may be built from */
 	if (g && p == m->prof && win < p->nwin && p->wins[win].cond == COND_LOAD) {
-		int err = wg_merge(m->wg, g);
+		int err = measure_model_collect(m->mm, g, win, p->wins[win].start_s,
+						m->wg_mark > 0 && m->now > m->wg_mark ?
+						m->now - m->wg_mark : 0);
 
 		if (err)
 			return util_fail(cause, err, "cannot keep the wait graph: %s", strerror(-err));
-		if (m->wg_mark > 0 && m->now > m->wg_mark)
-			m->wg->secs += m->now - m->wg_mark;
 	}
 	m->wg_mark = m->now;
 	return n;
@@ -333,6 +337,9 @@ static int meas_tick(struct source *s, double now, char **cause)
 	int changed = 0, err;
 
 	m->now = now;
+	/* the loads' output, also after measuring (steps run against them): a
+	 * pipe nobody reads would stop them */
+	measure_model_read(m->mm, m->started ? now - m->t0 : 0);
 	if (m->stopped || m->phase == SOURCE_DONE)
 		return 0;
 	if (!m->started) {
@@ -560,13 +567,18 @@ static void meas_free(struct source *s)
 	profile_free(m->scratch);
 	free(m->seq);
 	measure_seq_free(m->seq_ctl);
-	wg_free(m->wg);
+	measure_model_free(m->mm);
 	free(m);
+}
+
+static int meas_pollfds(struct source *s, struct pollfd *fds, int max)
+{
+	return measure_model_pollfds(((struct measure *)s->priv)->mm, fds, max);
 }
 
 static const struct source_ops measure_ops = {
 	.name = "measure",
-	.pollfds = NULL,
+	.pollfds = meas_pollfds,
 	.tick = meas_tick,
 	.timeout_ms = meas_timeout_ms,
 	.profile = meas_profile,
@@ -695,7 +707,9 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 		err = 0;
 	}
 	if (o->load_argv) {
-		m->load = load_spawn(o->load_argv, lflags, cause);
+		/* --mark reads the load's stdout */
+		m->load = load_spawn(o->load_argv, lflags | (o->model_mark ? LOAD_F_PIPE_STDOUT : 0),
+				     cause);
 		if (!m->load) {
 			err = -errno;
 			if (noexec && (errno == ENOENT || errno == EACCES))
@@ -775,11 +789,17 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			goto fail;
 	}
 	m->smp_open = 1;
-	/* time accounting: the loaded windows' waits, kept for the model */
-	if (measure_time_wall(&m->o) && m->smp.waits && !(m->wg = wg_new())) {
-		err = util_fail(cause, -ENOMEM, "out of memory");
+	/* time accounting: the loaded windows' waits, kept for the model;
+	 * the loads' output (held before exec: nothing written yet) */
+	m->waits = measure_time_wall(&m->o) && m->smp.waits;
+	m->mm = measure_model_new(&m->o, m->waits, cause);
+	if (!m->mm) {
+		err = -errno;
 		goto fail;
 	}
+	measure_model_watch(m->mm, m->load, "load");
+	measure_model_watch(m->mm, m->victim, "victim");
+	measure_model_watch(m->mm, m->bg, "background");
 	/* The victim and the background run in both conditions: from now on. */
 	if (m->victim) {
 		err = load_start(m->victim, cause);
@@ -866,9 +886,16 @@ int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int
 	return 0;
 }
 
-const struct waitgraph *measure_waitgraph(struct source *s)
+int measure_model_windows(struct source *s, struct measure_windows *out)
 {
-	return s && s->ops == &measure_ops ? ((struct measure *)s->priv)->wg : NULL;
+	struct measure *m = s && s->ops == &measure_ops ? s->priv : NULL;
+
+	if (!m) {
+		memset(out, 0, sizeof(*out));
+		snprintf(out->why, sizeof(out->why), "not a measurement");
+		return -ENOENT;
+	}
+	return measure_model_windows_get(m->mm, m->phase == SOURCE_DONE || m->stopped, out);
 }
 
 double measure_elapsed(struct source *s)

@@ -108,6 +108,14 @@ struct measure_opts {
 	                              * (live trees); 0: MEASURE_COLLECT_S, <0:
 	                              * only at window ends (batch) */
 	enum measure_time time;      /* --time */
+	/* the model of the load (time accounting): which loaded windows it is
+	 * built from (core/model_window.h); neither: all of them */
+	int model_steady;            /* --steady */
+	double model_tol;            /* --tolerance; 0: MODEL_WINDOW_TOL */
+	const char *model_mark;      /* --mark RE: matched against the load's
+	                              * stdout lines (needs LOAD_F_PIPE_STDOUT) */
+	FILE *load_out;              /* the loads' piped output lines
+	                              * ("load: ..."), escaped; NULL: dropped */
 	FILE *log;                   /* progress lines ("window 2/6 load 1.0 s"); NULL none */
 	const struct measure_sampler *sampler; /* NULL: live; copied, closed by measure */
 };
@@ -122,6 +130,9 @@ char *measure_probe_set(unsigned freq_hz, char *buf, size_t len);
  * saying which options conflict and what to give instead.  measure_new
  * calls it first: nothing is started, loaded or paused before it passes. */
 int measure_opts_check(const struct measure_opts *o, char **cause);
+/* Its part for the model's windows (--steady, --mark, --tolerance), which
+ * the option parsers also call: one set of messages. */
+int measure_opts_check_model(const struct measure_opts *o, char **cause);
 
 /* Starts the loads (held before exec), opens the sampler (NULL o->sampler:
  * /proc/kallsyms and the live BPF sampler), loads a saved reference when
@@ -159,13 +170,28 @@ void measure_close_sampler(struct source *s);
 int measure_stopping(struct source *s, const char **reason, unsigned *pairs, int *settled,
 		     const char **windows);
 
-/* The wait graph of the loaded windows so far (their blocked intervals,
- * wakers, on-CPU and runnable time; secs their length): what the model of
- * the load (core/model.h) is built from.  Only with time accounting
- * (--time wall, a victim); NULL otherwise, and when s is not a measure
- * source.  Valid while s lives (kept after the sampler closes). */
+/* The windows the model of the load is built from (time accounting:
+ * --time wall, a victim), as far as measuring got: */
 struct waitgraph;
-const struct waitgraph *measure_waitgraph(struct source *s);
+struct measure_windows {
+	const struct waitgraph *g;   /* the chosen loaded windows' wait graphs
+	                              * merged (blocked intervals, wakers, on-CPU
+	                              * and runnable time; secs their length);
+	                              * valid until the next call or tick */
+	unsigned first, last, n;     /* loaded windows [first, last] of n, 0-based */
+	char used[240];              /* "steady state: windows 3-9 of 12 (rates
+	                              * within 20%)", "marked: 'RE' at 1.2 s ..
+	                              * end: windows 4-12 of 12", "all 12 loaded
+	                              * windows (no --steady/--mark)" */
+	char why[720];               /* no graph: why (and what to do) */
+};
+
+/* Fills out.  0 with out->g; -EAGAIN while the windows are not there yet
+ * (why: "waiting for ..."); -ERANGE when measuring ended without them (why:
+ * a --mark that never matched, with the lines read; no steady state, with
+ * the rates); -ENOENT without time accounting or when s is not a measure
+ * source; -ENOMEM. */
+int measure_model_windows(struct source *s, struct measure_windows *out);
 
 /* Seconds spent measuring (first tick to DONE). */
 double measure_elapsed(struct source *s);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "measure.h"
+#include "measure_live.h"
+#include "model_window.h"
 #include "seqstop.h"
 #include "util.h"
 
@@ -28,8 +30,42 @@ char *measure_probe_set(unsigned freq_hz, char *buf, size_t len)
 	return buf;
 }
 
+int measure_opts_check_model(const struct measure_opts *o, char **cause)
+{
+	struct model_mark mk;
+	int err;
+
+	if (!o->model_steady && !o->model_mark)
+		return 0;
+	if (o->model_steady && o->model_mark)
+		return util_fail(cause, -EINVAL, "--steady and --mark both choose the windows of the "
+				 "model; give one");
+	if (o->reference_only)
+		return util_fail(cause, -EINVAL, "--steady and --mark choose the windows of the model "
+				 "of a load; a reference measures none");
+	if (o->model_mark && !o->load_argv)
+		return util_fail(cause, -EINVAL, "--mark reads the load's output, and %s: give the "
+				 "load as a command (--load CMD or -- CMD), or use --steady",
+				 o->pid ? "-p PID has none argus can read" : "there is no load command");
+	if (!measure_time_wall(o))
+		return util_fail(cause, -EINVAL, "%s chooses the windows of the model of the load, "
+				 "which is built from blocked time and wakeups: add --time wall (the "
+				 "default with --victim)", o->model_mark ? "--mark" : "--steady");
+	if (o->model_mark) {
+		err = model_mark_init(&mk, o->model_mark, cause);
+		if (err)
+			return err;
+		model_mark_fini(&mk);
+	}
+	return 0;
+}
+
 int measure_opts_check(const struct measure_opts *o, char **cause)
 {
+	int err = measure_opts_check_model(o, cause);
+
+	if (err)
+		return err;
 	/* !(x <= max) also refuses NaN: a NaN window never ends */
 	if (!o->pairs || o->pairs > MEASURE_PAIRS_MAX || !(o->window_s >= MEASURE_WINDOW_MIN_S) ||
 	    !(o->window_s <= MEASURE_WINDOW_MAX_S) || !(o->settle_s >= 0) ||

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "ksym.h"
 #include "load.h"
 #include "model_capture.h"
+#include "model_window.h"
 #include "probe_schedtime.h"
 #include "procinfo.h"
 #include "probe_workqueue.h"
@@ -221,81 +221,19 @@ void model_capture_free(struct model_capture *c)
 	free(c);
 }
 
-/* Rate of a window counting only the tracked load (argus left out). */
-static void mc_rates(const struct waitgraph *g, uint32_t self, double *blocks, double *cpu)
-{
-	uint64_t n = 0, ns = 0;
-
-	for (size_t i = 0; i < g->nedges; i++)
-		if (g->edges[i].tgid != self)
-			n += g->edges[i].count;
-	for (size_t i = 0; i < g->nthreads; i++)
-		if (g->threads[i].tgid != self)
-			ns += g->threads[i].cpu_ns;
-	*blocks = g->secs > 0 ? n / g->secs : 0;
-	*cpu = g->secs > 0 ? ns / 1e9 / g->secs : 0;
-}
-
 int model_capture_steady(struct model_capture *c, double tol, unsigned min, char **cause)
 {
-	double *b = NULL, *u = NULL;
-	unsigned best_len = 0, best_first = 0;
-	int err = 0;
+	int err = model_window_steady(c->win, c->nwin, c->self_tgid, tol, min, &c->first, &c->last,
+				      cause);
 
-	if (!c->nwin) {
-		mc_cause(cause, "no window was measured");
-		return -ERANGE;
-	}
-	b = calloc(c->nwin, sizeof(*b));
-	u = calloc(c->nwin, sizeof(*u));
-	if (!b || !u) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (unsigned i = 0; i < c->nwin; i++)
-		mc_rates(c->win[i], c->self_tgid, &b[i], &u[i]);
-	for (unsigned i = 0; i < c->nwin; i++)
-		for (unsigned j = i; j < c->nwin; j++) {
-			double mb = 0, mu = 0;
-			int ok = 1;
+	if (err == -ERANGE && cause && *cause && strstr(*cause, "per window:")) {
+		char *s = NULL;
 
-			for (unsigned k = i; k <= j; k++) {
-				mb += b[k];
-				mu += u[k];
-			}
-			mb /= j - i + 1;
-			mu /= j - i + 1;
-			for (unsigned k = i; k <= j && ok; k++)
-				ok = fabs(b[k] - mb) <= tol * mb && fabs(u[k] - mu) <= tol * mu + 1e-4;
-			if (ok && mb > 0 && j - i + 1 > best_len) {
-				best_len = j - i + 1;
-				best_first = i;
-			}
+		if (asprintf(&s, "%s; run longer (--duration) or widen --tolerance", *cause) >= 0) {
+			free(*cause);
+			*cause = s;
 		}
-	if (best_len < min) {
-		size_t o = 0, cap = 320 + 32 * (size_t)c->nwin;
-		char *s = malloc(cap);
-
-		if (s) {
-			o += (size_t)snprintf(s + o, cap - o,
-					      "the load never reached a steady state: no %u consecutive "
-					      "windows with rates within %.0f%% of their mean; "
-					      "blocks/s and CPUs per window:", min, tol * 100);
-			for (unsigned i = 0; i < c->nwin && o < cap; i++)
-				o += (size_t)snprintf(s + o, cap - o, " %.0f/%.2f", b[i], u[i]);
-			if (o < cap)
-				snprintf(s + o, cap - o, "; run longer (--duration) or widen --tolerance");
-		}
-		free(*cause);
-		*cause = s;
-		err = -ERANGE;
-		goto out;
 	}
-	c->first = best_first;
-	c->last = best_first + best_len - 1;
-out:
-	free(b);
-	free(u);
 	return err;
 }
 
@@ -316,39 +254,16 @@ static int mc_keep(struct model_capture *c)
 	return 0;
 }
 
-/* Reads what the load wrote; a complete line is copied to the log and
- * matched against the mark. */
-static void mc_lines(struct model_capture *c, int fd, char *buf, size_t *used, size_t cap,
-		     const regex_t *re, double t, FILE *log)
+/* A line of the load's output onto the log (control characters as '?'). */
+static void mc_log_line(void *arg, const char *line)
 {
-	ssize_t n = read(fd, buf + *used, cap - 1 - *used);
-	char *p, *nl;
+	FILE *log = arg;
 
-	if (n <= 0)
+	if (!log)
 		return;
-	*used += (size_t)n;
-	buf[*used] = 0;
-	p = buf;
-	while ((nl = strchr(p, '\n')) || *used == cap - 1) {
-		if (!nl)
-			nl = buf + *used - 1; /* an overlong line: cut */
-		*nl = 0;
-		c->lines++;
-		if (log) {
-			for (char *q = p; *q; q++)
-				fputc((unsigned char)*q < 0x20 ? '?' : *q, log);
-			fputc('\n', log);
-		}
-		if (re && !regexec(re, p, 0, NULL, 0)) {
-			if (c->mark_open_s < 0)
-				c->mark_open_s = t;
-			else if (c->mark_close_s < 0)
-				c->mark_close_s = t;
-		}
-		*used -= (size_t)(nl + 1 - buf);
-		memmove(buf, nl + 1, *used + 1);
-		p = buf;
-	}
+	for (const char *q = line; *q; q++)
+		fputc((unsigned char)*q < 0x20 ? '?' : *q, log);
+	fputc('\n', log);
 }
 
 int model_capture_run(const struct model_capture_opts *o, struct model_capture **out,
@@ -361,20 +276,18 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	struct ksym_table *ks = NULL;
 	struct model_capture *c = NULL;
 	struct load *l = NULL;
-	int pipefd[2] = { -1, -1 }, err = 0, have_re = 0;
-	char line[4096];
-	size_t used = 0;
-	regex_t re;
+	struct model_lines lines = { .used = 0 };
+	struct model_mark mark = { 0 }, *mk = NULL;
+	int outfd = -1, err = 0;
 	uint32_t tgid;
 	double t0, next;
 
 	*out = NULL;
 	if (o->mark_re) {
-		if (regcomp(&re, o->mark_re, REG_EXTENDED | REG_NOSUB)) {
-			mc_cause(cause, "bad --mark regular expression '%s'", o->mark_re);
-			return -EINVAL;
-		}
-		have_re = 1;
+		err = model_mark_init(&mark, o->mark_re, cause);
+		if (err)
+			return err;
+		mk = &mark;
 		if (!o->argv) {
 			mc_cause(cause, "--mark reads the load's output: give the command (-- CMD), not -p");
 			err = -EINVAL;
@@ -389,34 +302,13 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	c->self_tgid = (uint32_t)getpid();
 	c->mark_open_s = c->mark_close_s = -1;
 	if (o->argv) {
-		int saved;
-
-		if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		/* the load's stdout is a pipe read here (--mark, the log) */
+		l = load_spawn(o->argv, LOAD_F_PIPE_STDOUT, cause);
+		if (!l) {
 			err = -errno;
-			mc_cause(cause, "cannot make a pipe for the load's output: %s", strerror(errno));
 			goto out;
 		}
-		/* the load's stdout is the pipe: fd 1 is swapped around the fork
-		 * (load_spawn's child keeps fd 1), so core/load needs no mode
-		 * of its own for it */
-		fflush(stdout);
-		saved = dup(1);
-		if (saved < 0 || dup2(pipefd[1], 1) < 0) {
-			err = -errno;
-			if (saved >= 0)
-				close(saved);
-			mc_cause(cause, "cannot redirect the load's output: %s", strerror(errno));
-			goto out;
-		}
-		l = load_spawn(o->argv, 0, cause);
-		err = l ? 0 : -errno;
-		dup2(saved, 1);
-		close(saved);
-		close(pipefd[1]);
-		pipefd[1] = -1;
-		if (!l)
-			goto out;
-		fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+		outfd = load_output_take(l, 1);
 	} else if (o->pid > 0) {
 		l = load_attach_pid(o->pid, cause);
 		if (!l) {
@@ -513,20 +405,22 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			ended = !alive || (o->stop && *o->stop) || now + w / 2 >= t0 + secs;
 			next += w;
 		}
-		if (pipefd[0] >= 0)
-			mc_lines(c, pipefd[0], line, &used, sizeof(line), have_re ? &re : NULL,
-				 mc_now() - t0, o->log);
+		if (outfd >= 0 && model_lines_read(&lines, outfd, mc_now() - t0, mk, mc_log_line,
+						   o->log) <= 0) {
+			close(outfd);   /* end of its output (or a read error) */
+			outfd = -1;
+		}
 		if (ended)
 			break;
 		{
-			struct pollfd pf = { .fd = pipefd[0], .events = POLLIN };
+			struct pollfd pf = { .fd = outfd, .events = POLLIN };
 			int to = (int)((next - mc_now()) * 1000) + 1;
 
 			if (to < 0)
 				to = 0;
 			if (to > 100)
 				to = 100; /* notice a stop request and the load's exit */
-			if (poll(&pf, pipefd[0] >= 0 ? 1 : 0, to) < 0 && errno != EINTR) {
+			if (poll(&pf, outfd >= 0 ? 1 : 0, to) < 0 && errno != EINTR) {
 				err = -errno;
 				goto out;
 			}
@@ -540,41 +434,21 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	pw = NULL;
 	load_free(l); /* ends the load if it still runs */
 	l = NULL;
-	if (pipefd[0] >= 0) {
+	if (outfd >= 0) {
 		/* what it wrote while ending (still non-blocking: a process it
 		 * left behind may hold the pipe open) */
-		mc_lines(c, pipefd[0], line, &used, sizeof(line), have_re ? &re : NULL,
-			 c->elapsed_s, o->log);
+		model_lines_read(&lines, outfd, c->elapsed_s, mk, mc_log_line, o->log);
+	}
+	if (mk) {
+		c->lines = mk->lines;
+		c->mark_open_s = mk->open_s;
+		c->mark_close_s = mk->close_s;
 	}
 	/* the windows of the model */
-	if (have_re) {
-		double open = c->mark_open_s, close = c->mark_close_s >= 0 ? c->mark_close_s : INFINITY;
-		int any = 0;
-
-		if (open < 0) {
-			mc_cause(cause, "--mark '%s' never matched the load's output (%u line%s read); "
-				 "check the expression against what the load prints", o->mark_re,
-				 c->lines, c->lines == 1 ? "" : "s");
-			err = -ERANGE;
+	if (mk) {
+		err = model_window_marked(c->win, c->nwin, mk, w, &c->first, &c->last, cause);
+		if (err)
 			goto out;
-		}
-		for (unsigned i = 0; i < c->nwin; i++) {
-			const struct waitgraph *g = c->win[i];
-
-			if (g->start_s + 0.05 >= open && g->start_s + g->secs <= close + 0.05) {
-				if (!any)
-					c->first = i;
-				c->last = i;
-				any = 1;
-			}
-		}
-		if (!any) {
-			mc_cause(cause, "--mark '%s' matched at %.1f s%s, but no whole window of %.1f s "
-				 "lies inside the phase; run longer or use a shorter --window", o->mark_re,
-				 open, c->mark_close_s >= 0 ? " and closed soon after" : "", w);
-			err = -ERANGE;
-			goto out;
-		}
 	} else if (o->steady) {
 		err = model_capture_steady(c, o->steady_tol > 0 ? o->steady_tol : 0.2,
 					   o->steady_min ? o->steady_min : 3, cause);
@@ -590,16 +464,13 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	*out = c;
 	c = NULL;
 out:
-	if (have_re)
-		regfree(&re);
+	model_mark_fini(mk);
 	probe_schedtime_close(ps);
 	probe_workqueue_close(pw);
 	load_free(l);
 	ksym_free(ks);
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
+	if (outfd >= 0)
+		close(outfd);
 	model_capture_free(c);
 	return err;
 }

@@ -23,7 +23,8 @@
  *    "tokens_in":1200,"tokens_out":80,"status":"ok","error":null}
  *   {"type":"verdict","t":..,"verdict":{...verdict_json_new...},"lines":[...]}
  *   {"type":"note","t":..,"text":"..."}
- *   {"type":"model","t":..,"model":{...model_write_json...},"chain":"..."}
+ *   {"type":"model","t":..,"model":{...model_write_json...},"chain":"...",
+ *    "windows":{"used":"steady state: windows 3-9 of 12 (...)","first":3,"last":9,"of":12}}
  *
  * The writer flushes after every event and fsyncs after windows and
  * verdicts, so a crash or kill loses at most the event being written.  The
@@ -178,10 +179,13 @@ char *session_json_quote(const char *s);
 int session_write_note(struct session *s, const char *text);
 
 /* The layered queueing model of the load (core/model.h) as model_json
- * (model_write_json's text) and its wait chain as one line (may be NULL);
+ * (model_write_json's text), its wait chain as one line (may be NULL) and
+ * the loaded windows it was built from: windows (core/model_window.h's
+ * text, may be NULL: then no "windows" field), first..last of n (0-based);
  * fsyncs.  Written when time accounting gave a wait graph (the replay's
  * model view reads it: session_log_model). */
-int session_write_model(struct session *s, const char *model_json, const char *chain);
+int session_write_model(struct session *s, const char *model_json, const char *chain,
+			const char *windows, unsigned first, unsigned last, unsigned n);
 
 /* ---- reader ------------------------------------------------------------------- */
 
@@ -210,6 +214,9 @@ struct session_event {
 	/* step_result */
 	char *status;              /* also llm_turn */
 	char *result_json;         /* model: the model's JSON */
+	char *windows;             /* model: the windows it was built from
+	                            * ("steady state: windows 3-9 of 12 ..."),
+	                            * NULL in sessions before it was recorded */
 	/* transcript / note / step_result summary / decision reason / llm error /
 	 * model: its wait chain */
 	char *who;

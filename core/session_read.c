@@ -340,6 +340,7 @@ static void event_free(struct session_event *e)
 		free(e->lines[i]);
 	free(e->lines);
 	free(e->focus);
+	free(e->windows);
 	free(e->by);
 	free(e->edited_json);
 	free(e->status);
@@ -539,6 +540,15 @@ static int read_event(struct rd *r, const cJSON *o, struct session_event *e)
 			err = dup_json(&e->result_json, o, "model");
 		if (!err)
 			err = dup_opt(&e->text, get_str(o, "chain", &bad));
+		{
+			/* absent in sessions before the model's windows were recorded */
+			cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "windows");
+
+			if (w && !cJSON_IsObject(w))
+				bad = 1;
+			else if (w && !err)
+				err = dup_opt(&e->windows, get_str(w, "used", &bad));
+		}
 		break;
 	default:
 		break;

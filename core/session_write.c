@@ -645,17 +645,29 @@ int session_write_note(struct session *s, const char *text)
 	return emit(s, o, 0);
 }
 
-int session_write_model(struct session *s, const char *model_json, const char *chain)
+int session_write_model(struct session *s, const char *model_json, const char *chain,
+			const char *windows, unsigned first, unsigned last, unsigned n)
 {
-	cJSON *o = event_new(s, SESSION_EV_MODEL);
-	int err;
+	cJSON *o = event_new(s, SESSION_EV_MODEL), *w = NULL;
+	int err = -ENOMEM;
 
 	if (!o)
 		return -ENOMEM;
 	if (!model_json || (err = add_json(o, "model", model_json)) ||
-	    (chain && (err = add_str(o, "chain", chain)))) {
-		cJSON_Delete(o);
-		return model_json ? err : -EINVAL;
+	    (chain && (err = add_str(o, "chain", chain))))
+		goto fail;
+	if (windows) {
+		/* which loaded windows it was built from (1-based), as the view said */
+		err = -ENOMEM;
+		w = cJSON_AddObjectToObject(o, "windows");
+		if (!w || !cJSON_AddStringToObject(w, "used", windows) ||
+		    !cJSON_AddNumberToObject(w, "first", first + 1) ||
+		    !cJSON_AddNumberToObject(w, "last", last + 1) ||
+		    !cJSON_AddNumberToObject(w, "of", n))
+			goto fail;
 	}
 	return emit(s, o, 1);
+fail:
+	cJSON_Delete(o);
+	return model_json ? err : -EINVAL;
 }

@@ -92,31 +92,37 @@ static void ses_verdict(struct ses_priv *sp)
 }
 
 /* The model of the load from the loaded windows' waits (time accounting
- * on), written once so a replay can show it (session_log_model). */
+ * on; the windows --steady / --mark chose), written once with the windows
+ * it was built from, so a replay can show it (session_log_model).  A model
+ * that cannot be made leaves a note (and a line on the log: batch). */
 static void ses_model(struct ses_priv *sp)
 {
-	const struct waitgraph *g = measure_waitgraph(sp->in);
+	struct measure_windows mw;
 	struct model_opts mo = { .exclude_tgid = sp->o.exclude_tgid ? sp->o.exclude_tgid :
 				 (uint32_t)getpid() };
 	struct model_chain c;
 	struct model *m = NULL;
-	char *cause = NULL, *json = NULL, chain[512] = "", line[400];
+	char *cause = NULL, *json = NULL, chain[512] = "", line[900];
 	size_t len = 0;
 	FILE *f;
 	int err;
 
 	sp->model_done = 1;
-	if (!g || !(g->secs > 0) || sp->err)
-		return;
+	err = measure_model_windows(sp->in, &mw);
+	if (err == -ENOENT || sp->err)
+		return;             /* no time accounting: no model to speak of */
+	if (err || !mw.g || !(mw.g->secs > 0)) {
+		snprintf(line, sizeof(line), "no model of the load: %s", mw.why);
+		goto note;
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return;
-	err = model_build(g, &mo, m, &cause);
+	err = model_build(mw.g, &mo, m, &cause);
 	if (err) {
-		snprintf(line, sizeof(line), "no model of the load: %s",
+		snprintf(line, sizeof(line), "no model of the load (%s): %s", mw.used,
 			 cause ? cause : strerror(-err));
-		ses_fail(sp, session_write_note(sp->s, line));
-		goto out;
+		goto note;
 	}
 	if (!model_wait_chain(m, &c))
 		model_chain_text(m, &c, 1, chain, sizeof(chain));
@@ -126,7 +132,15 @@ static void ses_model(struct ses_priv *sp)
 	err = model_write_json(m, NULL, f);
 	if (fclose(f) || err)
 		goto out;
-	ses_fail(sp, session_write_model(sp->s, json, chain[0] ? chain : NULL));
+	ses_fail(sp, session_write_model(sp->s, json, chain[0] ? chain : NULL, mw.used,
+					 mw.first, mw.last, mw.n));
+	if (sp->o.log)
+		fprintf(sp->o.log, "argus: model of the load from %s\n", mw.used);
+	goto out;
+note:
+	ses_fail(sp, session_write_note(sp->s, line));
+	if (sp->o.log)
+		fprintf(sp->o.log, "argus: %s\n", line);
 out:
 	free(json);
 	free(cause);

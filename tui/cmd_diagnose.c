@@ -273,6 +273,7 @@ int cmd_diagnose(int argc, char **argv)
 	load_set_log(stderr);
 	ol.m.log = stderr;
 	ol.m.load_flags |= LOAD_F_STDOUT_STDERR;
+	ol.m.load_out = stderr;  /* --mark pipes the load's stdout: its lines */
 	ol.m.collect_s = -1; /* read the maps at window ends only: argus's own
 	                      * work then falls in the discarded settle time */
 	ses = opts_session_open(&os, "diagnose", &ol, (uint32_t)getpid(), &cause);
@@ -337,6 +338,17 @@ int cmd_diagnose(int argc, char **argv)
 				goto out;
 			}
 		}
+	}
+	if (!ses && (ol.m.model_steady || ol.m.model_mark)) {
+		/* no session to hold the model: its windows said all the same
+		 * (with a session, the session source says it as it saves it) */
+		struct measure_windows mw;
+
+		if (measure_model_windows(msrc, &mw) == 0)
+			fprintf(stderr, "argus: the model of the load would use %s (no session saves "
+				"it)\n", mw.used);
+		else
+			fprintf(stderr, "argus: no model of the load: %s\n", mw.why);
 	}
 	info.measuring_s = measure_elapsed(msrc);
 	calib_opts_default(&co);

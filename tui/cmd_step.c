@@ -266,6 +266,12 @@ int cmd_step(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (ol.m.model_steady || ol.m.model_mark) {
+		fprintf(stderr, "argus step: --steady and --mark choose the windows of the model of "
+			"the load, which a step does not build; give them to argus or argus diagnose\n");
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (ol.m.pid && !ol.m.pause) {
 		fprintf(stderr, "argus step: a step pauses the load for its reference windows: add "
 			"--pause to -p %d, or start the load with --load CMD\n", (int)ol.m.pid);

@@ -16,6 +16,7 @@
 
 #include "app.h"
 #include "import.h"
+#include "load.h"
 #include "measure.h"
 #include "num.h"
 #include "opts_load.h"
@@ -388,6 +389,11 @@ int cmd_tui(int argc, char **argv)
 		     ol.m.background_argv || ol.m.pause || ol.m.reference_path ||
 		     (pid && have_saved_reference(ol.m.freq_hz));
 	if (calibrated) {
+		/* the loads' output must not reach the terminal curses draws on:
+		 * piped, read by measure (--mark), its lines go to stderr, which
+		 * the screen keeps in its log (--log FILE) */
+		ol.m.load_flags |= LOAD_F_PIPE_STDOUT | LOAD_F_PIPE_STDERR;
+		ol.m.load_out = stderr;
 		src = measure_new(&ol.m, &noexec, &cause);
 		if (!src) {
 			err = -errno;

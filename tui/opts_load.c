@@ -13,6 +13,7 @@ enum opts_load_id {
 	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
 	OL_STRICT,
 	OL_PAIRS, OL_MIN_PAIRS, OL_FIXED, OL_WINDOW, OL_SETTLE, OL_FREQ, OL_TIME,
+	OL_STEADY, OL_TOLERANCE, OL_MARK,
 };
 
 struct opts_load_opt {
@@ -60,6 +61,14 @@ static const struct opts_load_opt opts_load_table[] = {
 	{ OL_TIME, "--time", NULL, "KIND",
 	  "wall: on-CPU + blocked + runnable time of the victim (default with --victim), "
 	  "or of the load / -p; cpu: on-CPU samples only" },
+	{ OL_STEADY, "--steady", NULL, NULL,
+	  "the model of the load (m) from the steady state only: the longest run of loaded "
+	  "windows whose rates agree (needs --time wall; the tree keeps every window)" },
+	{ OL_TOLERANCE, "--tolerance", NULL, "F",
+	  "with --steady: the relative spread of the rates allowed (default 0.2)" },
+	{ OL_MARK, "--mark", NULL, "RE",
+	  "the model of the load (m) from the loaded windows between the first and the next "
+	  "line of the load's output matching the extended regex RE (needs --time wall)" },
 };
 
 #define OPTS_LOAD_N (sizeof(opts_load_table) / sizeof(opts_load_table[0]))
@@ -322,6 +331,17 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 			return -1;
 		}
 		return 1;
+	case OL_STEADY:
+		ol->m.model_steady = 1;
+		return 1;
+	case OL_TOLERANCE:
+		if (opts_load_num(typed, val, 0.001, 9.99, "a fraction", &d, err) < 0)
+			return -1;
+		ol->m.model_tol = d;
+		return 1;
+	case OL_MARK:
+		ol->m.model_mark = val;
+		return 1;
 	}
 	return 0;
 }
@@ -387,6 +407,19 @@ int opts_load_finish(struct opts_load *ol, int need_load, FILE *err)
 	if (need_load && !m->load_argv && !m->pid) {
 		fprintf(err, "argus: nothing to compare: give the load with --load CMD, -- CMD or -p PID\n");
 		return -1;
+	}
+	if (m->model_tol > 0 && !m->model_steady) {
+		fprintf(err, "argus: --tolerance goes with --steady\n");
+		return -1;
+	}
+	{
+		char *cause = NULL;
+
+		if (measure_opts_check_model(m, &cause) < 0) {
+			fprintf(err, "argus: %s\n", cause ? cause : "bad --steady/--mark");
+			free(cause);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "sanitize.h"
 #include "session.h"
 #include "source_replay.h"
 #include "source_session.h"
@@ -37,6 +38,7 @@ static void vm_clear(struct view_model *vm)
 	vm->have = 0;
 	vm->chain[0] = 0;
 	vm->rest[0] = 0;
+	vm->windows[0] = 0;
 }
 
 /* rows and chain of vm->m */
@@ -86,20 +88,26 @@ static void vm_from_session(struct view_model *vm, struct source *src, int utf8)
 	}
 	snprintf(vm->origin, sizeof(vm->origin), "saved in the session at %.1f s (line %u)", e->t,
 		 e->line);
+	/* sessions before the windows were recorded: said, not guessed */
+	if (e->windows)
+		sanitize_into(vm->windows, sizeof(vm->windows), e->windows, 0);
+	else
+		snprintf(vm->windows, sizeof(vm->windows), "not recorded (a session older than "
+			 "--steady/--mark in the interactive argus)");
 	vm_layout(vm, model_solve(&vm->m, NULL, &p, &why) ? NULL : &p, utf8);
 }
 
 static void vm_from_live(struct view_model *vm, struct source *src, int utf8)
 {
 	struct source *in = source_session_inner(src);
-	const struct waitgraph *g = measure_waitgraph(in);
 	struct model_opts mo = { .exclude_tgid = (uint32_t)getpid() };
+	struct measure_windows mw;
 	struct model_prediction p;
 	const char *why = NULL;
 	char *cause = NULL;
-	int err;
+	int err = measure_model_windows(in, &mw);
 
-	if (!g) {
+	if (err == -ENOENT) {
 		vm->built_secs = -1;
 		vm_clear(vm);
 		snprintf(vm->why, sizeof(vm->why),
@@ -109,23 +117,33 @@ static void vm_from_live(struct view_model *vm, struct source *src, int utf8)
 			 "one with 'argus model -- CMD'.");
 		return;
 	}
-	if (g->secs == vm->built_secs)
+	if (err) {
+		/* waiting for the windows, or none came (a --mark that never
+		 * matched, no steady state): the reason, as it stands */
+		vm->built_secs = -1;
+		vm_clear(vm);
+		snprintf(vm->why, sizeof(vm->why), "%s", mw.why);
 		return;
-	vm->built_secs = g->secs;
+	}
+	if (mw.g->secs == vm->built_secs && !strcmp(mw.used, vm->windows))
+		return;
+	vm->built_secs = mw.g->secs;
 	vm_clear(vm);
-	if (!(g->secs > 0)) {
+	snprintf(vm->windows, sizeof(vm->windows), "%s", mw.used);
+	if (!(mw.g->secs > 0)) {
 		snprintf(vm->why, sizeof(vm->why), "waiting for the first loaded window: the model "
 			 "is built from the loaded windows' blocked time and wakeups");
 		return;
 	}
-	err = model_build(g, &mo, &vm->m, &cause);
+	err = model_build(mw.g, &mo, &vm->m, &cause);
 	if (err) {
-		snprintf(vm->why, sizeof(vm->why), "no model yet: %s", cause ? cause : strerror(-err));
+		snprintf(vm->why, sizeof(vm->why), "no model yet (%s): %s", mw.used,
+			 cause ? cause : strerror(-err));
 		free(cause);
 		return;
 	}
 	snprintf(vm->origin, sizeof(vm->origin), "from %.1f s of loaded windows (time accounting)",
-		 g->secs);
+		 mw.g->secs);
 	vm_layout(vm, model_solve(&vm->m, NULL, &p, &why) ? NULL : &p, utf8);
 }
 
@@ -242,6 +260,9 @@ void view_model_draw(struct screen *s, struct view_model *vm, int takeover,
 	if (!vm->have) {
 		vm_wrap(&ls, NULL, THEME_NORMAL, vm->why, THEME_NORMAL, w, 0);
 	} else {
+		/* the model's boundary first: which loaded windows, and why */
+		if (vm->windows[0])
+			vm_wrap(&ls, "windows: ", THEME_KEY, vm->windows, THEME_NORMAL, w, 2);
 		for (int i = 0; i < vm->nrows; i++) {
 			const struct model_row *r = &vm->rows[i];
 

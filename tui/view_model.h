@@ -4,10 +4,13 @@
  * the diagnosed load on one line (wrapped to the pane).
  *
  * Where the model comes from: a live calibrated run with time accounting
- * (--time wall, the default with --victim) keeps the wait graph of its
- * loaded windows (core/measure.h: measure_waitgraph); the view builds the
- * model from it (core/model.h) and builds it again when more loaded
- * windows arrived.  A replay shows the model saved in the session
+ * (--time wall, the default with --victim) keeps the wait graph of each
+ * loaded window, and --steady / --mark choose which of them the model is
+ * built from (core/measure.h: measure_model_windows); the view builds the
+ * model from them (core/model.h), again when more loaded windows arrived,
+ * and says first which windows those are and why.  While the windows are
+ * not there (no mark seen yet, too few windows for a steady state) or
+ * when measuring ended without them, it says so.  A replay shows the model saved in the session
  * (core/session.h: session_log_model).  Otherwise the view says why there
  * is none and how to get one.  Rows and the chain come from core
  * (core/model_view.h); this file only lays them out.
@@ -35,7 +38,9 @@ struct view_model {
 	char chain[640];          /* the wait chain, "" when none */
 	char rest[240];           /* the rest of the reference's response */
 	char origin[160];         /* where the model comes from */
-	char why[480];            /* no model: why, and how to get one */
+	char windows[240];        /* the loaded windows it is built from, and why
+	                           * ("steady state: windows 3-9 of 12 ...") */
+	char why[800];            /* no model: why, and how to get one */
 	double built_secs;        /* wait graph length it was built from; -1 never */
 	int top;                  /* first line shown */
 	int nlines;               /* lines at the last draw (for the scroll) */

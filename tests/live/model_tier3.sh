@@ -103,7 +103,8 @@ grep -q "never matched the load's output" "$TMP/err" || { cat "$TMP/err"; fail "
 # nothing is pinned; other tests may load schedtime programs meanwhile, so
 # the program list itself is not looked at), no tier3 process
 sleep 0.5
-pgrep -f 'argus model' >/dev/null && fail "an argus model process is still running"
-pgrep -f 'scenarios/tier3' >/dev/null && fail "tier3 processes left running"
+# (this build's binaries only: other checkouts may run their own meanwhile)
+pgrep -f "^$ARGUS model" >/dev/null && fail "an argus model process is still running"
+pgrep -f "^$T3" >/dev/null && fail "tier3 processes left running"
 [ "$(ls /sys/fs/bpf 2>/dev/null | wc -l)" = "$before" ] || fail "something pinned"
 echo "PASS"
