@@ -21,6 +21,7 @@
 #include "step_json.h"
 #include "step_merge.h"
 #include "step_preflight.h"
+#include "source.h"
 #include "diagnose.h"
 #include "tree.h"
 #include "util.h"
@@ -596,6 +597,24 @@ static void diag_event(void *arg, const struct ctl_event *ev)
 	}
 }
 
+/* The measurement still running beside the steps: its descriptors (the
+ * loads' output pipes) for the loop's poll, and a tick that reads them. */
+static int diag_running_fds(struct source *s, struct pollfd *fds, int max)
+{
+	int n = s && s->ops->pollfds ? s->ops->pollfds(s, fds, max) : 0;
+
+	return n > 0 ? n : 0;
+}
+
+static void diag_running_tick(struct source *s, FILE *log)
+{
+	char *why = NULL;
+
+	if (s && s->ops->tick(s, util_mono_s(), &why) < 0 && log)
+		fprintf(log, "argus: the measurement beside the steps: %s\n", why ? why : "failed");
+	free(why);
+}
+
 /* Runs c until it is done: the one poll loop of batch (the agent's sockets,
  * the running step's timer, stop_fd), the analysis again after every
  * result. */
@@ -632,11 +651,13 @@ static int diag_drive(struct controller *c, struct diag_batch *b, const struct p
 			continue;
 		if (o->stop_fd >= 0)
 			fds[n++] = (struct pollfd){ .fd = o->stop_fd, .events = POLLIN };
-		n += ctl_pollfds(c, fds + n, 16);
+		n += ctl_pollfds(c, fds + n, 8);
+		n += diag_running_fds(o->running, fds + n, 8);
 		if (c->in_flight && (tmo < 0 || tmo > 200))
 			tmo = 200;
-		if (poll(fds, (nfds_t)n, tmo < 0 ? 200 : tmo) > 0 && o->stop_fd >= 0 &&
-		    (fds[0].revents & POLLIN)) {
+		rc = poll(fds, (nfds_t)n, tmo < 0 ? 200 : tmo);
+		diag_running_tick(o->running, o->log);
+		if (rc > 0 && o->stop_fd >= 0 && (fds[0].revents & POLLIN)) {
 			/* a signal: the step detached (its windows kept), the turn cancelled */
 			ctl_stop(c);
 			if (c->cause && cause && !*cause)

@@ -97,6 +97,11 @@ struct diagnose_steps_opts {
 	FILE *log;                      /* progress lines; NULL none */
 	struct session *ses;            /* proposals, "auto" decisions, results and
 	                                 * step windows written there; not owned; NULL */
+	struct source *running;         /* the measurement whose loads the steps run
+	                                 * against, ticked in the loop so it keeps
+	                                 * reading their piped output (a load blocked
+	                                 * on a full pipe would distort every step);
+	                                 * not owned; NULL */
 };
 
 int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, unsigned freq_hz,

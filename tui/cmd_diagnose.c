@@ -391,6 +391,7 @@ int cmd_diagnose(int argc, char **argv)
 		so.stop_fd = sfd;
 		so.log = stderr;
 		so.ses = ses;
+		so.running = src;
 		err = diagnose_run_steps(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
 		if (err != -EINTR)
