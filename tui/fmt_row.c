@@ -150,10 +150,12 @@ const char *fmt_node_name(const struct tree_node *n, const struct glyphs *gl, ch
 }
 
 /* The dim text after a process row's name: "  · vmstat_update +2 more"
- * for a kworker that ran work functions, its role for another kernel
- * thread, else its command line and unit ("" when nothing is known). */
+ * for a kworker that ran work functions (without "+2 more" when that does
+ * not fit in room columns: the function is what names it), its role for
+ * another kernel thread, else its command line and unit ("" when nothing
+ * is known). */
 static void fmt_row_who(const struct tree_node *n, const struct tree_ident *id,
-			const struct glyphs *gl, char *what, size_t len)
+			const struct glyphs *gl, char *what, size_t len, int room)
 {
 	const struct tree_kworker *kw = n->kwork;
 
@@ -165,7 +167,7 @@ static void fmt_row_who(const struct tree_node *n, const struct tree_ident *id,
 		sanitize_into(fn, sizeof(fn), kw->work[0].func, 0);
 		if (kw->nwork > 1)
 			snprintf(what, len, "  %s %s +%u more", gl->g[GLYPH_SEP], fn, kw->nwork - 1);
-		else
+		if (kw->nwork <= 1 || fmt_width(what) > room)
 			snprintf(what, len, "  %s %s", gl->g[GLYPH_SEP], fn);
 	} else if (id && id->kthread && *id->role) {
 		snprintf(what, len, "  [%s]", id->role);
@@ -255,7 +257,7 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 		int left = namew - l->width - tagw;
 		char what[512];
 
-		fmt_row_who(n, id, gl, what, sizeof(what));
+		fmt_row_who(n, id, gl, what, sizeof(what), left);
 		if (what[0] && what[2] && left > 6)
 			fmt_line_add_mid(l, THEME_DIM, what, left, gl);
 	}

@@ -184,14 +184,14 @@ static void test_tree(void **state)
 	profile_free(p);
 }
 
-static const char *row_text(struct view_tree *v, const char *name, int utf8, char *out,
-			    size_t len)
+static const char *row_text_w(struct view_tree *v, const char *name, int utf8, int width,
+			      char *out, size_t len)
 {
 	struct fmt_cols cols;
 	struct fmt_row_ctx ctx;
 	struct fmt_line l;
 
-	fmt_cols_layout(&cols, 160, 0);
+	fmt_cols_layout(&cols, width, 0);
 	ctx = (struct fmt_row_ctx){ glyphs_get(utf8), &cols, tree_node_sum(v->t->root), NULL };
 	for (size_t i = 0; i < v->nrows; i++)
 		if (!strcmp(v->rows[i].n->name, name)) {
@@ -201,6 +201,12 @@ static const char *row_text(struct view_tree *v, const char *name, int utf8, cha
 		}
 	fail_msg("no row %s", name);
 	return NULL;
+}
+
+static const char *row_text(struct view_tree *v, const char *name, int utf8, char *out,
+			    size_t len)
+{
+	return row_text_w(v, name, utf8, 160, out, len);
 }
 
 static void test_row(void **state)
@@ -228,6 +234,18 @@ static void test_row(void **state)
 	row_text(v, "kworker/1:2 [50]", 0, r, sizeof(r));
 	if (!strstr(r, "kworker/1:2 [50]  | wb_workfn +1 more"))
 		fail_msg("ascii row: %s", r);
+	/* short of room: "+1 more" goes first, never cut; the function stays */
+	{
+		int bare = 0;
+
+		for (int width = 60; width <= 160; width++) {
+			row_text_w(v, "kworker/1:2 [50]", 1, width, r, sizeof(r));
+			if (strstr(r, "more") && !strstr(r, "\u00b7 wb_workfn +1 more"))
+				fail_msg("width %d: %s", width, r);
+			bare += strstr(r, "\u00b7 wb_workfn ") && !strstr(r, "more");
+		}
+		assert_true(bare > 0);
+	}
 	row_text(v, "kworker/0:2 [52]", 1, r, sizeof(r));
 	if (!strstr(r, "\u00b7 blk_mq_run_work_fn ") || strstr(r, "more"))
 		fail_msg("row: %s", r);
