@@ -42,30 +42,43 @@ static int kwork_is_helper(const char *name, size_t len)
 	return 0;
 }
 
+/* 1 when name is word, whole or with a compiler suffix or a module after. */
+static int kwork_is(const char *name, const char *word, size_t wlen)
+{
+	return !strncmp(name, word, wlen) &&
+	       (!name[wlen] || name[wlen] == '.' || name[wlen] == ' ' || name[wlen] == '\t');
+}
+
 /* An interrupt or exception entry: what runs above it is not the task's
  * own work (a BH work item run on irq exit, by bh_worker, is not the
- * interrupted kworker's). */
-static int kwork_is_entry(const char *name, size_t len)
+ * interrupted kworker's).  Every frame of a kworker's stack up to
+ * process_one_work is asked: the first character decides most. */
+static int kwork_is_entry(const char *f)
 {
-	return kwork_match("asm_*", name, len) || kwork_match("sysvec_*", name, len) ||
-	       kwork_match("__sysvec_*", name, len) || kwork_match("common_interrupt", name, len);
+	switch (f[0]) {
+	case 'a': return !strncmp(f, "asm_", 4);
+	case 's': return !strncmp(f, "sysvec_", 7);
+	case '_': return !strncmp(f, "__sysvec_", 9);
+	case 'c': return kwork_is(f, "common_interrupt", 16);
+	}
+	return 0;
 }
 
 const char *kwork_func(const char *const *frames, size_t nframes, size_t *len)
 {
 	for (size_t i = 0; i < nframes; i++) {
 		const char *f = frames[i];
-		size_t n = subsys_base_len(f);
+		size_t n;
 
-		if (!f || kwork_is_entry(f, n))
+		if (!f || kwork_is_entry(f))
 			return NULL;
-		if (!kwork_match("process_one_work", f, n))
+		if (f[0] != 'p' || !kwork_is(f, "process_one_work", 16))
 			continue;
 		if (i + 1 >= nframes || !frames[i + 1])
 			return NULL;
 		f = frames[i + 1];
 		n = subsys_base_len(f);
-		if (!n || kwork_is_helper(f, n) || kwork_is_entry(f, n))
+		if (!n || kwork_is_helper(f, n) || kwork_is_entry(f))
 			return NULL;
 		if (len)
 			*len = n;

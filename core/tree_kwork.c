@@ -1,6 +1,7 @@
 /* tree_kwork — what the tree's kworkers ran: their work functions from
  * their sampled stacks (core/kwork.h), per process, by samples. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +21,9 @@ static int tree_kwork_rec_cmp(const void *a, const void *b)
 
 	if (x->tgid != y->tgid)
 		return x->tgid < y->tgid ? -1 : 1;
+	/* interned: one pointer per name (the items are ordered after) */
 	if (x->func != y->func)
-		return !x->func ? -1 : !y->func ? 1 : strcmp(x->func, y->func);
+		return (uintptr_t)x->func < (uintptr_t)y->func ? -1 : 1;
 	return 0;
 }
 
