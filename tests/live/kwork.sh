@@ -51,10 +51,12 @@ set -- $kw
 pid=$1 comm=$2
 echo "kworker: $comm [$pid]"
 # nothing invented: each named function is a frame under process_one_work
-# in one of that kworker's stacks in the session, with the same samples
+# (not run on an interrupt's exit) in that kworker's stacks in the session,
+# with the same samples
 jq -e -n --argjson pid "$pid" --slurpfile x "$TMP/x.json" --slurpfile s "$S" '
 	([$s[] | select(.type == "window") as $w | $w.stacks[] | select(.[1] == $pid) |
-	  (.[0] | index("process_one_work")) as $i | select($i != null) |
+	  (.[0] | index("process_one_work")) as $i | select($i != null and .[0][$i + 1] != null) |
+	  select([.[0][:$i][] | select(test("^(asm_|sysvec_|__sysvec_|common_interrupt)"))] | length == 0) |
 	  {f: (.[0][$i + 1] | sub("[. ].*$"; "")), n: .[3]}] |
 	 group_by(.f) | map({key: .[0].f, value: (map(.n) | add)}) | from_entries) as $seen |
 	[$x[0].processes[] | select(.tgid == $pid) | .work[] |
