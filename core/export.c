@@ -220,6 +220,36 @@ static int xp_ident(cJSON *o, const struct tree_ident *id)
 	return 0;
 }
 
+/* "work": what a kworker ran (issue 15), each work function its sampled
+ * stacks show (core/kwork.h) with its samples, most first; only on
+ * kworkers (an empty array: it ran none that its stacks name). */
+static int xp_work(cJSON *o, const struct tree_kworker *kw)
+{
+	cJSON *a;
+
+	if (!kw)
+		return 0;
+	a = cJSON_AddArrayToObject(o, "work");
+	if (!a)
+		return -ENOMEM;
+	for (unsigned i = 0; i < kw->nwork; i++) {
+		const struct tree_work *w = &kw->work[i];
+		cJSON *j = cJSON_CreateObject();
+
+		if (!j || !cJSON_AddItemToArray(a, j)) {
+			cJSON_Delete(j);
+			return -ENOMEM;
+		}
+		if (!cJSON_AddStringToObject(j, "function", w->func) ||
+		    !cJSON_AddNumberToObject(j, "samples",
+					     (double)(w->total[COND_REF] + w->total[COND_LOAD])) ||
+		    !cJSON_AddNumberToObject(j, "ref_samples", (double)w->total[COND_REF]) ||
+		    !cJSON_AddNumberToObject(j, "load_samples", (double)w->total[COND_LOAD]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* "processes": every process of the tree with its samples, whether it is
  * the diagnosed work, and its identity (an empty one when the session did
  * not record it: older sessions, imported files). */
@@ -241,7 +271,8 @@ static int xp_processes(cJSON *o, const struct tree *t)
 		    !cJSON_AddNumberToObject(j, "ref_samples", (double)e->total[COND_REF]) ||
 		    !cJSON_AddNumberToObject(j, "load_samples", (double)e->total[COND_LOAD]) ||
 		    !cJSON_AddBoolToObject(j, "diagnosed", tree_is_diagnosed(t, e->tgid)) ||
-		    xp_ident(j, e->tgid ? tree_ident_of(t, e->tgid) : NULL) < 0)
+		    xp_ident(j, e->tgid ? tree_ident_of(t, e->tgid) : NULL) < 0 ||
+		    xp_work(j, e->tgid ? tree_kworker_of(t, e->tgid) : NULL) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -275,7 +306,7 @@ static cJSON *xp_node(const struct tree_node *n)
 	cJSON_AddBoolToObject(o, "verdict_path", !!(n->flags & TREE_F_VERDICT));
 	if (n->kind == TREE_PROCESS) {
 		cJSON_AddNumberToObject(o, "tgid", n->tgid);
-		if (xp_ident(o, n->ident) < 0)
+		if (xp_ident(o, n->ident) < 0 || xp_work(o, n->kwork) < 0)
 			goto nomem;
 	}
 	if (n->kind == TREE_COMMAND)

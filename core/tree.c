@@ -508,6 +508,8 @@ static int tree_process_node(struct tree_builder *b, size_t si)
 	(*out)->tgid = st->tgid;
 	if (st->tgid && !(*out)->ident)
 		(*out)->ident = tree_ident_of(b->t, st->tgid);
+	if (st->tgid && !(*out)->kwork)
+		(*out)->kwork = tree_kworker_of(b->t, st->tgid);
 	if ((b->pmap.n + 1) * 2 > b->pmap.cap && tree_ptrmap_grow(&b->pmap) < 0)
 		return -ENOMEM;
 	/* ranked by the group when there is one: a group's processes sort together */
@@ -631,6 +633,9 @@ static int tree_build_prepare(struct tree_builder *b)
 		}
 		b->order[b->nkept++] = (uint32_t)i;
 	}
+	err = tree_kworkers_build(b->t, p, b->order, b->nkept);
+	if (err)
+		goto out;
 	if (o && o->group == TREE_BY_PROCESS) {
 		err = tree_count_commands(b);
 		for (size_t k = 0; !err && k < b->nkept; k++)
@@ -892,5 +897,6 @@ void tree_free(struct tree *t)
 	}
 	free(t->wins);
 	tree_idents_free(t);
+	tree_kworkers_free(t);
 	free(t);
 }

@@ -100,6 +100,20 @@ struct tree_ident {
 	int kthread;
 };
 
+/* What a kernel worker ran (issue 15): the work functions its sampled
+ * stacks show (core/kwork.h), with their samples. */
+struct tree_work {
+	const char *func;          /* owned by the tree; as the stack named it */
+	uint64_t total[COND_N];
+};
+
+struct tree_kworker {
+	uint32_t tgid;
+	unsigned nwork;
+	const struct tree_work *work; /* nwork, most samples first */
+	uint64_t total[COND_N];    /* all its samples, in a work function or not */
+};
+
 struct tree_node {
 	uint64_t id;              /* hash of the path from the root */
 	const char *name;         /* owned by the tree */
@@ -109,6 +123,8 @@ struct tree_node {
 	unsigned nproc;           /* TREE_COMMAND nodes: its processes */
 	const struct tree_ident *ident; /* TREE_PROCESS nodes: who it is, when
 	                           * the profile knew (owned by the tree); NULL */
+	const struct tree_kworker *kwork; /* TREE_PROCESS nodes of kworkers: what
+	                           * they ran (owned by the tree); NULL */
 	unsigned depth;           /* root is 0 */
 	struct tree_node *parent;
 	struct tree_node **child; /* nchild children, in build order until
@@ -178,6 +194,13 @@ struct tree {
 	struct tree_ident *idents;
 	size_t nidents;
 	struct strpool *ident_names;
+	/* the kworkers among the kept stacks' processes, by tgid
+	 * (tree_kworker_of), their function names in kwork_names
+	 * (core/tree_kwork.c) */
+	struct tree_kworker *kworkers;
+	size_t nkworkers;
+	struct tree_work *kwork_items;
+	struct strpool *kwork_names;
 	/* private: */
 	struct tree_priv *priv;
 };
@@ -193,6 +216,17 @@ const struct tree_ident *tree_ident_of(const struct tree *t, uint32_t tgid);
  * -ENOMEM); frees them (NULL-safe members). */
 int tree_idents_copy(struct tree *t, const struct profile *p);
 void tree_idents_free(struct tree *t);
+
+/* What kworker tgid ran in the tree's windows, or NULL (not a kworker, or
+ * none of its stacks was kept). */
+const struct tree_kworker *tree_kworker_of(const struct tree *t, uint32_t tgid);
+/* tree_build and tree_free only: the kworkers of p's stacks stacks[0..n)
+ * (indexes into p->stacks; the kept ones), after tree_idents_copy (an
+ * identity that is no kernel thread is no kworker).  0 or -ENOMEM; frees
+ * them (NULL-safe members). */
+int tree_kworkers_build(struct tree *t, const struct profile *p, const uint32_t *stacks,
+			size_t n);
+void tree_kworkers_free(struct tree *t);
 
 /* 1 when process tgid is (part of) the diagnosed work: the profile said
  * so, or said nothing (then every process counts as diagnosed: no work is

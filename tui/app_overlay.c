@@ -6,6 +6,7 @@
 
 #include "app_priv.h"
 #include "glossary.h"
+#include "sanitize.h"
 
 /* ---- overlays -------------------------------------------------------------------- */
 
@@ -150,6 +151,45 @@ static void app_overlay_wrap(struct app *a, const char *text, int width)
 	}
 }
 
+/* A kworker's work functions, each with its share of the kworker's samples
+ * (the frame process_one_work called in its stacks: core/kwork.h). */
+static void app_explain_kwork(struct app *a, const struct tree_kworker *kw, int width)
+{
+	uint64_t all = kw->total[COND_REF] + kw->total[COND_LOAD], named = 0;
+	unsigned shown = kw->nwork < 20 ? kw->nwork : 20;
+
+	app_overlay_add(a, "%s", "");
+	if (!kw->nwork) {
+		app_overlay_wrap(a, "work functions: none named in its sampled stacks (only the "
+				 "workqueue's own code: its lock, scheduling, an interrupt)", width);
+		return;
+	}
+	app_overlay_wrap(a, "work functions it ran, by its samples (the function "
+			 "process_one_work called, as the stacks show it):", width);
+	for (unsigned i = 0; i < kw->nwork; i++) {
+		const struct tree_work *w = &kw->work[i];
+		uint64_t k = w->total[COND_REF] + w->total[COND_LOAD];
+		char fn[160];
+
+		named += k;
+		if (i >= shown)
+			continue;
+		sanitize_into(fn, sizeof(fn), w->func, 0);
+		app_overlay_add(a, "  %-32s %5.1f%%  %llu sample%s", fn,
+				all ? 100.0 * (double)k / (double)all : 0.0, (unsigned long long)k,
+				k == 1 ? "" : "s");
+	}
+	if (kw->nwork > shown)
+		app_overlay_add(a, "  ... %u more", kw->nwork - shown);
+	if (all > named) {
+		app_overlay_add(a, "  %-32s %5.1f%%  %llu sample%s", "(no work function named)",
+				100.0 * (double)(all - named) / (double)all,
+				(unsigned long long)(all - named), all - named == 1 ? "" : "s");
+		app_overlay_wrap(a, "  (the workqueue's own code around the work items, or a work "
+				 "function that ended in a tail call to one of its helpers)", width);
+	}
+}
+
 void app_open_explain(struct app *a)
 {
 	struct tree_node *n = view_tree_selected(a->v);
@@ -183,6 +223,8 @@ void app_open_explain(struct app *a)
 				app_overlay_wrap(a, text, width);
 			}
 	}
+	if (n->kind == TREE_PROCESS && n->kwork)
+		app_explain_kwork(a, n->kwork, width);
 	if (n->flags & TREE_F_VERDICT) {
 		app_overlay_add(a, "%s", "");
 		app_overlay_wrap(a, "It is on the verdict path: the descent followed it because it "

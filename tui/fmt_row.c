@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "fmt.h"
+#include "sanitize.h"
 #include "view_tree.h"
 
 #define NAME_MIN 16
@@ -148,6 +149,35 @@ const char *fmt_node_name(const struct tree_node *n, const struct glyphs *gl, ch
 	return buf;
 }
 
+/* The dim text after a process row's name: "  · vmstat_update +2 more"
+ * for a kworker that ran work functions (without "+2 more" when that does
+ * not fit in room columns: the function is what names it), its role for
+ * another kernel thread, else its command line and unit ("" when nothing
+ * is known). */
+static void fmt_row_who(const struct tree_node *n, const struct tree_ident *id,
+			const struct glyphs *gl, char *what, size_t len, int room)
+{
+	const struct tree_kworker *kw = n->kwork;
+
+	what[0] = 0;
+	if (kw && kw->nwork) {
+		char fn[160];
+
+		/* a kernel symbol, but from a session that anyone may have written */
+		sanitize_into(fn, sizeof(fn), kw->work[0].func, 0);
+		if (kw->nwork > 1)
+			snprintf(what, len, "  %s %s +%u more", gl->g[GLYPH_SEP], fn, kw->nwork - 1);
+		if (kw->nwork <= 1 || fmt_width(what) > room)
+			snprintf(what, len, "  %s %s", gl->g[GLYPH_SEP], fn);
+	} else if (id && id->kthread && *id->role) {
+		snprintf(what, len, "  [%s]", id->role);
+	} else if (id) {
+		const char *who = *id->cmdline ? id->cmdline : *id->exe ? id->exe : id->role;
+
+		snprintf(what, len, "  %s%s%s", who ? who : "", *id->unit ? "  " : "", id->unit);
+	}
+}
+
 static void add_col(struct fmt_line *l, enum theme_role r, const char *s, int w)
 {
 	int end = l->width + 1 + w;
@@ -220,19 +250,15 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	add_name(l, (n->flags & TREE_F_FOCUS) ? THEME_FOCUS :
 		 v->calibrated ? dr : (n->kind == TREE_FRAME ? THEME_NORMAL : THEME_HEADER),
 		 fmt_node_name(n, gl, namebuf, sizeof(namebuf)), room - tagw, c->match, gl);
-	if (n->kind == TREE_PROCESS && n->ident) {
-		/* who it is, in what room is left: its command line, its unit */
+	if (n->kind == TREE_PROCESS && (n->ident || n->kwork)) {
+		/* who it is, in what room is left: its command line, its unit;
+		 * a kworker by the work function it ran most (x: all of them) */
 		const struct tree_ident *id = n->ident;
-		const char *who = *id->cmdline ? id->cmdline : *id->exe ? id->exe : id->role;
 		int left = namew - l->width - tagw;
 		char what[512];
 
-		if (id->kthread && *id->role)
-			snprintf(what, sizeof(what), "  [%s]", id->role);
-		else
-			snprintf(what, sizeof(what), "  %s%s%s", who ? who : "",
-				 *id->unit ? "  " : "", id->unit);
-		if (what[2] && left > 6)
+		fmt_row_who(n, id, gl, what, sizeof(what), left);
+		if (what[0] && what[2] && left > 6)
 			fmt_line_add_mid(l, THEME_DIM, what, left, gl);
 	}
 	if (tag)

@@ -5,11 +5,36 @@
 # "cc1 ×3" before its PID rows, whose load/s is the sum of theirs and which
 # opens like any node; a single-PID command has no group; process rows show
 # who the process is (command line, systemd unit) from the session, and x
-# the whole identity.  The JSON export has the identity of every process.
+# the whole identity.  A kworker's row names the work function it ran most
+# (from its stacks: the frame process_one_work called) and how many more, x
+# all of them with their share of its samples; a function name holding
+# terminal escapes is shown escaped.  The JSON export has the identity of
+# every process, and a kworker's work functions with their samples.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tmux.inc"
 SRC="$ROOT/tests/tui/data/procs-session.jsonl"
 [ -f "$SRC" ] || skip "no $SRC"
+need_cmd python3
+# kworker/1:2's work functions with their share of its samples, from the
+# file itself: "function share" lines, most samples first
+shares=$(python3 - "$SRC" <<'EOP'
+import json, sys
+work, total = {}, 0
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    for frames, tgid, comm, n in e.get("stacks", []):
+        if tgid != 300:
+            continue
+        total += n
+        i = frames.index("process_one_work")
+        if not frames[i + 1].startswith("_raw_spin"):
+            work[frames[i + 1]] = work.get(frames[i + 1], 0) + n
+for f, n in sorted(work.items(), key=lambda x: -x[1]):
+    print(f, "%.1f%%" % (100.0 * n / total))
+print("(no", "%.1f%%" % (100.0 * (total - sum(work.values())) / total))
+EOP
+) || fail "could not read $SRC"
+[ "$(echo "$shares" | head -1 | cut -d' ' -f1)" = wb_workfn ] || fail "the fixture changed: $shares"
 for size in "80 24" "160 45"; do
 	set -- $size
 	start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color HOME="$TMP" -- replay "$SRC" --at end
@@ -28,6 +53,12 @@ for size in "80 24" "160 45"; do
 		fail "$size: make's row lacks its command line"
 	screen | grep 'bgjob \[200\]' | grep -qF 'bgjob.service' ||
 		fail "$size: bgjob's row lacks its unit"
+	# a kworker by the work function it ran most, and how many more
+	screen | grep -F 'kworker/1:2 [300]' | grep -qF '· wb_workfn +2 more' ||
+		fail "$size: kworker/1:2's row lacks its work function: $(screen | grep -F kworker/1:2)"
+	# a name with terminal escapes, escaped (the pane would be cleared else)
+	screen | grep -F 'kworker/0:1 [301]' | grep -qF '· evil\x1b' ||
+		fail "$size: kworker/0:1's work function not shown escaped: $(screen | grep -F kworker/0:1)"
 	# open the group: its PIDs come right after it, one level deeper
 	keys j
 	keys l
@@ -53,12 +84,22 @@ for size in "80 24" "160 45"; do
 	screen | grep -qF 'systemd unit: bgjob.service' || fail "$size: x lacks the unit"
 	keys Escape
 	wait_gone "command line:"
+	# x on the kworker: every work function with its share of its samples
+	keys / k w o r k e r / 1 Enter
+	keys x
+	wait_for "work functions it ran"
+	missing=$(echo "$shares" | while read -r f pct; do
+		screen | grep -F -- "$f" | grep -qF -- "$pct" || echo "'$f ... $pct'"
+	done)
+	[ -z "$missing" ] || { screen; fail "$size: x on kworker/1:2 lacks $missing"; }
+	keys Escape
+	wait_gone "work functions it ran"
 	keys q
 	expect_sane_exit
 done
 # the JSON export names every process
 out=$("$ARGUS" export "$SRC" --format json) || fail "export failed"
-echo "$out" | python3 -c '
+printf "%s\n" "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 p = {x["tgid"]: x for x in d["processes"]}
@@ -66,5 +107,24 @@ assert p[101]["identity"]["cmdline"].endswith("cc1 -quiet a.c"), p[101]
 assert p[200]["identity"]["unit"] == "bgjob.service", p[200]
 assert p[200]["diagnosed"] is False and p[100]["diagnosed"] is True
 assert p[200]["identity"]["exe"] == "/opt/bg/bgjob"
-' || fail "the JSON export lacks the identities"
+# a kworker: its work functions, most samples first, with their samples as
+# the session has them; no other process has a work array
+work = {"ref": {}, "load": {}}
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    for frames, tgid, comm, n in e.get("stacks", []):
+        f = frames[frames.index("process_one_work") + 1] if tgid == 300 else ""
+        if f and not f.startswith("_raw_spin"):
+            c = work[e["cond"]]
+            c[f] = c.get(f, 0) + n
+w = p[300]["work"]
+assert [x["function"] for x in w] == ["wb_workfn", "vmstat_update", "blk_mq_run_work_fn"], w
+for x in w:
+    assert x["ref_samples"] == work["ref"][x["function"]], x
+    assert x["load_samples"] == work["load"][x["function"]], x
+    assert x["samples"] == x["ref_samples"] + x["load_samples"], x
+# as the session reader keeps it: escaped (core/sanitize.h)
+assert p[301]["work"][0]["function"] == r"evil\x1b[2J\x1b]0;owned\x07_workfn", p[301]
+assert "work" not in p[101] and "work" not in p[200], (p[101], p[200])
+' "$SRC" || fail "the JSON export lacks the identities or the kworkers' work"
 echo ok

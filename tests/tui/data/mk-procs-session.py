@@ -6,7 +6,13 @@ page-fault in the loaded windows; a background job (bgjob, not diagnosed)
 reads files in both conditions and loses a third of its samples under load
 (displaced work); the idle task (tgid 0) fills the rest.  Every process has
 its identity ("procs": cmdline, exe, cgroup, unit), as `argus record`
-writes them.  Deterministic: run it again and the file is the same.
+writes them.  Two kworkers (kernel threads) run work items: kworker/1:2
+mostly wb_workfn, some vmstat_update and blk_mq_run_work_fn, and time in
+the workqueue's own lock; kworker/0:1 one work function whose name holds
+terminal escapes (a session is a file anyone may write).  Their samples
+come from a random stream of their own, so the other processes' numbers
+are those of the file without them.  Deterministic: run it again and the
+file is the same.
 
     python3 tests/tui/data/mk-procs-session.py > tests/tui/data/procs-session.jsonl
 """
@@ -14,11 +20,21 @@ import json
 import random
 
 rng = random.Random(13)
+krng = random.Random(31)
 FAULT = ["asm_exc_page_fault", "exc_page_fault", "do_user_addr_fault", "handle_mm_fault",
          "__handle_mm_fault", "do_anonymous_page", "clear_page_erms"]
 READ = ["entry_SYSCALL_64", "do_syscall_64", "__x64_sys_read", "ksys_read", "vfs_read",
         "filemap_read", "copy_page_to_iter"]
 IDLE = ["secondary_startup_64", "cpu_startup_entry", "do_idle", "default_idle_call"]
+KW = ["ret_from_fork_asm", "ret_from_fork", "kthread", "worker_thread", "process_one_work"]
+# kworkers: (tgid, comm, [(frames under process_one_work, ref, load)])
+KWORKERS = [
+    (300, "kworker/1:2", [(["wb_workfn", "wb_do_writeback", "writeback_sb_inodes"], 20, 60),
+                          (["vmstat_update", "refresh_cpu_vm_stats"], 6, 6),
+                          (["blk_mq_run_work_fn", "blk_mq_sched_dispatch_requests"], 2, 4),
+                          (["_raw_spin_unlock_irq"], 3, 5)]),
+    (301, "kworker/0:1", [(["evil\x1b[2J\x1b]0;owned\x07_workfn"], 10, 10)]),
+]
 PROCS = [
     (100, "make", "make -j3 all", "/usr/bin/make", "/user.slice/user-0.slice/session-4.scope",
      "session-4.scope", ""),
@@ -54,12 +70,20 @@ def main():
             if n:
                 stacks.append([frames, tgid, comm, n])
         stacks.append([IDLE, 0, "swapper/0", noisy(900 if cond == "ref" else 600)])
+        for tgid, comm, items in KWORKERS:
+            for below, ref, load in items:
+                mean = ref if cond == "ref" else load
+                n = max(0, int(round(krng.gauss(mean, mean ** 0.5))))
+                if n:
+                    stacks.append([KW + below, tgid, comm, n])
         ev = {"type": "window", "t": round(t + 1.2, 3), "step": 0, "index": w, "cond": cond,
               "start": round(t, 3), "secs": 1.0, "samples": sum(s[3] for s in stacks),
               "lost": 0, "stacks": stacks}
         if w == 1:
             ev["procs"] = [{"tgid": p[0], "comm": p[1], "cmdline": p[2], "exe": p[3],
                             "cgroup": p[4], "unit": p[5]} for p in PROCS]
+            ev["procs"] += [{"tgid": k[0], "comm": k[1], "cgroup": "/", "role": "kworker",
+                             "kthread": True} for k in KWORKERS]
         if cond == "load":
             ev["diag"] = {"all": False, "tgids": [100, 101, 102, 103]}
         out.append(ev)
