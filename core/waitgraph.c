@@ -230,6 +230,21 @@ int wg_thread_add_runq(struct waitgraph *g, uint32_t pid, uint32_t tgid, const c
 	return 0;
 }
 
+int wg_thread_add_switches(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
+			   uint64_t n)
+{
+	int err = wg_thread_add(g, pid, tgid, comm, 0);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < g->nthreads; i++)
+		if (g->threads[i].pid == pid) {
+			g->threads[i].switches += n;
+			break;
+		}
+	return 0;
+}
+
 int wg_merge(struct waitgraph *dst, const struct waitgraph *src)
 {
 	int err;
@@ -245,6 +260,8 @@ int wg_merge(struct waitgraph *dst, const struct waitgraph *src)
 		err = wg_thread_add(dst, t->pid, t->tgid, t->comm, t->cpu_ns);
 		if (!err && t->runq_ns)
 			err = wg_thread_add_runq(dst, t->pid, t->tgid, t->comm, t->runq_ns);
+		if (!err && t->switches)
+			err = wg_thread_add_switches(dst, t->pid, t->tgid, t->comm, t->switches);
 		if (err)
 			return err;
 	}
