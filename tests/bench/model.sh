@@ -22,6 +22,8 @@
 # The machine is shared: say so with the numbers (load average printed).
 #   ROUNDS (default 2)  SECS per run (default 6)  THINK (ms, default 10)
 #   PART=predict|overhead (default both)
+#   T3ARGS: more tier3 options for the prediction part (e.g. lighter CPU work
+#   and a short think time, where the probe is a larger share of a request)
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=${ROOT:-$(pwd)}
 ARGUS=${ARGUS:-$ROOT/argus}
@@ -38,20 +40,20 @@ if [ "$(id -u)" != 0 ]; then echo "SKIPPED: model needs root"; exit 0; fi
 command -v python3 >/dev/null || { echo "model: needs python3" >&2; exit 1; }
 
 alone() { # clients -> ops/s of tier3 without argus
-	"$T3" --clients "$1" --seconds "$SECS" --think-ms "$THINK" --warmup 1 2>/dev/null |
+	"$T3" --clients "$1" --seconds "$SECS" --think-ms "$THINK" --warmup 1 ${T3ARGS:-} 2>/dev/null |
 		sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p'
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (shared by other work)"
 PART=${PART:-all}
-echo "command: ROUNDS=$ROUNDS SECS=$SECS THINK=$THINK PART=$PART${OLD_ARGUS:+ OLD_ARGUS=$OLD_ARGUS} sh tests/bench/model.sh"
+echo "command: ROUNDS=$ROUNDS SECS=$SECS THINK=$THINK PART=$PART${OLD_ARGUS:+ OLD_ARGUS=$OLD_ARGUS}${T3ARGS:+ T3ARGS=\"$T3ARGS\"} sh tests/bench/model.sh"
 [ "$PART" = overhead ] ||
 	printf '%-3s %-5s %9s %9s %7s %9s %9s %7s %9s %7s %9s %7s%s\n' N round "alone N" "unpr N" "err N" \
 		"alone 2N" "pred 2N" "err 2N" "probed N" "err" "unc 2N" "err" \
 		"${OLD_ARGUS:+     old N  err N   old 2N  err 2N}"
 build() { # argus-binary clients -> the model's JSON in $TMP/m.json
 	"$1" model --duration "$SECS" --mark 'steady begin' --format json --what-if clients=2x -- \
-		"$T3" --clients "$2" --seconds $((SECS + 2)) --think-ms "$THINK" --warmup 1 \
+		"$T3" --clients "$2" --seconds $((SECS + 2)) --think-ms "$THINK" --warmup 1 ${T3ARGS:-} \
 		>"$TMP/m.json" 2>"$TMP/err" || { tail -3 "$TMP/err" >&2; return 1; }
 	# unprobed N, pred 2N, probed N, uncorrected 2N (an argus without the
 	# correction: its throughput and its prediction for both)

@@ -46,6 +46,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "model_view.h"
 #include "waitgraph.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
@@ -187,6 +188,20 @@ static void test_stats(void **state)
 	assert_non_null(strstr(s, "\"throughput_probed\":"));
 	assert_non_null(strstr(s, "\"cpu_measured_s\":\t0.001"));
 	assert_non_null(strstr(s, "\"cpu_s\":\t0.0007"));
+	{
+		/* a session's model reads back with its correction */
+		struct model *b = calloc(1, sizeof(*b));
+
+		assert_non_null(b);
+		assert_int_equal(model_read_json(s, b, &cause), 0);
+		assert_int_equal(b->probe.source, MODEL_PROBE_STATS);
+		assert_true(b->probe.solved);
+		NEAR(b->probe.x, m->probe.x, 1e-9);
+		NEAR(b->probe.cpus, 0.05, 1e-12);
+		NEAR(b->task[find(b, "client")].probe_s, 0.3e-3, 1e-12);
+		NEAR(b->task[find(b, "server")].probe_wakes, 1, 1e-12);
+		free(b);
+	}
 	free(s);
 	s = render(model_write_lqn, m);
 	assert_non_null(strstr(s, "# demands without the scheduler-time probe: 5.000% of one CPU removed "
