@@ -11,8 +11,9 @@
 #     probe ("probed N", the JSON's throughput, what the model is calibrated
 #     to) and the 2N what-if of the uncorrected model ("unc 2N",
 #     prediction.throughput_probed), so the correction's effect shows
-#     without the noise between runs.  Targets: within 5% at N, within 15%
-#     at 2N.
+#     without the noise between runs; "corr %" is the probe CPU taken out
+#     of the load's demand (% of one CPU) and "ns" the cost per program run
+#     it used.  Targets: within 5% at N, within 15% at 2N.
 #  2. overhead of the causality program: tier3 as a message ping-pong (no
 #     think time, no CPU work, no lock, no I/O) alone and under argus model,
 #     interleaved; the ratio of throughputs, and the probe's own BPF run
@@ -48,33 +49,34 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (shared by
 PART=${PART:-all}
 echo "command: ROUNDS=$ROUNDS SECS=$SECS THINK=$THINK PART=$PART${OLD_ARGUS:+ OLD_ARGUS=$OLD_ARGUS}${T3ARGS:+ T3ARGS=\"$T3ARGS\"} sh tests/bench/model.sh"
 [ "$PART" = overhead ] ||
-	printf '%-3s %-5s %9s %9s %7s %9s %9s %7s %9s %7s %9s %7s%s\n' N round "alone N" "unpr N" "err N" \
-		"alone 2N" "pred 2N" "err 2N" "probed N" "err" "unc 2N" "err" \
+	printf '%-3s %-5s %9s %9s %7s %9s %9s %7s %9s %7s %9s %7s %7s %5s%s\n' N round "alone N" "unpr N" "err N" \
+		"alone 2N" "pred 2N" "err 2N" "probed N" "err" "unc 2N" "err" "corr %" ns \
 		"${OLD_ARGUS:+     old N  err N   old 2N  err 2N}"
 build() { # argus-binary clients -> the model's JSON in $TMP/m.json
 	"$1" model --duration "$SECS" --mark 'steady begin' --format json --what-if clients=2x -- \
 		"$T3" --clients "$2" --seconds $((SECS + 2)) --think-ms "$THINK" --warmup 1 ${T3ARGS:-} \
 		>"$TMP/m.json" 2>"$TMP/err" || { tail -3 "$TMP/err" >&2; return 1; }
-	# unprobed N, pred 2N, probed N, uncorrected 2N (an argus without the
-	# correction: its throughput and its prediction for both)
+	# unprobed N, pred 2N, probed N, uncorrected 2N, % of a CPU removed, ns
+	# a run (an argus without the correction: its throughput and its
+	# prediction for both, 0 0)
 	python3 -c 'import json, sys
-m = json.load(open(sys.argv[1])); p = m["prediction"]
+m = json.load(open(sys.argv[1])); p = m["prediction"]; c = m.get("probe_correction", {})
 print(m.get("unprobed", {}).get("throughput", m["throughput"]), p["throughput"], m["throughput"],
-      p.get("throughput_probed", p["throughput"]))' "$TMP/m.json"
+      p.get("throughput_probed", p["throughput"]), c.get("cpus_removed", 0) * 100, c.get("switch_ns", 0))' "$TMP/m.json"
 }
 for n in $([ "$PART" = overhead ] || echo 1 2 4); do
 	for r in $(seq 1 "$ROUNDS"); do
 		a1=$(alone "$n")
 		new=$(build "$ARGUS" "$n") || continue
 		old=
-		[ -n "${OLD_ARGUS:-}" ] && { old=$(build "$OLD_ARGUS" "$n") || old="0 0 0 0"; }
+		[ -n "${OLD_ARGUS:-}" ] && { old=$(build "$OLD_ARGUS" "$n") || old="0 0 0 0 0 0"; }
 		a2=$(alone $((2 * n)))
 		echo "$n $r $a1 $a2 $new $old" | awk '
 			function err(x, a) { return a > 0 ? (x - a) / a * 100 : 0 }
-			{ printf "%-3s %-5s %9.1f %9.1f %+6.1f%% %9.1f %9.1f %+6.1f%% %9.1f %+6.1f%% %9.1f %+6.1f%%", $1, $2,
-			    $3, $5, err($5, $3), $4, $6, err($6, $4), $7, err($7, $3), $8, err($8, $4)
+			{ printf "%-3s %-5s %9.1f %9.1f %+6.1f%% %9.1f %9.1f %+6.1f%% %9.1f %+6.1f%% %9.1f %+6.1f%% %6.3f%% %5.0f",
+			    $1, $2, $3, $5, err($5, $3), $4, $6, err($6, $4), $7, err($7, $3), $8, err($8, $4), $9, $10
 			  # the older argus: its model at N (unprobed when it has it) and at 2N
-			  if (NF >= 12) printf " %9.1f %+6.1f%% %8.1f %+6.1f%%", $9, err($9, $3), $10, err($10, $4)
+			  if (NF >= 16) printf " %9.1f %+6.1f%% %8.1f %+6.1f%%", $11, err($11, $3), $12, err($12, $4)
 			  printf "\n" }'
 	done
 done
