@@ -114,12 +114,18 @@ enum model_probe_source {
 /* The per-program costs measured on the 2-CPU test VM with BPF run-time
  * statistics (BENCH.md, "Causality programs and the model after the
  * overhead and lock work": sched_switch ~130-140 ns a run, sched_waking
- * ~80-95 ns), used when this run has no statistics. */
+ * ~80-95 ns, on a ping-pong: hot caches), used when this run has no
+ * statistics, and as the floor of a load's event with them (the mean of
+ * all runs falls below it when other tasks' switches, early exits of
+ * ~60 ns, outnumber the load's). */
 #define MODEL_PROBE_SWITCH_NS 130.0
 #define MODEL_PROBE_WAKE_NS 80.0
 
 struct model_probe {
 	enum model_probe_source source;
+	double mean_ns;         /* STATS: the mean run time per program run */
+	int floored;            /* STATS: the mean was below MODEL_PROBE_*_NS
+	                         * and those were charged instead */
 	double switch_ns;       /* charged per switch-in of a load thread */
 	double wake_ns;         /* charged per wakeup a load thread made */
 	double events_per_s;    /* switch-ins + wakeups charged, per second */
@@ -157,7 +163,8 @@ struct model_opts {
 	/* the probe correction: NONE (the default) leaves the demands as
 	 * measured; STATS takes probe_event_ns (the mean BPF run time per
 	 * program run of this capture) for every switch-in and wakeup;
-	 * ESTIMATE the MODEL_PROBE_*_NS figures */
+	 * ESTIMATE the MODEL_PROBE_*_NS figures (STATS never charges less
+	 * than those) */
 	enum model_probe_source probe_source;
 	double probe_event_ns;
 };

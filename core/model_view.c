@@ -495,6 +495,8 @@ int model_read_json(const char *json, struct model *m, char **cause)
 		mv_str(o, "source", src, sizeof(src));
 		m->probe.source = !strcmp(src, "stats") ? MODEL_PROBE_STATS :
 				  !strcmp(src, "estimate") ? MODEL_PROBE_ESTIMATE : MODEL_PROBE_NONE;
+		m->probe.mean_ns = mv_num(o, "mean_run_ns");
+		m->probe.floored = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "floored"));
 		m->probe.switch_ns = mv_num(o, "switch_ns");
 		m->probe.wake_ns = mv_num(o, "wakeup_ns");
 		m->probe.events_per_s = mv_num(o, "events_per_s");

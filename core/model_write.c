@@ -68,11 +68,17 @@ static void model_probe_line(const struct model *m, char *buf, size_t len)
 		snprintf(buf, len, "demands as measured under the scheduler-time probe (no probe correction)");
 		return;
 	}
-	if (pr->source == MODEL_PROBE_STATS)
+	if (pr->source == MODEL_PROBE_STATS && !pr->floored)
 		snprintf(buf, len, "demands without the scheduler-time probe: %.3f%% of one CPU removed "
 			 "(%.0f switch-ins and wakeups/s at %.0f ns each, from BPF run-time statistics)%s",
 			 pr->cpus * 100, pr->events_per_s, pr->switch_ns,
 			 pr->clamped ? "; clamped to a task's CPU" : "");
+	else if (pr->source == MODEL_PROBE_STATS)
+		snprintf(buf, len, "demands without the scheduler-time probe: %.3f%% of one CPU removed "
+			 "(%.0f switch-ins and wakeups/s at %.0f ns a switch-in and %.0f ns a wakeup: "
+			 "the BPF run-time statistics' mean, %.0f ns a run, is below what a load's "
+			 "event costs)%s", pr->cpus * 100, pr->events_per_s, pr->switch_ns, pr->wake_ns,
+			 pr->mean_ns, pr->clamped ? "; clamped to a task's CPU" : "");
 	else
 		snprintf(buf, len, "demands without the scheduler-time probe: %.3f%% of one CPU removed "
 			 "(%.0f switch-ins and wakeups/s, estimated at %.0f ns a switch-in and %.0f ns a "
@@ -334,6 +340,10 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 
 		if (o) {
 			cJSON_AddStringToObject(o, "source", model_probe_source_name(m->probe.source));
+			if (m->probe.source == MODEL_PROBE_STATS) {
+				cJSON_AddNumberToObject(o, "mean_run_ns", m->probe.mean_ns);
+				cJSON_AddBoolToObject(o, "floored", m->probe.floored);
+			}
 			cJSON_AddNumberToObject(o, "switch_ns", m->probe.switch_ns);
 			cJSON_AddNumberToObject(o, "wakeup_ns", m->probe.wake_ns);
 			cJSON_AddNumberToObject(o, "events_per_s", m->probe.events_per_s);

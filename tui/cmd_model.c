@@ -291,11 +291,17 @@ int cmd_model(int argc, char **argv)
 	if (m->probe.source == MODEL_PROBE_NONE)
 		fprintf(stderr, "argus: no probe correction (--probe-correction none): the demands are "
 			"those of the load under the probe\n");
-	else if (m->probe.source == MODEL_PROBE_STATS)
+	else if (m->probe.source == MODEL_PROBE_STATS && !m->probe.floored)
 		fprintf(stderr, "argus: probe correction (stats): %.3f%% of one CPU taken out of the "
 			"load's demand (%.0f switch-ins and wakeups/s at %.0f ns a run)%s\n",
-			m->probe.cpus * 100, m->probe.events_per_s, m->probe.switch_ns,
+			m->probe.cpus * 100, m->probe.events_per_s, m->probe.mean_ns,
 			m->probe.clamped ? "; a task's share was clamped to its CPU" : "");
+	else if (m->probe.source == MODEL_PROBE_STATS)
+		fprintf(stderr, "argus: probe correction (stats): %.3f%% of one CPU taken out of the "
+			"load's demand (%.0f switch-ins and wakeups/s; the mean run, %.0f ns, is below "
+			"a load's event: %.0f ns a switch-in, %.0f ns a wakeup charged)%s\n",
+			m->probe.cpus * 100, m->probe.events_per_s, m->probe.mean_ns, m->probe.switch_ns,
+			m->probe.wake_ns, m->probe.clamped ? "; a task's share was clamped to its CPU" : "");
 	else
 		fprintf(stderr, "argus: probe correction (estimate: no BPF run-time statistics): %.3f%% "
 			"of one CPU taken out of the load's demand (%.0f switch-ins and wakeups/s at "

@@ -372,7 +372,9 @@ static void test_writers(void **state)
  *                -> R^2 = 24, R = 4.898979 ms, X = 2 / 10.898979 ms =
  *                183.5033/s.
  * With the estimate (no statistics, 130 ns a switch-in, 80 ns a wakeup):
- * client 2 x 130 + 80 = 340 ns, server 130 + 80 = 210 ns per cycle. */
+ * client 2 x 130 + 80 = 340 ns, server 130 + 80 = 210 ns per cycle; the
+ * same figures floor a statistics mean below them (50 ns: 340 ns; 100 ns:
+ * 2 x 130 + 100 = 360 ns). */
 static struct waitgraph *pair_graph(void)
 {
 	struct waitgraph *g = wg_new();
@@ -434,6 +436,7 @@ static void test_probe_stats(void **state)
 	NEAR(m->probe.events_per_s, 500, 1e-9);
 	NEAR(m->probe.cpus, 0.05, 1e-12);
 	assert_false(m->probe.clamped);
+	assert_false(m->probe.floored);
 	/* without the probe at N = 1: 1 / (6 + 1.5 x 2) ms */
 	assert_true(m->probe.solved);
 	NEAR(m->probe.x, 1000.0 / 9, 1e-4);
@@ -513,6 +516,22 @@ static void test_probe_estimate(void **state)
 	assert_non_null(strstr(s, "estimated at 130 ns a switch-in and 80 ns a wakeup: no BPF run-time "
 				  "statistics"));
 	free(s);
+	/* stats whose mean is below a load's event (other tasks' early exits
+	 * outnumber the load's runs): floored at the estimate's figures */
+	o.probe_source = MODEL_PROBE_STATS;
+	o.probe_event_ns = 50;
+	assert_int_equal(model_build(g, &o, m, &cause), 0);
+	assert_int_equal(m->probe.source, MODEL_PROBE_STATS);
+	assert_true(m->probe.floored);
+	NEAR(m->probe.mean_ns, 50, 1e-12);
+	NEAR(m->task[find(m, "client")].probe_s, 340e-9, 1e-15);
+	s = render(model_write_lqn, m);
+	assert_non_null(strstr(s, "at 130 ns a switch-in and 80 ns a wakeup: the BPF run-time "
+				  "statistics' mean, 50 ns a run, is below what a load's event costs"));
+	free(s);
+	o.probe_event_ns = 100;               /* between the two: the wakeup's own */
+	assert_int_equal(model_build(g, &o, m, &cause), 0);
+	NEAR(m->task[find(m, "client")].probe_s, (2 * 130 + 100) * 1e-9, 1e-15);
 	/* stats asked for without a usable mean: the estimate, said so */
 	o.probe_source = MODEL_PROBE_STATS;
 	o.probe_event_ns = 0;
