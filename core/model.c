@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "model_priv.h"
 #include "mva.h"
 
 static void model_calibrate(struct model *m);
@@ -18,6 +19,7 @@ struct model_grp {
 	uint32_t *pids;
 	unsigned npids, pid_cap;
 	uint64_t cpu_ns, runq_ns;
+	uint64_t switches, wakes_made;  /* probe program runs charged to it */
 	uint64_t sleep_ns, sleep_cnt, net_ns, other_ns, io_ns, io_cnt;
 	uint64_t lock_waits, lock_ns, lock_best_ns;
 	char lock_stack[160];
@@ -158,6 +160,7 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 			return a;
 		w->g[a].cpu_ns += t->cpu_ns;
 		w->g[a].runq_ns += t->runq_ns;
+		w->g[a].switches += t->switches;
 		if ((err = model_grp_pid(&w->g[a], t->pid)))
 			return err;
 	}
@@ -192,6 +195,8 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 		ga = &w->g[a];
 		b = e->waker == WG_WAKER_TASK && e->wtgid && e->wtgid != o->exclude_tgid ?
 		    model_grp_find(w, e->wtgid, e->wcomm, 0) : -1;
+		if (b >= 0)
+			w->g[b].wakes_made += e->count; /* its sched_waking runs */
 		if (e->channel == WG_CH_SLEEP ||
 		    (e->waker == WG_WAKER_HARDIRQ && e->vec == WG_IRQ_TIMER &&
 		     (e->channel == WG_CH_OTHER || e->channel == WG_CH_EPOLL)) ||
@@ -414,6 +419,8 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 		t->net_s = ga->net_ns / 1e9 / n;
 		t->other_s = ga->other_ns / 1e9 / n;
 		t->runq_s = ga->runq_ns / 1e9 / n;
+		t->probe_switches = ga->switches / n;
+		t->probe_wakes = ga->wakes_made / n;
 		tree_cpu += ga->cpu_ns;
 		io_cnt += ga->io_cnt;
 		io_ns += ga->io_ns;
@@ -544,6 +551,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 	if (inv[ref] > 0 && m->task[m->ref].threads)
 		m->r = m->task[m->ref].threads * secs / inv[ref] - m->task[m->ref].sleep_s;
 	model_calibrate(m);
+	model_probe_correct(m, o);
 	err = 0;
 out:
 	model_work_free(&w);
@@ -592,8 +600,7 @@ static void model_fit_beta(struct model *m)
 	m->beta = (lo + hi) / 2;
 }
 
-/* The task that calls semaphore si (its pool), or -1. */
-static int model_pool_of(const struct model *m, int si)
+int model_pool_of(const struct model *m, int si)
 {
 	for (unsigned j = 0; j < m->ntask; j++)
 		for (unsigned c = 0; c < m->task[j].ncalls; c++)

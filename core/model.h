@@ -19,7 +19,15 @@
  *    arrives finds the lock held with probability U = X * hold, so hold =
  *    P(wait) / X with one acquisition per invocation);
  *  - clutter: tasks outside the call graph are folded into "other" with
- *    their share of the CPU time.
+ *    their share of the CPU time;
+ *  - the probe's own cost (opts.probe): the scheduler-time programs run in
+ *    the context of the load's threads and their run time is part of the
+ *    measured on-CPU time, so the calibrated model is that of the probed
+ *    system.  Each task's CPU demand loses its threads' share of the
+ *    probe's run time (model.c, model_probe_correct, says what is charged
+ *    to whom), and the model is solved again at the measured load: the
+ *    throughput without the probe (m->probe.x), next to the measured one
+ *    under it (m->x).  What-ifs are solved from the corrected demands.
  * model_solve runs core/mva's layered solver on it, with --what-if changes.
  */
 #ifndef ARGUS_MODEL_H
@@ -64,6 +72,12 @@ struct model_task {
 	double other_s;         /* unexplained waits per invocation (delay) */
 	double util_cpus;       /* measured CPU use, in CPUs */
 	double runq_s;          /* measured waiting for a CPU per invocation */
+	/* the probe's cost (see struct model_probe), per invocation */
+	double probe_switches;  /* its threads' switch-ins (sched_switch runs
+	                         * charged to it); SEMAPHORE: 0 (its pool's) */
+	double probe_wakes;     /* wakeups its threads made (sched_waking runs) */
+	double probe_s;         /* probe CPU taken out of cpu_s: cpu_s +
+	                         * probe_s is the CPU measured under the probe */
 	struct model_call calls[MODEL_MAX_CALLS];
 	unsigned ncalls;
 	/* SEMAPHORE */
@@ -90,6 +104,40 @@ struct model_kthread {
 
 #define MODEL_MAX_KTHREADS 16
 
+/* Where the probe's cost per event comes from. */
+enum model_probe_source {
+	MODEL_PROBE_NONE,       /* no correction: the model of the probed load */
+	MODEL_PROBE_STATS,      /* BPF run-time statistics of this run */
+	MODEL_PROBE_ESTIMATE,   /* no statistics: the figures below */
+};
+
+/* The per-program costs measured on the 2-CPU test VM with BPF run-time
+ * statistics (BENCH.md, "Causality programs and the model after the
+ * overhead and lock work": sched_switch ~130-140 ns a run, sched_waking
+ * ~80-95 ns, on a ping-pong: hot caches), used when this run has no
+ * statistics, and as the floor of a load's event with them (the mean of
+ * all runs falls below it when other tasks' switches, early exits of
+ * ~60 ns, outnumber the load's). */
+#define MODEL_PROBE_SWITCH_NS 130.0
+#define MODEL_PROBE_WAKE_NS 80.0
+
+struct model_probe {
+	enum model_probe_source source;
+	double mean_ns;         /* STATS: the mean run time per program run */
+	int floored;            /* STATS: the mean was below MODEL_PROBE_*_NS
+	                         * and those were charged instead */
+	double switch_ns;       /* charged per switch-in of a load thread */
+	double wake_ns;         /* charged per wakeup a load thread made */
+	double events_per_s;    /* switch-ins + wakeups charged, per second */
+	double cpus;            /* probe CPU removed from the model's tasks,
+	                         * in CPUs (per second of the windows) */
+	int clamped;            /* a task's probe share exceeded its CPU */
+	int solved;             /* x, r below are set */
+	double x, r;            /* the corrected model at the measured load:
+	                         * cycles/s and response per cycle without
+	                         * the probe */
+};
+
 struct model {
 	struct model_task task[MODEL_MAX_TASKS];
 	unsigned ntask;
@@ -105,12 +153,20 @@ struct model {
 	char note[256];         /* "" or why the model is trivial */
 	struct model_kthread kthreads[MODEL_MAX_KTHREADS]; /* filled by the caller */
 	unsigned nkthreads;
+	struct model_probe probe;  /* the probe correction applied */
 };
 
 struct model_opts {
 	uint32_t exclude_tgid;  /* argus itself */
 	unsigned cpus;          /* 0: sysconf */
 	double clutter_share;   /* 0: 0.01 */
+	/* the probe correction: NONE (the default) leaves the demands as
+	 * measured; STATS takes probe_event_ns (the mean BPF run time per
+	 * program run of this capture) for every switch-in and wakeup;
+	 * ESTIMATE the MODEL_PROBE_*_NS figures (STATS never charges less
+	 * than those) */
+	enum model_probe_source probe_source;
+	double probe_event_ns;
 };
 
 /* Builds the model of g.  Returns 0 (with m->note set when the model is
@@ -118,6 +174,9 @@ struct model_opts {
  * when there is nothing to model, -ENOMEM. */
 int model_build(const struct waitgraph *g, const struct model_opts *o,
 		struct model *m, char **cause);
+
+/* "stats", "estimate", "none". */
+const char *model_probe_source_name(enum model_probe_source s);
 
 /* What --what-if changes. */
 struct model_whatif {
@@ -136,12 +195,21 @@ struct model_prediction {
 	double task_cpu_wait[MODEL_MAX_TASKS]; /* waiting for a CPU (s) */
 	double disk_util;
 	int converged;
+	double x_probed;        /* the same change solved with the demands as
+	                         * measured under the probe (model_solve_probed);
+	                         * 0: not solved */
 };
 
 /* Solves m (what-if w, NULL: as measured).  Returns 0 or -EINVAL with
  * *cause (static text). */
 int model_solve(const struct model *m, const struct model_whatif *w,
 		struct model_prediction *p, const char **cause);
+
+/* Solves m as calibrated under the probe: each task's probe_s added back
+ * to its CPU demand (what model_solve gave before the correction).  Same
+ * returns as model_solve. */
+int model_solve_probed(const struct model *m, const struct model_whatif *w,
+		       struct model_prediction *p, const char **cause);
 
 /* Parses "clients=2x", "clients=8", "cpus=4" (comma-separated) into w.
  * Returns 0 or -EINVAL. */

@@ -65,6 +65,9 @@ static int mc_convert(const struct probe_schedtime_snap *s, struct waitgraph *g)
 
 		if (k->kind == SCHEDTIME_ONCPU) {
 			err = wg_thread_add(g, k->pid, k->tgid, k->comm, e->val.total_ns);
+			/* each on-CPU interval began with a switch-in */
+			if (!err && e->val.count)
+				err = wg_thread_add_switches(g, k->pid, k->tgid, k->comm, e->val.count);
 			if (err)
 				goto out;
 			continue;
@@ -321,6 +324,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 		goto out;
 	}
 	tgid = (uint32_t)load_pid(l);
+	po.stats = o->stats;
 	po.tgids = &tgid;
 	po.ntgids = 1;
 	po.exclude_tgid = c->self_tgid;

@@ -40,6 +40,11 @@ struct model_capture_opts {
 	FILE *log;              /* the load's output; NULL: dropped */
 	int verbose;            /* and a line per window */
 	volatile int *stop;     /* set to end early (a signal); may be NULL */
+	int stats;              /* BPF run-time statistics on while the probe
+	                         * runs (bpf_ns / bpf_runs below: the probe's
+	                         * cost per event, which core/model removes
+	                         * from the demands); they add two clock
+	                         * reads per program run */
 };
 
 /* Who a process of the load was, read while it ran (core/procinfo). */
@@ -72,7 +77,8 @@ struct model_capture {
 	uint32_t self_tgid;     /* argus (excluded) */
 	unsigned lines;         /* lines of output read */
 	double mark_open_s, mark_close_s; /* -1 when not seen */
-	uint64_t bpf_ns, bpf_runs;        /* the probe's BPF run time */
+	uint64_t bpf_ns, bpf_runs;        /* the probe's BPF run time; 0 when
+	                                   * the kernel kept no statistics */
 	double elapsed_s;
 	char mechanism[16];
 };

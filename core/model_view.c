@@ -435,6 +435,9 @@ int model_read_json(const char *json, struct model *m, char **cause)
 		k->wait_s = mv_num(t, "wait_s");
 		k->hold_s = mv_num(t, "hold_s");
 		k->visit_s = mv_num(t, "visit_s");
+		k->probe_s = mv_num(t, "probe_s");
+		k->probe_switches = mv_num(t, "probe_switches");
+		k->probe_wakes = mv_num(t, "probe_wakeups");
 		if (k->ref && m->ref < 0)
 			m->ref = (int)i;
 		i++;
@@ -482,6 +485,26 @@ int model_read_json(const char *json, struct model *m, char **cause)
 
 		m->other_tasks = (unsigned)mv_num(o, "tasks");
 		m->other_cpu_share = mv_num(o, "cpu_share");
+	}
+	{
+		/* the probe correction (absent in models saved before it: none) */
+		const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "probe_correction");
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(root, "unprobed");
+		char src[16];
+
+		mv_str(o, "source", src, sizeof(src));
+		m->probe.source = !strcmp(src, "stats") ? MODEL_PROBE_STATS :
+				  !strcmp(src, "estimate") ? MODEL_PROBE_ESTIMATE : MODEL_PROBE_NONE;
+		m->probe.mean_ns = mv_num(o, "mean_run_ns");
+		m->probe.floored = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "floored"));
+		m->probe.switch_ns = mv_num(o, "switch_ns");
+		m->probe.wake_ns = mv_num(o, "wakeup_ns");
+		m->probe.events_per_s = mv_num(o, "events_per_s");
+		m->probe.cpus = mv_num(o, "cpus_removed");
+		m->probe.clamped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "clamped"));
+		m->probe.solved = cJSON_IsObject(u);
+		m->probe.x = mv_num(u, "throughput");
+		m->probe.r = mv_num(u, "response_s");
 	}
 	kw = cJSON_GetObjectItemCaseSensitive(root, "kernel_wakers");
 	cJSON_ArrayForEach(t, kw) {

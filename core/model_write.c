@@ -59,6 +59,33 @@ static const char *model_kind_name(enum model_task_kind k)
 	return k == MODEL_TASK_SEMAPHORE ? "semaphore" : k == MODEL_TASK_DISK ? "disk" : "task";
 }
 
+/* Which probe correction the demands carry, in one line (no newline). */
+static void model_probe_line(const struct model *m, char *buf, size_t len)
+{
+	const struct model_probe *pr = &m->probe;
+
+	if (pr->source == MODEL_PROBE_NONE) {
+		snprintf(buf, len, "demands as measured under the scheduler-time probe (no probe correction)");
+		return;
+	}
+	if (pr->source == MODEL_PROBE_STATS && !pr->floored)
+		snprintf(buf, len, "demands without the scheduler-time probe: %.3f%% of one CPU removed "
+			 "(%.0f switch-ins and wakeups/s at %.0f ns each, from BPF run-time statistics)%s",
+			 pr->cpus * 100, pr->events_per_s, pr->switch_ns,
+			 pr->clamped ? "; clamped to a task's CPU" : "");
+	else if (pr->source == MODEL_PROBE_STATS)
+		snprintf(buf, len, "demands without the scheduler-time probe: %.3f%% of one CPU removed "
+			 "(%.0f switch-ins and wakeups/s at %.0f ns a switch-in and %.0f ns a wakeup: "
+			 "the BPF run-time statistics' mean, %.0f ns a run, is below what a load's "
+			 "event costs)%s", pr->cpus * 100, pr->events_per_s, pr->switch_ns, pr->wake_ns,
+			 pr->mean_ns, pr->clamped ? "; clamped to a task's CPU" : "");
+	else
+		snprintf(buf, len, "demands without the scheduler-time probe: %.3f%% of one CPU removed "
+			 "(%.0f switch-ins and wakeups/s, estimated at %.0f ns a switch-in and %.0f ns a "
+			 "wakeup: no BPF run-time statistics)%s", pr->cpus * 100, pr->events_per_s,
+			 pr->switch_ns, pr->wake_ns, pr->clamped ? "; clamped to a task's CPU" : "");
+}
+
 static int model_done(FILE *out)
 {
 	return ferror(out) ? -EIO : 0;
@@ -76,6 +103,12 @@ int model_write_lqn(const struct model *m, FILE *out)
 
 		model_escape(m->note, esc, sizeof(esc));
 		fprintf(out, "# %s\n", esc);
+	}
+	{
+		char line[320];
+
+		model_probe_line(m, line, sizeof(line));
+		fprintf(out, "# %s\n", line);
 	}
 	fprintf(out, "\nG \"argus model\" 1e-05 100 1 0.9 -1\n\n");
 	{
@@ -134,6 +167,12 @@ int model_write_lqnx(const struct model *m, FILE *out)
 		"xsi:noNamespaceSchemaLocation=\"/usr/local/share/lqns/lqn.xsd\">\n"
 		"   <solver-params comment=\"argus model\" conv_val=\"1e-05\" it_limit=\"100\" "
 		"print_int=\"1\" underrelax_coeff=\"0.9\"/>\n", m->x);
+	{
+		char line[320];
+
+		model_probe_line(m, line, sizeof(line)); /* no "--" in it */
+		fprintf(out, "   <!-- %s -->\n", line);
+	}
 	for (int p = 0; p < 2; p++) {
 		int any = 0;
 
@@ -262,6 +301,12 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 		cJSON_AddBoolToObject(o, "per_caller", t->per_caller);
 		cJSON_AddNumberToObject(o, "invocations", t->invocations);
 		cJSON_AddNumberToObject(o, "cpu_s", t->cpu_s);
+		if (t->kind != MODEL_TASK_DISK) {
+			cJSON_AddNumberToObject(o, "cpu_measured_s", t->cpu_s + t->probe_s);
+			cJSON_AddNumberToObject(o, "probe_s", t->probe_s);
+			cJSON_AddNumberToObject(o, "probe_switches", t->probe_switches);
+			cJSON_AddNumberToObject(o, "probe_wakeups", t->probe_wakes);
+		}
 		cJSON_AddNumberToObject(o, t->ref ? "think_s" : "sleep_s", t->sleep_s);
 		cJSON_AddNumberToObject(o, "network_s", t->net_s);
 		cJSON_AddNumberToObject(o, "other_wait_s", t->other_s);
@@ -287,6 +332,34 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 			cJSON_AddNumberToObject(co, "wakeups", (double)t->calls[c].wakes);
 			cJSON_AddStringToObject(co, "channel", t->calls[c].channel ? t->calls[c].channel : "");
 			cJSON_AddNumberToObject(co, "wait_s", t->calls[c].wait_s);
+		}
+	}
+	{
+		cJSON *o = cJSON_AddObjectToObject(root, "probe_correction");
+		char line[320];
+
+		if (o) {
+			cJSON_AddStringToObject(o, "source", model_probe_source_name(m->probe.source));
+			if (m->probe.source == MODEL_PROBE_STATS) {
+				cJSON_AddNumberToObject(o, "mean_run_ns", m->probe.mean_ns);
+				cJSON_AddBoolToObject(o, "floored", m->probe.floored);
+			}
+			cJSON_AddNumberToObject(o, "switch_ns", m->probe.switch_ns);
+			cJSON_AddNumberToObject(o, "wakeup_ns", m->probe.wake_ns);
+			cJSON_AddNumberToObject(o, "events_per_s", m->probe.events_per_s);
+			cJSON_AddNumberToObject(o, "cpus_removed", m->probe.cpus);
+			cJSON_AddBoolToObject(o, "clamped", m->probe.clamped);
+			model_probe_line(m, line, sizeof(line));
+			cJSON_AddStringToObject(o, "note", line);
+		}
+	}
+	if (m->probe.solved && m->ref >= 0) {
+		cJSON *o = cJSON_AddObjectToObject(root, "unprobed");
+
+		if (o) {
+			cJSON_AddNumberToObject(o, "clients", m->task[m->ref].threads);
+			cJSON_AddNumberToObject(o, "throughput", m->probe.x);
+			cJSON_AddNumberToObject(o, "response_s", m->probe.r);
 		}
 	}
 	{
@@ -321,6 +394,8 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 			cJSON_AddNumberToObject(pred, "clients", p->clients);
 			cJSON_AddNumberToObject(pred, "cpus", p->cpus);
 			cJSON_AddNumberToObject(pred, "throughput", p->x);
+			if (p->x_probed > 0)
+				cJSON_AddNumberToObject(pred, "throughput_probed", p->x_probed);
 			cJSON_AddNumberToObject(pred, "response_s", p->r);
 			cJSON_AddNumberToObject(pred, "cpu_util", p->cpu_util);
 			cJSON_AddNumberToObject(pred, "disk_util", p->disk_util);
@@ -359,6 +434,15 @@ int model_write_text(const struct model *m, const struct model_prediction *p, FI
 		model_escape(m->note, esc, sizeof(esc));
 		fprintf(out, "note: %s\n", esc);
 	}
+	{
+		char line[320];
+
+		model_probe_line(m, line, sizeof(line));
+		fprintf(out, "probe: %s\n", line);
+		if (m->probe.solved)
+			fprintf(out, "without the probe at the measured load: %.2f cycles/s, response %.3f ms\n",
+				m->probe.x, m->probe.r * 1e3);
+	}
 	for (unsigned i = 0; i < m->ntask; i++) {
 		const struct model_task *t = &m->task[i];
 
@@ -373,6 +457,8 @@ int model_write_text(const struct model *m, const struct model_prediction *p, FI
 			fprintf(out, "  %-20s %-9s %u thread%s%s, CPU %.3f ms", esc,
 				t->ref ? "reference" : "task", t->threads, t->threads == 1 ? "" : "s",
 				t->per_caller ? " (1 per caller)" : "", t->cpu_s * 1e3);
+			if (t->probe_s > 0)
+				fprintf(out, " (%.3f ms probe removed)", t->probe_s * 1e3);
 			if (t->ref)
 				fprintf(out, ", think %.3f ms", t->sleep_s * 1e3);
 			else if (t->sleep_s > 0)

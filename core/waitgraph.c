@@ -215,18 +215,37 @@ int wg_thread_add(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *
 	return 0;
 }
 
+/* A thread's entry, added without time when new; NULL: out of memory. */
+static struct wg_thread *wg_thread_of(struct waitgraph *g, uint32_t pid, uint32_t tgid,
+				      const char *comm)
+{
+	if (wg_thread_add(g, pid, tgid, comm, 0))
+		return NULL;
+	for (size_t i = 0; i < g->nthreads; i++)
+		if (g->threads[i].pid == pid)
+			return &g->threads[i];
+	return NULL;
+}
+
 int wg_thread_add_runq(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
 		       uint64_t runq_ns)
 {
-	int err = wg_thread_add(g, pid, tgid, comm, 0);
+	struct wg_thread *t = wg_thread_of(g, pid, tgid, comm);
 
-	if (err)
-		return err;
-	for (size_t i = 0; i < g->nthreads; i++)
-		if (g->threads[i].pid == pid) {
-			g->threads[i].runq_ns += runq_ns;
-			break;
-		}
+	if (!t)
+		return -ENOMEM;
+	t->runq_ns += runq_ns;
+	return 0;
+}
+
+int wg_thread_add_switches(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
+			   uint64_t n)
+{
+	struct wg_thread *t = wg_thread_of(g, pid, tgid, comm);
+
+	if (!t)
+		return -ENOMEM;
+	t->switches += n;
 	return 0;
 }
 
@@ -245,6 +264,8 @@ int wg_merge(struct waitgraph *dst, const struct waitgraph *src)
 		err = wg_thread_add(dst, t->pid, t->tgid, t->comm, t->cpu_ns);
 		if (!err && t->runq_ns)
 			err = wg_thread_add_runq(dst, t->pid, t->tgid, t->comm, t->runq_ns);
+		if (!err && t->switches)
+			err = wg_thread_add_switches(dst, t->pid, t->tgid, t->comm, t->switches);
 		if (err)
 			return err;
 	}

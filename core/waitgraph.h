@@ -70,6 +70,9 @@ struct wg_thread {
 	char comm[16];
 	uint64_t cpu_ns;            /* on-CPU time in the window */
 	uint64_t runq_ns;           /* runnable, waiting for a CPU */
+	uint64_t switches;          /* times it came on a CPU (its on-CPU
+	                             * intervals): core/model charges the
+	                             * probe's sched_switch runs by it */
 };
 
 struct waitgraph {
@@ -98,6 +101,9 @@ int wg_thread_add(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *
 /* Adds runnable time (waiting for a CPU) of a thread.  0 or -ENOMEM. */
 int wg_thread_add_runq(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
 		       uint64_t runq_ns);
+/* Adds switch-ins (on-CPU intervals) of a thread.  0 or -ENOMEM. */
+int wg_thread_add_switches(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
+			   uint64_t n);
 /* Adds every edge and thread of src into dst and src's length to dst's. */
 int wg_merge(struct waitgraph *dst, const struct waitgraph *src);
 

@@ -20,7 +20,8 @@
 static const char model_usage[] =
 	"usage: argus model [--duration S] [--window S] [--steady [--tolerance F] | --mark RE]\n"
 	"                   [--what-if SPEC] [--format text|lqn|lqnx|json|dot]\n"
-	"                   [--cpus N] [-v] (-p PID | -- CMD ARGS)\n"
+	"                   [--cpus N] [--probe-correction stats|estimate|none] [-v]\n"
+	"                   (-p PID | -- CMD ARGS)\n"
 	"\n"
 	"Runs the load under the scheduler-time probe (who wakes whom, blocked time by\n"
 	"kernel stack, on-CPU time) and derives a layered queueing model: tasks with\n"
@@ -38,6 +39,11 @@ static const char model_usage[] =
 	"                     (comma-separated); prints throughput, response, utilisations\n"
 	"  -f, --format F     text (default), lqn (LQNS input), lqnx (LQN XML), json, dot\n"
 	"      --cpus N       cores of the model's host (default: this machine's)\n"
+	"      --probe-correction M\n"
+	"                     take the probe's own CPU out of the demands, so the model\n"
+	"                     predicts the load without it: stats (default: its cost per\n"
+	"                     event from BPF run-time statistics), estimate (fixed costs,\n"
+	"                     no statistics), none (the model of the probed load)\n"
 	"  -p, --pid PID      an already running process (and its children)\n"
 	"  -v, --verbose      windows and libbpf's messages on stderr\n"
 	"  -h, --help         this help\n"
@@ -117,6 +123,7 @@ int cmd_model(int argc, char **argv)
 		{ "what-if", required_argument, NULL, 'W' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "cpus", required_argument, NULL, 'C' },
+		{ "probe-correction", required_argument, NULL, 'P' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -129,6 +136,7 @@ int cmd_model(int argc, char **argv)
 	struct model_opts mo = { 0 };
 	struct model *m = NULL;
 	const char *format = "text", *whatif = NULL, *why = NULL;
+	enum model_probe_source corr = MODEL_PROBE_STATS;
 	char *cause = NULL, *end;
 	struct sigaction sa;
 	int c, err, ret = EXIT_ERROR, verbose = 0;
@@ -185,6 +193,20 @@ int cmd_model(int argc, char **argv)
 			}
 			mo.cpus = (unsigned)v;
 			break;
+		case 'P':
+			if (!strcmp(optarg, "stats"))
+				corr = MODEL_PROBE_STATS;
+			else if (!strcmp(optarg, "estimate"))
+				corr = MODEL_PROBE_ESTIMATE;
+			else if (!strcmp(optarg, "none"))
+				corr = MODEL_PROBE_NONE;
+			else {
+				fprintf(stderr, "argus: bad --probe-correction '%s': give stats, estimate or "
+					"none\n", optarg);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
 		case 'p':
 			v = strtod(optarg, &end);
 			if (end == optarg || *end || !(v >= 1) || v != floor(v) || v > 0x7fffffff) {
@@ -204,7 +226,7 @@ int cmd_model(int argc, char **argv)
 			goto out;
 		default:
 			fprintf(stderr, "argus: model: %s '%s'; 'argus model --help' lists the options\n",
-				optopt && strchr("dwfpTMWC", optopt) ? "missing value for" : "unknown option",
+				optopt && strchr("dwfpTMWCP", optopt) ? "missing value for" : "unknown option",
 				argv[optind - 1]);
 			ret = EXIT_USAGE;
 			goto out;
@@ -231,6 +253,7 @@ int cmd_model(int argc, char **argv)
 	co.stop = &model_stop;
 	co.log = stderr;        /* the load's output */
 	co.verbose = verbose;   /* and the windows */
+	co.stats = corr == MODEL_PROBE_STATS;
 	err = model_capture_run(&co, &cap, &cause);
 	if (err) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
@@ -243,6 +266,16 @@ int cmd_model(int argc, char **argv)
 		goto out;
 	}
 	mo.exclude_tgid = cap->self_tgid;
+	mo.probe_source = corr;
+	if (corr == MODEL_PROBE_STATS && cap->bpf_runs)
+		mo.probe_event_ns = (double)cap->bpf_ns / (double)cap->bpf_runs;
+	else if (corr == MODEL_PROBE_STATS) {
+		/* bpf_enable_stats refused, or an old kernel */
+		fprintf(stderr, "argus: the kernel kept no BPF run-time statistics for the probe: its "
+			"cost is estimated (%.0f ns a switch-in, %.0f ns a wakeup)\n",
+			MODEL_PROBE_SWITCH_NS, MODEL_PROBE_WAKE_NS);
+		mo.probe_source = MODEL_PROBE_ESTIMATE;
+	}
 	err = model_build(cap->kept, &mo, m, &cause);
 	if (err) {
 		fprintf(stderr, "argus: cannot build the model: %s\n", cause ? cause : strerror(-err));
@@ -255,9 +288,37 @@ int cmd_model(int argc, char **argv)
 	if (cap->bpf_runs && cap->elapsed_s > 0)
 		fprintf(stderr, "argus: scheduler-time probe cost %.3f%% of one CPU (%.2f us per event)\n",
 			cap->bpf_ns / (cap->elapsed_s * 1e9) * 100, cap->bpf_ns / 1e3 / cap->bpf_runs);
+	if (m->probe.source == MODEL_PROBE_NONE)
+		fprintf(stderr, "argus: no probe correction (--probe-correction none): the demands are "
+			"those of the load under the probe\n");
+	else if (m->probe.source == MODEL_PROBE_STATS && !m->probe.floored)
+		fprintf(stderr, "argus: probe correction (stats): %.3f%% of one CPU taken out of the "
+			"load's demand (%.0f switch-ins and wakeups/s at %.0f ns a run)%s\n",
+			m->probe.cpus * 100, m->probe.events_per_s, m->probe.mean_ns,
+			m->probe.clamped ? "; a task's share was clamped to its CPU" : "");
+	else if (m->probe.source == MODEL_PROBE_STATS)
+		fprintf(stderr, "argus: probe correction (stats): %.3f%% of one CPU taken out of the "
+			"load's demand (%.0f switch-ins and wakeups/s; the mean run, %.0f ns, is below "
+			"a load's event: %.0f ns a switch-in, %.0f ns a wakeup charged)%s\n",
+			m->probe.cpus * 100, m->probe.events_per_s, m->probe.mean_ns, m->probe.switch_ns,
+			m->probe.wake_ns, m->probe.clamped ? "; a task's share was clamped to its CPU" : "");
+	else
+		fprintf(stderr, "argus: probe correction (estimate: no BPF run-time statistics): %.3f%% "
+			"of one CPU taken out of the load's demand (%.0f switch-ins and wakeups/s at "
+			"%.0f ns a switch-in, %.0f ns a wakeup)%s\n", m->probe.cpus * 100,
+			m->probe.events_per_s, m->probe.switch_ns, m->probe.wake_ns,
+			m->probe.clamped ? "; a task's share was clamped to its CPU" : "");
 	err = model_solve(m, NULL, &now, &why);
 	if (!err && whatif)
 		err = model_solve(m, &wi, &pred, &why);
+	if (!err && whatif && m->probe.source != MODEL_PROBE_NONE) {
+		struct model_prediction pp;
+		const char *pwhy;
+
+		/* beside it, the what-if of the uncorrected model */
+		if (!model_solve_probed(m, &wi, &pp, &pwhy))
+			pred.x_probed = pp.x;
+	}
 	if (err) {
 		fprintf(stderr, "argus: cannot solve the model: %s\n", why ? why : strerror(-err));
 		if (whatif)
@@ -280,12 +341,17 @@ int cmd_model(int argc, char **argv)
 		goto out;
 	}
 	if (!why)
-		fprintf(stderr, "argus: the model at the measured load: %.2f cycles/s, response %.3f ms "
-			"(measured %.2f, %.3f ms)\n", now.x, now.r * 1e3, m->x, m->r * 1e3);
+		fprintf(stderr, "argus: the model at the measured load%s: %.2f cycles/s, response %.3f ms "
+			"(measured under the probe %.2f, %.3f ms)\n",
+			m->probe.source != MODEL_PROBE_NONE ? " without the probe" : "", now.x,
+			now.r * 1e3, m->x, m->r * 1e3);
 	if (whatif)
 		fprintf(stderr, "argus: what-if %s: %u clients, %u CPUs: throughput %.2f cycles/s, "
 			"response %.3f ms, CPU %.0f%%, disk %.0f%%\n", whatif, pred.clients, pred.cpus,
 			pred.x, pred.r * 1e3, pred.cpu_util * 100, pred.disk_util * 100);
+	if (whatif && pred.x_probed > 0)
+		fprintf(stderr, "argus: what-if %s with the demands under the probe (no correction): "
+			"%.2f cycles/s\n", whatif, pred.x_probed);
 	if (whatif)
 		for (unsigned i = 0; i < m->ntask; i++)
 			fprintf(stderr, "argus:   %-20s utilisation %5.1f%%, %.2f calls/s, queueing %.3f ms\n",

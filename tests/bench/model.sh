@@ -1,10 +1,19 @@
 #!/bin/sh
 # argus model against the 3-tier scenario (tests/scenarios/tier3):
 #  1. prediction: for N clients, the model built at N (--mark 'steady begin',
-#     calibrated at N) predicts the throughput at N and, with --what-if
-#     clients=2x, at 2N; both are compared with tier3 run alone (no probe)
-#     at N and 2N, in the same round, interleaved.  Targets: within 5% at N,
-#     within 15% at 2N.
+#     calibrated at N to the throughput measured under the probe, then the
+#     probe's own CPU taken out of the demands: --probe-correction stats)
+#     predicts the throughput of the load without the probe at N ("unpr N",
+#     the JSON's unprobed.throughput) and, with --what-if clients=2x, at 2N
+#     ("pred 2N", from the corrected model); both are compared with tier3
+#     run alone (no probe) at N and 2N, in the same round, interleaved.
+#     Beside them, from the same run: the throughput measured under the
+#     probe ("probed N", the JSON's throughput, what the model is calibrated
+#     to) and the 2N what-if of the uncorrected model ("unc 2N",
+#     prediction.throughput_probed), so the correction's effect shows
+#     without the noise between runs; "corr %" is the probe CPU taken out
+#     of the load's demand (% of one CPU) and "ns" the cost per program run
+#     it used.  Targets: within 5% at N, within 15% at 2N.
 #  2. overhead of the causality program: tier3 as a message ping-pong (no
 #     think time, no CPU work, no lock, no I/O) alone and under argus model,
 #     interleaved; the ratio of throughputs, and the probe's own BPF run
@@ -14,6 +23,8 @@
 # The machine is shared: say so with the numbers (load average printed).
 #   ROUNDS (default 2)  SECS per run (default 6)  THINK (ms, default 10)
 #   PART=predict|overhead (default both)
+#   T3ARGS: more tier3 options for the prediction part (e.g. lighter CPU work
+#   and a short think time, where the probe is a larger share of a request)
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=${ROOT:-$(pwd)}
 ARGUS=${ARGUS:-$ROOT/argus}
@@ -30,33 +41,42 @@ if [ "$(id -u)" != 0 ]; then echo "SKIPPED: model needs root"; exit 0; fi
 command -v python3 >/dev/null || { echo "model: needs python3" >&2; exit 1; }
 
 alone() { # clients -> ops/s of tier3 without argus
-	"$T3" --clients "$1" --seconds "$SECS" --think-ms "$THINK" --warmup 1 2>/dev/null |
+	"$T3" --clients "$1" --seconds "$SECS" --think-ms "$THINK" --warmup 1 ${T3ARGS:-} 2>/dev/null |
 		sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p'
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (shared by other work)"
-echo "command: ROUNDS=$ROUNDS SECS=$SECS THINK=$THINK sh tests/bench/model.sh"
 PART=${PART:-all}
+echo "command: ROUNDS=$ROUNDS SECS=$SECS THINK=$THINK PART=$PART${OLD_ARGUS:+ OLD_ARGUS=$OLD_ARGUS}${T3ARGS:+ T3ARGS=\"$T3ARGS\"} sh tests/bench/model.sh"
 [ "$PART" = overhead ] ||
-	printf '%-3s %-5s %10s %10s %7s %10s %10s %7s%s\n' N round "alone N" "model N" "err N" "alone 2N" "pred 2N" "err 2N" \
+	printf '%-3s %-5s %9s %9s %7s %9s %9s %7s %9s %7s %9s %7s %7s %5s%s\n' N round "alone N" "unpr N" "err N" \
+		"alone 2N" "pred 2N" "err 2N" "probed N" "err" "unc 2N" "err" "corr %" ns \
 		"${OLD_ARGUS:+     old N  err N   old 2N  err 2N}"
 build() { # argus-binary clients -> the model's JSON in $TMP/m.json
 	"$1" model --duration "$SECS" --mark 'steady begin' --format json --what-if clients=2x -- \
-		"$T3" --clients "$2" --seconds $((SECS + 2)) --think-ms "$THINK" --warmup 1 \
+		"$T3" --clients "$2" --seconds $((SECS + 2)) --think-ms "$THINK" --warmup 1 ${T3ARGS:-} \
 		>"$TMP/m.json" 2>"$TMP/err" || { tail -3 "$TMP/err" >&2; return 1; }
-	python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); print(m["throughput"], m["prediction"]["throughput"])' "$TMP/m.json"
+	# unprobed N, pred 2N, probed N, uncorrected 2N, % of a CPU removed, ns
+	# a run (an argus without the correction: its throughput and its
+	# prediction for both, 0 0)
+	python3 -c 'import json, sys
+m = json.load(open(sys.argv[1])); p = m["prediction"]; c = m.get("probe_correction", {})
+print(m.get("unprobed", {}).get("throughput", m["throughput"]), p["throughput"], m["throughput"],
+      p.get("throughput_probed", p["throughput"]), c.get("cpus_removed", 0) * 100, c.get("switch_ns", 0))' "$TMP/m.json"
 }
 for n in $([ "$PART" = overhead ] || echo 1 2 4); do
 	for r in $(seq 1 "$ROUNDS"); do
 		a1=$(alone "$n")
 		new=$(build "$ARGUS" "$n") || continue
 		old=
-		[ -n "${OLD_ARGUS:-}" ] && { old=$(build "$OLD_ARGUS" "$n") || old="0 0"; }
+		[ -n "${OLD_ARGUS:-}" ] && { old=$(build "$OLD_ARGUS" "$n") || old="0 0 0 0 0 0"; }
 		a2=$(alone $((2 * n)))
 		echo "$n $r $a1 $a2 $new $old" | awk '
 			function err(x, a) { return a > 0 ? (x - a) / a * 100 : 0 }
-			{ printf "%-3s %-5s %10.1f %10.1f %+6.1f%% %10.1f %10.1f %+6.1f%%", $1, $2, $3, $5, err($5, $3), $4, $6, err($6, $4)
-			  if (NF >= 8) printf " %9.1f %+6.1f%% %8.1f %+6.1f%%", $7, err($7, $3), $8, err($8, $4)
+			{ printf "%-3s %-5s %9.1f %9.1f %+6.1f%% %9.1f %9.1f %+6.1f%% %9.1f %+6.1f%% %9.1f %+6.1f%% %6.3f%% %5.0f",
+			    $1, $2, $3, $5, err($5, $3), $4, $6, err($6, $4), $7, err($7, $3), $8, err($8, $4), $9, $10
+			  # the older argus: its model at N (unprobed when it has it) and at 2N
+			  if (NF >= 16) printf " %9.1f %+6.1f%% %8.1f %+6.1f%%", $11, err($11, $3), $12, err($12, $4)
 			  printf "\n" }'
 	done
 done
@@ -71,8 +91,12 @@ msg="--clients 2 --think-ms 0 --front-us 0 --back-us 0 --lock-us 0 --io 0 --warm
 printf '%-5s %-6s %12s %12s %8s %12s %10s\n' round argus "alone ops/s" "model ops/s" ratio "probe %CPU" "us/event"
 stats0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
 under() { # argus-binary stats(0|1) -> "ops_per_sec pct us"
+	# an argus with the probe correction turns the statistics on itself
+	# (its default): off here, the sysctl decides
+	pc=
+	"$1" model --help 2>&1 | grep -q -- --probe-correction && pc="--probe-correction none"
 	[ "$2" = 1 ] && sysctl -qw kernel.bpf_stats_enabled=1
-	"$1" model --duration $((SECS + 1)) -- "$T3" $msg --seconds "$SECS" >/dev/null 2>"$TMP/err"
+	"$1" model --duration $((SECS + 1)) $pc -- "$T3" $msg --seconds "$SECS" >/dev/null 2>"$TMP/err"
 	[ "$2" = 1 ] && sysctl -qw kernel.bpf_stats_enabled="$stats0"
 	b=$(sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p' "$TMP/err")
 	c=$(sed -n 's/.*probe cost \([0-9.]*\)% of one CPU (\([0-9.]*\) us per event).*/\1 \2/p' "$TMP/err")

@@ -12,6 +12,12 @@
 # Graphviz when installed), --what-if, and the bad inputs: a load with one
 # process (a trivial model, said so), a load never steady (said so with the
 # rates), a --mark that never matches, a bad --what-if.  Nothing stays loaded.
+# The probe correction: the JSON has the throughput without the probe
+# (unprobed) beside the measured one, each task's CPU without the probe is
+# below the measured one by a plausible share (more than nothing, less than
+# half), and it says where the cost per event came from: BPF run-time
+# statistics by default, an estimate without them (--probe-correction
+# estimate), none with --probe-correction none.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd python3
@@ -51,12 +57,49 @@ need(m["throughput"] > 0, "a throughput")
 need(all(k["role"] for k in m["kernel_wakers"]), "kernel wakers have a role")
 need(all(k["work"] for k in m["kernel_wakers"] if k["role"] == "kworker"), "kworkers named by work function")
 print("structure ok: %s" % sorted(t))
+pc = m["probe_correction"]
+need(pc["source"] == "stats" and pc["switch_ns"] > 0 and pc["events_per_s"] > 0, "probe correction %s" % pc)
+need("unprobed" in m and m["unprobed"]["clients"] == 4, "no unprobed prediction")
+need(m["throughput"] <= m["unprobed"]["throughput"] <= 1.2 * m["throughput"],
+     "unprobed %.1f against %.1f measured under the probe" % (m["unprobed"]["throughput"], m["throughput"]))
+need(0 < pc["cpus_removed"] < 0.5, "probe CPU removed %.4f" % pc["cpus_removed"])
+for n in ("t3-client", "t3-front", "t3-back"):
+    x = t[n]
+    need(0 < x["probe_s"] < 0.5 * x["cpu_measured_s"], "%s: probe %.3g s of %.3g s measured" % (n, x["probe_s"], x["cpu_measured_s"]))
+    need(abs(x["cpu_s"] + x["probe_s"] - x["cpu_measured_s"]) < 1e-12, "%s: cpu_s + probe_s" % n)
+    need(x["probe_switches"] >= 1 and x["probe_wakeups"] > 0, "%s: probe events %.2f, %.2f per request" % (n, x["probe_switches"], x["probe_wakeups"]))
+print("probe correction ok: %.3f%% of a CPU removed, %.1f -> %.1f cycles/s" %
+      (pc["cpus_removed"] * 100, m["throughput"], m["unprobed"]["throughput"]))
 PY
+grep -q 'argus: probe correction (stats): ' "$TMP/err" || fail "the correction is not said on stderr"
+grep -q 'without the probe: .* (measured under the probe ' "$TMP/err" || fail "no model at N without the probe on stderr"
+
+# without statistics: the estimate, said so (stderr, JSON, lqn comment)
+"$ARGUS" model --duration 3 --probe-correction estimate --format json -- \
+	"$T3" --clients 2 --seconds 4 >"$TMP/e.json" 2>"$TMP/err" || { cat "$TMP/err"; fail "--probe-correction estimate failed"; }
+grep -q 'probe correction (estimate: no BPF run-time statistics)' "$TMP/err" || { cat "$TMP/err"; fail "the estimate is not said"; }
+python3 - "$TMP/e.json" <<'PY' || fail "the estimated correction is wrong (above)"
+import json, sys
+m = json.load(open(sys.argv[1])); pc = m["probe_correction"]
+assert pc["source"] == "estimate" and "no BPF run-time statistics" in pc["note"], pc
+assert pc["switch_ns"] == 130 and pc["wakeup_ns"] == 80, pc
+assert "unprobed" in m and m["unprobed"]["throughput"] >= m["throughput"], m.get("unprobed")
+c = [x for x in m["tasks"] if x["name"] == "t3-client"][0]
+assert 0 < c["probe_s"] < c["cpu_measured_s"], c
+PY
+"$ARGUS" model --duration 3 --probe-correction none --format lqn -- \
+	"$T3" --clients 2 --seconds 4 >"$TMP/n.lqn" 2>"$TMP/err" || { cat "$TMP/err"; fail "--probe-correction none failed"; }
+grep -q 'no probe correction (--probe-correction none)' "$TMP/err" || { cat "$TMP/err"; fail "no correction is not said"; }
+grep -q '^# demands as measured under the scheduler-time probe (no probe correction)$' "$TMP/n.lqn" ||
+	{ cat "$TMP/n.lqn"; fail "the lqn does not say there is no correction"; }
+"$ARGUS" model --probe-correction some -- true 2>"$TMP/err"; [ $? = 2 ] || fail "bad --probe-correction not a usage error"
+grep -q "bad --probe-correction 'some'" "$TMP/err" || fail "no message for a bad --probe-correction"
 
 # the same load in the other formats
 "$ARGUS" model --duration 4 --format lqn -- "$T3" --clients 2 --seconds 6 >"$TMP/m.lqn" 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "--format lqn failed"; }
-for s in '^G "' '^P [0-9]' '^T [0-9]' '^E [0-9]' '^  y t3_client_e t3_front_e ' '^  t t3_client r '; do
+for s in '^G "' '^P [0-9]' '^T [0-9]' '^E [0-9]' '^  y t3_client_e t3_front_e ' '^  t t3_client r ' \
+	'^# demands without the scheduler-time probe: .* from BPF run-time statistics'; do
 	grep -q "$s" "$TMP/m.lqn" || { cat "$TMP/m.lqn"; fail "lqn output lacks $s"; }
 done
 [ "$(grep -c '^-1$' "$TMP/m.lqn")" = 3 ] || fail "lqn output: P, T and E are not each closed by -1"
@@ -68,6 +111,8 @@ python3 -c 'import sys, xml.dom.minidom as d; x = d.parse(sys.argv[1]); assert x
 	>"$TMP/m.dot" 2>"$TMP/err" || fail "--format dot failed"
 grep -q 't3_client -> t3_front' "$TMP/m.dot" || fail "dot output lacks the client -> front call"
 grep -q 'what-if clients=2x,cpus=4: 4 clients, 4 CPUs: throughput' "$TMP/err" || { cat "$TMP/err"; fail "no what-if prediction"; }
+grep -q 'what-if clients=2x,cpus=4 with the demands under the probe (no correction): ' "$TMP/err" ||
+	fail "no uncorrected what-if beside the corrected one"
 grep -q 'utilisation' "$TMP/err" || fail "no utilisations in the what-if"
 if command -v dot >/dev/null 2>&1; then
 	dot -Tsvg "$TMP/m.dot" >"$TMP/m.svg" || fail "Graphviz cannot render the dot output"
