@@ -371,18 +371,25 @@ static double mc_cost(struct probe_schedtime *ps, int stats)
 
 /* Attaches or detaches the probe when the duty cycle says so. */
 static int mc_duty_tick(struct schedtime_duty *d, struct probe_schedtime *ps, int stats,
-			double now, char **cause)
+			double now, const struct model_capture_opts *o, double t0, char **cause)
 {
 	int err = 0;
 
 	switch (schedtime_duty_tick(d, now, mc_cost(ps, stats))) {
 	case SCHEDTIME_DUTY_ATTACH:
 		err = probe_schedtime_attach(ps, cause);
+		if (o->log && o->verbose)
+			fprintf(o->log, "argus: %.3f s: probe attached until %.3f s\n", now - t0,
+				d->on_end - t0);
 		break;
 	case SCHEDTIME_DUTY_DETACH:
 		err = probe_schedtime_detach(ps);
 		if (err)
 			mc_cause(cause, "cannot detach the scheduler-time probe: %s", strerror(-err));
+		if (o->log && o->verbose)
+			fprintf(o->log, "argus: %.3f s: probe detached: cost while attached %.2f%% of "
+				"a CPU, attached %.0f%% of the time from now on\n", now - t0,
+				d->cost_on_pct, d->f * 100);
 		break;
 	default:
 		break;
@@ -572,7 +579,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			next += w;
 		}
 		if (!o->no_duty) {
-			err = mc_duty_tick(&duty, ps, stats, mc_now(), cause);
+			err = mc_duty_tick(&duty, ps, stats, mc_now(), o, t0, cause);
 			if (err)
 				goto out;
 		}

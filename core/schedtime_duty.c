@@ -11,6 +11,10 @@
  * it, so the read finds the programs detached (a late tick of the
  * caller's loop must not carry the phase over the read). */
 #define DUTY_GUARD_S 0.02
+/* The cost while attached is averaged over about this much attached time:
+ * a few on-phases (the estimate follows a change of the load within a
+ * few seconds, and one phase's noise moves it little). */
+#define DUTY_TAU_S 0.5
 
 double schedtime_duty_weight(const double *phase_s, unsigned n, double len_s)
 {
@@ -99,7 +103,13 @@ enum schedtime_duty_act schedtime_duty_tick(struct schedtime_duty *d, double now
 		if (now < d->on_end)
 			return SCHEDTIME_DUTY_NONE;
 		if (len > 0) {
-			d->cost_on_pct = (cost_ns - d->cost0) / (len * 1e9) * 100;
+			/* the cost while attached, over the last ~DUTY_TAU_S of
+			 * attached time (one short phase alone is noisy) */
+			double k = exp(-len / DUTY_TAU_S);
+
+			d->acc_ns = d->acc_ns * k + (cost_ns - d->cost0);
+			d->acc_s = d->acc_s * k + len;
+			d->cost_on_pct = d->acc_ns / (d->acc_s * 1e9) * 100;
 			d->f = d->cost_on_pct > d->o.budget_pct ? d->o.budget_pct / d->cost_on_pct : 1;
 		}
 		while (d->period_t0 + p <= now + 1e-9)

@@ -14,7 +14,8 @@
  * each period the programs are attached for an on-phase of f * period_s at
  * its start, then detached (their links destroyed: zero cost) until the
  * next.  f = budget / (the cost while attached), re-measured in every
- * on-phase from the BPF run-time statistics (or, without them, switches
+ * on-phase (averaged over the last ~0.5 s of attached time) from the BPF
+ * run-time statistics (or, without them, switches
  * times SCHEDTIME_DUTY_NS_PER_SWITCH), so f follows the load; f = 1 (never
  * detached) while the full cost is within the budget.  The first period
  * is always attached (the measurement that decides); each on-phase is as
@@ -96,7 +97,9 @@ struct schedtime_duty {
 	double on_end;          /* planned end of it */
 	int attached;
 	double f;               /* the fraction in force */
-	double cost_on_pct;     /* cost while attached, last on-phase */
+	double cost_on_pct;     /* cost while attached, % of a CPU: over the
+	                         * last ~0.5 s of attached time */
+	double acc_ns, acc_s;   /* its decaying sums */
 	double attached_s;      /* attached time so far */
 	double cost_ns;         /* BPF run time so far (the caller's measure) */
 	double cost0;           /* cost at the start of the current on-phase */
