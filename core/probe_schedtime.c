@@ -87,8 +87,15 @@ void probe_schedtime_close(struct probe_schedtime *ps)
 	free(ps);
 }
 
-static int st_load(struct probe_schedtime *ps, const struct probe_schedtime_opts *o, int raw)
+struct st_load_arg {
+	struct probe_schedtime *ps;
+	const struct probe_schedtime_opts *o;
+};
+
+static int st_load(void *arg, int raw)
 {
+	struct probe_schedtime *ps = ((struct st_load_arg *)arg)->ps;
+	const struct probe_schedtime_opts *o = ((struct st_load_arg *)arg)->o;
 	struct schedtime_bpf *s = schedtime_bpf__open();
 	const struct kind_filter *f = o->filter;
 	struct bpf_program *tp[ST_NPROGS], *rt[ST_NPROGS];
@@ -243,23 +250,13 @@ struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *
 	ps->stats_fd = -1;
 	ps->windows = o->windows;
 	ps->tgid_set = o->tgid_set || o->ntgids;
-	ps->ncpus = libbpf_num_possible_cpus();
-	if (ps->ncpus <= 0) {
-		err = ps->ncpus ? ps->ncpus : -EINVAL;
-		kind_set_cause(cause, "cannot count CPUs: %s", strerror(-err));
-		goto fail;
-	}
-	probe_bump_memlock();
-	err = st_load(ps, o, 0);
-	if (err) {
-		probe_log(PROBE_LOG_INFO, "schedtime: tp_btf refused (%s), trying raw_tp\n",
-			  strerror(-err));
-		err = st_load(ps, o, 1);
-	}
-	if (err) {
-		kind_set_cause(cause, "cannot load the schedtime programs: %s%s", strerror(-err),
-			       err == -EPERM ? "; run as root" : "");
-		goto fail;
+	{
+		struct st_load_arg la = { ps, o };
+
+		ps->ncpus = err = kind_load_flavour("schedtime", st_load, &la, cause);
+		if (err < 0)
+			goto fail;
+		err = 0;
 	}
 	ps->stacks = kind_stacks_new(st_read_stack, ps);
 	if (!ps->stacks) {
