@@ -371,11 +371,15 @@ static double mc_cost(struct probe_schedtime *ps, int stats)
 
 /* Attaches or detaches the probe when the duty cycle says so. */
 static int mc_duty_tick(struct schedtime_duty *d, struct probe_schedtime *ps, int stats,
-			double now, const struct model_capture_opts *o, double t0, char **cause)
+			double now, const struct model_capture_opts *o, double t0, double *switch_cpu,
+			char **cause)
 {
 	int err = 0;
+	struct timespec a, b;
+	enum schedtime_duty_act act = schedtime_duty_tick(d, now, mc_cost(ps, stats));
 
-	switch (schedtime_duty_tick(d, now, mc_cost(ps, stats))) {
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	switch (act) {
 	case SCHEDTIME_DUTY_ATTACH:
 		err = probe_schedtime_attach(ps, cause);
 		if (o->log && o->verbose)
@@ -394,6 +398,8 @@ static int mc_duty_tick(struct schedtime_duty *d, struct probe_schedtime *ps, in
 	default:
 		break;
 	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	*switch_cpu += (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
 	return err;
 }
 
@@ -579,7 +585,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			next += w;
 		}
 		if (!o->no_duty) {
-			err = mc_duty_tick(&duty, ps, stats, mc_now(), o, t0, cause);
+			err = mc_duty_tick(&duty, ps, stats, mc_now(), o, t0, &c->duty_cpu_s, cause);
 			if (err)
 				goto out;
 		}
@@ -615,6 +621,10 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 				 : schedtime_duty_cost_pct(&duty, t0 + c->elapsed_s);
 	c->cost_on_pct = c->attached > 0 ? c->cost_pct / c->attached : 0;
 	c->phases = duty.phases;
+	if (o->log && o->verbose && c->phases)
+		fprintf(o->log, "argus: %u on-phases; attaching and detaching took %.1f ms of CPU "
+			"(%.3f%% of one CPU)\n", c->phases, c->duty_cpu_s * 1e3,
+			c->duty_cpu_s / c->elapsed_s * 100);
 	probe_schedtime_close(ps);
 	ps = NULL;
 	probe_workqueue_close(pw);

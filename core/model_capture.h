@@ -91,6 +91,7 @@ struct model_capture {
 	double cost_pct;        /* % of one CPU, on average */
 	double cost_on_pct;     /* while attached */
 	unsigned phases;        /* on-phases ended (0: never detached) */
+	double duty_cpu_s;      /* argus's CPU time attaching and detaching */
 	char mechanism[16];
 };
 

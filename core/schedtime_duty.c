@@ -110,7 +110,8 @@ enum schedtime_duty_act schedtime_duty_tick(struct schedtime_duty *d, double now
 			d->acc_ns = d->acc_ns * k + (cost_ns - d->cost0);
 			d->acc_s = d->acc_s * k + len;
 			d->cost_on_pct = d->acc_ns / (d->acc_s * 1e9) * 100;
-			d->f = d->cost_on_pct > d->o.budget_pct ? d->o.budget_pct / d->cost_on_pct : 1;
+			d->f = d->cost_on_pct > d->o.budget_pct
+			       ? SCHEDTIME_DUTY_AIM * d->o.budget_pct / d->cost_on_pct : 1;
 		}
 		while (d->period_t0 + p <= now + 1e-9)
 			d->period_t0 += p;

@@ -13,7 +13,8 @@
  * whole number of them, so a window read falls between two periods).  In
  * each period the programs are attached for an on-phase of f * period_s at
  * its start, then detached (their links destroyed: zero cost) until the
- * next.  f = budget / (the cost while attached), re-measured in every
+ * next.  f = 0.9 * budget / (the cost while attached; 0.9: a margin for
+ * the estimate's lag behind a change of the load), re-measured in every
  * on-phase (averaged over the last ~0.5 s of attached time) from the BPF
  * run-time statistics (or, without them, switches
  * times SCHEDTIME_DUTY_NS_PER_SWITCH), so f follows the load; f = 1 (never
@@ -63,6 +64,8 @@ struct probe_schedtime_snap;
                                             * sched_switch + sched_waking,
                                             * BENCH.md "Scheduler-time programs" */
 #define SCHEDTIME_DUTY_MAX_WEIGHT 4.0
+#define SCHEDTIME_DUTY_AIM 0.9     /* of the budget, once cycling: the cost
+                                    * estimate lags a change of the load */
 
 /* The Horvitz-Thompson weight of an interval of len_s seconds seen only
  * whole within on-phases of the n lengths phase_s: sum D / sum (D - len)+,

@@ -161,11 +161,11 @@ static void test_controller(void **state)
 	NEAR(d.o.period_s, 0.5, 1e-12);
 	sim_run(&d, 0, 60, cost14, &s);
 	assert_true(d.engaged);
-	NEAR(schedtime_duty_fraction(&d, 60), 5.0 / 14, 0.02);
+	NEAR(schedtime_duty_fraction(&d, 60), SCHEDTIME_DUTY_AIM * 5.0 / 14, 0.02);
 	NEAR(schedtime_duty_fraction(&d, 60), s.attached_s / 60, 0.02);
-	assert_true(schedtime_duty_cost_pct(&d, 60) <= 5 * 1.01);
+	assert_true(schedtime_duty_cost_pct(&d, 60) <= 5 * SCHEDTIME_DUTY_AIM * 1.01);
 	NEAR(schedtime_duty_cost_on_pct(&d, 60), 14, 0.3);
-	NEAR(d.f, 5.0 / 14, 0.01);
+	NEAR(d.f, SCHEDTIME_DUTY_AIM * 5.0 / 14, 0.01);
 	assert_true(s.min_phase >= SCHEDTIME_DUTY_MIN_ON_S - 0.011);
 	assert_int_equal(s.reads_attached, 0);
 	assert_true(s.attaches >= 100); /* one on-phase a period */
@@ -175,7 +175,7 @@ static void test_controller(void **state)
 	s.min_phase = 1e9;
 	schedtime_duty_init(&d, &o, 100);
 	sim_run(&d, 100, 60, cost_step, &s);
-	NEAR(d.f, 5.0 / 28, 0.01);
+	NEAR(d.f, SCHEDTIME_DUTY_AIM * 5.0 / 28, 0.01);
 	assert_true(schedtime_duty_cost_pct(&d, 160) <= 5 * 1.01);
 	assert_int_equal(s.reads_attached, 0);
 
@@ -187,7 +187,7 @@ static void test_controller(void **state)
 		o.budget_pct = 1;
 		schedtime_duty_init(&d, &o, 0);
 		sim_run(&d, 0, 120, cost14, &s);
-		NEAR(schedtime_duty_fraction(&d, 120), 1.0 / 14, 0.01);
+		NEAR(schedtime_duty_fraction(&d, 120), SCHEDTIME_DUTY_AIM * 1.0 / 14, 0.01);
 		assert_true(schedtime_duty_cost_pct(&d, 120) <= 1 * 1.02);
 		assert_true(s.min_phase >= SCHEDTIME_DUTY_MIN_ON_S - 0.011);
 		assert_true(s.attaches < 240); /* not every period */
