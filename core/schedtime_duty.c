@@ -42,22 +42,34 @@ void schedtime_duty_reweight(struct probe_schedtime_snap *s)
 		wb[b] = schedtime_duty_weight(s->phase_s, s->nphases, ldexp(1, b) / M_LN2 / 1e9);
 	for (size_t i = 0; i < s->n; i++) {
 		struct schedtime_val *v = &s->e[i].val;
-		double n = 0, nw = 0, t = 0, tw = 0;
+		double n = 0, nw = 0, t = 0, tw = 0, mean, w;
+		int mb;
 
 		if ((s->e[i].key.kind != SCHEDTIME_BLOCKED && s->e[i].key.kind != SCHEDTIME_RUNNABLE) ||
 		    s->e[i].key.other_kind == SCHEDTIME_OTHER_PENDING)
 			continue;
-		for (int b = 0; b < SCHEDTIME_BUCKETS; b++) {
-			double h = (double)v->hist[b], len = ldexp(1, b);
-
-			n += h;
-			nw += h * wb[b];
-			t += h * len;
-			tw += h * len * wb[b];
-			v->hist[b] = (uint64_t)llround(h * wb[b]);
-		}
-		if (!(n > 0))
+		for (int b = 0; b < SCHEDTIME_BUCKETS; b++)
+			n += (double)v->hist[b];
+		if (!(n > 0) || !v->count)
 			continue;
+		/* a key whose intervals are nearly all in one bucket (a think
+		 * time, a timer): their mean length is known better than the
+		 * bucket's */
+		mean = (double)v->total_ns / (double)v->count;
+		mb = mean >= 1 ? (int)floor(log2(mean)) : 0;
+		if (mb >= SCHEDTIME_BUCKETS)
+			mb = SCHEDTIME_BUCKETS - 1;
+		if ((double)v->hist[mb] < 0.9 * n)
+			mb = -1;
+		for (int b = 0; b < SCHEDTIME_BUCKETS; b++) {
+			double h = (double)v->hist[b], len = b == mb ? mean : ldexp(1, b) / M_LN2;
+
+			w = b == mb ? schedtime_duty_weight(s->phase_s, s->nphases, mean / 1e9) : wb[b];
+			nw += h * w;
+			t += h * len;
+			tw += h * len * w;
+			v->hist[b] = (uint64_t)llround(h * w);
+		}
 		v->count = (uint64_t)llround((double)v->count * nw / n);
 		v->total_ns = (uint64_t)llround((double)v->total_ns * tw / t);
 	}

@@ -38,7 +38,9 @@
  * so long intervals are under-counted, and those longer than an on-phase
  * are never seen.  read_window corrects it per histogram bucket
  * (Horvitz-Thompson: weight sum D_i / sum (D_i - L)+ with L the bucket's
- * mean length 2^b / ln 2), counts and the histogram exactly by bucket,
+ * mean length 2^b / ln 2, or the key's own mean length when 90% of its
+ * intervals are in one bucket: a think time, a timer), counts and the
+ * histogram by bucket,
  * total time by the buckets' share of it; the weight is capped at
  * SCHEDTIME_DUTY_MAX_WEIGHT (an interval longer than ~3/4 of an on-phase
  * stays under-counted: what no weight can see).  On-CPU time is exact

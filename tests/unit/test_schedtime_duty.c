@@ -61,8 +61,8 @@ static void test_unbiased(void **state)
 
 static void test_reweight(void **state)
 {
-	struct probe_schedtime_entry e[3];
-	struct probe_schedtime_snap s = { .e = e, .n = 3, .nphases = 2, .phase_s = { 0.1, 0.1 } };
+	struct probe_schedtime_entry e[4];
+	struct probe_schedtime_snap s = { .e = e, .n = 4, .nphases = 2, .phase_s = { 0.1, 0.1 } };
 	int b = 23; /* 2^23 ns = 8.4 ms: mean length 12.1 ms */
 	double wl = schedtime_duty_weight(s.phase_s, 2, ldexp(1, b) / M_LN2 / 1e9);
 
@@ -80,7 +80,16 @@ static void test_reweight(void **state)
 	e[1].key.kind = SCHEDTIME_ONCPU;
 	e[2] = e[0];
 	e[2].key.other_kind = SCHEDTIME_OTHER_PENDING;
+	/* a think time: 100 sleeps of 10 ms, all in one bucket: weighted by
+	 * their own length, (0.2 - 0.02) / 0.2 seen */
+	memset(&e[3], 0, sizeof(e[3]));
+	e[3].key.kind = SCHEDTIME_BLOCKED;
+	e[3].val.hist[23] = 100;
+	e[3].val.count = 100;
+	e[3].val.total_ns = 100 * 10000000ull;
 	schedtime_duty_reweight(&s);
+	assert_int_equal(e[3].val.count, 111);
+	NEAR((double)e[3].val.total_ns, 100 * 10000000.0 / 0.9, 1e3);
 	assert_true(wl > 1.1 && wl < 1.2);
 	assert_int_equal(e[0].val.hist[b], (uint64_t)llround(100 * wl));
 	assert_true(e[0].val.hist[10] == 1000); /* weight ~1.00001 */
