@@ -261,14 +261,24 @@ int model_capture_steady(struct model_capture *c, double tol, unsigned min, char
 			double mb = 0, mu = 0;
 			int ok = 1;
 
+			unsigned seen = 0;
+
+			/* a window the probe was never attached in (a duty cycle's
+			 * gap) says nothing either way */
 			for (unsigned k = i; k <= j; k++) {
+				if (!(c->win[k]->secs > 0))
+					continue;
 				mb += b[k];
 				mu += u[k];
+				seen++;
 			}
-			mb /= j - i + 1;
-			mu /= j - i + 1;
+			if (!seen)
+				continue;
+			mb /= seen;
+			mu /= seen;
 			for (unsigned k = i; k <= j && ok; k++)
-				ok = fabs(b[k] - mb) <= tol * mb && fabs(u[k] - mu) <= tol * mu + 1e-4;
+				ok = !(c->win[k]->secs > 0) ||
+				     (fabs(b[k] - mb) <= tol * mb && fabs(u[k] - mu) <= tol * mu + 1e-4);
 			if (ok && mb > 0 && j - i + 1 > best_len) {
 				best_len = j - i + 1;
 				best_first = i;

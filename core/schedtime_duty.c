@@ -99,7 +99,12 @@ void schedtime_duty_init(struct schedtime_duty *d, const struct schedtime_duty_o
 	if (d->o.min_on_s > d->o.period_s - DUTY_GUARD_S)
 		d->o.min_on_s = d->o.period_s / 2;
 	d->t0 = d->period_t0 = d->on_t0 = now;
-	d->on_end = now + d->o.period_s; /* the first period: measure */
+	/* the first on-phase measures: two minimum phases are enough (10^4
+	 * switches and more where it matters), and short, what it spends
+	 * over the budget is soon paid back */
+	d->on_end = now + 2 * d->o.min_on_s;
+	if (d->on_end > now + d->o.period_s - DUTY_GUARD_S)
+		d->on_end = now + d->o.period_s - DUTY_GUARD_S;
 	d->attached = 1;
 	d->f = 1;
 }

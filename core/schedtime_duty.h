@@ -18,8 +18,8 @@
  * on-phase (averaged over the last ~0.5 s of attached time) from the BPF
  * run-time statistics (or, without them, switches
  * times SCHEDTIME_DUTY_NS_PER_SWITCH), so f follows the load; f = 1 (never
- * detached) while the full cost is within the budget.  The first period
- * is always attached (the measurement that decides); each on-phase is as
+ * detached) while the full cost is within the budget.  The first 100 ms
+ * are always attached (the measurement that decides); each on-phase is as
  * long as brings the attached time since the start to f of the time by
  * the end of its period (so the first period's excess is paid back, and
  * the average over the run holds the budget), at least min_on_s (50 ms):
