@@ -490,14 +490,9 @@ static int st_cumulative(struct probe_schedtime *ps, struct st_table *cum, struc
 	err = st_threads(ps, thr, nthr);
 	if (err)
 		return err;
-	for (size_t i = 0; i < ps->retired.cap; i++) {
-		if (!ps->retired.used[i])
-			continue;
-		e = st_table_get(cum, &ps->retired.slot[i].key);
-		if (!e)
-			return -ENOMEM;
-		st_val_add(&e->val, &ps->retired.slot[i].val);
-	}
+	err = st_table_add_all(cum, &ps->retired);
+	if (err)
+		return err;
 	for (size_t i = 0; i < *nthr; i++) {
 		struct schedtime_key rk = st_oncpu_key((*thr)[i].pid);
 
@@ -683,11 +678,14 @@ static int st_finish(struct probe_schedtime *ps, struct st_table *t, const struc
 	return err;
 }
 
-int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_table *ks,
-				struct probe_schedtime_snap **out)
+/* A read: with window, what accrued since the previous read_window (the
+ * kernel's deltas, the parts in progress and those the detaches credited);
+ * else everything since open. */
+static int st_read(struct probe_schedtime *ps, const struct ksym_table *ks, int window,
+		   struct probe_schedtime_snap **out)
 {
 	struct probe_schedtime_snap *s = calloc(1, sizeof(*s));
-	struct st_table win = { 0 }, cum = { 0 };
+	struct st_table res = { 0 }, cum = { 0 };
 	struct st_thread *thr = NULL;
 	size_t nthr = 0;
 	uint64_t now = mono_ns();
@@ -698,63 +696,54 @@ int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_ta
 		return -ENOMEM;
 	/* move the epoch first, then read (and credit what is in progress up
 	 * to it) */
-	if (ps->windows)
+	if (window && ps->windows)
 		__atomic_store_n(&ps->skel->bss->epoch_ns, now, __ATOMIC_SEQ_CST);
 	err = st_cumulative(ps, &cum, &thr, &nthr);
 	if (err)
 		goto out;
-	if (ps->windows && ps->attached) {
-		err = st_credit(ps, thr, nthr, ps->last_ns, now, 0, &win);
-		if (err)
-			goto out;
-	}
-	/* what the detaches since the last read credited */
-	for (size_t i = 0; i < ps->dcred.cap; i++) {
-		struct probe_schedtime_entry *w;
-
-		if (!ps->dcred.used[i])
-			continue;
-		w = st_table_get(&win, &ps->dcred.slot[i].key);
-		if (!w) {
-			err = -ENOMEM;
-			goto out;
-		}
-		st_val_add(&w->val, &ps->dcred.slot[i].val);
-	}
-	st_table_free(&ps->dcred);
+	if (window && ps->windows && ps->attached)
+		err = st_credit(ps, thr, nthr, ps->last_ns, now, 0, &res);
+	if (!err)
+		err = st_table_add_all(&res, window ? &ps->dcred : &ps->credited);
+	if (err)
+		goto out;
+	if (window)
+		st_table_free(&ps->dcred); /* in this window now */
 	for (size_t i = 0; i < cum.cap; i++) {
 		const struct probe_schedtime_entry *v = &cum.slot[i];
 		struct probe_schedtime_entry *p, *w;
 		struct schedtime_key nk;
-		struct schedtime_val d;
+		struct schedtime_val d = v->val;
 
 		if (!cum.used[i])
 			continue;
-		p = st_table_get(&ps->prev, &v->key);
-		if (!p) {
-			err = -ENOMEM;
-			goto out;
+		if (window) {
+			p = st_table_get(&ps->prev, &v->key);
+			if (!p) {
+				err = -ENOMEM;
+				goto out;
+			}
+			d.count -= p->val.count;
+			d.total_ns -= p->val.total_ns;
+			for (int b = 0; b < SCHEDTIME_BUCKETS; b++)
+				d.hist[b] -= p->val.hist[b];
+			p->val = v->val;
+			if (!d.count && !d.total_ns)
+				continue;
 		}
-		d.count = v->val.count - p->val.count;
-		d.total_ns = v->val.total_ns - p->val.total_ns;
-		for (int b = 0; b < SCHEDTIME_BUCKETS; b++)
-			d.hist[b] = v->val.hist[b] - p->val.hist[b];
-		p->val = v->val;
-		if (!d.count && !d.total_ns)
-			continue;
 		nk = st_named(ps, &v->key);
-		w = st_table_get(&win, &nk);
+		w = st_table_get(&res, &nk);
 		if (!w) {
 			err = -ENOMEM;
 			goto out;
 		}
 		st_val_add(&w->val, &d);
 	}
-	err = st_finish(ps, &win, ks, now, 1, s);
+	err = st_finish(ps, &res, ks, now, window, s);
 out:
 	free(thr);
 	st_table_free(&cum);
-	st_table_free(&win);
+	st_table_free(&res);
 	if (err)
 		probe_schedtime_snap_free(s);
 	else
@@ -762,58 +751,16 @@ out:
 	return err;
 }
 
+int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_table *ks,
+				struct probe_schedtime_snap **out)
+{
+	return st_read(ps, ks, 1, out);
+}
+
 int probe_schedtime_read(struct probe_schedtime *ps, const struct ksym_table *ks,
 			 struct probe_schedtime_snap **out)
 {
-	struct probe_schedtime_snap *s = calloc(1, sizeof(*s));
-	struct st_table all = { 0 }, cum = { 0 };
-	struct st_thread *thr = NULL;
-	size_t nthr = 0;
-	uint64_t now = mono_ns();
-	int err = 0;
-
-	*out = NULL;
-	if (!s)
-		return -ENOMEM;
-	err = st_cumulative(ps, &cum, &thr, &nthr);
-	if (err)
-		goto out;
-	for (size_t i = 0; i < cum.cap; i++) {
-		struct probe_schedtime_entry *e;
-		struct schedtime_key nk;
-
-		if (!cum.used[i])
-			continue;
-		nk = st_named(ps, &cum.slot[i].key);
-		e = st_table_get(&all, &nk);
-		if (!e) {
-			err = -ENOMEM;
-			goto out;
-		}
-		st_val_add(&e->val, &cum.slot[i].val);
-	}
-	for (size_t i = 0; i < ps->credited.cap; i++) {
-		struct probe_schedtime_entry *e;
-
-		if (!ps->credited.used[i])
-			continue;
-		e = st_table_get(&all, &ps->credited.slot[i].key);
-		if (!e) {
-			err = -ENOMEM;
-			goto out;
-		}
-		st_val_add(&e->val, &ps->credited.slot[i].val);
-	}
-	err = st_finish(ps, &all, ks, now, 0, s);
-out:
-	free(thr);
-	st_table_free(&cum);
-	st_table_free(&all);
-	if (err)
-		probe_schedtime_snap_free(s);
-	else
-		*out = s;
-	return err;
+	return st_read(ps, ks, 0, out);
 }
 
 int probe_schedtime_reset(struct probe_schedtime *ps)

@@ -75,6 +75,21 @@ void st_val_add(struct schedtime_val *a, const struct schedtime_val *b)
 		a->hist[i] += b->hist[i];
 }
 
+int st_table_add_all(struct st_table *dst, const struct st_table *src)
+{
+	for (size_t i = 0; i < src->cap; i++) {
+		struct probe_schedtime_entry *e;
+
+		if (!src->used[i])
+			continue;
+		e = st_table_get(dst, &src->slot[i].key);
+		if (!e)
+			return -ENOMEM;
+		st_val_add(&e->val, &src->slot[i].val);
+	}
+	return 0;
+}
+
 static uint64_t st_pid_hash(uint32_t pid)
 {
 	return (pid * 0x9e3779b97f4a7c15ull) >> 20;

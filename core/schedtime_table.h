@@ -32,6 +32,8 @@ void st_table_free(struct st_table *t);
  * the table (moved when it grows). */
 struct probe_schedtime_entry *st_table_get(struct st_table *t, const struct schedtime_key *k);
 void st_val_add(struct schedtime_val *a, const struct schedtime_val *b);
+/* Adds every entry of src into dst.  0 or -ENOMEM. */
+int st_table_add_all(struct st_table *dst, const struct st_table *src);
 
 /* pid's entry, or NULL. */
 struct st_name *st_names_find(struct st_names *t, uint32_t pid);
