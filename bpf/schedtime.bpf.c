@@ -51,6 +51,19 @@
  * each interval still in progress itself, so a long block is spread over the
  * windows it covers.  The histogram takes the full length.  tp_btf programs
  * are preferred, raw_tp twins are the fallback (same code, CO-RE reads).
+ *
+ * Duty cycling (core/schedtime_duty.h): user space may detach the programs
+ * and attach them again; `gen` counts the attaches and every state entry
+ * holds the gen that wrote it.  A state of an earlier gen says what a
+ * thread did before a gap the programs did not see, so it starts nothing:
+ * the thread's next event starts a fresh interval and charges none
+ * (counters.stale), except on-CPU time, which is charged from attach_ns
+ * (the thread switching out was on the CPU since at least then).  In the
+ * first phase (gen 1) a thread first seen late is charged from attach_ns
+ * as before (what the per-window sums of the time tree need); in later
+ * phases a thread without state starts fresh too.  So after the first
+ * phase blocked and runnable intervals are charged only when they begin
+ * and end within one phase.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -76,6 +89,8 @@ const volatile __u32 sample_after = 0;     /* exact intervals per thread and win
 
 __u64 epoch_ns = 0;                        /* written by user space */
 __u64 attach_ns = 0;                       /* start for threads first seen late */
+__u32 gen = 0;                             /* the on-phase: user space counts its
+                                            * attaches (1: the first), see below */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -191,10 +206,17 @@ static __always_inline struct schedtime_state *st_get(__u32 pid, struct schedtim
 	return sp;
 }
 
+/* A state of an earlier on-phase (see the top). */
+static __always_inline int st_stale(const struct schedtime_state *sp)
+{
+	return sp->gen != gen;
+}
+
 /* A new entry st for a thread (its name and tgid set by the caller),
  * taking over the on-CPU totals of a dead entry of the same pid. */
 static __always_inline void st_adopt(struct schedtime_state *st, const struct schedtime_state *dead)
 {
+	st->gen = gen;
 	if (dead) {
 		st->oncpu_count = dead->oncpu_count;
 		st->oncpu_ns = dead->oncpu_ns;
@@ -459,6 +481,14 @@ static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 n
 	long pstate;
 
 	sp = st_get(pid, &dead);
+	if (sp && st_stale(sp)) {
+		/* on the CPU since at least this phase's attach */
+		sp->gen = gen;
+		sp->state = SCHEDTIME_S_SEEDED;
+		sp->ts = sp->start_ts = attach_ns;
+		if (c)
+			c->stale++;
+	}
 	if (!sp) {
 		if (!tracked(cur, pid, tgid))
 			return;
@@ -510,6 +540,15 @@ static __always_inline void switch_in(const int btf, struct task_struct *next, _
 	__u32 tgid;
 
 	sp = st_get(pid, &dead);
+	if (sp && st_stale(sp)) {
+		/* blocked or runnable through a gap: no interval */
+		sp->gen = gen;
+		sp->state = SCHEDTIME_S_RUNNING;
+		sp->ts = sp->start_ts = now;
+		if (c)
+			c->stale++;
+		return;
+	}
 	if (!sp) {
 		tgid = ST_READ(btf, next, tgid);
 		if (!tracked(next, pid, tgid))
@@ -526,7 +565,8 @@ static __always_inline void switch_in(const int btf, struct task_struct *next, _
 		st.ts = st.start_ts = now;
 		st.stack_id = SCHEDTIME_NO_STACK;
 		st_insert(pid, &st, c); /* first: the key's wakee name is in it */
-		charge(&k, st_part(attach_ns, now), now - attach_ns, 1, 0, 0, c);
+		if (gen <= 1)
+			charge(&k, st_part(attach_ns, now), now - attach_ns, 1, 0, 0, c);
 		return;
 	}
 	if (sp->state == SCHEDTIME_S_BLOCKED) {
@@ -584,6 +624,20 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 	if (!pid)
 		return;
 	sp = st_get(pid, &dead);
+	if (sp && st_stale(sp)) {
+		if (ST_READ(btf, p, on_cpu))
+			return; /* its switch-out starts its phase */
+		/* blocked through a gap: no interval; the runnable one is seen */
+		sp->gen = gen;
+		sp->state = SCHEDTIME_S_RUNNABLE;
+		sp->ts = sp->start_ts = bpf_ktime_get_ns();
+		sp->stack_id = SCHEDTIME_NO_STACK;
+		sp->w = 1;
+		c = ctrs();
+		if (c)
+			c->stale++;
+		return;
+	}
 	if (sp && sp->state != SCHEDTIME_S_BLOCKED)
 		return; /* running (woken before it switched out) or runnable */
 	if (!sp) {
@@ -606,7 +660,7 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 	if (c)
 		c->wakeups++;
 	full = now > sp->start_ts ? now - sp->start_ts : 0;
-	w = st_w_end(sp->w, full);
+	w = fresh && gen > 1 ? 0 : st_w_end(sp->w, full);
 	if (w) {
 		pt = bpf_get_current_pid_tgid();
 		k.pid = pid;

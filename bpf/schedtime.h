@@ -136,6 +136,10 @@ struct schedtime_state {
 	__u32 w;                     /* weight of the interval in progress: 1
 	                              * exact, 2^sample_shift sampled, 0 not
 	                              * sampled (only the state is updated) */
+	__u32 gen;                   /* the attach (on-phase) that wrote the
+	                              * state: one of an earlier phase is stale
+	                              * (core/schedtime_duty.h) */
+	__u32 pad;
 };
 
 /* Per-CPU interrupt context, from the irq/softirq/hrtimer tracepoints. */
@@ -175,6 +179,8 @@ struct schedtime_counters {
 	__u64 forks_followed;        /* children added to the tgid set */
 	__u64 exits;                 /* tracked threads that exited */
 	__u64 unsampled;             /* blocked/runnable intervals not sampled */
+	__u64 stale;                 /* states of an earlier on-phase met (duty
+	                              * cycling): started afresh, no interval */
 };
 
 #endif

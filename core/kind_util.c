@@ -1,5 +1,6 @@
 /* kind_util — shared helpers of the step kinds (see kind_util.h). */
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "kind_util.h"
+#include "probe.h"
 #include "ksym.h"
 #include "profile.h"
 #include "sanitize.h"
@@ -363,6 +365,30 @@ int kind_stacks_get(struct kind_stacks *c, uint32_t id, const struct ksym_table 
 }
 
 /* --- run-time statistics --- */
+
+int kind_load_flavour(const char *name, int (*load)(void *arg, int raw), void *arg, char **cause)
+{
+	int ncpus = libbpf_num_possible_cpus(), err;
+
+	if (ncpus <= 0) {
+		err = ncpus ? ncpus : -EINVAL;
+		kind_set_cause(cause, "cannot count CPUs: %s", strerror(-err));
+		return err;
+	}
+	probe_bump_memlock();
+	err = load(arg, 0);
+	if (err) {
+		probe_log(PROBE_LOG_INFO, "%s: tp_btf refused (%s), trying raw_tp\n", name,
+			  strerror(-err));
+		err = load(arg, 1);
+	}
+	if (err) {
+		kind_set_cause(cause, "cannot load the %s programs: %s%s", name, strerror(-err),
+			       err == -EPERM ? "; run as root" : "");
+		return err;
+	}
+	return ncpus;
+}
 
 int kind_stats_enable(void)
 {

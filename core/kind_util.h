@@ -73,6 +73,12 @@ int kind_stacks_add(struct kind_stacks *c, const struct ksym_table *ks, uint32_t
 /* Nonzero for a frame name of the BPF machinery (dropped from stacks). */
 int kind_frame_is_machinery(const char *name);
 
+/* Counts the CPUs and loads a probe's programs: the tp_btf flavour, else
+ * (refused) the raw_tp one; load(arg, raw) loads one flavour, 0 or -errno.
+ * Returns the number of possible CPUs (> 0), or -errno with *cause
+ * ("cannot load the NAME programs: ..."). */
+int kind_load_flavour(const char *name, int (*load)(void *arg, int raw), void *arg, char **cause);
+
 /* Turns on BPF run-time statistics while held: returns an fd (close it to
  * release) or -errno.  Absent statistics leave run times at 0. */
 int kind_stats_enable(void);

@@ -142,7 +142,9 @@ struct model {
 	struct model_task task[MODEL_MAX_TASKS];
 	unsigned ntask;
 	int ref;                /* index of the reference task, -1: none */
-	double secs;            /* length of the windows the model is built from */
+	double secs;            /* seconds the windows the model is built from
+	                         * cover: their attached time under a duty
+	                         * cycle (core/schedtime_duty.h) */
 	unsigned cpus;          /* cores of the machine */
 	double x;               /* measured cycles per second of the reference */
 	double r;               /* measured response time per cycle (s) */
@@ -154,6 +156,13 @@ struct model {
 	struct model_kthread kthreads[MODEL_MAX_KTHREADS]; /* filled by the caller */
 	unsigned nkthreads;
 	struct model_probe probe;  /* the probe correction applied */
+	/* the probe that measured it, filled by the caller (budget 0: not
+	 * known, not written): the windows' wall length, the fraction of it
+	 * the probe was attached, its cost in % of one CPU on average and
+	 * while attached, and the budget a duty cycle held it to (duty 0:
+	 * none ran) */
+	double wall_s, probe_attached, probe_cost_pct, probe_cost_on_pct, probe_budget_pct;
+	int probe_duty;
 };
 
 struct model_opts {

@@ -16,8 +16,10 @@
 #include "model_capture.h"
 #include "model_window.h"
 #include "probe_schedtime.h"
+#include "probe.h"
 #include "procinfo.h"
 #include "probe_workqueue.h"
+#include "schedtime_duty.h"
 
 static double mc_now(void)
 {
@@ -269,6 +271,56 @@ static void mc_log_line(void *arg, const char *line)
 	fputc('\n', log);
 }
 
+/* The probe's cost so far, ns of CPU: its BPF run time with statistics
+ * on (stats >= 0), else its switches at the calibrated cost. */
+static double mc_cost(struct probe_schedtime *ps, int stats)
+{
+	struct schedtime_counters ctr;
+	uint64_t ns = 0, runs = 0;
+
+	if (stats >= 0) {
+		probe_schedtime_runtime(ps, &ns, &runs);
+		return (double)ns;
+	}
+	if (probe_schedtime_counters(ps, &ctr))
+		return 0;
+	return (double)ctr.switches * SCHEDTIME_DUTY_NS_PER_SWITCH;
+}
+
+/* Attaches or detaches the probe when the duty cycle says so. */
+static int mc_duty_tick(struct schedtime_duty *d, struct probe_schedtime *ps, int stats,
+			double now, const struct model_capture_opts *o, double t0, double *switch_cpu,
+			char **cause)
+{
+	int err = 0;
+	struct timespec a, b;
+	enum schedtime_duty_act act = schedtime_duty_tick(d, now, mc_cost(ps, stats));
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	switch (act) {
+	case SCHEDTIME_DUTY_ATTACH:
+		err = probe_schedtime_attach(ps, cause);
+		if (o->log && o->verbose)
+			fprintf(o->log, "argus: %.3f s: probe attached until %.3f s\n", now - t0,
+				d->on_end - t0);
+		break;
+	case SCHEDTIME_DUTY_DETACH:
+		err = probe_schedtime_detach(ps);
+		if (err)
+			mc_cause(cause, "cannot detach the scheduler-time probe: %s", strerror(-err));
+		if (o->log && o->verbose)
+			fprintf(o->log, "argus: %.3f s: probe detached: cost while attached %.2f%% of "
+				"a CPU, attached %.0f%% of the time from now on\n", now - t0,
+				d->cost_on_pct, d->f * 100);
+		break;
+	default:
+		break;
+	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	*switch_cpu += (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	return err;
+}
+
 int model_capture_run(const struct model_capture_opts *o, struct model_capture **out,
 		      char **cause)
 {
@@ -284,6 +336,8 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	int outfd = -1, err = 0;
 	uint32_t tgid;
 	double t0, next;
+	struct schedtime_duty duty;
+	int stats = -1;
 
 	*out = NULL;
 	if (o->mark_re) {
@@ -336,6 +390,16 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	}
 	snprintf(c->mechanism, sizeof(c->mechanism), "%s", probe_schedtime_mechanism(ps));
 	{
+		char *scause = NULL;
+
+		/* the duty cycle's measure (else switches * the calibrated cost) */
+		stats = probe_bpf_stats_begin(&scause);
+		if (stats < 0 && o->log && o->verbose)
+			fprintf(o->log, "argus: no BPF run-time statistics (%s): the probe's cost is "
+				"estimated from its switches\n", scause ? scause : strerror(-stats));
+		free(scause);
+	}
+	{
 		char *wcause = NULL;
 
 		/* optional: without it kworkers keep their names only */
@@ -360,6 +424,11 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 		goto out;
 	t0 = mc_now();
 	next = t0 + w;
+	{
+		struct schedtime_duty_opts dop = { .budget_pct = o->budget_pct, .window_s = w };
+
+		schedtime_duty_init(&duty, &dop, t0);
+	}
 	{
 		struct probe_schedtime_snap *s = NULL;
 
@@ -394,7 +463,8 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 				goto out;
 			}
 			c->win = nw;
-			g->secs = s->secs;
+			g->secs = s->attached_secs;
+			g->wall_s = s->secs;
 			g->start_s = now - t0 - s->secs;
 			err = mc_convert(s, g);
 			probe_schedtime_snap_free(s);
@@ -404,10 +474,16 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			mc_identify(c); /* while the processes are there */
 			mc_kwakers(c, pw, ks);
 			if (o->log && o->verbose)
-				fprintf(o->log, "argus: window %u: %.2f s, %zu wait edges, %zu threads\n",
-					c->nwin, g->secs, g->nedges, g->nthreads);
+				fprintf(o->log, "argus: window %u: %.2f s (attached %.2f s), %zu wait "
+					"edges, %zu threads\n", c->nwin, g->wall_s, g->secs, g->nedges,
+					g->nthreads);
 			ended = !alive || (o->stop && *o->stop) || now + w / 2 >= t0 + secs;
 			next += w;
+		}
+		if (!o->no_duty) {
+			err = mc_duty_tick(&duty, ps, stats, mc_now(), o, t0, &c->duty_cpu_s, cause);
+			if (err)
+				goto out;
 		}
 		if (outfd >= 0 && model_lines_read(&lines, outfd, mc_now() - t0, mk, mc_log_line,
 						   o->log) <= 0) {
@@ -418,7 +494,9 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			break;
 		{
 			struct pollfd pf = { .fd = outfd, .events = POLLIN };
-			int to = (int)((next - mc_now()) * 1000) + 1;
+			double until = o->no_duty || schedtime_duty_next(&duty) > next
+				       ? next : schedtime_duty_next(&duty);
+			int to = (int)((until - mc_now()) * 1000) + 1;
 
 			if (to < 0)
 				to = 0;
@@ -432,6 +510,19 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	}
 	c->elapsed_s = mc_now() - t0;
 	probe_schedtime_runtime(ps, &c->bpf_ns, &c->bpf_runs);
+	c->stats = stats >= 0;
+	c->budget_pct = duty.o.budget_pct;
+	if (!o->no_duty)
+		schedtime_duty_tick(&duty, mc_now(), mc_cost(ps, stats)); /* the last cost */
+	c->attached = o->no_duty ? 1 : schedtime_duty_fraction(&duty, t0 + c->elapsed_s);
+	c->cost_pct = o->no_duty ? mc_cost(ps, stats) / (c->elapsed_s * 1e9) * 100
+				 : schedtime_duty_cost_pct(&duty, t0 + c->elapsed_s);
+	c->cost_on_pct = c->attached > 0 ? c->cost_pct / c->attached : 0;
+	c->phases = duty.phases;
+	if (o->log && o->verbose && c->phases)
+		fprintf(o->log, "argus: %u on-phases; attaching and detaching took %.1f ms of CPU "
+			"(%.3f%% of one CPU)\n", c->phases, c->duty_cpu_s * 1e3,
+			c->duty_cpu_s / c->elapsed_s * 100);
 	probe_schedtime_close(ps);
 	ps = NULL;
 	probe_workqueue_close(pw);
@@ -469,6 +560,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	c = NULL;
 out:
 	model_mark_fini(mk);
+	probe_bpf_stats_end(stats);
 	probe_schedtime_close(ps);
 	probe_workqueue_close(pw);
 	load_free(l);

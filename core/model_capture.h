@@ -10,6 +10,14 @@
  * The load's stdout is read line by line (copied to argus's stderr) for
  * --mark.
  *
+ * Cost: the probe's BPF run time is measured (run-time statistics on while
+ * the capture runs); when watching all the time would cost more than the
+ * budget (the per-event step budget, 5% of one CPU), the programs are
+ * attached only a fraction of the time (core/schedtime_duty.h; no_duty
+ * turns it off).  A window's graph then has secs = the attached seconds in
+ * it, which every rate the model takes (cycles/s, CPUs, blocks/s) is
+ * divided by, and wall_s = its length.
+ *
  * Boundaries (the model describes the steady state):
  *   mark_re   the first line matching it opens the phase, the next closes
  *             it (or the end of the run); windows wholly inside are kept;
@@ -39,6 +47,8 @@ struct model_capture_opts {
 	const char *mark_re;    /* extended regex, or NULL */
 	FILE *log;              /* the load's output; NULL: dropped */
 	int verbose;            /* and a line per window */
+	int no_duty;            /* attached all the time, whatever the cost */
+	double budget_pct;      /* of one CPU; 0: STEP_EXEC_EVENT_BUDGET_PCT */
 	volatile int *stop;     /* set to end early (a signal); may be NULL */
 	int stats;              /* BPF run-time statistics on while the probe
 	                         * runs (bpf_ns / bpf_runs below: the probe's
@@ -79,7 +89,15 @@ struct model_capture {
 	double mark_open_s, mark_close_s; /* -1 when not seen */
 	uint64_t bpf_ns, bpf_runs;        /* the probe's BPF run time; 0 when
 	                                   * the kernel kept no statistics */
+	int stats;              /* bpf_ns measured (else estimated from switches) */
 	double elapsed_s;
+	/* the duty cycle (schedtime_duty): over the run */
+	double budget_pct;      /* what it held to */
+	double attached;        /* fraction of the time attached (1: always) */
+	double cost_pct;        /* % of one CPU, on average */
+	double cost_on_pct;     /* while attached */
+	unsigned phases;        /* on-phases ended (0: never detached) */
+	double duty_cpu_s;      /* argus's CPU time attaching and detaching */
 	char mechanism[16];
 };
 

@@ -130,16 +130,25 @@ int model_window_steady(struct waitgraph *const *win, unsigned n, uint32_t self,
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned j = i; j < n; j++) {
 			double mb = 0, mu = 0;
+			unsigned seen = 0;
 			int ok = 1;
 
+			/* a window the probe was never attached in (a duty cycle's
+			 * gap) says nothing either way */
 			for (unsigned k = i; k <= j; k++) {
+				if (!(win[k]->secs > 0))
+					continue;
 				mb += b[k];
 				mu += u[k];
+				seen++;
 			}
-			mb /= j - i + 1;
-			mu /= j - i + 1;
+			if (!seen)
+				continue;
+			mb /= seen;
+			mu /= seen;
 			for (unsigned k = i; k <= j && ok; k++)
-				ok = fabs(b[k] - mb) <= tol * mb && fabs(u[k] - mu) <= tol * mu + 1e-4;
+				ok = !(win[k]->secs > 0) ||
+				     (fabs(b[k] - mb) <= tol * mb && fabs(u[k] - mu) <= tol * mu + 1e-4);
 			if (ok && mb > 0 && j - i + 1 > best_len) {
 				best_len = j - i + 1;
 				best_first = i;
@@ -189,7 +198,9 @@ int model_window_marked(struct waitgraph *const *win, unsigned n, const struct m
 	for (unsigned i = 0; i < n; i++) {
 		const struct waitgraph *g = win[i];
 
-		if (g->start_s + 0.05 >= open && g->start_s + g->secs <= close + 0.05) {
+		double len = g->wall_s > 0 ? g->wall_s : g->secs; /* secs: attached */
+
+		if (g->start_s + 0.05 >= open && g->start_s + len <= close + 0.05) {
 			if (!any)
 				*first = i;
 			*last = i;

@@ -279,6 +279,18 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 	cJSON_AddStringToObject(root, "reference", m->ref >= 0 ? m->task[m->ref].name : "");
 	if (m->note[0])
 		cJSON_AddStringToObject(root, "note", m->note);
+	if (m->probe_budget_pct > 0) {
+		cJSON *pr = cJSON_AddObjectToObject(root, "probe");
+
+		if (!pr)
+			goto out;
+		cJSON_AddNumberToObject(pr, "wall_seconds", m->wall_s);
+		cJSON_AddNumberToObject(pr, "attached_fraction", m->probe_attached);
+		cJSON_AddNumberToObject(pr, "cost_pct", m->probe_cost_pct);
+		cJSON_AddNumberToObject(pr, "cost_attached_pct", m->probe_cost_on_pct);
+		cJSON_AddNumberToObject(pr, "budget_pct", m->probe_budget_pct);
+		cJSON_AddBoolToObject(pr, "duty_cycle", m->probe_duty);
+	}
 	tasks = cJSON_AddArrayToObject(root, "tasks");
 	for (unsigned i = 0; tasks && i < m->ntask; i++) {
 		const struct model_task *t = &m->task[i];

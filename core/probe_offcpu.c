@@ -60,8 +60,15 @@ void probe_offcpu_close(struct probe_offcpu *po)
 	free(po);
 }
 
-static int offcpu_load(struct probe_offcpu *po, const struct probe_offcpu_opts *o, int raw)
+struct offcpu_load_arg {
+	struct probe_offcpu *po;
+	const struct probe_offcpu_opts *o;
+};
+
+static int offcpu_load(void *arg, int raw)
 {
+	struct probe_offcpu *po = ((struct offcpu_load_arg *)arg)->po;
+	const struct probe_offcpu_opts *o = ((struct offcpu_load_arg *)arg)->o;
 	const struct kind_filter *f = o->filter;
 	unsigned stacks = o->max_stacks ? o->max_stacks : STEP_DEFAULT_MAX_STACKS;
 	unsigned tasks = o->max_tasks ? o->max_tasks : 16384;
@@ -119,23 +126,13 @@ struct probe_offcpu *probe_offcpu_open(const struct probe_offcpu_opts *o, char *
 		kind_set_cause(cause, "out of memory");
 		goto fail;
 	}
-	po->ncpus = libbpf_num_possible_cpus();
-	if (po->ncpus <= 0) {
-		err = po->ncpus ? po->ncpus : -EINVAL;
-		kind_set_cause(cause, "cannot count CPUs: %s", strerror(-err));
-		goto fail;
-	}
-	probe_bump_memlock();
-	err = offcpu_load(po, o, 0);
-	if (err) {
-		probe_log(PROBE_LOG_INFO, "offcpu: tp_btf refused (%s), trying raw_tp\n",
-			  strerror(-err));
-		err = offcpu_load(po, o, 1);
-	}
-	if (err) {
-		kind_set_cause(cause, "cannot load the offcpu programs: %s%s", strerror(-err),
-			       err == -EPERM ? "; run as root" : "");
-		goto fail;
+	{
+		struct offcpu_load_arg la = { po, o };
+
+		po->ncpus = err = kind_load_flavour("offcpu", offcpu_load, &la, cause);
+		if (err < 0)
+			goto fail;
+		err = 0;
 	}
 	/* the interrupt context first, so no wakeup is seen without it */
 	for (int i = OFFCPU_NPROGS - 1; i >= 0; i--) {

@@ -12,33 +12,17 @@
 
 #include "probe.h"
 #include "probe_schedtime.h"
+#include "schedtime_duty.h"
+#include "schedtime_table.h"
 #include "schedtime.skel.h"
 
 _Static_assert(sizeof(struct schedtime_key) == 64, "schedtime_key layout");
-_Static_assert(sizeof(struct schedtime_state) == 112, "schedtime_state layout");
+_Static_assert(sizeof(struct schedtime_state) == 120, "schedtime_state layout");
 _Static_assert(sizeof(struct schedtime_akey) == 20, "schedtime_akey layout");
 _Static_assert(sizeof(struct schedtime_name) == 24, "schedtime_name layout");
 _Static_assert(sizeof(struct schedtime_val) == 8 * (2 + SCHEDTIME_BUCKETS), "schedtime_val layout");
 
 #define ST_NPROGS 10
-
-/* key -> val, open addressing; user-side baselines and credited parts. */
-struct st_table {
-	struct probe_schedtime_entry *slot;
-	unsigned char *used;
-	size_t cap, n;
-};
-
-/* pid -> who (tgid, comm), the latest seen: from the state map (tracked
- * threads), else the kernel's names map (the other side of a key). */
-struct st_name {
-	uint32_t pid, tgid;
-	char comm[SCHEDTIME_COMM_LEN];
-};
-struct st_names {
-	struct st_name *slot;        /* pid 0 marks a free slot */
-	size_t cap, n;
-};
 
 /* One read of the state map. */
 struct st_thread {
@@ -60,75 +44,19 @@ struct probe_schedtime {
 	struct st_names names;       /* from the state map (tracked threads) */
 	struct st_names onames;      /* from the names map, this read only */
 	uint64_t open_ns, last_ns;   /* monotonic ns: open, last read_window */
+	/* duty cycling (probe_schedtime_detach / _attach) */
+	int attached;
+	uint32_t gen;                /* attaches so far (the kernel's gen) */
+	unsigned gaps;               /* detaches so far */
+	struct st_table dcred;       /* on-CPU parts credited at detaches, for
+	                              * the next read_window (named keys) */
+	uint64_t att_start_ns;       /* the current phase's attach */
+	uint64_t att_ns;             /* attached time of the ended phases */
+	uint64_t att_at_read;        /* attached time at the last read_window */
+	unsigned gaps_at_read;
+	unsigned nph;                /* phases ended since the last read_window */
+	double ph[PROBE_SCHEDTIME_MAX_PHASES];
 };
-
-/* ---- the user-side table ------------------------------------------------ */
-
-static uint64_t st_hash(const struct schedtime_key *k)
-{
-	const unsigned char *p = (const unsigned char *)k;
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
-}
-
-static void st_table_free(struct st_table *t)
-{
-	free(t->slot);
-	free(t->used);
-	memset(t, 0, sizeof(*t));
-}
-
-/* The entry of k, inserted zeroed when absent; NULL on ENOMEM. */
-static struct probe_schedtime_entry *st_table_get(struct st_table *t, const struct schedtime_key *k)
-{
-	size_t i;
-
-	if ((t->n + 1) * 2 > t->cap) {
-		struct st_table g = { 0 };
-
-		g.cap = t->cap ? t->cap * 2 : 256;
-		g.slot = calloc(g.cap, sizeof(*g.slot));
-		g.used = calloc(g.cap, 1);
-		if (!g.slot || !g.used) {
-			st_table_free(&g);
-			return NULL;
-		}
-		for (size_t j = 0; j < t->cap; j++) {
-			if (!t->used[j])
-				continue;
-			i = st_hash(&t->slot[j].key) & (g.cap - 1);
-			while (g.used[i])
-				i = (i + 1) & (g.cap - 1);
-			g.used[i] = 1;
-			g.slot[i] = t->slot[j];
-			g.n++;
-		}
-		st_table_free(t);
-		*t = g;
-	}
-	i = st_hash(k) & (t->cap - 1);
-	while (t->used[i]) {
-		if (!memcmp(&t->slot[i].key, k, sizeof(*k)))
-			return &t->slot[i];
-		i = (i + 1) & (t->cap - 1);
-	}
-	t->used[i] = 1;
-	memset(&t->slot[i], 0, sizeof(t->slot[i]));
-	t->slot[i].key = *k;
-	t->n++;
-	return &t->slot[i];
-}
-
-static void st_val_add(struct schedtime_val *a, const struct schedtime_val *b)
-{
-	a->count += b->count;
-	a->total_ns += b->total_ns;
-	for (int i = 0; i < SCHEDTIME_BUCKETS; i++)
-		a->hist[i] += b->hist[i];
-}
 
 /* ---- open / close ------------------------------------------------------- */
 
@@ -147,6 +75,7 @@ void probe_schedtime_close(struct probe_schedtime *ps)
 	for (int i = 0; i < ST_NPROGS; i++)
 		bpf_link__destroy(ps->links[i]);
 	schedtime_bpf__destroy(ps->skel);
+	st_table_free(&ps->dcred);
 	kind_stacks_free(ps->stacks);
 	st_table_free(&ps->prev);
 	st_table_free(&ps->retired);
@@ -158,8 +87,15 @@ void probe_schedtime_close(struct probe_schedtime *ps)
 	free(ps);
 }
 
-static int st_load(struct probe_schedtime *ps, const struct probe_schedtime_opts *o, int raw)
+struct st_load_arg {
+	struct probe_schedtime *ps;
+	const struct probe_schedtime_opts *o;
+};
+
+static int st_load(void *arg, int raw)
 {
+	struct probe_schedtime *ps = ((struct st_load_arg *)arg)->ps;
+	const struct probe_schedtime_opts *o = ((struct st_load_arg *)arg)->o;
 	struct schedtime_bpf *s = schedtime_bpf__open();
 	const struct kind_filter *f = o->filter;
 	struct bpf_program *tp[ST_NPROGS], *rt[ST_NPROGS];
@@ -255,6 +191,7 @@ static void st_seed(struct probe_schedtime *ps, uint32_t tgid)
 		st.ts = st.start_ts = ps->open_ns;
 		st.stack_id = SCHEDTIME_NO_STACK;
 		st.tgid = tgid;
+		st.gen = ps->gen;
 		bpf_map_update_elem(fd, &pid, &st, BPF_NOEXIST); /* the kernel's entry wins */
 	}
 	closedir(d);
@@ -268,6 +205,35 @@ static int st_read_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 		return -ENOENT;
 	return kind_stackmap_copy(bpf_map__fd(ps->skel->maps.stacks), id, SCHEDTIME_MAX_DEPTH,
 				  ips, max);
+}
+
+/* Attaches every program, as phase gen + 1 starting at now. */
+static int st_attach(struct probe_schedtime *ps, uint64_t now, char **cause)
+{
+	int err;
+
+	ps->skel->bss->attach_ns = now;
+	__atomic_store_n(&ps->skel->bss->gen, ps->gen + 1, __ATOMIC_SEQ_CST);
+	ps->gen++;
+	/* Last to first: each exit before its entry (an expiry entered between
+	 * the two attaches would leave the per-CPU context set for good), and
+	 * the interrupt context before the wakeups that read it. */
+	for (int i = ST_NPROGS - 1; i >= 0; i--) {
+		ps->links[i] = bpf_program__attach(ps->progs[i]);
+		if (!ps->links[i]) {
+			err = -errno;
+			kind_set_cause(cause, "cannot attach %s: %s", bpf_program__section_name(ps->progs[i]),
+				       strerror(-err));
+			for (i++; i < ST_NPROGS; i++) {
+				bpf_link__destroy(ps->links[i]);
+				ps->links[i] = NULL;
+			}
+			return err;
+		}
+	}
+	ps->attached = 1;
+	ps->att_start_ns = now;
+	return 0;
 }
 
 struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *o, char **cause)
@@ -284,23 +250,13 @@ struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *
 	ps->stats_fd = -1;
 	ps->windows = o->windows;
 	ps->tgid_set = o->tgid_set || o->ntgids;
-	ps->ncpus = libbpf_num_possible_cpus();
-	if (ps->ncpus <= 0) {
-		err = ps->ncpus ? ps->ncpus : -EINVAL;
-		kind_set_cause(cause, "cannot count CPUs: %s", strerror(-err));
-		goto fail;
-	}
-	probe_bump_memlock();
-	err = st_load(ps, o, 0);
-	if (err) {
-		probe_log(PROBE_LOG_INFO, "schedtime: tp_btf refused (%s), trying raw_tp\n",
-			  strerror(-err));
-		err = st_load(ps, o, 1);
-	}
-	if (err) {
-		kind_set_cause(cause, "cannot load the schedtime programs: %s%s", strerror(-err),
-			       err == -EPERM ? "; run as root" : "");
-		goto fail;
+	{
+		struct st_load_arg la = { ps, o };
+
+		ps->ncpus = err = kind_load_flavour("schedtime", st_load, &la, cause);
+		if (err < 0)
+			goto fail;
+		err = 0;
 	}
 	ps->stacks = kind_stacks_new(st_read_stack, ps);
 	if (!ps->stacks) {
@@ -320,20 +276,10 @@ struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *
 	if (o->stats)
 		ps->stats_fd = kind_stats_enable();
 	ps->open_ns = ps->last_ns = mono_ns();
-	ps->skel->bss->attach_ns = ps->open_ns;
 	ps->skel->bss->epoch_ns = ps->windows ? ps->open_ns : 0;
-	/* Last to first: each exit before its entry (an expiry entered between
-	 * the two attaches would leave the per-CPU context set for good), and
-	 * the interrupt context before the wakeups that read it. */
-	for (int i = ST_NPROGS - 1; i >= 0; i--) {
-		ps->links[i] = bpf_program__attach(ps->progs[i]);
-		if (!ps->links[i]) {
-			err = -errno;
-			kind_set_cause(cause, "cannot attach %s: %s", bpf_program__section_name(ps->progs[i]),
-				       strerror(-err));
-			goto fail;
-		}
-	}
+	err = st_attach(ps, ps->open_ns, cause);
+	if (err)
+		goto fail;
 	for (size_t i = 0; i < o->ntgids; i++)
 		st_seed(ps, o->tgids[i]);
 	return ps;
@@ -396,60 +342,6 @@ void probe_schedtime_snap_free(struct probe_schedtime_snap *s)
 		return;
 	free(s->e);
 	free(s);
-}
-
-static uint64_t st_pid_hash(uint32_t pid)
-{
-	return (pid * 0x9e3779b97f4a7c15ull) >> 20;
-}
-
-static struct st_name *st_names_find(struct st_names *t, uint32_t pid)
-{
-	size_t i;
-
-	if (!t->cap)
-		return NULL;
-	for (i = st_pid_hash(pid) & (t->cap - 1); t->slot[i].pid; i = (i + 1) & (t->cap - 1))
-		if (t->slot[i].pid == pid)
-			return &t->slot[i];
-	return NULL;
-}
-
-/* Sets pid's name (pid != 0).  0 or -ENOMEM. */
-static int st_names_set(struct st_names *t, uint32_t pid, uint32_t tgid, const char *comm)
-{
-	struct st_name *n = st_names_find(t, pid);
-	size_t i;
-
-	if (!n) {
-		if ((t->n + 1) * 2 > t->cap) {
-			struct st_names g = { .cap = t->cap ? t->cap * 2 : 256 };
-
-			g.slot = calloc(g.cap, sizeof(*g.slot));
-			if (!g.slot)
-				return -ENOMEM;
-			for (size_t j = 0; j < t->cap; j++) {
-				if (!t->slot[j].pid)
-					continue;
-				for (i = st_pid_hash(t->slot[j].pid) & (g.cap - 1); g.slot[i].pid;
-				     i = (i + 1) & (g.cap - 1))
-					;
-				g.slot[i] = t->slot[j];
-				g.n++;
-			}
-			free(t->slot);
-			*t = g;
-		}
-		for (i = st_pid_hash(pid) & (t->cap - 1); t->slot[i].pid; i = (i + 1) & (t->cap - 1))
-			;
-		n = &t->slot[i];
-		n->pid = pid;
-		t->n++;
-	}
-	n->tgid = tgid;
-	memcpy(n->comm, comm, sizeof(n->comm));
-	n->comm[sizeof(n->comm) - 1] = 0;
-	return 0;
 }
 
 /* The name of pid.  The wakee (other 0): from the state map (tracked
@@ -598,14 +490,9 @@ static int st_cumulative(struct probe_schedtime *ps, struct st_table *cum, struc
 	err = st_threads(ps, thr, nthr);
 	if (err)
 		return err;
-	for (size_t i = 0; i < ps->retired.cap; i++) {
-		if (!ps->retired.used[i])
-			continue;
-		e = st_table_get(cum, &ps->retired.slot[i].key);
-		if (!e)
-			return -ENOMEM;
-		st_val_add(&e->val, &ps->retired.slot[i].val);
-	}
+	err = st_table_add_all(cum, &ps->retired);
+	if (err)
+		return err;
 	for (size_t i = 0; i < *nthr; i++) {
 		struct schedtime_key rk = st_oncpu_key((*thr)[i].pid);
 
@@ -662,10 +549,11 @@ static int st_emit(struct probe_schedtime *ps, struct st_table *t, const struct 
 }
 
 /* The in-progress parts of intervals, from its start or `since` to `until`,
- * into out (and into ps->credited).  Entries whose start is after until
- * (they began during the read) get nothing. */
+ * into out (and into ps->credited); on-CPU ones only with oncpu_only.
+ * Entries whose start is after until (they began during the read) and
+ * states of an earlier phase (stale: what they say is over) get nothing. */
 static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, size_t nthr,
-		     uint64_t since, uint64_t until, struct st_table *out)
+		     uint64_t since, uint64_t until, int oncpu_only, struct st_table *out)
 {
 	for (size_t i = 0; i < nthr; i++) {
 		const struct schedtime_state *st = &thr[i].st;
@@ -673,7 +561,9 @@ static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, si
 		struct schedtime_key k;
 		uint64_t from = st->ts > since ? st->ts : since;
 
-		if (from >= until || st->state == SCHEDTIME_S_DEAD)
+		if (from >= until || st->state == SCHEDTIME_S_DEAD || st->gen != ps->gen ||
+		    (oncpu_only && st->state != SCHEDTIME_S_RUNNING &&
+		     st->state != SCHEDTIME_S_SEEDED))
 			continue;
 		memset(&k, 0, sizeof(k));
 		k.pid = thr[i].pid;
@@ -704,11 +594,98 @@ static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, si
 	return 0;
 }
 
-int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_table *ks,
-				struct probe_schedtime_snap **out)
+int probe_schedtime_attached(const struct probe_schedtime *ps)
+{
+	return ps->attached;
+}
+
+int probe_schedtime_attach(struct probe_schedtime *ps, char **cause)
+{
+	return ps->attached ? 0 : st_attach(ps, mono_ns(), cause);
+}
+
+int probe_schedtime_detach(struct probe_schedtime *ps)
+{
+	struct st_thread *thr = NULL;
+	size_t nthr = 0;
+	uint64_t now;
+	double d;
+	int err;
+
+	if (!ps->attached)
+		return 0;
+	now = mono_ns();
+	/* first to last: the switch first, each entry before its exit */
+	for (int i = 0; i < ST_NPROGS; i++) {
+		bpf_link__destroy(ps->links[i]);
+		ps->links[i] = NULL;
+	}
+	ps->attached = 0;
+	ps->gaps++;
+	ps->att_ns += now - ps->att_start_ns;
+	d = (now - ps->att_start_ns) / 1e9;
+	if (ps->nph < PROBE_SCHEDTIME_MAX_PHASES)
+		ps->ph[ps->nph++] = d;
+	else
+		ps->ph[PROBE_SCHEDTIME_MAX_PHASES - 1] = (ps->ph[PROBE_SCHEDTIME_MAX_PHASES - 1] + d) / 2;
+	/* the on-CPU time in progress, which no later charge will bring */
+	err = st_threads(ps, &thr, &nthr);
+	if (!err)
+		err = st_credit(ps, thr, nthr, ps->last_ns, now, 1, &ps->dcred);
+	free(thr);
+	return err;
+}
+
+/* The attached time and phases of a snapshot ending now (since the last
+ * read_window; cumulative: since open). */
+static void st_phases(struct probe_schedtime *ps, uint64_t now, int window,
+		      struct probe_schedtime_snap *s)
+{
+	uint64_t att = ps->att_ns + (ps->attached ? now - ps->att_start_ns : 0);
+
+	s->attached_secs = (att - (window ? ps->att_at_read : 0)) / 1e9;
+	s->gaps = ps->gaps - (window ? ps->gaps_at_read : 0);
+	if (!window)
+		return;
+	memcpy(s->phase_s, ps->ph, ps->nph * sizeof(ps->ph[0]));
+	s->nphases = ps->nph;
+	if (ps->attached && s->nphases < PROBE_SCHEDTIME_MAX_PHASES)
+		s->phase_s[s->nphases++] = (now - (ps->att_start_ns > ps->last_ns ? ps->att_start_ns
+									: ps->last_ns)) / 1e9;
+	ps->att_at_read = att;
+	ps->gaps_at_read = ps->gaps;
+	ps->nph = 0;
+}
+
+/* The end of a read: the table as the snapshot's entries, the counters and
+ * the times. */
+static int st_finish(struct probe_schedtime *ps, struct st_table *t, const struct ksym_table *ks,
+		     uint64_t now, int window, struct probe_schedtime_snap *s)
+{
+	int err = st_emit(ps, t, ks, s);
+
+	if (err)
+		return err;
+	err = probe_schedtime_counters(ps, &s->ctr);
+	s->now_ns = now;
+	s->secs = (now - (window ? ps->last_ns : ps->open_ns)) / 1e9;
+	st_phases(ps, now, window, s);
+	if (window) {
+		ps->last_ns = now;
+		if (ps->gaps)
+			schedtime_duty_reweight(s);
+	}
+	return err;
+}
+
+/* A read: with window, what accrued since the previous read_window (the
+ * kernel's deltas, the parts in progress and those the detaches credited);
+ * else everything since open. */
+static int st_read(struct probe_schedtime *ps, const struct ksym_table *ks, int window,
+		   struct probe_schedtime_snap **out)
 {
 	struct probe_schedtime_snap *s = calloc(1, sizeof(*s));
-	struct st_table win = { 0 }, cum = { 0 };
+	struct st_table res = { 0 }, cum = { 0 };
 	struct st_thread *thr = NULL;
 	size_t nthr = 0;
 	uint64_t now = mono_ns();
@@ -719,55 +696,54 @@ int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_ta
 		return -ENOMEM;
 	/* move the epoch first, then read (and credit what is in progress up
 	 * to it) */
-	if (ps->windows)
+	if (window && ps->windows)
 		__atomic_store_n(&ps->skel->bss->epoch_ns, now, __ATOMIC_SEQ_CST);
 	err = st_cumulative(ps, &cum, &thr, &nthr);
 	if (err)
 		goto out;
-	if (ps->windows) {
-		err = st_credit(ps, thr, nthr, ps->last_ns, now, &win);
-		if (err)
-			goto out;
-	}
+	if (window && ps->windows && ps->attached)
+		err = st_credit(ps, thr, nthr, ps->last_ns, now, 0, &res);
+	if (!err)
+		err = st_table_add_all(&res, window ? &ps->dcred : &ps->credited);
+	if (err)
+		goto out;
+	if (window)
+		st_table_free(&ps->dcred); /* in this window now */
 	for (size_t i = 0; i < cum.cap; i++) {
 		const struct probe_schedtime_entry *v = &cum.slot[i];
 		struct probe_schedtime_entry *p, *w;
 		struct schedtime_key nk;
-		struct schedtime_val d;
+		struct schedtime_val d = v->val;
 
 		if (!cum.used[i])
 			continue;
-		p = st_table_get(&ps->prev, &v->key);
-		if (!p) {
-			err = -ENOMEM;
-			goto out;
+		if (window) {
+			p = st_table_get(&ps->prev, &v->key);
+			if (!p) {
+				err = -ENOMEM;
+				goto out;
+			}
+			d.count -= p->val.count;
+			d.total_ns -= p->val.total_ns;
+			for (int b = 0; b < SCHEDTIME_BUCKETS; b++)
+				d.hist[b] -= p->val.hist[b];
+			p->val = v->val;
+			if (!d.count && !d.total_ns)
+				continue;
 		}
-		d.count = v->val.count - p->val.count;
-		d.total_ns = v->val.total_ns - p->val.total_ns;
-		for (int b = 0; b < SCHEDTIME_BUCKETS; b++)
-			d.hist[b] = v->val.hist[b] - p->val.hist[b];
-		p->val = v->val;
-		if (!d.count && !d.total_ns)
-			continue;
 		nk = st_named(ps, &v->key);
-		w = st_table_get(&win, &nk);
+		w = st_table_get(&res, &nk);
 		if (!w) {
 			err = -ENOMEM;
 			goto out;
 		}
 		st_val_add(&w->val, &d);
 	}
-	err = st_emit(ps, &win, ks, s);
-	if (err)
-		goto out;
-	err = probe_schedtime_counters(ps, &s->ctr);
-	s->now_ns = now;
-	s->secs = (now - ps->last_ns) / 1e9;
-	ps->last_ns = now;
+	err = st_finish(ps, &res, ks, now, window, s);
 out:
 	free(thr);
 	st_table_free(&cum);
-	st_table_free(&win);
+	st_table_free(&res);
 	if (err)
 		probe_schedtime_snap_free(s);
 	else
@@ -775,63 +751,16 @@ out:
 	return err;
 }
 
+int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_table *ks,
+				struct probe_schedtime_snap **out)
+{
+	return st_read(ps, ks, 1, out);
+}
+
 int probe_schedtime_read(struct probe_schedtime *ps, const struct ksym_table *ks,
 			 struct probe_schedtime_snap **out)
 {
-	struct probe_schedtime_snap *s = calloc(1, sizeof(*s));
-	struct st_table all = { 0 }, cum = { 0 };
-	struct st_thread *thr = NULL;
-	size_t nthr = 0;
-	uint64_t now = mono_ns();
-	int err = 0;
-
-	*out = NULL;
-	if (!s)
-		return -ENOMEM;
-	err = st_cumulative(ps, &cum, &thr, &nthr);
-	if (err)
-		goto out;
-	for (size_t i = 0; i < cum.cap; i++) {
-		struct probe_schedtime_entry *e;
-		struct schedtime_key nk;
-
-		if (!cum.used[i])
-			continue;
-		nk = st_named(ps, &cum.slot[i].key);
-		e = st_table_get(&all, &nk);
-		if (!e) {
-			err = -ENOMEM;
-			goto out;
-		}
-		st_val_add(&e->val, &cum.slot[i].val);
-	}
-	for (size_t i = 0; i < ps->credited.cap; i++) {
-		struct probe_schedtime_entry *e;
-
-		if (!ps->credited.used[i])
-			continue;
-		e = st_table_get(&all, &ps->credited.slot[i].key);
-		if (!e) {
-			err = -ENOMEM;
-			goto out;
-		}
-		st_val_add(&e->val, &ps->credited.slot[i].val);
-	}
-	err = st_emit(ps, &all, ks, s);
-	if (err)
-		goto out;
-	err = probe_schedtime_counters(ps, &s->ctr);
-	s->now_ns = now;
-	s->secs = (now - ps->open_ns) / 1e9;
-out:
-	free(thr);
-	st_table_free(&cum);
-	st_table_free(&all);
-	if (err)
-		probe_schedtime_snap_free(s);
-	else
-		*out = s;
-	return err;
+	return st_read(ps, ks, 0, out);
 }
 
 int probe_schedtime_reset(struct probe_schedtime *ps)
@@ -859,60 +788,12 @@ int probe_schedtime_reset(struct probe_schedtime *ps)
 	st_table_free(&ps->prev);
 	st_table_free(&ps->retired);
 	st_table_free(&ps->credited);
+	st_table_free(&ps->dcred);
 	ps->open_ns = ps->last_ns = mono_ns();
+	ps->att_ns = ps->att_at_read = 0;
+	ps->att_start_ns = ps->open_ns;
+	ps->gaps = ps->gaps_at_read = ps->nph = 0;
 	if (ps->windows)
 		__atomic_store_n(&ps->skel->bss->epoch_ns, ps->open_ns, __ATOMIC_SEQ_CST);
 	return 0;
-}
-
-/* ---- names -------------------------------------------------------------- */
-
-const char *probe_schedtime_softirq_name(uint32_t vec)
-{
-	static const char *const names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
-					     "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
-
-	return vec < sizeof(names) / sizeof(names[0]) ? names[vec] : "?";
-}
-
-char *probe_schedtime_other_str(const struct schedtime_key *k, char *buf, size_t len)
-{
-	char comm[4 * SCHEDTIME_COMM_LEN + 1];
-	size_t j = 0;
-
-	for (int i = 0; i < SCHEDTIME_COMM_LEN && k->other_comm[i]; i++) {
-		unsigned char ch = (unsigned char)k->other_comm[i];
-
-		if (ch < 0x20 || ch == 0x7f || ch >= 0x80)
-			j += (size_t)snprintf(comm + j, sizeof(comm) - j, "\\x%02x", ch);
-		else
-			comm[j++] = (char)ch;
-	}
-	comm[j] = 0;
-	switch (k->other_kind) {
-	case SCHEDTIME_OTHER_TASK:
-		if (!k->other_pid)
-			snprintf(buf, len, "idle (%s)", comm);
-		else
-			snprintf(buf, len, "task %s (pid %u, tgid %u)", comm, k->other_pid, k->other_tgid);
-		break;
-	case SCHEDTIME_OTHER_HARDIRQ:
-		if (k->other_vec == SCHEDTIME_IRQ_TIMER)
-			snprintf(buf, len, "hardirq timer");
-		else if (k->other_vec == SCHEDTIME_IRQ_OTHER)
-			snprintf(buf, len, "hardirq (ipi/other)");
-		else
-			snprintf(buf, len, "hardirq %u", k->other_vec);
-		break;
-	case SCHEDTIME_OTHER_SOFTIRQ:
-		snprintf(buf, len, "softirq %s", probe_schedtime_softirq_name(k->other_vec));
-		break;
-	case SCHEDTIME_OTHER_PENDING:
-		snprintf(buf, len, "still in progress");
-		break;
-	default:
-		snprintf(buf, len, "no wakeup seen");
-		break;
-	}
-	return buf;
 }

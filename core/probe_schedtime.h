@@ -54,6 +54,21 @@
  * from /proc (state R: running or runnable; otherwise blocked since open,
  * no stack), so a thread blocked through the whole run is still counted.
  *
+ * Duty cycling: probe_schedtime_detach destroys the programs' links (they
+ * cost nothing until probe_schedtime_attach; the maps stay), so a caller
+ * can hold a CPU budget on a load that switches too often to be watched
+ * all the time (core/schedtime_duty.h decides when).  After a gap a
+ * thread's state is stale: blocked and runnable intervals are charged only
+ * when they begin and end within one on-phase (those in progress at a
+ * detach are lost), on-CPU time is exact over the attached time (the parts
+ * in progress at a detach are credited then, as PENDING parts of the next
+ * read_window).  A snapshot says how long the programs were attached in
+ * it (attached_secs: what its counts are a rate of) and the phases that
+ * ended in it; once a gap happened, read_window corrects its blocked and
+ * runnable entries for the length bias of the phases
+ * (schedtime_duty_reweight).  Call read_window between phases (detached):
+ * a phase split by a read is weighted as two.
+ *
  * Everything is owned by this process's fds: close (or exit) leaves nothing
  * loaded.
  */
@@ -116,6 +131,8 @@ struct probe_schedtime_entry {
 	unsigned nframes;           /* 0: no stack */
 };
 
+#define PROBE_SCHEDTIME_MAX_PHASES 16
+
 struct probe_schedtime_snap {
 	struct probe_schedtime_entry *e; /* n entries, owned by the snapshot */
 	size_t n;
@@ -123,6 +140,13 @@ struct probe_schedtime_snap {
 	uint64_t now_ns;                 /* CLOCK_MONOTONIC at the read */
 	double secs;                     /* covered: since open (read) or since
 	                                  * the previous read_window */
+	double attached_secs;            /* of secs, the time the programs were
+	                                  * attached (= secs without detaches) */
+	unsigned gaps;                   /* detaches in it (read: since open) */
+	unsigned nphases;                /* read_window: lengths of the on-phases */
+	double phase_s[PROBE_SCHEDTIME_MAX_PHASES]; /* that ended in it (and the
+	                                  * one in progress, so far); more
+	                                  * than the maximum fold into the last */
 };
 
 /* Snapshots; stacks symbolised with ks (NULL: hex addresses).  *out is the
@@ -132,6 +156,14 @@ int probe_schedtime_read(struct probe_schedtime *ps, const struct ksym_table *ks
 int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_table *ks,
 				struct probe_schedtime_snap **out);
 void probe_schedtime_snap_free(struct probe_schedtime_snap *s); /* NULL-safe */
+
+/* Detaches every program (nothing runs until attach; counts are kept).
+ * 0 (also when detached already) or -errno. */
+int probe_schedtime_detach(struct probe_schedtime *ps);
+/* Attaches them again: a new on-phase.  0 (also when attached) or -errno
+ * with *cause (caller frees; the programs stay detached). */
+int probe_schedtime_attach(struct probe_schedtime *ps, char **cause);
+int probe_schedtime_attached(const struct probe_schedtime *ps);
 
 /* Zeroes what was counted (the programs stay attached).  0 or -errno. */
 int probe_schedtime_reset(struct probe_schedtime *ps);

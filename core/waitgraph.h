@@ -80,7 +80,12 @@ struct waitgraph {
 	size_t nedges, edge_cap;
 	struct wg_thread *threads;
 	size_t nthreads, thread_cap;
-	double secs;                /* window length (sum when merged) */
+	double secs;                /* seconds the counts cover (sum when
+	                             * merged): every rate divides by it; the
+	                             * probe's attached time in the window under
+	                             * a duty cycle (core/schedtime_duty.h) */
+	double wall_s;              /* the window's length (sum when merged);
+	                             * 0: secs */
 	double start_s;             /* offset of the window from the start */
 	/* private: edge index + 1 by key hash (open addressing), so adding
 	 * and merging stay linear in the edges (the TUI merges every

@@ -20,8 +20,8 @@
 static const char model_usage[] =
 	"usage: argus model [--duration S] [--window S] [--steady [--tolerance F] | --mark RE]\n"
 	"                   [--what-if SPEC] [--format text|lqn|lqnx|json|dot]\n"
-	"                   [--cpus N] [--probe-correction stats|estimate|none] [-v]\n"
-	"                   (-p PID | -- CMD ARGS)\n"
+	"                   [--cpus N] [--probe-correction stats|estimate|none]\n"
+	"                   [--budget PCT | --no-duty] [-v] (-p PID | -- CMD ARGS)\n"
 	"\n"
 	"Runs the load under the scheduler-time probe (who wakes whom, blocked time by\n"
 	"kernel stack, on-CPU time) and derives a layered queueing model: tasks with\n"
@@ -44,6 +44,10 @@ static const char model_usage[] =
 	"                     predicts the load without it: stats (default: its cost per\n"
 	"                     event from BPF run-time statistics), estimate (fixed costs,\n"
 	"                     no statistics), none (the model of the probed load)\n"
+	"      --budget PCT   the probe's CPU budget, % of one CPU (default 5): when\n"
+	"                     watching all the time costs more, it is attached only\n"
+	"                     part of the time (a duty cycle), rates per attached second\n"
+	"      --no-duty      keep the probe attached all the time, whatever it costs\n"
 	"  -p, --pid PID      an already running process (and its children)\n"
 	"  -v, --verbose      windows and libbpf's messages on stderr\n"
 	"  -h, --help         this help\n"
@@ -125,6 +129,8 @@ int cmd_model(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "probe-correction", required_argument, NULL, 'P' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "no-duty", no_argument, NULL, 'D' },
+		{ "budget", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -164,6 +170,17 @@ int cmd_model(int argc, char **argv)
 				co.steady_tol = v;
 			break;
 		case 'S': co.steady = 1; break;
+		case 'D': co.no_duty = 1; break;
+		case 'B':
+			v = strtod(optarg, &end);
+			if (end == optarg || *end || !(v > 0) || !(v <= 100)) {
+				fprintf(stderr, "argus: bad --budget '%s': give a %% of one CPU, 0 < PCT <= 100\n",
+					optarg);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			co.budget_pct = v;
+			break;
 		case 'M': co.mark_re = optarg; break;
 		case 'W':
 			if (model_whatif_parse(optarg, &wi)) {
@@ -226,7 +243,7 @@ int cmd_model(int argc, char **argv)
 			goto out;
 		default:
 			fprintf(stderr, "argus: model: %s '%s'; 'argus model --help' lists the options\n",
-				optopt && strchr("dwfpTMWCP", optopt) ? "missing value for" : "unknown option",
+				optopt && strchr("dwfpTMWCPB", optopt) ? "missing value for" : "unknown option",
 				argv[optind - 1]);
 			ret = EXIT_USAGE;
 			goto out;
@@ -282,12 +299,28 @@ int cmd_model(int argc, char **argv)
 		goto out;
 	}
 	model_name_tasks(m, cap);
-	fprintf(stderr, "argus: model from windows %u..%u of %u (%.1f s of %.1f s; %s)%s%s\n",
-		cap->first + 1, cap->last + 1, cap->nwin, cap->kept->secs, cap->elapsed_s,
-		cap->mechanism, m->note[0] ? "; " : "", m->note);
+	fprintf(stderr, "argus: model from windows %u..%u of %u (%.1f s of %.1f s, probe attached "
+		"%.1f s of them; %s)%s%s\n", cap->first + 1, cap->last + 1, cap->nwin,
+		cap->kept->wall_s, cap->elapsed_s, cap->kept->secs, cap->mechanism,
+		m->note[0] ? "; " : "", m->note);
 	if (cap->bpf_runs && cap->elapsed_s > 0)
 		fprintf(stderr, "argus: scheduler-time probe cost %.3f%% of one CPU (%.2f us per event)\n",
 			cap->bpf_ns / (cap->elapsed_s * 1e9) * 100, cap->bpf_ns / 1e3 / cap->bpf_runs);
+	if (co.no_duty)
+		fprintf(stderr, "argus: probe attached 100%% of the time (--no-duty); cost %.3f%% of "
+			"one CPU%s\n", cap->cost_pct, cap->stats ? "" : " (estimated from its switches)");
+	else
+		fprintf(stderr, "argus: probe attached %.1f%% of the time (%s %g%% budget); cost "
+			"while attached %.3f%%, on average %.3f%% of one CPU%s\n", cap->attached * 100,
+			cap->phases ? "a duty cycle to hold the" : "no duty cycle: within the",
+			cap->budget_pct, cap->cost_on_pct, cap->cost_pct,
+			cap->stats ? "" : " (estimated from its switches)");
+	m->wall_s = cap->kept->wall_s;
+	m->probe_attached = cap->attached;
+	m->probe_cost_pct = cap->cost_pct;
+	m->probe_cost_on_pct = cap->cost_on_pct;
+	m->probe_budget_pct = cap->budget_pct;
+	m->probe_duty = cap->phases > 0;
 	if (m->probe.source == MODEL_PROBE_NONE)
 		fprintf(stderr, "argus: no probe correction (--probe-correction none): the demands are "
 			"those of the load under the probe\n");

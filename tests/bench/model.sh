@@ -16,10 +16,13 @@
 #     it used.  Targets: within 5% at N, within 15% at 2N.
 #  2. overhead of the causality program: tier3 as a message ping-pong (no
 #     think time, no CPU work, no lock, no I/O) alone and under argus model,
-#     interleaved; the ratio of throughputs, and the probe's own BPF run
-#     time in % of one CPU (the step budget of the per-event kinds is 5%);
-#     with OLD_ARGUS=path an older argus binary in the same rounds, side
-#     by side (e.g. one built from e0770a7, before the overhead work).
+#     interleaved, with the duty cycle (the default) and without
+#     (--no-duty); the ratio of throughputs, the share of the time the
+#     probe was attached, and its own BPF run time in % of one CPU while
+#     attached and on average (the step budget of the per-event kinds is
+#     5%: the duty cycle holds the average to it); with OLD_ARGUS=path an
+#     older argus binary in the same rounds, side by side (e.g. one built
+#     from e0770a7, before the overhead work).
 # The machine is shared: say so with the numbers (load average printed).
 #   ROUNDS (default 2)  SECS per run (default 6)  THINK (ms, default 10)
 #   PART=predict|overhead (default both)
@@ -84,34 +87,47 @@ done
 [ "$PART" = predict ] && exit 0
 echo
 echo "overhead on a message-heavy load (tier3 --think-ms 0, no CPU work, lock or I/O; 2 clients)"
-echo "alone / under argus model${OLD_ARGUS:+ / under the older argus (OLD_ARGUS=$OLD_ARGUS)}, interleaved;"
-echo "probe %CPU and us/event: the BPF programs' run time in a second run of each with"
-echo "kernel.bpf_stats_enabled=1 (the statistics cost a little themselves)"
+echo "alone / under argus model (duty: the default, a duty cycle holding the 5% budget;"
+echo "full: --no-duty, attached all the time)${OLD_ARGUS:+ / under the older argus (OLD_ARGUS=$OLD_ARGUS)}, interleaved;"
+echo "attached: the share of the time the probe was attached; cost: its BPF run time in % of"
+echo "one CPU while attached and on average over the run, as argus reports it (it turns the"
+echo "run-time statistics on itself; the older argus in a second run with"
+echo "kernel.bpf_stats_enabled=1); ratio: throughput under argus / alone"
 msg="--clients 2 --think-ms 0 --front-us 0 --back-us 0 --lock-us 0 --io 0 --warmup 1"
-printf '%-5s %-6s %12s %12s %8s %12s %10s\n' round argus "alone ops/s" "model ops/s" ratio "probe %CPU" "us/event"
+printf '%-5s %-6s %12s %12s %7s %9s %10s %9s %9s\n' round argus "alone ops/s" "model ops/s" ratio attached "cost att." "cost avg" "us/event"
 stats0=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
-under() { # argus-binary stats(0|1) -> "ops_per_sec pct us"
-	# an argus with the probe correction turns the statistics on itself
-	# (its default): off here, the sysctl decides
+under() { # argus-binary stats(0|1) [options] -> "ops_per_sec attached% cost_att% cost_avg% us"
+	bin=$1 st=$2
+	shift 2
+	# an argus with the probe correction needs no statistics for this run:
+	# the correction does not change what the probe costs
 	pc=
-	"$1" model --help 2>&1 | grep -q -- --probe-correction && pc="--probe-correction none"
-	[ "$2" = 1 ] && sysctl -qw kernel.bpf_stats_enabled=1
-	"$1" model --duration $((SECS + 1)) $pc -- "$T3" $msg --seconds "$SECS" >/dev/null 2>"$TMP/err"
-	[ "$2" = 1 ] && sysctl -qw kernel.bpf_stats_enabled="$stats0"
+	"$bin" model --help 2>&1 | grep -q -- --probe-correction && pc="--probe-correction none"
+	[ "$st" = 1 ] && sysctl -qw kernel.bpf_stats_enabled=1
+	"$bin" model --duration $((SECS + 1)) $pc "$@" -- "$T3" $msg --seconds "$SECS" >/dev/null 2>"$TMP/err"
+	[ "$st" = 1 ] && sysctl -qw kernel.bpf_stats_enabled="$stats0"
 	b=$(sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p' "$TMP/err")
 	c=$(sed -n 's/.*probe cost \([0-9.]*\)% of one CPU (\([0-9.]*\) us per event).*/\1 \2/p' "$TMP/err")
-	echo "${b:-0} ${c:-- -}"
+	d=$(sed -n 's/.*probe attached \([0-9.]*\)% of the time.*cost while attached \([0-9.]*\)%, on average \([0-9.]*\)%.*/\1 \2 \3/p' "$TMP/err")
+	[ -n "$d" ] || d=$(sed -n 's/.*probe attached \(100\)% of the time (--no-duty); cost \([0-9.]*\)%.*/\1 \2 \2/p' "$TMP/err")
+	set -- ${c:-- -}
+	[ -n "$d" ] || d="100 $1 $1" # an older argus: attached all the time
+	echo "${b:-0} $d $2"
+}
+row() { # round which alone "ops att costatt costavg us"
+	set -- "$1" "$2" "$3" $4
+	awk -v r="$1" -v w="$2" -v a="$3" -v b="$4" -v f="$5" -v c="$6" -v g="$7" -v u="$8" \
+		'BEGIN { printf "%-5s %-6s %12.0f %12.0f %7.3f %8s%% %9s%% %8s%% %9s\n", r, w, a, b, (a > 0 ? b / a : 0), f, c, g, u }'
 }
 for r in $(seq 1 "$ROUNDS"); do
 	a=$("$T3" $msg --seconds "$SECS" | sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p')
-	for which in new ${OLD_ARGUS:+old}; do
-		bin=$ARGUS
-		[ $which = old ] && bin=$OLD_ARGUS
-		set -- $(under "$bin" 0)
+	row "$r" duty "$a" "$(under "$ARGUS" 0)"
+	row "$r" full "$a" "$(under "$ARGUS" 0 --no-duty)"
+	if [ -n "${OLD_ARGUS:-}" ]; then
+		set -- $(under "$OLD_ARGUS" 0)
 		b=$1
-		set -- $(under "$bin" 1)
-		awk -v r="$r" -v w="$which" -v a="$a" -v b="$b" -v c="$2" -v u="$3" \
-			'BEGIN { printf "%-5s %-6s %12.0f %12.0f %8.3f %11s%% %10s\n", r, w, a, b, (a > 0 ? b / a : 0), c, u }'
-	done
+		set -- $(under "$OLD_ARGUS" 1)
+		row "$r" old "$a" "$b $2 $3 $4 $5"
+	fi
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

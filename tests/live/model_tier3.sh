@@ -144,7 +144,7 @@ grep -q "never matched the load's output" "$TMP/err" || { cat "$TMP/err"; fail "
 "$ARGUS" model --steady --mark x -- true 2>"$TMP/err"; [ $? = 2 ] || fail "--steady with --mark not a usage error"
 "$ARGUS" model -- /nonexistent/cmd 2>"$TMP/err"; [ $? = 127 ] || { cat "$TMP/err"; fail "a command that cannot run does not exit 127"; }
 
-# nothing left behind: no argus model process (its programs die with it:
+# nothing left behind (this tree's binaries: other work may run its own): no argus model process (its programs die with it:
 # nothing is pinned; other tests may load schedtime programs meanwhile, so
 # the program list itself is not looked at), no tier3 process
 sleep 0.5

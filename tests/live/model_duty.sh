@@ -1,0 +1,93 @@
+#!/bin/sh
+# model_duty — `argus model` holds the probe's CPU budget on a message-heavy
+# load by a duty cycle (core/schedtime_duty.h), and the model stays right.
+# Load: tests/scenarios/tier3 with 2 clients, a 20 us think time and no CPU
+# work, lock hold or I/O (~10^4 requests/s, ~10^5 switches/s: the probe
+# watching all the time costs ~6% of a CPU here), under --budget 2 so the
+# duty cycle engages whatever the machine's speed.  Checks, from argus's
+# own report of itself (the JSON's "probe"):
+#   - the duty cycle engaged: attached fraction < 1, and about 0.9 *
+#     budget / (cost while attached) (it aims 10% under the budget);
+#   - the average cost is within the budget (10% slack for the last,
+#     partial period) and = attached fraction * cost while attached;
+#   - the model's structure: t3-client (the reference, 2 threads) ->
+#     t3-front -> t3-back, ~1 call per request each way over unix sockets,
+#     nothing else in the call graph but the lock (and a disk, if a stray
+#     write showed);
+#   - rates are per attached second: the model's throughput is within 15%
+#     of what tier3 itself measured (divided by the wall time it would be
+#     short by the attached fraction);
+# then --no-duty: attached all the time (fraction 1, no duty cycle), and the
+# message ping-pong itself (think 0) under the default budget: duty cycled
+# when watching it all the time costs more than that, within the budget.
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd python3
+T3="$BUILD/scenarios/tier3"
+[ -x "$T3" ] || skip "no $T3; run make"
+msg="--clients 2 --front-us 0 --back-us 0 --lock-us 0 --io 0 --warmup 1"
+
+check() { # json stderr budget expect(duty|full) think
+	python3 - "$@" <<'PY'
+import json, re, sys
+m = json.load(open(sys.argv[1])); err = open(sys.argv[2]).read()
+budget, expect, think = float(sys.argv[3]), sys.argv[4], sys.argv[5]
+p = m.get("probe")
+def need(c, why):
+    if not c:
+        print("wrong:", why); print(json.dumps({k: v for k, v in m.items() if k != "kernel_wakers"}, indent=1)[:3000]); sys.exit(1)
+need(p is not None, "no probe fields in the JSON")
+need(abs(p["budget_pct"] - budget) < 1e-9, "budget %g, not %g" % (p["budget_pct"], budget))
+f, avg, on = p["attached_fraction"], p["cost_pct"], p["cost_attached_pct"]
+print("attached %.3f, cost while attached %.2f%%, on average %.2f%%, budget %g%%" % (f, on, avg, budget))
+need(abs(avg - f * on) <= 0.02 * on + 1e-6, "average %.3f != fraction %.3f * attached cost %.3f" % (avg, f, on))
+line = re.search(r"probe attached ([0-9.]+)% of the time", err)
+need(line and abs(float(line.group(1)) / 100 - f) < 0.002, "stderr's attached share != the JSON's")
+if expect == "full" or on <= budget:
+    need(f == 1 and not p["duty_cycle"], "attached %.3f (duty %s), expected all the time" % (f, p["duty_cycle"]))
+else:
+    need(p["duty_cycle"] and f < 1, "no duty cycle at %.2f%% > budget %g%%" % (on, budget))
+    need(avg <= budget * 1.1, "average cost %.2f%% over the budget %g%%" % (avg, budget))
+    need(abs(f - 0.9 * budget / on) <= 0.25 * budget / on, "fraction %.3f, 0.9 * budget / cost %.3f" % (f, 0.9 * budget / on))
+if think == "0":
+    sys.exit(0)  # the ping-pong without think time: cost only (see the top)
+t = {x["name"]: x for x in m["tasks"]}
+need({"t3-client", "t3-front", "t3-back"} <= set(t) <= {"t3-client", "t3-front", "t3-back", "t3-back.lock", "disk"},
+     "tasks are %s" % sorted(t))
+need(m["reference"] == "t3-client" and t["t3-client"]["threads"] == 2, "the reference, 2 threads")
+calls = {(a, c["to"]): c for a in t for c in t[a]["calls"]}
+need({("t3-client", "t3-front"), ("t3-front", "t3-back")} <= set(calls) <=
+     {("t3-client", "t3-front"), ("t3-front", "t3-back"), ("t3-back", "t3-back.lock"),
+      ("t3-back", "disk"), ("t3-client", "disk"), ("t3-front", "disk")}, "calls are %s" % sorted(calls))
+for k in [("t3-client", "t3-front"), ("t3-front", "t3-back")]:
+    need(0.8 <= calls[k]["mean"] <= 1.25, "%s -> %s: %.2f calls per request" % (k + (calls[k]["mean"],)))
+    need(calls[k]["channel"] == "unix", "channel of %s" % (k,))
+own = re.search(r"tier3: clients=2 .*ops_per_sec=([0-9.]+)", err)
+need(own, "tier3 printed no throughput")
+x = float(own.group(1))
+need(abs(m["throughput"] - x) <= 0.15 * x, "model throughput %.0f/s, tier3 measured %.0f/s" % (m["throughput"], x))
+print("structure ok, throughput %.0f/s (tier3: %.0f/s)" % (m["throughput"], x))
+PY
+}
+
+"$ARGUS" model --budget 2 --duration 6 --mark 'steady begin' --format json -- \
+	"$T3" $msg --think-ms 0.02 --seconds 8 >"$TMP/d.json" 2>"$TMP/d.err" ||
+	{ cat "$TMP/d.err"; fail "argus model --budget 2 failed"; }
+grep -v '^libbpf' "$TMP/d.err" | grep '^argus'
+check "$TMP/d.json" "$TMP/d.err" 2 duty 0.02 || fail "duty cycle at --budget 2 (above)"
+
+"$ARGUS" model --no-duty --budget 2 --duration 6 --mark 'steady begin' --format json -- \
+	"$T3" $msg --think-ms 0.02 --seconds 8 >"$TMP/n.json" 2>"$TMP/n.err" ||
+	{ cat "$TMP/n.err"; fail "argus model --no-duty failed"; }
+grep -q 'probe attached 100% of the time (--no-duty)' "$TMP/n.err" || { cat "$TMP/n.err"; fail "--no-duty not said"; }
+check "$TMP/n.json" "$TMP/n.err" 2 full 0.02 || fail "--no-duty (above)"
+
+"$ARGUS" model --duration 5 --format json -- "$T3" $msg --think-ms 0 --seconds 6 \
+	>"$TMP/p.json" 2>"$TMP/p.err" || { cat "$TMP/p.err"; fail "argus model on the ping-pong failed"; }
+check "$TMP/p.json" "$TMP/p.err" 5 auto 0 || fail "the message ping-pong at the default budget (above)"
+
+"$ARGUS" model --budget 0 -- true 2>"$TMP/err"; [ $? = 2 ] || fail "--budget 0 not a usage error"
+grep -q "bad --budget" "$TMP/err" || fail "no --budget message"
+sleep 0.5
+pgrep -f "$T3 " >/dev/null && fail "tier3 processes left running"
+echo "PASS"
