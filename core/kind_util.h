@@ -1,6 +1,5 @@
-/* kind_util — what the step kinds' probe files (core/probe_*.c, and
- * core/kind_offcpu.c over core/probe_offcpu.c) share: the filter resolved
- * for BPF, user-side snapshots of monotonic map values (windows are
+/* kind_util — what the step kinds' probe files (core/probe_*.c) share: the
+ * filter resolved for BPF (and set in a skeleton's rodata), user-side snapshots of monotonic map values (windows are
  * differences; nothing is deleted while BPF runs), a cache of symbolised
  * kernel stacks, and BPF run-time statistics.
  */
@@ -9,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>            /* KIND_FILTER_SET */
 
 struct ksym_table;
 struct profile;
@@ -28,6 +28,25 @@ struct kind_filter {
  * cgroup2 mount is made absolute and its id (inode) taken.  0, or -errno
  * with *cause (caller frees). */
 int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, char **cause);
+
+/* Sets the step filter's rodata of bpf/filter.bpf.h (filter_pid, _tgid,
+ * _cgroup, _comm_on, _comm) in ro, a skeleton's rodata between open and
+ * load, from f (a const struct kind_filter *; NULL = none).  A macro: every
+ * skeleton has its own rodata type and this file knows none. */
+#define KIND_FILTER_SET(ro, f)                                                    \
+	do {                                                                      \
+		const struct kind_filter *kf_ = (f);                              \
+		if (kf_) {                                                        \
+			(ro)->filter_pid = kf_->pid;                              \
+			(ro)->filter_tgid = kf_->tgid;                            \
+			(ro)->filter_cgroup = kf_->cgroup_id;                     \
+			if (kf_->comm[0]) {                                       \
+				(ro)->filter_comm_on = 1;                         \
+				memcpy((char *)(ro)->filter_comm, kf_->comm,      \
+				       sizeof(kf_->comm));                        \
+			}                                                         \
+		}                                                                 \
+	} while (0)
 
 /* Resolves a cgroup path from a step (an LLM, a file, a person) to the
  * absolute directory it names: absolute under the cgroup2 mount, or taken
