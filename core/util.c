@@ -60,6 +60,7 @@ int util_read_stream(FILE *f, size_t max, char **out, size_t *len)
 	int err = 0;
 
 	*out = NULL;
+	errno = 0;
 	for (;;) {
 		size_t r;
 
@@ -84,7 +85,7 @@ int util_read_stream(FILE *f, size_t max, char **out, size_t *len)
 			break;
 	}
 	if (ferror(f)) {
-		err = -EIO;
+		err = errno ? -errno : -EIO; /* fread's read(2) failure, e.g. EISDIR */
 		goto out;
 	}
 	buf[n] = '\0';
@@ -107,6 +108,23 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len)
 		return -errno;
 	err = util_read_stream(f, max, out, len);
 	fclose(f);
+	return err;
+}
+
+int util_read_file_cause(const char *path, size_t max, char **out, size_t *len, char **cause)
+{
+	FILE *f = fopen(path, "re");
+	int err;
+
+	*out = NULL;
+	if (!f)
+		return util_fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
+	err = util_read_stream(f, max, out, len);
+	fclose(f);
+	if (err == -ENOMEM)
+		util_cause(cause, "%s: out of memory", path);
+	else if (err && err != -EFBIG)
+		util_cause(cause, "cannot read %s: %s", path, strerror(-err));
 	return err;
 }
 

@@ -30,6 +30,12 @@ int util_read_stream(FILE *f, size_t max, char **out, size_t *len);
 /* util_read_stream on the file at path (opened close-on-exec). */
 int util_read_file(const char *path, size_t max, char **out, size_t *len);
 
+/* util_read_file saying what failed in *cause ("cannot open PATH: why",
+ * "cannot read PATH: why", "PATH: out of memory"), except -EFBIG (more
+ * than max bytes), which the caller says: it knows what the file should
+ * have been. */
+int util_read_file_cause(const char *path, size_t max, char **out, size_t *len, char **cause);
+
 /* Where the cgroup2 file system is mounted (from /proc/self/mounts), into
  * buf; 0, -ENOENT when none is, or -errno. */
 int util_cgroup2_mount(char *buf, size_t len);
