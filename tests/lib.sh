@@ -4,6 +4,11 @@ skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (BPF and perf_event)"; }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+# need_built PATH: skip when a program the build makes is not there
+need_built() { [ -x "$1" ] || skip "no $1; run make first"; }
+# need_scenario VAR NAME: VAR=$BUILD/scenarios/NAME (tests/scenarios/NAME.c),
+# skipping when it is not built
+need_scenario() { eval "$1=\$BUILD/scenarios/$2"; need_built "$BUILD/scenarios/$2"; }
 : "${ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${ARGUS:=$ROOT/argus}"
 : "${BUILD:=$ROOT/build}"
