@@ -110,13 +110,13 @@ struct probe_offcpu *probe_offcpu_open(const struct probe_offcpu_opts *o, char *
 
 	if (!po) {
 		err = -ENOMEM;
-		kind_set_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		goto fail;
 	}
 	po->ncpus = libbpf_num_possible_cpus();
 	if (po->ncpus <= 0) {
 		err = po->ncpus ? po->ncpus : -EINVAL;
-		kind_set_cause(cause, "cannot count CPUs: %s", strerror(-err));
+		util_cause(cause, "cannot count CPUs: %s", strerror(-err));
 		goto fail;
 	}
 	probe_bump_memlock();
@@ -127,8 +127,8 @@ struct probe_offcpu *probe_offcpu_open(const struct probe_offcpu_opts *o, char *
 		err = offcpu_load(po, o, 1);
 	}
 	if (err) {
-		kind_set_cause(cause, "cannot load the offcpu programs: %s%s", strerror(-err),
-			       err == -EPERM ? "; run as root" : "");
+		util_cause(cause, "cannot load the offcpu programs: %s%s", strerror(-err),
+			   err == -EPERM ? "; run as root" : "");
 		goto fail;
 	}
 	/* the interrupt context first, so no wakeup is seen without it */
@@ -136,8 +136,8 @@ struct probe_offcpu *probe_offcpu_open(const struct probe_offcpu_opts *o, char *
 		po->links[i] = bpf_program__attach(po->progs[i]);
 		if (!po->links[i]) {
 			err = -errno;
-			kind_set_cause(cause, "cannot attach %s: %s",
-				       bpf_program__section_name(po->progs[i]), strerror(-err));
+			util_cause(cause, "cannot attach %s: %s",
+				   bpf_program__section_name(po->progs[i]), strerror(-err));
 			goto fail;
 		}
 	}
