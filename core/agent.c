@@ -8,6 +8,7 @@
 
 #include "agent.h"
 #include "step.h"
+#include "util.h"
 
 void agent_reply_clear(struct agent_reply *r)
 {
@@ -25,24 +26,14 @@ void agent_reply_clear(struct agent_reply *r)
 int agent_reply_line(struct agent_reply *r, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL, **v;
-	int n;
+	int err;
 
 	if (!r)
 		return 0;
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	err = util_lines_vadd(&r->lines, &r->nlines, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	v = realloc(r->lines, (r->nlines + 1) * sizeof(*v));
-	if (!v) {
-		free(s);
-		return -ENOMEM;
-	}
-	r->lines = v;
-	r->lines[r->nlines++] = s;
-	return 0;
+	return err;
 }
 
 int agent_reply_propose(struct agent_reply *r, const struct agent_step_spec *sp,

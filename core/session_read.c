@@ -37,22 +37,12 @@ static int add_note(struct session_log *l, const char *fmt, ...)
 static int add_note(struct session_log *l, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL, **n;
+	int err;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	err = util_lines_vadd(&l->notes, &l->nnotes, fmt, ap);
 	va_end(ap);
-	if (!s)
-		return -ENOMEM;
-	n = realloc(l->notes, (l->nnotes + 1) * sizeof(*n));
-	if (!n) {
-		free(s);
-		return -ENOMEM;
-	}
-	n[l->nnotes++] = s;
-	l->notes = n;
-	return 0;
+	return err;
 }
 
 /* String member, or NULL (also when of another type: *bad set). */

@@ -37,6 +37,22 @@ int util_fail(char **cause, int err, const char *fmt, ...)
 	return err;
 }
 
+int util_lines_vadd(char ***v, unsigned *n, const char *fmt, va_list ap)
+{
+	char *s, **nv;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return -ENOMEM;
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
+	}
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
+}
+
 double util_mono_s(void)
 {
 	struct timespec ts;
