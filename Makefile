@@ -159,7 +159,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(TUI_TEST_OBJS) $(LIB) $(wildcard te
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itui -Itests/unit -o $@ $< $(TUI_TEST_OBJS) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
-$(BUILD)/scenarios/%: tests/scenarios/%.c
+$(BUILD)/scenarios/%: tests/scenarios/%.c tests/scenarios/scen.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -o $@ $< -lpthread

@@ -1,4 +1,5 @@
-/* agent — what every agent implementation shares: replies and their lines. */
+/* agent — what every agent implementation shares: replies, their lines and
+ * their proposals. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 
 #include "agent.h"
 #include "step.h"
+#include "util.h"
 
 void agent_reply_clear(struct agent_reply *r)
 {
@@ -24,22 +26,44 @@ void agent_reply_clear(struct agent_reply *r)
 int agent_reply_line(struct agent_reply *r, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL, **v;
-	int n;
+	int err;
 
 	if (!r)
 		return 0;
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	err = util_lines_vadd(&r->lines, &r->nlines, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	v = realloc(r->lines, (r->nlines + 1) * sizeof(*v));
-	if (!v) {
-		free(s);
-		return -ENOMEM;
+	return err;
+}
+
+int agent_reply_propose(struct agent_reply *r, const struct agent_step_spec *sp,
+			const char *who, const char *name)
+{
+	const struct {
+		const char *field, *value;
+	} f[] = {
+		{ "kind", sp->kind }, { "target", sp->target }, { "begin", sp->begin },
+		{ "end", sp->end }, { "freq_hz", sp->freq_hz }, { "duration_s", sp->duration_s },
+		{ "rationale", sp->rationale }, { "expect", sp->expect },
+	};
+	struct step_error se = { 0 };
+	struct step *st = step_new();
+	int err = 0;
+
+	if (!st)
+		return -errno;
+	for (size_t i = 0; !err && i < sizeof(f) / sizeof(f[0]); i++)
+		if (f[i].value)
+			err = step_set_field(st, f[i].field, f[i].value, &se);
+	if (!err)
+		err = step_check_required(st, &se);
+	if (err) {
+		agent_reply_line(r, "%s %s cannot build its step: %s: %s", who, name, se.field,
+				 se.msg);
+		step_free(st);
+		return err;
 	}
-	r->lines = v;
-	r->lines[r->nlines++] = s;
+	r->step = st;
+	r->kind = AGENT_REPLY_PROPOSAL;
 	return 0;
 }

@@ -40,6 +40,19 @@ void agent_reply_clear(struct agent_reply *r); /* frees what it owns, zeroes */
 int agent_reply_line(struct agent_reply *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A step an agent proposes, field by field as step_set_field takes them,
+ * set in this order; NULL: not set. */
+struct agent_step_spec {
+	const char *kind, *target, *begin, *end, *freq_hz, *duration_s, *rationale, *expect;
+};
+/* Builds the step of sp (checking its required fields) and makes it r's
+ * proposal (r->step, owned by r).  0, or -errno with a line in r saying
+ * that WHO NAME ("rule compaction", "second opinion counts") cannot build
+ * its step, which field and why: a broken table row is said, not
+ * proposed. */
+int agent_reply_propose(struct agent_reply *r, const struct agent_step_spec *sp,
+			const char *who, const char *name);
+
 /* What the agent sees at each turn. */
 struct agent_ctx {
 	const struct tree *tree;        /* calibrated (calib_run done) */

@@ -144,40 +144,16 @@ static int when_block(const struct rule_in *in)
 static int rule_propose(const struct heur_rule *rule, const struct rule_in *in,
 			struct agent_reply *out)
 {
-	struct step_error se = { 0 };
-	struct step *st = step_new();
 	char rationale[512];
-	int err;
+	struct agent_step_spec sp = {
+		.kind = rule->kind, .target = rule->target, .begin = rule->begin,
+		.end = rule->end, .duration_s = RULE_DURATION_S, .rationale = rationale,
+		.expect = rule->expect,
+	};
 
-	if (!st)
-		return -errno;
 	snprintf(rationale, sizeof(rationale), "%s (verdict so far: %s > %s, %+.1f/s)",
 		 rule->why, in->v->subsystem, in->v->leaf ? in->v->leaf : "?", in->v->delta);
-	err = step_set_field(st, "kind", rule->kind, &se);
-	if (!err && rule->target)
-		err = step_set_field(st, "target", rule->target, &se);
-	if (!err && rule->begin)
-		err = step_set_field(st, "begin", rule->begin, &se);
-	if (!err && rule->end)
-		err = step_set_field(st, "end", rule->end, &se);
-	if (!err)
-		err = step_set_field(st, "duration_s", RULE_DURATION_S, &se);
-	if (!err)
-		err = step_set_field(st, "rationale", rationale, &se);
-	if (!err && rule->expect)
-		err = step_set_field(st, "expect", rule->expect, &se);
-	if (!err)
-		err = step_check_required(st, &se);
-	if (err) {
-		/* a broken row of the table: say so rather than propose it */
-		agent_reply_line(out, "rule %s cannot build its step: %s: %s", rule->name,
-				 se.field, se.msg);
-		step_free(st);
-		return err;
-	}
-	out->step = st;
-	out->kind = AGENT_REPLY_PROPOSAL;
-	return 0;
+	return agent_reply_propose(out, &sp, "rule", rule->name);
 }
 
 /* Order matters: the most specific first. */

@@ -126,41 +126,16 @@ static int reason_tracepoint(const char *reason, char *buf, size_t len)
 static int alt_build(const struct alt *a, const char *target, const struct verdict *v,
 		     struct agent_reply *out)
 {
-	struct step_error se = { 0 };
-	struct step *st = step_new();
 	char rationale[512];
-	int err;
+	struct agent_step_spec sp = {
+		.kind = a->kind, .target = target ? target : a->target, .begin = a->begin,
+		.end = a->end, .freq_hz = a->freq_hz, .duration_s = "5", .rationale = rationale,
+		.expect = a->expect,
+	};
 
-	if (!st)
-		return -errno;
 	snprintf(rationale, sizeof(rationale), "%s (second opinion; verdict so far: %s > %s, %+.1f/s)",
 		 a->why, v->subsystem, v->leaf ? v->leaf : "?", v->delta);
-	err = step_set_field(st, "kind", a->kind, &se);
-	if (!err && (target || a->target))
-		err = step_set_field(st, "target", target ? target : a->target, &se);
-	if (!err && a->begin)
-		err = step_set_field(st, "begin", a->begin, &se);
-	if (!err && a->end)
-		err = step_set_field(st, "end", a->end, &se);
-	if (!err && a->freq_hz)
-		err = step_set_field(st, "freq_hz", a->freq_hz, &se);
-	if (!err)
-		err = step_set_field(st, "duration_s", "5", &se);
-	if (!err)
-		err = step_set_field(st, "rationale", rationale, &se);
-	if (!err && a->expect)
-		err = step_set_field(st, "expect", a->expect, &se);
-	if (!err)
-		err = step_check_required(st, &se);
-	if (err) {
-		agent_reply_line(out, "second opinion %s cannot build its step: %s: %s", a->kind,
-				 se.field, se.msg);
-		step_free(st);
-		return err;
-	}
-	out->step = st;
-	out->kind = AGENT_REPLY_PROPOSAL;
-	return 0;
+	return agent_reply_propose(out, &sp, "second opinion", a->kind);
 }
 
 int agent_second_propose(const struct verdict *v, const char *reason, const char *avoid_kind,

@@ -9,6 +9,7 @@
 
 #include "agent_select.h"
 #include "caps.h"
+#include "util.h"
 
 #define AS_NO_LLM "no LLM configured (set ARGUS_LLM_PROVIDER, ARGUS_LLM_URL, ARGUS_LLM_MODEL " \
 	"or $XDG_CONFIG_HOME/argus/config); using the heuristic agent"
@@ -58,23 +59,17 @@ static int line_first(struct agent_reply *r, const char *fmt, ...) __attribute__
 static int line_first(struct agent_reply *r, const char *fmt, ...)
 {
 	va_list ap;
-	char *s, **v;
-	int n;
+	char *last;
+	int err;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	err = util_lines_vadd(&r->lines, &r->nlines, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	v = realloc(r->lines, (r->nlines + 1) * sizeof(*v));
-	if (!v) {
-		free(s);
-		return -ENOMEM;
-	}
-	memmove(v + 1, v, r->nlines * sizeof(*v));
-	v[0] = s;
-	r->lines = v;
-	r->nlines++;
+	if (err)
+		return err;
+	last = r->lines[r->nlines - 1];
+	memmove(r->lines + 1, r->lines, (r->nlines - 1) * sizeof(*r->lines));
+	r->lines[0] = last;
 	return 0;
 }
 

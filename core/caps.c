@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "util.h"
 
 static const char *const mech_names[CAPS_MECH_N] = {
 	[CAPS_PERF_CPU_CLOCK] = "perf_event cpu-clock",
@@ -193,22 +194,12 @@ void caps_set_kind(struct caps *c, enum step_kind k, int available, const char *
 int caps_note(struct caps *c, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL, **v;
-	int n;
+	int err;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	err = util_lines_vadd(&c->notes, &c->nnotes, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	v = realloc(c->notes, (c->nnotes + 1) * sizeof(*v));
-	if (!v) {
-		free(s);
-		return -ENOMEM;
-	}
-	c->notes = v;
-	c->notes[c->nnotes++] = s;
-	return 0;
+	return err;
 }
 
 /* ---- lookups ---------------------------------------------------------------- */

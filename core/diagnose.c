@@ -439,20 +439,13 @@ static void diag_log(FILE *log, const char *fmt, ...)
 __attribute__((format(printf, 2, 3)))
 static int diag_decision(struct diagnose_result *r, const char *fmt, ...)
 {
-	char **v = realloc(r->decisions, (r->ndecisions + 1) * sizeof(*v));
 	va_list ap;
-	int n;
+	int err;
 
-	if (!v)
-		return -ENOMEM;
-	r->decisions = v;
 	va_start(ap, fmt);
-	n = vasprintf(&r->decisions[r->ndecisions], fmt, ap);
+	err = util_lines_vadd(&r->decisions, &r->ndecisions, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	r->ndecisions++;
-	return 0;
+	return err;
 }
 
 static int diag_push(char ***v, unsigned *n, char *s)

@@ -5,12 +5,10 @@
  * described in import.h. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "import.h"
 #include "pprof.h"
@@ -137,42 +135,16 @@ int import_buf_as(const char *name, const char *buf, size_t len, enum import_for
 int import_file_info(const char *path, struct profile *p, unsigned win,
 		     struct import_info *info, char **cause)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int fd, err = 0;
+	char *buf;
+	size_t len;
+	int err = util_read_file_cause(path, IMPORT_MAX_FILE, &buf, &len, cause);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return util_fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
-	for (;;) {
-		if (len == cap) {
-			if (cap >= IMPORT_MAX_FILE) {
-				err = util_fail(cause, -EFBIG, "%s: larger than %llu bytes; not a stack file",
-						path, IMPORT_MAX_FILE);
-				goto out;
-			}
-			cap = cap ? cap * 2 : 65536;
-			char *b = realloc(buf, cap);
-			if (!b) {
-				err = util_fail(cause, -ENOMEM, "%s: out of memory", path);
-				goto out;
-			}
-			buf = b;
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = util_fail(cause, -errno, "cannot read %s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	err = import_buf(path, buf ? buf : "", len, p, win, info, cause);
-out:
-	close(fd);
+	if (err == -EFBIG)
+		return util_fail(cause, err, "%s: larger than %llu bytes; not a stack file", path,
+				 IMPORT_MAX_FILE);
+	if (err)
+		return err;
+	err = import_buf(path, buf, len, p, win, info, cause);
 	free(buf);
 	return err;
 }

@@ -8,8 +8,8 @@
  * snapshots and report differences.
  *
  * Files: core/probe_NAME.c (the only file that includes NAME.skel.h) loads
- * and reads bpf/NAME.bpf.c and provides the ops of its kind (offcpu: still
- * core/kind_offcpu.c over core/probe_offcpu.c); core/kind.c holds the table;
+ * and reads bpf/NAME.bpf.c and provides the ops of its kind (most over
+ * core/kind_run.c's shared open/pass/stats); core/kind.c holds the table;
  * core/step_data.c the measurements they fill.
  */
 #ifndef ARGUS_KIND_H

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,38 +16,7 @@
 #include "profile.h"
 #include "sanitize.h"
 #include "step.h"
-
-void kind_set_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	*cause = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
-
-static int cgroup2_mount(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/mounts", "r");
-	char dev[256], dir[256], type[64];
-	int rc = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, type) == 3)
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(buf, len, "%s", dir);
-			rc = 0;
-			break;
-		}
-	fclose(f);
-	return rc;
-}
+#include "util.h"
 
 int kind_cgroup_resolve(const char *cg, char *out, size_t outsz, char **cause)
 {
@@ -58,12 +26,12 @@ int kind_cgroup_resolve(const char *cg, char *out, size_t outsz, char **cause)
 
 	sanitize_into(shown, sizeof(shown), cg ? cg : "", 0);
 	if (!cg || !*cg) {
-		kind_set_cause(cause, "the cgroup path is empty");
+		util_cause(cause, "the cgroup path is empty");
 		return -EINVAL;
 	}
-	if (cgroup2_mount(root, sizeof(root))) {
-		kind_set_cause(cause, "cannot filter on cgroup %s: no cgroup2 file system is mounted",
-			       shown);
+	if (util_cgroup2_mount(root, sizeof(root))) {
+		util_cause(cause, "cannot filter on cgroup %s: no cgroup2 file system is mounted",
+			   shown);
 		return -ENOENT;
 	}
 	rlen = strlen(root);
@@ -77,26 +45,26 @@ int kind_cgroup_resolve(const char *cg, char *out, size_t outsz, char **cause)
 		int err = -errno;
 
 		sanitize_into(real, sizeof(real), path, 0);
-		kind_set_cause(cause, "cgroup '%s' is not a cgroup: no directory %s (give a path "
-			       "below the cgroup2 mount %s, as /proc/PID/cgroup shows it)", shown,
-			       real, root);
+		util_cause(cause, "cgroup '%s' is not a cgroup: no directory %s (give a path "
+			   "below the cgroup2 mount %s, as /proc/PID/cgroup shows it)", shown,
+			   real, root);
 		return err;
 	}
 	if (strncmp(real, root, rlen) || (real[rlen] != '/' && real[rlen])) {
 		char rs[200];
 
 		sanitize_into(rs, sizeof(rs), real, 0);
-		kind_set_cause(cause, "cgroup '%s' resolves to %s, outside the cgroup2 mount %s; "
-			       "a cgroup filter must name a cgroup", shown, rs, root);
+		util_cause(cause, "cgroup '%s' resolves to %s, outside the cgroup2 mount %s; "
+			   "a cgroup filter must name a cgroup", shown, rs, root);
 		return -EPERM;
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.procs", real);
 	if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || access(path, F_OK) < 0) {
-		kind_set_cause(cause, "cgroup '%s' is not a cgroup (no cgroup.procs in %s)", shown, real);
+		util_cause(cause, "cgroup '%s' is not a cgroup (no cgroup.procs in %s)", shown, real);
 		return -ENOTDIR;
 	}
 	if (strlen(real) >= outsz) {
-		kind_set_cause(cause, "cgroup '%s': the path is too long", shown);
+		util_cause(cause, "cgroup '%s': the path is too long", shown);
 		return -ENAMETOOLONG;
 	}
 	snprintf(out, outsz, "%s", real);
@@ -124,11 +92,11 @@ int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, ch
 		return err;
 	if (stat(out->cgroup_path, &st) < 0) {
 		err = -errno;
-		kind_set_cause(cause, "cannot filter on cgroup %s: %s", out->cgroup_path, strerror(-err));
+		util_cause(cause, "cannot filter on cgroup %s: %s", out->cgroup_path, strerror(-err));
 		return err;
 	}
 	out->cgroup_id = st.st_ino; /* the cgroup v2 id is the directory's inode */
-	if (!cgroup2_mount(root, sizeof(root)) && !strncmp(out->cgroup_path, root, strlen(root)))
+	if (!util_cgroup2_mount(root, sizeof(root)) && !strncmp(out->cgroup_path, root, strlen(root)))
 		snprintf(out->cgroup_rel, sizeof(out->cgroup_rel), "%s",
 			 out->cgroup_path[strlen(root)] ? out->cgroup_path + strlen(root) : "/");
 	return 0;

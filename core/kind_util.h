@@ -1,6 +1,5 @@
-/* kind_util — what the step kinds' probe files (core/probe_*.c, and
- * core/kind_offcpu.c over core/probe_offcpu.c) share: the filter resolved
- * for BPF, user-side snapshots of monotonic map values (windows are
+/* kind_util — what the step kinds' probe files (core/probe_*.c) share: the
+ * filter resolved for BPF (and set in a skeleton's rodata), user-side snapshots of monotonic map values (windows are
  * differences; nothing is deleted while BPF runs), a cache of symbolised
  * kernel stacks, and BPF run-time statistics.
  */
@@ -9,6 +8,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>            /* KIND_FILTER_SET */
+
+#include "util.h"              /* kind_set_cause */
 
 struct ksym_table;
 struct profile;
@@ -29,6 +31,25 @@ struct kind_filter {
  * with *cause (caller frees). */
 int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, char **cause);
 
+/* Sets the step filter's rodata of bpf/filter.bpf.h (filter_pid, _tgid,
+ * _cgroup, _comm_on, _comm) in ro, a skeleton's rodata between open and
+ * load, from f (a const struct kind_filter *; NULL = none).  A macro: every
+ * skeleton has its own rodata type and this file knows none. */
+#define KIND_FILTER_SET(ro, f)                                                    \
+	do {                                                                      \
+		const struct kind_filter *kf_ = (f);                              \
+		if (kf_) {                                                        \
+			(ro)->filter_pid = kf_->pid;                              \
+			(ro)->filter_tgid = kf_->tgid;                            \
+			(ro)->filter_cgroup = kf_->cgroup_id;                     \
+			if (kf_->comm[0]) {                                       \
+				(ro)->filter_comm_on = 1;                         \
+				memcpy((char *)(ro)->filter_comm, kf_->comm,      \
+				       sizeof(kf_->comm));                        \
+			}                                                         \
+		}                                                                 \
+	} while (0)
+
 /* Resolves a cgroup path from a step (an LLM, a file, a person) to the
  * absolute directory it names: absolute under the cgroup2 mount, or taken
  * relative to the mount ("/a/b" as /proc/PID/cgroup shows it, or "a/b").
@@ -38,8 +59,9 @@ int kind_filter_resolve(const struct step_filter *f, struct kind_filter *out, ch
  * -errno with *cause (caller frees; cause may be NULL). */
 int kind_cgroup_resolve(const char *cg, char *out, size_t outsz, char **cause);
 
-/* Replaces *cause (may be NULL) with a printf-style message. */
-void kind_set_cause(char **cause, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* util_cause (core/util.h), by its old name: what has not moved to it yet
+ * (core/probe_schedtime.c, core/timeacct.c) still calls it so. */
+#define kind_set_cause util_cause
 
 /* Snapshot of monotonic values: fixed-size binary key -> nv uint64s,
  * inserted as zeros on first sight. */

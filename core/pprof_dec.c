@@ -8,6 +8,7 @@
 #include "pb.h"
 #include "pprof.h"
 #include "pprof_dec.h"
+#include "util.h"
 
 enum {
 	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5,
@@ -16,20 +17,6 @@ enum {
 	P_DEFAULT_SAMPLE_TYPE = 14, P_DOC_URL = 15,
 };
 
-
-int pprof_dec_fail(char **cause, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cause) {
-		free(*cause);
-		va_start(ap, fmt);
-		if (vasprintf(cause, fmt, ap) < 0)
-			*cause = NULL;
-		va_end(ap);
-	}
-	return err;
-}
 
 static int pr_push(struct pd_vec *v, const uint8_t *p, size_t n)
 {
@@ -75,8 +62,8 @@ void *pprof_dec_find(void *base, size_t n, size_t sz, uint64_t id)
 int pprof_dec_str(const struct pd *r, uint64_t i, struct pd_slice *out)
 {
 	if (i >= r->strs.n)
-		return pprof_dec_fail(r->cause, -EINVAL, "%s: a string index (%llu) past the string table (%zu entries)",
-			       r->name, (unsigned long long)i, r->strs.n);
+		return util_fail(r->cause, -EINVAL, "%s: a string index (%llu) past the string table (%zu entries)",
+			  r->name, (unsigned long long)i, r->strs.n);
 	*out = r->strs.a[i];
 	return 0;
 }
@@ -99,7 +86,7 @@ int pprof_dec_gunzip(const char *name, const uint8_t *in, size_t n, uint8_t **ou
 	int err, zr = Z_OK;
 
 	if (inflateInit2(&z, 15 + 32) != Z_OK)
-		return pprof_dec_fail(cause, -ENOMEM, "%s: out of memory", name);
+		return util_fail(cause, -ENOMEM, "%s: out of memory", name);
 	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
 	for (;;) {
@@ -109,13 +96,13 @@ int pprof_dec_gunzip(const char *name, const uint8_t *in, size_t n, uint8_t **ou
 			if (cap > PPROF_MAX_RAW)
 				cap = PPROF_MAX_RAW;
 			if (buf && len >= cap) {
-				err = pprof_dec_fail(cause, -EFBIG, "%s: decompresses to more than %zu MiB; not a profile argus reads",
-					      name, PPROF_MAX_RAW >> 20);
+				err = util_fail(cause, -EFBIG, "%s: decompresses to more than %zu MiB; not a profile argus reads",
+					 name, PPROF_MAX_RAW >> 20);
 				goto out;
 			}
 			uint8_t *b = realloc(buf, cap);
 			if (!b) {
-				err = pprof_dec_fail(cause, -ENOMEM, "%s: out of memory decompressing", name);
+				err = util_fail(cause, -ENOMEM, "%s: out of memory decompressing", name);
 				goto out;
 			}
 			buf = b;
@@ -133,12 +120,12 @@ int pprof_dec_gunzip(const char *name, const uint8_t *in, size_t n, uint8_t **ou
 			break;
 		}
 		if (zr == Z_BUF_ERROR && z.avail_in == 0) {
-			err = pprof_dec_fail(cause, -EINVAL, "%s: the gzip data is cut short (truncated file?)", name);
+			err = util_fail(cause, -EINVAL, "%s: the gzip data is cut short (truncated file?)", name);
 			goto out;
 		}
 		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			err = pprof_dec_fail(cause, -EINVAL, "%s: not valid gzip data (%s)", name,
-				      z.msg ? z.msg : "corrupt stream");
+			err = util_fail(cause, -EINVAL, "%s: not valid gzip data (%s)", name,
+				 z.msg ? z.msg : "corrupt stream");
 			goto out;
 		}
 	}
@@ -269,25 +256,25 @@ int pprof_dec_top(struct pd *r, const uint8_t *buf, size_t len)
 			break; /* drop/keep frames, default type, doc url, later fields */
 		}
 		if (err == -ENOMEM)
-			return pprof_dec_fail(r->cause, err, "%s: out of memory", r->name);
+			return util_fail(r->cause, err, "%s: out of memory", r->name);
 		if (err)
 			goto bad;
 	}
 	if (rc < 0)
 		goto bad;
 	if (!r->strs.n || r->strs.a[0].n)
-		return pprof_dec_fail(r->cause, -EINVAL,
-			       "%s: not a pprof profile (its string table does not start with \"\")", r->name);
+		return util_fail(r->cause, -EINVAL,
+			  "%s: not a pprof profile (its string table does not start with \"\")", r->name);
 	return 0;
 bad:
-	return pprof_dec_fail(r->cause, -EINVAL,
-		       "%s: malformed protobuf at byte %zu; not a pprof profile.proto (or a truncated one)",
-		       r->name, (size_t)(rd.p - buf));
+	return util_fail(r->cause, -EINVAL,
+		  "%s: malformed protobuf at byte %zu; not a pprof profile.proto (or a truncated one)",
+		  r->name, (size_t)(rd.p - buf));
 }
 
 int pprof_dec_malformed(struct pd *r, const char *what)
 {
-	return pprof_dec_fail(r->cause, -EINVAL, "%s: malformed %s message in the profile", r->name, what);
+	return util_fail(r->cause, -EINVAL, "%s: malformed %s message in the profile", r->name, what);
 }
 
 /* ---- tables ---------------------------------------------------------------------- */
@@ -302,7 +289,7 @@ int pprof_dec_tables(struct pd *r)
 	r->maps = calloc(r->maps_raw.n + 1, sizeof(*r->maps));
 	r->locs = calloc(r->locs_raw.n + 1, sizeof(*r->locs));
 	if (!r->funcs || !r->maps || !r->locs)
-		return pprof_dec_fail(r->cause, -ENOMEM, "%s: out of memory", r->name);
+		return util_fail(r->cause, -ENOMEM, "%s: out of memory", r->name);
 	for (size_t i = 0; i < r->funcs_raw.n; i++) {
 		struct pd_func *fn = &r->funcs[r->nfuncs];
 		uint64_t sys = 0;
@@ -376,7 +363,7 @@ int pprof_dec_tables(struct pd *r)
 					size_t cap = r->lines_cap ? r->lines_cap * 2 : 256;
 					uint64_t *a = realloc(r->lines, cap * sizeof(*a));
 					if (!a)
-						return pprof_dec_fail(r->cause, -ENOMEM, "%s: out of memory", r->name);
+						return util_fail(r->cause, -ENOMEM, "%s: out of memory", r->name);
 					r->lines = a;
 					r->lines_cap = cap;
 				}

@@ -57,10 +57,6 @@ struct pd {
 	uint64_t period_type[2];
 };
 
-/* A message for people in *cause (caller frees); returns err. */
-__attribute__((format(printf, 3, 4)))
-int pprof_dec_fail(char **cause, int err, const char *fmt, ...);
-
 /* The element with id among n elements of size sz sorted by id (their
  * first member), or NULL. */
 void *pprof_dec_find(void *base, size_t n, size_t sz, uint64_t id);

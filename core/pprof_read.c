@@ -9,6 +9,7 @@
 #include "pb.h"
 #include "pprof.h"
 #include "pprof_dec.h"
+#include "util.h"
 
 #define PR_MAX_WINDOWS 4096   /* argus-window comments honoured */
 
@@ -235,7 +236,7 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 		info = &local;
 	memset(info, 0, sizeof(*info));
 	if (!p || win >= p->nwin)
-		return pprof_dec_fail(cause, -EINVAL, "%s: no such profile window %u", r.name, win);
+		return util_fail(cause, -EINVAL, "%s: no such profile window %u", r.name, win);
 	cond = p->wins[win].cond;
 	if (len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
 		info->gzipped = 1;
@@ -260,9 +261,9 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 	}
 	if (count_i < 0 && (ns_i < 0 || !r.period) && r.ntypes) {
 		if (!r.period) {
-			err = pprof_dec_fail(cause, -EINVAL,
-				      "%s: the profile has no samples/count value and no period to derive counts from",
-				      r.name);
+			err = util_fail(cause, -EINVAL,
+				 "%s: the profile has no samples/count value and no period to derive counts from",
+				 r.name);
 			goto out;
 		}
 		ns_i = 0;
@@ -286,7 +287,7 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 			continue;
 		struct pr_win *a = realloc(wins, (nwins + 1) * sizeof(*a));
 		if (!a) {
-			err = pprof_dec_fail(cause, -ENOMEM, "%s: out of memory", r.name);
+			err = util_fail(cause, -ENOMEM, "%s: out of memory", r.name);
 			goto out;
 		}
 		wins = a;
@@ -309,7 +310,7 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 				continue;
 			struct pr_win *a = realloc(wins, (nwins + 1) * sizeof(*a));
 			if (!a) {
-				err = pprof_dec_fail(cause, -ENOMEM, "%s: out of memory", r.name);
+				err = util_fail(cause, -ENOMEM, "%s: out of memory", r.name);
 				goto out;
 			}
 			wins = a;
@@ -326,7 +327,7 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 		} else {
 			int w = profile_window_begin(p, cond, wins[i].start);
 			if (w < 0) {
-				err = pprof_dec_fail(cause, w, "%s: cannot open another window: %s", r.name, strerror(-w));
+				err = util_fail(cause, w, "%s: cannot open another window: %s", r.name, strerror(-w));
 				goto out;
 			}
 			wins[i].pw = w;
@@ -351,7 +352,7 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 	frames = calloc(PPROF_MAX_FRAMES, sizeof(*frames));
 	names = malloc(PPROF_MAX_FRAMES * sizeof(*names));
 	if (!frames || !names) {
-		err = pprof_dec_fail(cause, -ENOMEM, "%s: out of memory", r.name);
+		err = util_fail(cause, -ENOMEM, "%s: out of memory", r.name);
 		goto out;
 	}
 	for (size_t si = 0; si < r.samples.n; si++) {
@@ -371,8 +372,8 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 			if (g.field == 1) {
 				rc = pb_varints(&g, pr_collect_id, &sc);
 				if (rc == -E2BIG) {
-					err = pprof_dec_fail(cause, -EINVAL, "%s: sample %zu has more than 65536 locations",
-						      r.name, si + 1);
+					err = util_fail(cause, -EINVAL, "%s: sample %zu has more than 65536 locations",
+						 r.name, si + 1);
 					goto out;
 				}
 				if (rc)
@@ -425,7 +426,7 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 		}
 		info->records++;
 		if (pv.neg) {
-			err = pprof_dec_fail(cause, -EINVAL, "%s: sample %zu has a negative value", r.name, si + 1);
+			err = util_fail(cause, -EINVAL, "%s: sample %zu has a negative value", r.name, si + 1);
 			goto out;
 		}
 		if (count_i >= 0 && (unsigned)count_i < pv.n)
@@ -444,8 +445,8 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 		for (size_t k = 0; k < sc.nids; k++) {
 			struct pd_loc *l = pprof_dec_find(r.locs, r.nlocs, sizeof(*l), sc.ids[k]);
 			if (!l) {
-				err = pprof_dec_fail(cause, -EINVAL, "%s: sample %zu names location %llu, which the profile lacks",
-					      r.name, si + 1, (unsigned long long)sc.ids[k]);
+				err = util_fail(cause, -EINVAL, "%s: sample %zu names location %llu, which the profile lacks",
+					 r.name, si + 1, (unsigned long long)sc.ids[k]);
 				goto out;
 			}
 			if (marked ? !l->kernel : l->user) {
@@ -500,29 +501,29 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 			pr_name(commbuf, sizeof(commbuf), &comm, NULL);
 		err = profile_add(p, tw, frames, nf, (uint32_t)pid, commbuf, count);
 		if (err) {
-			pprof_dec_fail(cause, err, "%s: cannot add sample %zu: %s", r.name, si + 1, strerror(-err));
+			util_fail(cause, err, "%s: cannot add sample %zu: %s", r.name, si + 1, strerror(-err));
 			goto out;
 		}
 		info->samples += count;
 		continue;
 too_deep:
-		err = pprof_dec_fail(cause, -EINVAL, "%s: sample %zu has more than %d frames", r.name, si + 1,
-			      PPROF_MAX_FRAMES);
+		err = util_fail(cause, -EINVAL, "%s: sample %zu has more than %d frames", r.name, si + 1,
+			 PPROF_MAX_FRAMES);
 		goto out;
 	}
 	if (!info->samples) {
 		if (info->other_cond)
-			err = pprof_dec_fail(cause, -EINVAL,
-				      "%s: all %llu samples are labelled condition=%s, but the file is read as the %s profile",
-				      r.name, (unsigned long long)info->other_cond,
-				      cond == COND_REF ? "load" : "ref", cond_name(cond));
+			err = util_fail(cause, -EINVAL,
+				 "%s: all %llu samples are labelled condition=%s, but the file is read as the %s profile",
+				 r.name, (unsigned long long)info->other_cond,
+				 cond == COND_REF ? "load" : "ref", cond_name(cond));
 		else if (info->user_only)
-			err = pprof_dec_fail(cause, -EINVAL,
-				      "%s: no kernel frames in %llu samples (only user-space locations); profile kernel stacks (perf record -g, or an agent with kernel stacks on)",
-				      r.name, (unsigned long long)info->user_only);
+			err = util_fail(cause, -EINVAL,
+				 "%s: no kernel frames in %llu samples (only user-space locations); profile kernel stacks (perf record -g, or an agent with kernel stacks on)",
+				 r.name, (unsigned long long)info->user_only);
 		else
-			err = pprof_dec_fail(cause, -EINVAL, "%s: no samples in the profile (%u sample records, none with a count)",
-				      r.name, info->records);
+			err = util_fail(cause, -EINVAL, "%s: no samples in the profile (%u sample records, none with a count)",
+				 r.name, info->records);
 		goto out;
 	}
 	size_t nl = strlen(info->note);

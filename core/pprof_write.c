@@ -11,6 +11,7 @@
 #include "pb.h"
 #include "pprof.h"
 #include "subsys.h"
+#include "util.h"
 
 /* profile.proto field numbers */
 enum {
@@ -25,20 +26,6 @@ enum {
 	LINE_FUNCTION_ID = 1,
 	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3,
 };
-
-__attribute__((format(printf, 2, 3)))
-static void pw_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
 
 /* ---- a string -> index table (content hashed) ------------------------------ */
 
@@ -321,7 +308,7 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 				start = p->wins[i].start_s;
 		}
 	if (!info->windows) {
-		pw_cause(cause, "no %s window to write", o->cond == COND_N ? "measurement" :
+		util_cause(cause, "no %s window to write", o->cond == COND_N ? "measurement" :
 			 o->cond == COND_REF ? "reference" : "loaded");
 		return -ENODATA;
 	}
@@ -411,7 +398,7 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 	pb_put_uint(&w.out, P_DEFAULT_SAMPLE_TYPE, (uint64_t)k_cpu);
 	if (w.out.err) {
 		err = w.out.err;
-		pw_cause(cause, "cannot encode the profile: %s", strerror(-err));
+		util_cause(cause, "cannot encode the profile: %s", strerror(-err));
 		goto out;
 	}
 	info->locations = (unsigned)w.frames.n;
@@ -425,12 +412,12 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 	} else {
 		err = pw_gzip(w.out.p, w.out.len, out, outlen);
 		if (err)
-			pw_cause(cause, "cannot compress the profile: %s", strerror(-err));
+			util_cause(cause, "cannot compress the profile: %s", strerror(-err));
 	}
 	goto out;
 fail_mem:
 	err = w.out.err ? w.out.err : -ENOMEM;
-	pw_cause(cause, "cannot encode the profile: %s", strerror(-err));
+	util_cause(cause, "cannot encode the profile: %s", strerror(-err));
 out:
 	pw_strtab_free(&w.st);
 	pw_strtab_free(&w.frames);
@@ -453,7 +440,7 @@ int pprof_write_stream(const struct profile *p, const struct pprof_write_opts *o
 		return err;
 	if (fwrite(buf, 1, n, f) != n || fflush(f)) {
 		err = -EIO;
-		pw_cause(cause, "cannot write the profile: %s", strerror(errno ? errno : EIO));
+		util_cause(cause, "cannot write the profile: %s", strerror(errno ? errno : EIO));
 	}
 	free(buf);
 	return err;

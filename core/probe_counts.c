@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "kind.h"
+#include "kind_run.h"
 #include "kind_util.h"
 #include "probe.h"
 #include "probe_counts.h"
@@ -78,15 +79,7 @@ struct probe_counts *probe_counts_open(const char *const *tps, unsigned ntps,
 		util_cause(cause, "cannot open the counts BPF object: %s", strerror(-err));
 		goto fail;
 	}
-	if (f) {
-		pc->skel->rodata->filter_pid = f->pid;
-		pc->skel->rodata->filter_tgid = f->tgid;
-		pc->skel->rodata->filter_cgroup = f->cgroup_id;
-		if (f->comm[0]) {
-			pc->skel->rodata->filter_comm_on = 1;
-			memcpy((char *)pc->skel->rodata->filter_comm, f->comm, sizeof(f->comm));
-		}
-	}
+	KIND_FILTER_SET(pc->skel->rodata, f);
 	for (unsigned i = 0; i < COUNTS_MAX_TPS; i++)
 		bpf_program__set_autoload(cnt_prog(pc->skel, i), i < ntps);
 	err = counts_bpf__load(pc->skel);
@@ -173,11 +166,10 @@ int probe_counts_rate(const char *const *tps, unsigned ntps, const struct kind_f
 /* ---- the counts kind (core/kind.h): firings per target per window, no stacks ---- */
 
 struct kind_counts {
+	struct kind_run run;        /* first: the kind's ops are kind_run's */
 	struct probe_counts *pc;
 	unsigned ntps;
 	uint64_t *prev;
-	uint64_t events;
-	int stats_fd;
 };
 
 static void counts_close(struct kind_probe *kp)
@@ -187,36 +179,37 @@ static void counts_close(struct kind_probe *kp)
 	if (!k)
 		return;
 	probe_counts_close(k->pc);
-	if (k->stats_fd >= 0)
-		close(k->stats_fd);
+	kind_run_fini(&k->run);
 	free(k->prev);
 	free(k);
 }
 
+static int counts_take(struct kind_run *r, struct step_data *d, unsigned w);
+
+static void counts_runtime(struct kind_run *r, uint64_t *ns, uint64_t *cnt)
+{
+	probe_counts_runtime(((struct kind_counts *)r)->pc, ns, cnt);
+}
+
 static int counts_open(const struct step *s, struct kind_probe **out, char **cause)
 {
-	struct kind_counts *k = calloc(1, sizeof(*k));
+	struct kind_counts *k;
 	struct kind_filter f;
-	int err = 0;
+	int err;
 
-	if (!k) {
-		util_cause(cause, "out of memory");
-		return -ENOMEM;
-	}
-	k->stats_fd = -1;
-	if (!s->nresolved) {
-		err = -EINVAL;
-		util_cause(cause, "not a validated counts step");
-		goto fail;
-	}
-	err = kind_filter_resolve(&s->filter, &f, cause);
+	if (!s->nresolved)
+		return util_fail(cause, -EINVAL, "not a validated counts step");
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return util_fail(cause, -ENOMEM, "out of memory");
+	err = kind_run_open(&k->run, s, counts_take, counts_runtime, s->nresolved, 0, 0, &f, cause);
 	if (err)
 		goto fail;
+	k->run.ntargets = s->nresolved;
 	k->ntps = s->nresolved;
 	k->prev = calloc(k->ntps, sizeof(*k->prev));
 	if (!k->prev) {
-		err = -ENOMEM;
-		util_cause(cause, "out of memory");
+		err = util_fail(cause, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	k->pc = probe_counts_open((const char *const *)s->resolved, s->nresolved, &f, cause);
@@ -224,7 +217,9 @@ static int counts_open(const struct step *s, struct kind_probe **out, char **cau
 		err = -errno;
 		goto fail;
 	}
-	k->stats_fd = kind_stats_enable();
+	err = kind_run_start(&k->run, NULL, NULL, cause);
+	if (err)
+		goto fail;
 	*out = (struct kind_probe *)k;
 	return 0;
 fail:
@@ -232,8 +227,10 @@ fail:
 	return err;
 }
 
-static int counts_take(struct kind_counts *k, struct step_data *d, unsigned w)
+static int counts_take(struct kind_run *r, struct step_data *d, unsigned w)
 {
+	struct kind_counts *k = (struct kind_counts *)r;
+
 	for (unsigned i = 0; i < k->ntps; i++) {
 		struct step_target_win *t = d ? step_data_target(d, w, i) : NULL;
 		uint64_t v, dv;
@@ -243,7 +240,7 @@ static int counts_take(struct kind_counts *k, struct step_data *d, unsigned w)
 			return err;
 		dv = v > k->prev[i] ? v - k->prev[i] : 0;
 		k->prev[i] = v;
-		k->events += dv;
+		r->events += dv;
 		if (t) {
 			t->events += dv;
 			t->recorded += dv;
@@ -252,37 +249,11 @@ static int counts_take(struct kind_counts *k, struct step_data *d, unsigned w)
 	return 0;
 }
 
-static int counts_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
-			  const struct ksym_table *ks)
-{
-	struct kind_counts *k = (struct kind_counts *)kp;
-
-	(void)ks;
-	if (w >= d->nwin || d->ntargets < k->ntps)
-		return -EINVAL;
-	return counts_take(k, d, w);
-}
-
-static int counts_discard(struct kind_probe *kp)
-{
-	return counts_take((struct kind_counts *)kp, NULL, 0);
-}
-
-static void counts_stats(struct kind_probe *kp, struct kind_stats *st)
-{
-	struct kind_counts *k = (struct kind_counts *)kp;
-
-	memset(st, 0, sizeof(*st));
-	st->events = k->events;
-	st->progs = k->ntps;
-	probe_counts_runtime(k->pc, &st->run_ns, &st->run_cnt);
-}
-
 const struct kind_ops probe_counts_kind_ops = {
 	.kind = STEP_COUNTS,
 	.open = counts_open,
-	.collect = counts_collect,
-	.discard = counts_discard,
-	.stats = counts_stats,
+	.collect = kind_run_collect,
+	.discard = kind_run_discard,
+	.stats = kind_run_stats,
 	.close = counts_close,
 };

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "kind.h"
+#include "kind_run.h"
 #include "kind_util.h"
 #include "probe.h"
 #include "probe_funclat.h"
@@ -88,15 +89,7 @@ static int fl_try(struct probe_funclat *pf, int mech, const char *const *fns, un
 		return err;
 	}
 	pf->skel = s;
-	if (f) {
-		s->rodata->filter_pid = f->pid;
-		s->rodata->filter_tgid = f->tgid;
-		s->rodata->filter_cgroup = f->cgroup_id;
-		if (f->comm[0]) {
-			s->rodata->filter_comm_on = 1;
-			memcpy((char *)s->rodata->filter_comm, f->comm, sizeof(f->comm));
-		}
-	}
+	KIND_FILTER_SET(s->rodata, f);
 	bpf_map__set_max_entries(s->maps.inflight, 16384);
 	bpf_map__set_max_entries(s->maps.stacks, max_stacks);
 	bpf_map__set_max_entries(s->maps.bystack, max_stacks * 2);
@@ -272,18 +265,11 @@ char *probe_funclat_programs(void)
 /* ---- the function_latency kind (core/kind.h) ------------------------------- */
 
 struct kind_funclat {
+	struct kind_run run;        /* first: the kind's ops are kind_run's */
 	struct probe_funclat *pf;
 	unsigned nfns;
 	char **markers;
-	struct kind_snap *snap;
-	struct kind_stacks *stacks;
 	struct funclat_hist *prev;
-	uint64_t events, lost;
-	int stats_fd;
-	struct step_data *d;
-	unsigned w;
-	const struct ksym_table *ks;
-	int discard;
 };
 
 static void funclat_close(struct kind_probe *kp)
@@ -293,53 +279,51 @@ static void funclat_close(struct kind_probe *kp)
 	if (!k)
 		return;
 	probe_funclat_close(k->pf);
-	if (k->stats_fd >= 0)
-		close(k->stats_fd);
+	kind_run_fini(&k->run);
 	for (unsigned i = 0; k->markers && i < k->nfns; i++)
 		free(k->markers[i]);
 	free(k->markers);
-	kind_snap_free(k->snap);
-	kind_stacks_free(k->stacks);
 	free(k->prev);
 	free(k);
 }
 
+static int funclat_pass(struct kind_run *r, struct step_data *d, unsigned w);
+
+static void funclat_runtime(struct kind_run *r, uint64_t *ns, uint64_t *cnt)
+{
+	probe_funclat_runtime(((struct kind_funclat *)r)->pf, ns, cnt);
+}
+
 static int funclat_open(const struct step *s, struct kind_probe **out, char **cause)
 {
-	struct kind_funclat *k = calloc(1, sizeof(*k));
 	const char *const *fns = (const char *const *)(s->nresolved ? s->resolved : s->targets);
 	unsigned n = s->nresolved ? s->nresolved : s->ntargets;
+	struct kind_funclat *k;
 	struct kind_filter f;
-	int err = 0;
+	int err;
 
-	if (!k) {
-		util_cause(cause, "out of memory");
-		return -ENOMEM;
-	}
-	k->stats_fd = -1;
-	if (!n || n > FUNCLAT_MAX_FNS) {
-		err = -EINVAL;
-		util_cause(cause, "function_latency takes 1 to %d functions, not %u",
-			   FUNCLAT_MAX_FNS, n);
-		goto fail;
-	}
-	err = kind_filter_resolve(&s->filter, &f, cause);
+	if (!n || n > FUNCLAT_MAX_FNS)
+		return util_fail(cause, -EINVAL, "function_latency takes 1 to %d functions, not %u",
+				 FUNCLAT_MAX_FNS, n);
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return util_fail(cause, -ENOMEM, "out of memory");
+	err = kind_run_open(&k->run, s, funclat_pass, funclat_runtime, 2 * n,
+			    sizeof(struct funclat_key), 1, &f, cause);
 	if (err)
 		goto fail;
+	k->run.ntargets = n;
 	k->nfns = n;
 	k->markers = calloc(n, sizeof(*k->markers));
 	k->prev = calloc(n, sizeof(*k->prev));
-	k->snap = kind_snap_new(sizeof(struct funclat_key), 1);
-	if (!k->markers || !k->prev || !k->snap) {
-		err = -ENOMEM;
-		util_cause(cause, "out of memory");
+	if (!k->markers || !k->prev) {
+		err = util_fail(cause, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	for (unsigned i = 0; i < n; i++)
 		if (asprintf(&k->markers[i], "[fn] %s", fns[i]) < 0) {
 			k->markers[i] = NULL;
-			err = -ENOMEM;
-			util_cause(cause, "out of memory");
+			err = util_fail(cause, -ENOMEM, "out of memory");
 			goto fail;
 		}
 	k->pf = probe_funclat_open(fns, n, s->max_stacks, &f, cause);
@@ -347,13 +331,9 @@ static int funclat_open(const struct step *s, struct kind_probe **out, char **ca
 		err = -errno;
 		goto fail;
 	}
-	k->stacks = kind_stacks_new(probe_funclat_stack, k->pf);
-	if (!k->stacks) {
-		err = -ENOMEM;
-		util_cause(cause, "out of memory");
+	err = kind_run_start(&k->run, probe_funclat_stack, k->pf, cause);
+	if (err)
 		goto fail;
-	}
-	k->stats_fd = kind_stats_enable();
 	*out = (struct kind_probe *)k;
 	return 0;
 fail:
@@ -366,97 +346,37 @@ static int funclat_one(void *arg, const void *key_, const void *val)
 	const struct funclat_key *key = key_;
 	const struct funclat_val *v = val;
 	struct kind_funclat *k = arg;
-	uint64_t *prev = kind_snap_get(k->snap, key), d;
 
-	if (!prev)
-		return -ENOMEM;
-	if (v->count <= prev[0] || key->slot >= k->nfns)
+	if (key->slot >= k->nfns)
 		return 0;
-	d = v->count - prev[0];
-	prev[0] = v->count;
-	if (k->discard)
-		return 0;
-	return kind_stacks_add(k->stacks, k->ks, key->stack_id, k->markers[key->slot], k->d->prof, k->w,
-			       key->tgid, key->comm, FUNCLAT_COMM_LEN, d);
+	return kind_run_stack(&k->run, key, v->count, key->stack_id, k->markers[key->slot],
+			      key->tgid, key->comm, FUNCLAT_COMM_LEN);
 }
 
-static int funclat_totals(struct kind_funclat *k, struct step_data *d, unsigned w)
+static int funclat_pass(struct kind_run *r, struct step_data *d, unsigned w)
 {
-	for (unsigned i = 0; i < k->nfns; i++) {
-		struct step_target_win *t = d ? step_data_target(d, w, i) : NULL;
+	struct kind_funclat *k = (struct kind_funclat *)r;
+	int err = probe_funclat_read(k->pf, funclat_one, k);
+
+	for (unsigned i = 0; !err && i < k->nfns; i++) {
 		struct funclat_hist h, *p = &k->prev[i];
-		uint64_t lost, ev;
-		int err = probe_funclat_hist(k->pf, i, &h);
 
+		err = probe_funclat_hist(k->pf, i, &h);
 		if (err)
-			return err;
-		ev = h.count - p->count;
-		lost = (h.map_full - p->map_full) + (h.stack_error - p->stack_error);
-		k->events += ev;
-		k->lost += lost;
-		if (t) {
-			uint64_t prev_hist[FUNCLAT_BUCKETS];
-
-			t->events += ev;
-			t->recorded += ev;
-			t->total_ns += h.total_ns - p->total_ns;
-			memcpy(prev_hist, p->hist, sizeof(prev_hist));
-			kind_delta_add(t->hist, (const uint64_t *)h.hist, prev_hist, KIND_HIST_BUCKETS < FUNCLAT_BUCKETS
-				       ? KIND_HIST_BUCKETS : FUNCLAT_BUCKETS);
-			d->lost += lost;
-			d->prof->wins[w].lost += lost;
-		}
+			break;
+		kind_run_intervals(r, d, w, i, h.count - p->count,
+				   (h.map_full - p->map_full) + (h.stack_error - p->stack_error),
+				   h.total_ns - p->total_ns, h.hist, p->hist, FUNCLAT_BUCKETS);
 		*p = h;
 	}
-	return 0;
-}
-
-static int funclat_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
-			   const struct ksym_table *ks)
-{
-	struct kind_funclat *k = (struct kind_funclat *)kp;
-	int err;
-
-	if (w >= d->nwin || d->ntargets < k->nfns)
-		return -EINVAL;
-	k->d = d;
-	k->w = w;
-	k->ks = ks;
-	k->discard = 0;
-	err = probe_funclat_read(k->pf, funclat_one, k);
-	if (!err)
-		err = funclat_totals(k, d, w);
-	k->d = NULL;
 	return err;
-}
-
-static int funclat_discard(struct kind_probe *kp)
-{
-	struct kind_funclat *k = (struct kind_funclat *)kp;
-	int err;
-
-	k->discard = 1;
-	err = probe_funclat_read(k->pf, funclat_one, k);
-	k->discard = 0;
-	return err ? err : funclat_totals(k, NULL, 0);
-}
-
-static void funclat_stats(struct kind_probe *kp, struct kind_stats *st)
-{
-	struct kind_funclat *k = (struct kind_funclat *)kp;
-
-	memset(st, 0, sizeof(*st));
-	st->events = k->events;
-	st->lost = k->lost;
-	st->progs = 2 * k->nfns;
-	probe_funclat_runtime(k->pf, &st->run_ns, &st->run_cnt);
 }
 
 const struct kind_ops probe_funclat_kind_ops = {
 	.kind = STEP_FUNCTION_LATENCY,
 	.open = funclat_open,
-	.collect = funclat_collect,
-	.discard = funclat_discard,
-	.stats = funclat_stats,
+	.collect = kind_run_collect,
+	.discard = kind_run_discard,
+	.stats = kind_run_stats,
 	.close = funclat_close,
 };

@@ -30,10 +30,12 @@
 #include <unistd.h>
 
 #include "kind.h"
+#include "kind_run.h"
 #include "kind_util.h"
 #include "probe.h"
 #include "probe_offcpu.h"
 #include "step.h"
+#include "util.h"
 #include "offcpu.skel.h"
 
 _Static_assert(sizeof(struct offcpu_key) == 56, "offcpu_key layout");
@@ -87,15 +89,7 @@ static int offcpu_load(void *arg, int raw)
 	tp[6] = s->progs.argus_offcpu_hrtimer_entry; rt[6] = s->progs.argus_offcpu_hrtimer_entry_raw;
 	tp[7] = s->progs.argus_offcpu_hrtimer_exit;  rt[7] = s->progs.argus_offcpu_hrtimer_exit_raw;
 	s->rodata->min_ns = o->min_ns;
-	if (f) {
-		s->rodata->filter_pid = f->pid;
-		s->rodata->filter_tgid = f->tgid;
-		s->rodata->filter_cgroup = f->cgroup_id;
-		if (f->comm[0]) {
-			s->rodata->filter_comm_on = 1;
-			memcpy((char *)s->rodata->filter_comm, f->comm, sizeof(f->comm));
-		}
-	}
+	KIND_FILTER_SET(s->rodata, f);
 	bpf_map__set_max_entries(s->maps.start, tasks);
 	bpf_map__set_max_entries(s->maps.wakers, tasks);
 	bpf_map__set_max_entries(s->maps.stacks, stacks);
@@ -123,7 +117,7 @@ struct probe_offcpu *probe_offcpu_open(const struct probe_offcpu_opts *o, char *
 
 	if (!po) {
 		err = -ENOMEM;
-		kind_set_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		goto fail;
 	}
 	{
@@ -139,8 +133,8 @@ struct probe_offcpu *probe_offcpu_open(const struct probe_offcpu_opts *o, char *
 		po->links[i] = bpf_program__attach(po->progs[i]);
 		if (!po->links[i]) {
 			err = -errno;
-			kind_set_cause(cause, "cannot attach %s: %s",
-				       bpf_program__section_name(po->progs[i]), strerror(-err));
+			util_cause(cause, "cannot attach %s: %s",
+				   bpf_program__section_name(po->progs[i]), strerror(-err));
 			goto fail;
 		}
 	}
@@ -218,8 +212,6 @@ void probe_offcpu_runtime(struct probe_offcpu *po, uint64_t *ns, uint64_t *cnt)
 
 /* ---- the offcpu kind ----------------------------------------------------- */
 
-
-
 struct name_key {
 	uint32_t tgid;              /* the irq number for a hardirq */
 	uint32_t kind;              /* OFFCPU_WAKER_TASK or _HARDIRQ */
@@ -227,19 +219,13 @@ struct name_key {
 };
 
 struct kind_offcpu {
+	struct kind_run run;        /* first: the kind's ops are kind_run's; its
+	                               snapshot: offcpu_key -> {count, ns reported} */
 	struct probe_offcpu *po;
-	struct kind_snap *snap;     /* offcpu_key -> {count, ns reported} */
 	struct kind_snap *names;    /* tgid -> char * (waker names, cached) */
-	struct kind_stacks *stacks;
 	struct offcpu_counters prev;
-	uint64_t events, lost;
-	int stats_fd;
 	char **owned;               /* name strings held by names */
 	size_t nowned, owned_cap;
-	struct step_data *d;
-	unsigned w;
-	const struct ksym_table *ks;
-	int discard;
 };
 
 static void offcpu_close(struct kind_probe *kp)
@@ -249,15 +235,19 @@ static void offcpu_close(struct kind_probe *kp)
 	if (!k)
 		return;
 	probe_offcpu_close(k->po);
-	if (k->stats_fd >= 0)
-		close(k->stats_fd);
-	kind_snap_free(k->snap);
+	kind_run_fini(&k->run);
 	kind_snap_free(k->names);
-	kind_stacks_free(k->stacks);
 	for (size_t i = 0; i < k->nowned; i++)
 		free(k->owned[i]);
 	free(k->owned);
 	free(k);
+}
+
+static int offcpu_pass(struct kind_run *r, struct step_data *d, unsigned w);
+
+static void offcpu_runtime(struct kind_run *r, uint64_t *ns, uint64_t *cnt)
+{
+	probe_offcpu_runtime(((struct kind_offcpu *)r)->po, ns, cnt);
 }
 
 static int offcpu_open(const struct step *s, struct kind_probe **out, char **cause)
@@ -265,21 +255,17 @@ static int offcpu_open(const struct step *s, struct kind_probe **out, char **cau
 	struct kind_offcpu *k = calloc(1, sizeof(*k));
 	struct probe_offcpu_opts o = { 0 };
 	struct kind_filter f;
-	int err = 0;
+	int err;
 
-	if (!k) {
-		kind_set_cause(cause, "out of memory");
-		return -ENOMEM;
-	}
-	k->stats_fd = -1;
-	err = kind_filter_resolve(&s->filter, &f, cause);
+	if (!k)
+		return util_fail(cause, -ENOMEM, "out of memory");
+	err = kind_run_open(&k->run, s, offcpu_pass, offcpu_runtime, 2, sizeof(struct offcpu_key),
+			    2, &f, cause);
 	if (err)
 		goto fail;
-	k->snap = kind_snap_new(sizeof(struct offcpu_key), 2);
 	k->names = kind_snap_new(sizeof(struct name_key), 1);
-	if (!k->snap || !k->names) {
-		err = -ENOMEM;
-		kind_set_cause(cause, "out of memory");
+	if (!k->names) {
+		err = util_fail(cause, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	o.max_stacks = s->max_stacks;
@@ -289,13 +275,9 @@ static int offcpu_open(const struct step *s, struct kind_probe **out, char **cau
 		err = -errno;
 		goto fail;
 	}
-	k->stacks = kind_stacks_new(probe_offcpu_stack, k->po);
-	if (!k->stacks) {
-		err = -ENOMEM;
-		kind_set_cause(cause, "out of memory");
+	err = kind_run_start(&k->run, probe_offcpu_stack, k->po, cause);
+	if (err)
 		goto fail;
-	}
-	k->stats_fd = kind_stats_enable();
 	*out = (struct kind_probe *)k;
 	return 0;
 fail:
@@ -374,7 +356,7 @@ static int offcpu_one(void *arg, const struct offcpu_key *key, const struct offc
 	const char *const *fr = NULL;
 	const char *frames[260], *marker;
 	char comm[OFFCPU_COMM_LEN + 1];
-	uint64_t *prev = kind_snap_get(k->snap, key), us;
+	uint64_t *prev = kind_snap_get(k->run.snap, key), us;
 	int n, nw, i;
 
 	if (!prev)
@@ -384,12 +366,12 @@ static int offcpu_one(void *arg, const struct offcpu_key *key, const struct offc
 	us = (v->total_ns - prev[1]) / 1000;
 	prev[1] += us * 1000; /* the remainder carries to the next window */
 	prev[0] = v->count;
-	if (k->discard)
+	if (!k->run.d)
 		return 0;
 	marker = waker_marker(k, key);
 	if (!marker)
 		return -ENOMEM;
-	n = kind_stacks_get(k->stacks, key->stack_id, k->ks, &fr);
+	n = kind_stacks_get(k->run.stacks, key->stack_id, k->run.ks, &fr);
 	if (n < 0)
 		return n;
 	if (n > 128)
@@ -397,7 +379,7 @@ static int offcpu_one(void *arg, const struct offcpu_key *key, const struct offc
 	for (i = 0; i < n; i++)
 		frames[i] = fr[i];
 	frames[n++] = marker;
-	nw = kind_stacks_get(k->stacks, key->waker_stack_id, k->ks, &fr);
+	nw = kind_stacks_get(k->run.stacks, key->waker_stack_id, k->run.ks, &fr);
 	if (nw < 0)
 		return nw;
 	if (nw > 128)
@@ -406,84 +388,31 @@ static int offcpu_one(void *arg, const struct offcpu_key *key, const struct offc
 		frames[n++] = fr[i];
 	memcpy(comm, key->comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = 0;
-	return profile_add(k->d->prof, k->w, frames, (unsigned)n, key->tgid, comm, us);
+	return profile_add(k->run.d->prof, k->run.w, frames, (unsigned)n, key->tgid, comm, us);
 }
 
-static int offcpu_totals(struct kind_offcpu *k, struct step_data *d, unsigned w)
+static int offcpu_pass(struct kind_run *r, struct step_data *d, unsigned w)
 {
-	struct step_target_win *t = d ? step_data_target(d, w, 0) : NULL;
+	struct kind_offcpu *k = (struct kind_offcpu *)r;
 	struct offcpu_counters c;
-	uint64_t lost, ev;
-	int err = probe_offcpu_counters(k->po, &c);
+	int err = probe_offcpu_read(k->po, offcpu_one, k);
 
+	if (!err)
+		err = probe_offcpu_counters(k->po, &c);
 	if (err)
 		return err;
-	ev = c.intervals - k->prev.intervals;
-	lost = (c.map_full - k->prev.map_full) + (c.stack_error - k->prev.stack_error);
-	k->events += ev;
-	k->lost += lost;
-	if (t) {
-		uint64_t prev_hist[OFFCPU_BUCKETS];
-
-		t->events += ev;
-		t->recorded += ev;
-		t->total_ns += c.total_ns - k->prev.total_ns;
-		memcpy(prev_hist, k->prev.hist, sizeof(prev_hist));
-		kind_delta_add(t->hist, (const uint64_t *)c.hist, prev_hist,
-			       KIND_HIST_BUCKETS < OFFCPU_BUCKETS ? KIND_HIST_BUCKETS : OFFCPU_BUCKETS);
-		d->lost += lost;
-		d->prof->wins[w].lost += lost;
-	}
+	kind_run_intervals(r, d, w, 0, c.intervals - k->prev.intervals,
+			   (c.map_full - k->prev.map_full) + (c.stack_error - k->prev.stack_error),
+			   c.total_ns - k->prev.total_ns, c.hist, k->prev.hist, OFFCPU_BUCKETS);
 	k->prev = c;
 	return 0;
-}
-
-static int offcpu_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
-			  const struct ksym_table *ks)
-{
-	struct kind_offcpu *k = (struct kind_offcpu *)kp;
-	int err;
-
-	if (w >= d->nwin)
-		return -EINVAL;
-	k->d = d;
-	k->w = w;
-	k->ks = ks;
-	k->discard = 0;
-	err = probe_offcpu_read(k->po, offcpu_one, k);
-	if (!err)
-		err = offcpu_totals(k, d, w);
-	k->d = NULL;
-	return err;
-}
-
-static int offcpu_discard(struct kind_probe *kp)
-{
-	struct kind_offcpu *k = (struct kind_offcpu *)kp;
-	int err;
-
-	k->discard = 1;
-	err = probe_offcpu_read(k->po, offcpu_one, k);
-	k->discard = 0;
-	return err ? err : offcpu_totals(k, NULL, 0);
-}
-
-static void offcpu_stats(struct kind_probe *kp, struct kind_stats *st)
-{
-	struct kind_offcpu *k = (struct kind_offcpu *)kp;
-
-	memset(st, 0, sizeof(*st));
-	st->events = k->events;
-	st->lost = k->lost;
-	st->progs = 2;
-	probe_offcpu_runtime(k->po, &st->run_ns, &st->run_cnt);
 }
 
 const struct kind_ops kind_offcpu_ops = {
 	.kind = STEP_OFFCPU,
 	.open = offcpu_open,
-	.collect = offcpu_collect,
-	.discard = offcpu_discard,
-	.stats = offcpu_stats,
+	.collect = kind_run_collect,
+	.discard = kind_run_discard,
+	.stats = kind_run_stats,
 	.close = offcpu_close,
 };

@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "kind.h"
+#include "kind_run.h"
 #include "kind_util.h"
 #include "probe.h"
 #include "step.h"
@@ -152,15 +153,7 @@ static struct probe_tplat *probe_tplat_open(const struct probe_tplat_opts *o, ch
 	pt->skel->rodata->key_mode = o->key_mode >= 0 ? (unsigned)o->key_mode
 		: (unsigned)probe_tplat_key_mode(o->begin, o->end);
 	pt->skel->rodata->filter_nr = o->syscall_nr;
-	if (f) {
-		pt->skel->rodata->filter_pid = f->pid;
-		pt->skel->rodata->filter_tgid = f->tgid;
-		pt->skel->rodata->filter_cgroup = f->cgroup_id;
-		if (f->comm[0]) {
-			pt->skel->rodata->filter_comm_on = 1;
-			memcpy((char *)pt->skel->rodata->filter_comm, f->comm, sizeof(f->comm));
-		}
-	}
+	KIND_FILTER_SET(pt->skel->rodata, f);
 	bpf_map__set_max_entries(pt->skel->maps.inflight,
 				 o->max_inflight ? o->max_inflight : PROBE_TPLAT_DEFAULT_INFLIGHT);
 	bpf_map__set_max_entries(pt->skel->maps.stacks, stacks);
@@ -222,17 +215,10 @@ static void probe_tplat_runtime(struct probe_tplat *pt, uint64_t *ns, uint64_t *
 /* ---- the tracepoint_latency kind (core/kind.h) ----------------------------- */
 
 struct kind_tplat {
+	struct kind_run run;        /* first: the kind's ops are kind_run's */
 	struct probe_tplat *pt;
 	char *marker;
-	struct kind_snap *snap;     /* tplat_key -> count */
-	struct kind_stacks *stacks;
 	struct tplat_hist prev;
-	uint64_t events, lost;
-	int stats_fd;
-	struct step_data *d;
-	unsigned w;
-	const struct ksym_table *ks;
-	int discard;
 };
 
 static void tplat_close(struct kind_probe *kp)
@@ -242,40 +228,37 @@ static void tplat_close(struct kind_probe *kp)
 	if (!k)
 		return;
 	probe_tplat_close(k->pt);
-	if (k->stats_fd >= 0)
-		close(k->stats_fd);
+	kind_run_fini(&k->run);
 	free(k->marker);
-	kind_snap_free(k->snap);
-	kind_stacks_free(k->stacks);
 	free(k);
+}
+
+static int tplat_pass(struct kind_run *r, struct step_data *d, unsigned w);
+
+static void tplat_runtime(struct kind_run *r, uint64_t *ns, uint64_t *cnt)
+{
+	probe_tplat_runtime(((struct kind_tplat *)r)->pt, ns, cnt);
 }
 
 static int tplat_open(const struct step *s, struct kind_probe **out, char **cause)
 {
-	struct kind_tplat *k = calloc(1, sizeof(*k));
 	struct probe_tplat_opts o = { 0 };
+	struct kind_tplat *k;
 	struct kind_filter f;
-	int err = 0;
+	int err;
 
-	if (!k) {
-		util_cause(cause, "out of memory");
-		return -ENOMEM;
-	}
-	k->stats_fd = -1;
-	if (s->kind != STEP_TRACEPOINT_LATENCY || s->nresolved < 2) {
-		err = -EINVAL;
-		util_cause(cause, "not a validated tracepoint_latency step");
-		goto fail;
-	}
-	err = kind_filter_resolve(&s->filter, &f, cause);
+	if (s->kind != STEP_TRACEPOINT_LATENCY || s->nresolved < 2)
+		return util_fail(cause, -EINVAL, "not a validated tracepoint_latency step");
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return util_fail(cause, -ENOMEM, "out of memory");
+	err = kind_run_open(&k->run, s, tplat_pass, tplat_runtime, 2, sizeof(struct tplat_key), 1,
+			    &f, cause);
 	if (err)
 		goto fail;
-	k->snap = kind_snap_new(sizeof(struct tplat_key), 1);
-	if (asprintf(&k->marker, "[tp] %s", s->resolved[0]) < 0)
+	if (asprintf(&k->marker, "[tp] %s", s->resolved[0]) < 0) {
 		k->marker = NULL;
-	if (!k->snap || !k->marker) {
-		err = -ENOMEM;
-		util_cause(cause, "out of memory");
+		err = util_fail(cause, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	o.begin = s->resolved[0];
@@ -289,13 +272,9 @@ static int tplat_open(const struct step *s, struct kind_probe **out, char **caus
 		err = -errno;
 		goto fail;
 	}
-	k->stacks = kind_stacks_new(probe_tplat_stack, k->pt);
-	if (!k->stacks) {
-		err = -ENOMEM;
-		util_cause(cause, "out of memory");
+	err = kind_run_start(&k->run, probe_tplat_stack, k->pt, cause);
+	if (err)
 		goto fail;
-	}
-	k->stats_fd = kind_stats_enable();
 	*out = (struct kind_probe *)k;
 	return 0;
 fail:
@@ -308,95 +287,34 @@ static int tplat_one(void *arg, const void *key_, const void *val)
 	const struct tplat_key *key = key_;
 	const struct tplat_stack_val *v = val;
 	struct kind_tplat *k = arg;
-	uint64_t *prev = kind_snap_get(k->snap, key), d;
 
-	if (!prev)
-		return -ENOMEM;
-	if (v->count <= prev[0])
-		return 0;
-	d = v->count - prev[0];
-	prev[0] = v->count;
-	if (k->discard)
-		return 0;
-	return kind_stacks_add(k->stacks, k->ks, key->stack_id, k->marker, k->d->prof, k->w,
-			       key->tgid, key->comm, TPLAT_COMM_LEN, d);
+	return kind_run_stack(&k->run, key, v->count, key->stack_id, k->marker, key->tgid,
+			      key->comm, TPLAT_COMM_LEN);
 }
 
-static int tplat_totals(struct kind_tplat *k, struct step_data *d, unsigned w)
+static int tplat_pass(struct kind_run *r, struct step_data *d, unsigned w)
 {
-	struct step_target_win *t = d ? step_data_target(d, w, 0) : NULL;
+	struct kind_tplat *k = (struct kind_tplat *)r;
 	struct tplat_hist h;
-	uint64_t lost, ev;
-	int err = probe_tplat_hist(k->pt, &h);
+	int err = probe_tplat_read(k->pt, tplat_one, k);
 
+	if (!err)
+		err = probe_tplat_hist(k->pt, &h);
 	if (err)
 		return err;
-	ev = h.count - k->prev.count;
-	lost = (h.stack_map_full - k->prev.stack_map_full) + (h.stack_error - k->prev.stack_error);
-	k->events += ev;
-	k->lost += lost;
-	if (t) {
-		uint64_t prev_hist[TPLAT_BUCKETS];
-
-		t->events += ev;
-		t->recorded += ev;
-		t->total_ns += h.total_ns - k->prev.total_ns;
-		memcpy(prev_hist, k->prev.hist, sizeof(prev_hist));
-		kind_delta_add(t->hist, (const uint64_t *)h.hist, prev_hist,
-			       KIND_HIST_BUCKETS < TPLAT_BUCKETS ? KIND_HIST_BUCKETS : TPLAT_BUCKETS);
-		d->lost += lost;
-		d->prof->wins[w].lost += lost;
-	}
+	kind_run_intervals(r, d, w, 0, h.count - k->prev.count,
+			   (h.stack_map_full - k->prev.stack_map_full) +
+			   (h.stack_error - k->prev.stack_error),
+			   h.total_ns - k->prev.total_ns, h.hist, k->prev.hist, TPLAT_BUCKETS);
 	k->prev = h;
 	return 0;
-}
-
-static int tplat_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
-			 const struct ksym_table *ks)
-{
-	struct kind_tplat *k = (struct kind_tplat *)kp;
-	int err;
-
-	if (w >= d->nwin)
-		return -EINVAL;
-	k->d = d;
-	k->w = w;
-	k->ks = ks;
-	k->discard = 0;
-	err = probe_tplat_read(k->pt, tplat_one, k);
-	if (!err)
-		err = tplat_totals(k, d, w);
-	k->d = NULL;
-	return err;
-}
-
-static int tplat_discard(struct kind_probe *kp)
-{
-	struct kind_tplat *k = (struct kind_tplat *)kp;
-	int err;
-
-	k->discard = 1;
-	err = probe_tplat_read(k->pt, tplat_one, k);
-	k->discard = 0;
-	return err ? err : tplat_totals(k, NULL, 0);
-}
-
-static void tplat_stats(struct kind_probe *kp, struct kind_stats *st)
-{
-	struct kind_tplat *k = (struct kind_tplat *)kp;
-
-	memset(st, 0, sizeof(*st));
-	st->events = k->events;
-	st->lost = k->lost;
-	st->progs = 2;
-	probe_tplat_runtime(k->pt, &st->run_ns, &st->run_cnt);
 }
 
 const struct kind_ops probe_tplat_kind_ops = {
 	.kind = STEP_TRACEPOINT_LATENCY,
 	.open = tplat_open,
-	.collect = tplat_collect,
-	.discard = tplat_discard,
-	.stats = tplat_stats,
+	.collect = kind_run_collect,
+	.discard = kind_run_discard,
+	.stats = kind_run_stats,
 	.close = tplat_close,
 };

@@ -9,6 +9,7 @@
 
 #include "../bpf/workqueue.h"
 #include "kind_util.h"
+#include "util.h"
 #include "ksym.h"
 #include "probe.h"
 #include "probe_workqueue.h"
@@ -63,7 +64,7 @@ struct probe_workqueue *probe_workqueue_open(unsigned max_keys, char **cause)
 	int err;
 
 	if (!pw) {
-		kind_set_cause(cause, "out of memory");
+		util_cause(cause, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -75,8 +76,8 @@ struct probe_workqueue *probe_workqueue_open(unsigned max_keys, char **cause)
 		err = wq_load(pw, max_keys, 1);
 	}
 	if (err) {
-		kind_set_cause(cause, "cannot load the workqueue program: %s%s", strerror(-err),
-			       err == -EPERM ? "; run as root" : "");
+		util_cause(cause, "cannot load the workqueue program: %s%s", strerror(-err),
+			   err == -EPERM ? "; run as root" : "");
 		free(pw);
 		errno = -err;
 		return NULL;

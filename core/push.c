@@ -61,20 +61,6 @@ struct push {
 	struct push_stats st;
 };
 
-__attribute__((format(printf, 2, 3)))
-static void push_cause(char **cause, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!cause)
-		return;
-	free(*cause);
-	va_start(ap, fmt);
-	if (vasprintf(cause, fmt, ap) < 0)
-		*cause = NULL;
-	va_end(ap);
-}
-
 /* Escapes control characters of a server's reply in place (cutting it). */
 static void push_printable(char *s)
 {
@@ -132,18 +118,18 @@ int push_labels_check(const char *labels, char **cause)
 		const char *comma = strchr(s, ','), *end = comma ? comma : s + strlen(s);
 		const char *eq = memchr(s, '=', (size_t)(end - s));
 		if (!eq || !push_key_ok(s, (size_t)(eq - s)) || !push_value_ok(eq + 1, (size_t)(end - eq - 1))) {
-			push_cause(cause, "bad label '%.*s' in '%s': give k=v,k=v with keys [A-Za-z_][A-Za-z0-9_.]* "
+			util_cause(cause, "bad label '%.*s' in '%s': give k=v,k=v with keys [A-Za-z_][A-Za-z0-9_.]* "
 				   "and values without spaces, quotes or ,{}=",
 				   (int)(end - s) > 80 ? 80 : (int)(end - s), s, labels);
 			return -EINVAL;
 		}
 		if (++n > PUSH_MAX_LABELS) {
-			push_cause(cause, "more than %u labels in '%s'", PUSH_MAX_LABELS, labels);
+			util_cause(cause, "more than %u labels in '%s'", PUSH_MAX_LABELS, labels);
 			return -EINVAL;
 		}
 		s = comma ? comma + 1 : end;
 		if (comma && !*s) {
-			push_cause(cause, "empty label at the end of '%s'", labels);
+			util_cause(cause, "empty label at the end of '%s'", labels);
 			return -EINVAL;
 		}
 	}
@@ -516,7 +502,7 @@ struct push *push_new(const struct push_opts *o, char **cause)
 	int err = -EINVAL;
 
 	if (!url || !*url) {
-		push_cause(cause, "no push URL given");
+		util_cause(cause, "no push URL given");
 		goto fail;
 	}
 	if (!strncmp(url, "pyroscope+", 10)) {
@@ -526,11 +512,11 @@ struct push *push_new(const struct push_opts *o, char **cause)
 		t = PUSH_PARCA;
 	}
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-		push_cause(cause, "push URL '%.200s' is not http:// or https://", o->url);
+		util_cause(cause, "push URL '%.200s' is not http:// or https://", o->url);
 		goto fail;
 	}
 	if (strpbrk(url, "?# \t\r\n")) {
-		push_cause(cause, "push URL '%.200s' has a query, fragment or space; give the server's base URL",
+		util_cause(cause, "push URL '%.200s' has a query, fragment or space; give the server's base URL",
 			   o->url);
 		goto fail;
 	}
@@ -540,18 +526,18 @@ struct push *push_new(const struct push_opts *o, char **cause)
 	if (ul >= 18 && !memcmp(url + ul - 18, "/profiles/writeraw", 18))
 		t = PUSH_PARCA;
 	if (!push_key_ok(app, strlen(app))) {
-		push_cause(cause, "bad application name '%.80s': use [A-Za-z_][A-Za-z0-9_.]*", app);
+		util_cause(cause, "bad application name '%.80s': use [A-Za-z_][A-Za-z0-9_.]*", app);
 		goto fail;
 	}
 	if (push_labels_check(o->labels, cause))
 		goto fail;
 	if (o->tenant && (!*o->tenant || strpbrk(o->tenant, "\r\n") || strlen(o->tenant) > 256)) {
-		push_cause(cause, "bad tenant '%.80s'", o->tenant);
+		util_cause(cause, "bad tenant '%.80s'", o->tenant);
 		goto fail;
 	}
 	if (!curl_done) {
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			push_cause(cause, "cannot initialise libcurl");
+			util_cause(cause, "cannot initialise libcurl");
 			err = -ENOMEM;
 			goto fail;
 		}
@@ -591,7 +577,7 @@ struct push *push_new(const struct push_opts *o, char **cause)
 	curl_watch_attach(&ps->watch, ps->multi);
 	return ps;
 nomem:
-	push_cause(cause, "out of memory");
+	util_cause(cause, "out of memory");
 	err = -ENOMEM;
 fail:
 	push_free(ps);

@@ -2,7 +2,6 @@
  * session_log (events, per-step profiles); the format is in session.h and
  * tests/data/SESSION-FORMAT.md. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -12,7 +11,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -39,22 +37,12 @@ static int add_note(struct session_log *l, const char *fmt, ...)
 static int add_note(struct session_log *l, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL, **n;
+	int err;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	err = util_lines_vadd(&l->notes, &l->nnotes, fmt, ap);
 	va_end(ap);
-	if (!s)
-		return -ENOMEM;
-	n = realloc(l->notes, (l->nnotes + 1) * sizeof(*n));
-	if (!n) {
-		free(s);
-		return -ENOMEM;
-	}
-	n[l->nnotes++] = s;
-	l->notes = n;
-	return 0;
+	return err;
 }
 
 /* String member, or NULL (also when of another type: *bad set). */
@@ -721,43 +709,18 @@ fail:
 
 int session_read(const char *path, struct session_log *out, char **cause)
 {
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int fd, err;
+	char *buf;
+	size_t len;
+	int err;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return util_fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
-	for (;;) {
-		if (len == cap) {
-			if (cap >= SESSION_MAX_FILE) {
-				err = util_fail(cause, -EFBIG, "%s: larger than %llu MiB; not a session argus wrote",
-						 path, SESSION_MAX_FILE >> 20);
-				goto out;
-			}
-			cap = cap ? cap * 2 : 65536;
-			char *b = realloc(buf, cap);
-			if (!b) {
-				err = util_fail(cause, -ENOMEM, "%s: out of memory", path);
-				goto out;
-			}
-			buf = b;
-		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = util_fail(cause, -errno, "cannot read %s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	err = session_read_buf(path, buf ? buf : "", len, out, cause);
-out:
-	close(fd);
+	err = util_read_file_cause(path, SESSION_MAX_FILE, &buf, &len, cause);
+	if (err == -EFBIG)
+		return util_fail(cause, err, "%s: larger than %llu MiB; not a session argus wrote",
+				 path, SESSION_MAX_FILE >> 20);
+	if (err)
+		return err;
+	err = session_read_buf(path, buf, len, out, cause);
 	free(buf);
 	return err;
 }

@@ -37,6 +37,22 @@ int util_fail(char **cause, int err, const char *fmt, ...)
 	return err;
 }
 
+int util_lines_vadd(char ***v, unsigned *n, const char *fmt, va_list ap)
+{
+	char *s, **nv;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return -ENOMEM;
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
+	}
+	nv[(*n)++] = s;
+	*v = nv;
+	return 0;
+}
+
 double util_mono_s(void)
 {
 	struct timespec ts;
@@ -60,6 +76,7 @@ int util_read_stream(FILE *f, size_t max, char **out, size_t *len)
 	int err = 0;
 
 	*out = NULL;
+	errno = 0;
 	for (;;) {
 		size_t r;
 
@@ -84,7 +101,7 @@ int util_read_stream(FILE *f, size_t max, char **out, size_t *len)
 			break;
 	}
 	if (ferror(f)) {
-		err = -EIO;
+		err = errno ? -errno : -EIO; /* fread's read(2) failure, e.g. EISDIR */
 		goto out;
 	}
 	buf[n] = '\0';
@@ -107,6 +124,23 @@ int util_read_file(const char *path, size_t max, char **out, size_t *len)
 		return -errno;
 	err = util_read_stream(f, max, out, len);
 	fclose(f);
+	return err;
+}
+
+int util_read_file_cause(const char *path, size_t max, char **out, size_t *len, char **cause)
+{
+	FILE *f = fopen(path, "re");
+	int err;
+
+	*out = NULL;
+	if (!f)
+		return util_fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
+	err = util_read_stream(f, max, out, len);
+	fclose(f);
+	if (err == -ENOMEM)
+		util_cause(cause, "%s: out of memory", path);
+	else if (err && err != -EFBIG)
+		util_cause(cause, "cannot read %s: %s", path, strerror(-err));
 	return err;
 }
 

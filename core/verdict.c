@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
 #include "verdict.h"
 
 void verdict_clear(struct verdict *v)
@@ -72,23 +73,13 @@ nomem:
 
 int verdict_add_note(struct verdict *v, const char *fmt, ...)
 {
-	char **nn, *s = NULL;
 	va_list ap;
-	int r;
+	int err;
 
 	if (!v || !fmt)
 		return -EINVAL;
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	err = util_lines_vadd(&v->notes, &v->nnotes, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	nn = realloc(v->notes, (v->nnotes + 1) * sizeof(*nn));
-	if (!nn) {
-		free(s);
-		return -ENOMEM;
-	}
-	v->notes = nn;
-	v->notes[v->nnotes++] = s;
-	return 0;
+	return err;
 }

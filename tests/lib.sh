@@ -4,6 +4,11 @@ skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (BPF and perf_event)"; }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+# need_built PATH: skip when a program the build makes is not there
+need_built() { [ -x "$1" ] || skip "no $1; run make first"; }
+# need_scenario VAR NAME: VAR=$BUILD/scenarios/NAME (tests/scenarios/NAME.c),
+# skipping when it is not built
+need_scenario() { eval "$1=\$BUILD/scenarios/$2"; need_built "$BUILD/scenarios/$2"; }
 : "${ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${ARGUS:=$ROOT/argus}"
 : "${BUILD:=$ROOT/build}"
@@ -13,3 +18,12 @@ TMP=$(mktemp -d /tmp/argus-test.XXXXXX)
 AT_EXIT=""
 at_exit() { AT_EXIT="$1; $AT_EXIT"; }
 trap 'eval "$AT_EXIT"; rm -rf "$TMP"' EXIT
+# build_driver NAME: tests/live/NAME.c, a driver over core/'s own API,
+# compiled with build/libargus.a into $TMP/NAME; fails when it cannot be
+build_driver() {
+	need_cmd cc
+	need_cmd pkg-config
+	cc -O1 -g -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/$1" \
+		"$ROOT/tests/live/$1.c" "$BUILD/libargus.a" \
+		$(pkg-config --libs libbpf libcjson libcurl) -lelf -lz -lm || fail "cannot build the driver"
+}

@@ -17,21 +17,7 @@
 #                     kernel has neither fentry nor kprobes
 # and nothing stays loaded afterwards.
 . "$(dirname "$0")/../lib.sh"
-need_root
-need_cmd cc
-need_cmd pkg-config
-[ -f "$BUILD/libargus.a" ] || fail "no $BUILD/libargus.a; run make"
-[ -x "$BUILD/scenarios/pagefault" ] || fail "no $BUILD/scenarios/pagefault; run make"
-
-cc -O1 -g -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/kinds_run" \
-	"$ROOT/tests/live/kinds_run.c" "$BUILD/libargus.a" \
-	$(pkg-config --libs libbpf libcjson libcurl) -lelf -lz -lm || fail "cannot build the driver"
-RUN="$TMP/kinds_run"
-val() { sed -n "s/^$1 //p" "$2" | head -n 1; }
-top() { sed -n 's/^top [0-9]* [^ ]* //p' "$1"; }
-pids=""
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
-at_exit cleanup
+. "$(dirname "$0")/kinds.inc"
 
 # --- sample and tracepoint_stacks and counts over pagefault ---
 "$BUILD/scenarios/pagefault" --seconds 30 >/dev/null &

@@ -6,14 +6,9 @@
 # CPU of the exact firings; nothing stays loaded.
 . "$(dirname "$0")/../lib.sh"
 need_root
-need_cmd cc
-need_cmd pkg-config
 [ -f "$BUILD/libargus.a" ] || skip "no $BUILD/libargus.a; run make"
 PAGES=20000
-
-cc -O1 -g -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/tpstacks_run" \
-	"$ROOT/tests/live/tpstacks_run.c" "$BUILD/libargus.a" \
-	$(pkg-config --libs libbpf libcjson) -lelf -lz -lm || fail "cannot build the driver"
+build_driver tpstacks_run
 
 val() { sed -n "s/^$1 //p" "$2"; }
 

@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,49 +20,34 @@
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seconds", required_argument, NULL, 's' },
-		{ "mib", required_argument, NULL, 'm' },
-		{ "file", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	size_t bytes = 8ul << 20, pages;
-	double seconds = 0, t0, end;
+	size_t pages;
+	struct scen_file_args a;
+	double t0, end;
 	unsigned long long ops = 0;
 	unsigned long x = 88172645463325252ul;
-	char path[4096] = "", buf[4096];
+	char buf[4096];
 	struct stat sb;
-	int c, fd;
+	int fd;
 
-	while ((c = getopt_long(argc, argv, "s:m:f:", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': seconds = atof(optarg); break;
-		case 'm': bytes = (size_t)atol(optarg) << 20; break;
-		case 'f': snprintf(path, sizeof(path), "%s", optarg); break;
-		default:
-			fprintf(stderr, "usage: io_victim [--seconds N] [--mib M] [--file PATH]\n");
-			return 2;
-		}
-	}
-	if (!path[0])
-		snprintf(path, sizeof(path), "/var/tmp/argus-io.%d", (int)getuid());
-	fd = open(path, O_RDWR | O_CREAT, 0600);
+	if (scen_file_args(argc, argv, "io_victim", 8, "/var/tmp/argus-io", &a))
+		return 2;
+	fd = open(a.path, O_RDWR | O_CREAT, 0600);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
-		fprintf(stderr, "io_victim: cannot open %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "io_victim: cannot open %s: %s\n", a.path, strerror(errno));
 		return 1;
 	}
-	if ((size_t)sb.st_size < bytes) {
+	if ((size_t)sb.st_size < a.bytes) {
 		memset(buf, 'a', sizeof(buf));
-		for (size_t off = 0; off < bytes; off += sizeof(buf))
+		for (size_t off = 0; off < a.bytes; off += sizeof(buf))
 			if (pwrite(fd, buf, sizeof(buf), (off_t)off) != (ssize_t)sizeof(buf)) {
-				fprintf(stderr, "io_victim: cannot write %s: %s\n", path, strerror(errno));
+				fprintf(stderr, "io_victim: cannot write %s: %s\n", a.path, strerror(errno));
 				return 1;
 			}
 		fsync(fd);
 	}
 	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM); /* no readahead: one page per miss */
-	pages = bytes / sizeof(buf);
-	end = scen_begin(seconds);
+	pages = a.bytes / sizeof(buf);
+	end = scen_begin(a.seconds);
 	t0 = scen_now();
 	while (scen_running(end)) {
 		for (int i = 0; i < 64; i++, ops++) {

@@ -12,51 +12,35 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <unistd.h>
 
 #include "scen.h"
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seconds", required_argument, NULL, 's' },
-		{ "mib", required_argument, NULL, 'm' },
-		{ "file", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	size_t bytes = 4ul << 20, off = 0;
-	double seconds = 0, t0, end;
+	size_t off = 0;
+	struct scen_file_args a;
+	double t0, end;
 	unsigned long long ops = 0;
-	char path[4096] = "", buf[4096];
-	int c, fd;
+	char buf[4096];
+	int fd;
 
-	while ((c = getopt_long(argc, argv, "s:m:f:", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': seconds = atof(optarg); break;
-		case 'm': bytes = (size_t)atol(optarg) << 20; break;
-		case 'f': snprintf(path, sizeof(path), "%s", optarg); break;
-		default:
-			fprintf(stderr, "usage: lock_victim [--seconds N] [--mib M] [--file PATH]\n");
-			return 2;
-		}
-	}
-	if (!path[0])
-		snprintf(path, sizeof(path), "/dev/shm/argus-lock.%d", (int)getuid());
-	fd = open(path, O_RDWR | O_CREAT, 0600);
+	if (scen_file_args(argc, argv, "lock_victim", 4, "/dev/shm/argus-lock", &a))
+		return 2;
+	fd = open(a.path, O_RDWR | O_CREAT, 0600);
 	if (fd < 0) {
-		fprintf(stderr, "lock_victim: cannot open %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "lock_victim: cannot open %s: %s\n", a.path, strerror(errno));
 		return 1;
 	}
 	memset(buf, 'v', sizeof(buf));
-	end = scen_begin(seconds);
+	end = scen_begin(a.seconds);
 	t0 = scen_now();
 	while (scen_running(end)) {
 		if (pwrite(fd, buf, sizeof(buf), (off_t)off) != (ssize_t)sizeof(buf)) {
 			fprintf(stderr, "lock_victim: write: %s\n", strerror(errno));
 			return 1;
 		}
-		off = (off + sizeof(buf)) % bytes;
+		off = (off + sizeof(buf)) % a.bytes;
 		ops++;
 	}
 	scen_report("lock_victim", ops, t0);

@@ -1,13 +1,17 @@
 /* scen.h — what the scenario loads share: --seconds, a stop flag set by
- * SIGINT/SIGTERM, a clock, and the throughput line printed at the end. */
+ * SIGINT/SIGTERM, a clock, the throughput line printed at the end, and the
+ * options of the loads on a file.  Header-only: each scenario is built from
+ * its own .c alone (Makefile). */
 #ifndef ARGUS_SCEN_H
 #define ARGUS_SCEN_H
 
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t scen_stop;
 
@@ -49,6 +53,46 @@ static inline void scen_report(const char *name, unsigned long long ops, double 
 	printf("%s: ops=%llu seconds=%.3f ops_per_sec=%.0f\n", name, ops, secs,
 	       secs > 0 ? ops / secs : 0.0);
 	fflush(stdout);
+}
+
+/* The options of a load on a file: --seconds N (0: until a signal), --mib M
+ * (the file's size, or a rewrite's), --file PATH. */
+struct scen_file_args {
+	double seconds;
+	size_t bytes;
+	char path[4096];
+};
+
+/* Parses argv for the scenario name into a, with mib MiB and the file
+ * PREFIX.UID as the defaults.  0, or the exit status 2 after printing the
+ * usage. */
+static inline int scen_file_args(int argc, char **argv, const char *name, size_t mib,
+				 const char *prefix, struct scen_file_args *a)
+{
+	static const struct option opts[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "mib", required_argument, NULL, 'm' },
+		{ "file", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	a->seconds = 0;
+	a->bytes = mib << 20;
+	a->path[0] = 0;
+	while ((c = getopt_long(argc, argv, "s:m:f:", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': a->seconds = atof(optarg); break;
+		case 'm': a->bytes = (size_t)atol(optarg) << 20; break;
+		case 'f': snprintf(a->path, sizeof(a->path), "%s", optarg); break;
+		default:
+			fprintf(stderr, "usage: %s [--seconds N] [--mib M] [--file PATH]\n", name);
+			return 2;
+		}
+	}
+	if (!a->path[0])
+		snprintf(a->path, sizeof(a->path), "%s.%d", prefix, (int)getuid());
+	return 0;
 }
 
 #endif

@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -18,50 +17,33 @@
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seconds", required_argument, NULL, 's' },
-		{ "mib", required_argument, NULL, 'm' },
-		{ "file", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	size_t bytes = 64ul << 20;
-	double seconds = 0, t0, end;
+	struct scen_file_args a;
+	double t0, end;
 	unsigned long long ops = 0;
 	long page = sysconf(_SC_PAGESIZE);
-	char path[4096] = "";
 	char *p;
-	int c, fd;
+	int fd;
 
-	while ((c = getopt_long(argc, argv, "s:m:f:", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': seconds = atof(optarg); break;
-		case 'm': bytes = (size_t)atol(optarg) << 20; break;
-		case 'f': snprintf(path, sizeof(path), "%s", optarg); break;
-		default:
-			fprintf(stderr, "usage: victim [--seconds N] [--mib M] [--file PATH]\n");
-			return 2;
-		}
-	}
-	if (!path[0])
-		snprintf(path, sizeof(path), "/dev/shm/argus-shared.%d", (int)getuid());
-	fd = open(path, O_RDWR | O_CREAT, 0600);
-	if (fd < 0 || ftruncate(fd, (off_t)bytes) < 0) {
-		fprintf(stderr, "victim: cannot open %s: %s\n", path, strerror(errno));
+	if (scen_file_args(argc, argv, "victim", 64, "/dev/shm/argus-shared", &a))
+		return 2;
+	fd = open(a.path, O_RDWR | O_CREAT, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)a.bytes) < 0) {
+		fprintf(stderr, "victim: cannot open %s: %s\n", a.path, strerror(errno));
 		return 1;
 	}
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, a.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		fprintf(stderr, "victim: mmap: %s\n", strerror(errno));
 		return 1;
 	}
-	end = scen_begin(seconds);
+	end = scen_begin(a.seconds);
 	t0 = scen_now();
 	while (scen_running(end)) {
-		for (size_t off = 0; off < bytes; off += page, ops++)
+		for (size_t off = 0; off < a.bytes; off += page, ops++)
 			p[off]++;
 	}
 	scen_report("victim", ops, t0);
-	munmap(p, bytes);
+	munmap(p, a.bytes);
 	close(fd);
 	return 0;
 }

@@ -9,12 +9,10 @@
 need_root
 need_cmd bpftool
 . "$(dirname "$0")/tmux.inc"
-PF="$BUILD/scenarios/pagefault"
-[ -x "$PF" ] || skip "no $PF; run make first"
+need_scenario PF pagefault
 
 # the BPF programs a process holds, from its fds (other argus runs may be
 # loading and unloading their own meanwhile)
-prog_ids() { cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u; }
 start 200 60 LANG=C.UTF-8 TERM=xterm-256color -- --pairs 3 --no-session -- "$PF" --seconds 60
 wait_for "reference window"
 screen | grep -q 'dropped [0-9]' || fail "no dropped counter in the status bar"

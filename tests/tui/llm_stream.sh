@@ -20,21 +20,8 @@ need_root
 need_cmd curl
 need_cmd jq
 . "$(dirname "$0")/tmux.inc"
-PF="$BUILD/scenarios/pagefault"
-[ -x "$PF" ] || skip "no $PF; run make first"
+need_scenario PF pagefault
 
-# wait_long TEXT SECONDS
-wait_long() {
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "--- screen (waiting for '$1'):"
-	screen
-	fail "did not see '$1'"
-}
 argus_pid() { pgrep -f -- "$ARGUS --agent llm --load $PF --seconds 120" | head -n 1; }
 SHOTS="$TMP/screens.txt"   # every screen looked at, for the canary check
 shot() { screen | tee -a "$SHOTS"; }

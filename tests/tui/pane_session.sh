@@ -14,21 +14,8 @@
 need_root
 need_cmd jq
 . "$(dirname "$0")/tmux.inc"
-PF="$BUILD/scenarios/pagefault"
-[ -x "$PF" ] || skip "no $PF; run make first"
+need_scenario PF pagefault
 
-# wait_long TEXT SECONDS
-wait_long() {
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "--- screen (waiting for '$1'):"
-	screen
-	fail "did not see '$1'"
-}
 
 S1="$TMP/veto.jsonl" S="$TMP/accept.jsonl"
 REASON="not now, look again"

@@ -16,8 +16,7 @@
 need_root
 need_cmd curl
 . "$(dirname "$0")/tmux.inc"
-PF="$BUILD/scenarios/pagefault"
-[ -x "$PF" ] || skip "no $PF; run make first"
+need_scenario PF pagefault
 cd "$ROOT" || fail "no $ROOT"
 cp "$PF" "$TMP/pidscope_pf"
 stub_start

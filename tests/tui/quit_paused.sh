@@ -6,9 +6,7 @@
 need_root
 need_cmd bpftool
 . "$(dirname "$0")/tmux.inc"
-PF="$BUILD/scenarios/pagefault"
-[ -x "$PF" ] || skip "no $PF; run make first"
-prog_ids() { cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u; }
+need_scenario PF pagefault
 
 start 120 30 LANG=C.UTF-8 TERM=xterm-256color -- --no-session --pairs 4 --window 3 -- "$PF" --seconds 120
 # the first reference window runs before the load starts; wait for the second

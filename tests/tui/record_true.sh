@@ -11,31 +11,7 @@
 need_root
 need_cmd jq
 . "$(dirname "$0")/tmux.inc"
-LOAD="$BUILD/scenarios/cow_fault"
-[ -x "$LOAD" ] || skip "no $LOAD; run make first"
-
-# seen TEXT SECONDS: 0 when the pane shows TEXT in time
-seen() {
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
-wait_long() {
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "--- screen (waiting for '$1'):"
-	screen
-	fail "did not see '$1'"
-}
+need_scenario LOAD cow_fault
 
 cd "$TMP" || fail "cannot cd $TMP"   # w writes its report beside the cwd
 for size in "80 24" "160 45"; do

@@ -8,18 +8,7 @@
 need_root
 need_cmd jq
 . "$(dirname "$0")/tmux.inc"
-LOAD="$BUILD/scenarios/cow_fault"
-[ -x "$LOAD" ] || skip "no $LOAD; run make first"
-
-seen() {
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		screen | grep -qF -- "$1" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+need_scenario LOAD cow_fault
 
 cd "$TMP" || fail "cannot cd $TMP"
 for size in "80 24" "160 45"; do

@@ -19,8 +19,7 @@
 need_root
 need_cmd jq
 . "$(dirname "$0")/tmux.inc"
-LOAD="$BUILD/scenarios/cow_fault"
-[ -x "$LOAD" ] || skip "no $LOAD; run make first"
+need_scenario LOAD cow_fault
 
 header() { screen | sed -n 1p; }
 status_line() { screen | sed -n "${H}p"; }
