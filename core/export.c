@@ -221,8 +221,10 @@ static int xp_ident(cJSON *o, const struct tree_ident *id)
 }
 
 /* "work": what a kworker ran (issue 15), each work function its sampled
- * stacks show (core/kwork.h) with its samples, most first; only on
- * kworkers (an empty array: it ran none that its stacks name). */
+ * stacks show (core/kwork.h) with its samples, or the workqueue
+ * tracepoint counted with its executions (0 when not counted), most
+ * samples first, then most executions; only on kworkers (an empty array:
+ * neither source names one). */
 static int xp_work(cJSON *o, const struct tree_kworker *kw)
 {
 	cJSON *a;
@@ -244,7 +246,11 @@ static int xp_work(cJSON *o, const struct tree_kworker *kw)
 		    !cJSON_AddNumberToObject(j, "samples",
 					     (double)(w->total[COND_REF] + w->total[COND_LOAD])) ||
 		    !cJSON_AddNumberToObject(j, "ref_samples", (double)w->total[COND_REF]) ||
-		    !cJSON_AddNumberToObject(j, "load_samples", (double)w->total[COND_LOAD]))
+		    !cJSON_AddNumberToObject(j, "load_samples", (double)w->total[COND_LOAD]) ||
+		    !cJSON_AddNumberToObject(j, "executions",
+					     (double)(w->exec[COND_REF] + w->exec[COND_LOAD])) ||
+		    !cJSON_AddNumberToObject(j, "ref_executions", (double)w->exec[COND_REF]) ||
+		    !cJSON_AddNumberToObject(j, "load_executions", (double)w->exec[COND_LOAD]))
 			return -ENOMEM;
 	}
 	return 0;
@@ -257,7 +263,8 @@ static int xp_processes(cJSON *o, const struct tree *t)
 {
 	cJSON *a = cJSON_AddArrayToObject(o, "processes");
 
-	if (!a)
+	/* whether the work entries' executions were counted at all */
+	if (!a || !cJSON_AddBoolToObject(o, "workqueue_traced", t->kwork_traced))
 		return -ENOMEM;
 	for (const struct tree_proc *e = t->root->procs; e; e = e->next) {
 		cJSON *j = cJSON_CreateObject();

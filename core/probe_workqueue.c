@@ -13,6 +13,7 @@
 #include "ksym.h"
 #include "probe.h"
 #include "probe_workqueue.h"
+#include "profile.h"
 #include "workqueue.skel.h"
 
 _Static_assert(sizeof(struct workqueue_key) == 16, "workqueue_key layout");
@@ -21,6 +22,8 @@ _Static_assert(sizeof(struct workqueue_val) == 8, "workqueue_val layout");
 struct probe_workqueue {
 	struct workqueue_bpf *skel;
 	struct bpf_link *link;
+	struct kind_snap *seen;      /* each key's count at the last collect */
+	int raw;                     /* the raw_tp flavour is the one attached */
 };
 
 void probe_workqueue_close(struct probe_workqueue *pw)
@@ -29,6 +32,7 @@ void probe_workqueue_close(struct probe_workqueue *pw)
 		return;
 	bpf_link__destroy(pw->link);
 	workqueue_bpf__destroy(pw->skel);
+	kind_snap_free(pw->seen);
 	free(pw);
 }
 
@@ -48,6 +52,7 @@ static int wq_load(struct probe_workqueue *pw, unsigned max_keys, int raw)
 		return err;
 	}
 	pw->skel = s;
+	pw->raw = raw;
 	pw->link = bpf_program__attach(raw ? s->progs.argus_wq_start_raw : s->progs.argus_wq_start);
 	if (!pw->link) {
 		err = -errno;
@@ -68,6 +73,13 @@ struct probe_workqueue *probe_workqueue_open(unsigned max_keys, char **cause)
 		errno = ENOMEM;
 		return NULL;
 	}
+	pw->seen = kind_snap_new(sizeof(struct workqueue_key), 1);
+	if (!pw->seen) {
+		util_cause(cause, "out of memory");
+		free(pw);
+		errno = ENOMEM;
+		return NULL;
+	}
 	probe_bump_memlock();
 	err = wq_load(pw, max_keys, 0);
 	if (err) {
@@ -78,6 +90,7 @@ struct probe_workqueue *probe_workqueue_open(unsigned max_keys, char **cause)
 	if (err) {
 		util_cause(cause, "cannot load the workqueue program: %s%s", strerror(-err),
 			   err == -EPERM ? "; run as root" : "");
+		kind_snap_free(pw->seen);
 		free(pw);
 		errno = -err;
 		return NULL;
@@ -115,4 +128,60 @@ char *probe_workqueue_top(struct probe_workqueue *pw, const struct ksym_table *k
 			snprintf(buf, len, "0x%llx", (unsigned long long)func);
 	}
 	return buf;
+}
+
+struct wq_collect {
+	struct probe_workqueue *pw;
+	const struct ksym_table *ks;
+	struct profile *p;
+	unsigned win;
+	int64_t n;
+};
+
+static int wq_collect_one(void *arg, const void *key, const void *val)
+{
+	struct wq_collect *c = arg;
+	const struct workqueue_key *k = key;
+	const struct workqueue_val *v = val;
+	uint64_t *seen = kind_snap_get(c->pw->seen, key), d;
+	char name[256];
+	int err;
+
+	if (!seen)
+		return -ENOMEM;
+	d = v->count - *seen;
+	*seen = v->count;
+	if (!d)
+		return 0;
+	if (c->ks && ksym_lookup(c->ks, k->func))
+		ksym_format(c->ks, k->func, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)k->func);
+	err = profile_work_add(c->p, c->win, k->pid, name, d);
+	if (err)
+		return err;
+	c->n += (int64_t)d;
+	return 0;
+}
+
+int64_t probe_workqueue_collect(struct probe_workqueue *pw, const struct ksym_table *ks,
+				struct profile *p, unsigned win)
+{
+	struct wq_collect c = { .pw = pw, .ks = ks, .p = p, .win = win };
+	int err;
+
+	if (!pw || !p || win >= p->nwin)
+		return -EINVAL;
+	p->wins[win].works_traced = 1;
+	err = kind_map_walk(bpf_map__fd(pw->skel->maps.works), sizeof(struct workqueue_key),
+			    sizeof(struct workqueue_val), wq_collect_one, &c);
+	return err ? err : c.n;
+}
+
+void probe_workqueue_runtime(struct probe_workqueue *pw, uint64_t *ns, uint64_t *cnt)
+{
+	*ns = *cnt = 0;
+	if (pw && pw->skel)
+		kind_prog_runtime(bpf_program__fd(pw->raw ? pw->skel->progs.argus_wq_start_raw :
+						  pw->skel->progs.argus_wq_start), ns, cnt);
 }

@@ -84,6 +84,7 @@ void profile_free(struct profile *p)
 		free(p->stacks[i].win);
 	}
 	free(p->stacks);
+	free(p->works);
 	free(p->wins);
 	free(p->idents);
 	free(p->ident_slot);
@@ -247,6 +248,43 @@ void profile_window_end(struct profile *p, unsigned w, double secs)
 {
 	if (p && w < p->nwin)
 		p->wins[w].secs = secs;
+}
+
+int profile_work_add(struct profile *p, unsigned w, uint32_t pid, const char *func,
+		     uint64_t count)
+{
+	struct profile_work *e;
+	const char *f;
+
+	if (!p || w >= p->nwin || !func)
+		return -EINVAL;
+	p->wins[w].works_traced = 1;
+	if (!count)
+		return 0;
+	f = profile_intern(p, func);
+	if (!f)
+		return -ENOMEM;
+	/* the window's entries are the last ones (interned: one pointer a name) */
+	for (size_t i = p->nworks; i-- > 0 && p->works[i].win == w;)
+		if (p->works[i].pid == pid && p->works[i].func == f) {
+			p->works[i].count += count;
+			return 0;
+		}
+	if (p->nworks == p->work_cap) {
+		size_t ncap = p->work_cap ? p->work_cap * 2 : 64;
+		struct profile_work *n = realloc(p->works, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->works = n;
+		p->work_cap = ncap;
+	}
+	e = &p->works[p->nworks++];
+	e->win = w;
+	e->pid = pid;
+	e->func = f;
+	e->count = count;
+	return 0;
 }
 
 static uint64_t profile_key_hash(const char *const *frames, unsigned n, uint32_t tgid)

@@ -32,6 +32,21 @@ struct profile_window {
 	double secs;            /* measured length, settle time excluded */
 	double start_s;         /* offset from the start of the measurement */
 	uint64_t lost;          /* samples the source lost in this window */
+	int works_traced;       /* the workqueue tracepoint counted this
+	                         * window's work items (profile_work; 0: not
+	                         * run, an old session, another source) */
+};
+
+/* A work function a kernel worker ran in a window (issue 15), counted by
+ * the workqueue_execute_start tracepoint (core/probe_workqueue.h) while
+ * the window ran: what names a kworker whose samples its stacks do not
+ * (core/kwork.h). */
+struct profile_work {
+	unsigned win;
+	uint32_t pid;           /* the worker (a kernel thread: its tgid too) */
+	const char *func;       /* interned: "name" or "name [module]" as
+	                         * kallsyms says, or "0x..." when unknown */
+	uint64_t count;         /* executions in the window */
 };
 
 struct profile_stack {
@@ -87,6 +102,10 @@ struct profile {
 	unsigned nwin, win_cap;
 	struct profile_stack *stacks;
 	size_t nstacks, stack_cap;
+	/* the workers' executed work functions, in the order added (a
+	 * window's entries together; readers sum equal {win, pid, func}) */
+	struct profile_work *works;
+	size_t nworks, work_cap;
 	/* private: */
 	struct strpool *pool;
 	struct profile_index *index; /* (frames, tgid) -> stack */
@@ -109,6 +128,11 @@ void profile_window_end(struct profile *p, unsigned w, double secs);
  * or -errno. */
 int profile_add(struct profile *p, unsigned w, const char *const *frames,
 		unsigned nframes, uint32_t tgid, const char *comm, uint64_t count);
+
+/* Adds count executions of work function func (copied into the pool) by
+ * worker pid to window w, and marks w traced.  0 or -errno. */
+int profile_work_add(struct profile *p, unsigned w, uint32_t pid, const char *func,
+		     uint64_t count);
 
 /* The identity of tgid, or NULL. */
 const struct profile_ident *profile_ident_find(const struct profile *p, uint32_t tgid);

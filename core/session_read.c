@@ -211,6 +211,36 @@ static int diag_apply(const cJSON *o, struct profile *p, char **cause)
 	return 0;
 }
 
+/* The "kwork" of window w (the work functions the kworkers ran, by the
+ * workqueue tracepoint, issue 15) into p; absent (not traced, or an older
+ * session): the window is not traced, its kworkers named by their stacks. */
+static int kwork_apply(const cJSON *o, struct profile *p, unsigned w, char **cause)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "kwork"), *e;
+	unsigned i = 0;
+
+	if (!a || cJSON_IsNull(a))
+		return 0;
+	if (!cJSON_IsArray(a))
+		return util_fail(cause, -EINVAL, "window: 'kwork' is not an array");
+	p->wins[w].works_traced = 1;
+	cJSON_ArrayForEach(e, a) {
+		uint64_t pid, n;
+		int bad = 0, err;
+		const char *f = cJSON_IsObject(e) ? get_str(e, "function", &bad) : NULL;
+
+		if (!f || bad || !*f || get_uint(e, "pid", 4294967295.0, 0, &pid) || !pid ||
+		    get_uint(e, "executions", 1.8e19, 0, &n))
+			return util_fail(cause, -EINVAL, "window: kwork[%u]: expected {\"pid\":N,"
+					 "\"function\":\"NAME\",\"executions\":N}", i);
+		err = profile_work_add(p, w, (uint32_t)pid, f, n);
+		if (err)
+			return util_fail(cause, err, "window: kwork[%u]: %s", i, strerror(-err));
+		i++;
+	}
+	return 0;
+}
+
 /* Adds the window event o to p; its index must be p's next window.  Returns
  * the window index, or -errno with a message (without file:line) in cause. */
 static int window_apply(const cJSON *o, struct profile *p, char **cause)
@@ -311,6 +341,8 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 	err = procs_apply(o, p, cause);
 	if (!err)
 		err = diag_apply(o, p, cause);
+	if (!err)
+		err = kwork_apply(o, p, (unsigned)w, cause);
 	if (!err)
 		err = w;
 out:

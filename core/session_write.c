@@ -116,6 +116,37 @@ static int session_add_procs(struct session *s, cJSON *o, const struct profile *
 	return 0;
 }
 
+/* "kwork": the work functions each kworker ran in window w, counted by
+ * the workqueue tracepoint (issue 15), so a replay names the kworkers
+ * whose samples their stacks do not; only in a window it counted (an
+ * empty array: it counted none). */
+static int session_add_kwork(cJSON *o, const struct profile *p, unsigned w, uint32_t exclude_tgid)
+{
+	cJSON *a;
+
+	if (!p->wins[w].works_traced)
+		return 0;
+	if (!(a = cJSON_AddArrayToObject(o, "kwork")))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nworks; i++) {
+		const struct profile_work *e = &p->works[i];
+		cJSON *j;
+
+		if (e->win != w || !e->count || (exclude_tgid && e->pid == exclude_tgid))
+			continue;
+		j = cJSON_CreateObject();
+		if (!j || !cJSON_AddItemToArray(a, j)) {
+			cJSON_Delete(j);
+			return -ENOMEM;
+		}
+		if (!cJSON_AddNumberToObject(j, "pid", e->pid) ||
+		    !cJSON_AddStringToObject(j, "function", e->func) ||
+		    !cJSON_AddNumberToObject(j, "executions", (double)e->count))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* "diag": which processes are the diagnosed work (struct profile_diag,
  * issue 11), so a replay tells displaced work as the live run did. */
 static int session_add_diag(cJSON *o, const struct profile_diag *d)
@@ -460,7 +491,8 @@ int session_write_window_without(struct session *s, const struct profile *p, uns
 		    !cJSON_AddItemToArray(e, cJSON_CreateNumber((double)st->win[w])))
 			goto nomem;
 	}
-	if (session_add_procs(s, o, p, w, exclude_tgid) < 0 || session_add_diag(o, &p->diag) < 0)
+	if (session_add_procs(s, o, p, w, exclude_tgid) < 0 || session_add_diag(o, &p->diag) < 0 ||
+	    session_add_kwork(o, p, w, exclude_tgid) < 0)
 		goto nomem;
 	return emit(s, o, 1);
 nomem:

@@ -48,6 +48,14 @@ static struct profile *replay_profile(const struct profile *full, unsigned nwin)
 			goto fail;
 		profile_window_end(q, w, full->wins[w].secs);
 		q->wins[w].lost = full->wins[w].lost;
+		q->wins[w].works_traced = full->wins[w].works_traced;
+	}
+	/* what the kworkers ran, as the workqueue tracepoint counted it */
+	for (size_t i = 0; i < full->nworks; i++) {
+		const struct profile_work *e = &full->works[i];
+
+		if (e->win < nwin && profile_work_add(q, e->win, e->pid, e->func, e->count) < 0)
+			goto fail;
 	}
 	for (size_t i = 0; i < full->nstacks; i++) {
 		const struct profile_stack *s = &full->stacks[i];

@@ -101,17 +101,24 @@ struct tree_ident {
 };
 
 /* What a kernel worker ran (issue 15): the work functions its sampled
- * stacks show (core/kwork.h), with their samples. */
+ * stacks show (core/kwork.h), with their samples, and those the workqueue
+ * tracepoint counted it executing (struct profile_work), with their
+ * executions.  The two sources are merged by name (without a compiler
+ * suffix or module); the stacks take precedence: their samples order the
+ * functions, executions order those no sample names. */
 struct tree_work {
-	const char *func;          /* owned by the tree; as the stack named it */
-	uint64_t total[COND_N];
+	const char *func;          /* owned by the tree; base name */
+	uint64_t total[COND_N];    /* samples whose stack names it */
+	uint64_t exec[COND_N];     /* executions the tracepoint counted */
 };
 
 struct tree_kworker {
 	uint32_t tgid;
 	unsigned nwork;
-	const struct tree_work *work; /* nwork, most samples first */
+	const struct tree_work *work; /* nwork: most samples first, then most
+	                           * executions, then by name */
 	uint64_t total[COND_N];    /* all its samples, in a work function or not */
+	uint64_t exec[COND_N];     /* all its executions (tracepoint) */
 };
 
 struct tree_node {
@@ -201,6 +208,8 @@ struct tree {
 	size_t nkworkers;
 	struct tree_work *kwork_items;
 	struct strpool *kwork_names;
+	int kwork_traced;          /* the workqueue tracepoint counted the work
+	                            * items of at least one of its windows */
 	/* private: */
 	struct tree_priv *priv;
 };
@@ -222,8 +231,10 @@ void tree_idents_free(struct tree *t);
 const struct tree_kworker *tree_kworker_of(const struct tree *t, uint32_t tgid);
 /* tree_build and tree_free only: the kworkers of p's stacks stacks[0..n)
  * (indexes into p->stacks; the kept ones), after tree_idents_copy (an
- * identity that is no kernel thread is no kworker).  0 or -ENOMEM; frees
- * them (NULL-safe members). */
+ * identity that is no kernel thread is no kworker), with their sampled
+ * work functions and the executions p->works counts for them (a worker
+ * with no kept stack has no row to name: its executions are left out).
+ * 0 or -ENOMEM; frees them (NULL-safe members). */
 int tree_kworkers_build(struct tree *t, const struct profile *p, const uint32_t *stacks,
 			size_t n);
 void tree_kworkers_free(struct tree *t);

@@ -1,5 +1,6 @@
 /* tree_kwork — what the tree's kworkers ran: their work functions from
- * their sampled stacks (core/kwork.h), per process, by samples. */
+ * their sampled stacks (core/kwork.h) and from the workqueue tracepoint
+ * (the profile's works), per process, by samples then executions. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,12 +8,14 @@
 
 #include "kwork.h"
 #include "strpool.h"
+#include "subsys.h"
 #include "tree.h"
 
 struct tree_kwork_rec {
 	uint32_t tgid;
 	const char *func;          /* interned; NULL: not in a named work function */
-	uint64_t total[COND_N];
+	uint64_t total[COND_N];    /* samples (a stack's record) */
+	uint64_t exec[COND_N];     /* executions (a tracepoint record) */
 };
 
 static int tree_kwork_rec_cmp(const void *a, const void *b)
@@ -27,16 +30,28 @@ static int tree_kwork_rec_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Most samples first, then by name: the row shows the first. */
+/* Most samples first, then most executions, then by name: the row shows
+ * the first, so a function the stacks name wins over one only the
+ * tracepoint counted. */
 static int tree_work_cmp(const void *a, const void *b)
 {
 	const struct tree_work *x = a, *y = b;
 	uint64_t sx = x->total[COND_REF] + x->total[COND_LOAD];
 	uint64_t sy = y->total[COND_REF] + y->total[COND_LOAD];
+	uint64_t ex = x->exec[COND_REF] + x->exec[COND_LOAD];
+	uint64_t ey = y->exec[COND_REF] + y->exec[COND_LOAD];
 
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
+	if (ex != ey)
+		return ex > ey ? -1 : 1;
 	return strcmp(x->func, y->func);
+}
+
+static void tree_kwork_sum(uint64_t *to, const uint64_t *from)
+{
+	for (int c = 0; c < COND_N; c++)
+		to[c] += from[c];
 }
 
 static int tree_kworker_cmp(const void *a, const void *b)
@@ -63,8 +78,8 @@ static int tree_kwork_fill(struct tree *t, struct tree_kwork_rec *r, size_t nr)
 	qsort(r, nr, sizeof(*r), tree_kwork_rec_cmp);
 	for (size_t i = 0; i < nr; i++) {
 		if (m && !tree_kwork_rec_cmp(&r[m - 1], &r[i])) {
-			r[m - 1].total[COND_REF] += r[i].total[COND_REF];
-			r[m - 1].total[COND_LOAD] += r[i].total[COND_LOAD];
+			tree_kwork_sum(r[m - 1].total, r[i].total);
+			tree_kwork_sum(r[m - 1].exec, r[i].exec);
 			continue;
 		}
 		r[m++] = r[i];
@@ -83,12 +98,13 @@ static int tree_kwork_fill(struct tree *t, struct tree_kwork_rec *r, size_t nr)
 		k->tgid = r[i].tgid;
 		k->work = w;
 		for (; i < m && r[i].tgid == k->tgid; i++) {
-			k->total[COND_REF] += r[i].total[COND_REF];
-			k->total[COND_LOAD] += r[i].total[COND_LOAD];
+			tree_kwork_sum(k->total, r[i].total);
+			tree_kwork_sum(k->exec, r[i].exec);
 			if (!r[i].func)
 				continue;
 			w[k->nwork].func = r[i].func;
 			memcpy(w[k->nwork].total, r[i].total, sizeof(r[i].total));
+			memcpy(w[k->nwork].exec, r[i].exec, sizeof(r[i].exec));
 			k->nwork++;
 		}
 		qsort(w, k->nwork, sizeof(*w), tree_work_cmp);
@@ -97,10 +113,79 @@ static int tree_kwork_fill(struct tree *t, struct tree_kwork_rec *r, size_t nr)
 	return 0;
 }
 
+/* A free record at the end of *r (zeroed), or NULL. */
+static struct tree_kwork_rec *tree_kwork_rec_new(struct tree_kwork_rec **r, size_t *nr,
+						 size_t *cap)
+{
+	if (*nr == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct tree_kwork_rec *x = realloc(*r, nc * sizeof(*x));
+
+		if (!x)
+			return NULL;
+		*r = x;
+		*cap = nc;
+	}
+	memset(&(*r)[*nr], 0, sizeof(**r));
+	return &(*r)[(*nr)++];
+}
+
+static int tree_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Records of the executions p->works counts for the kworkers already in
+ * r[0..*nr) (those with a kept stack), in the windows the tree has. */
+static int tree_kwork_execs(struct tree *t, const struct profile *p, struct tree_kwork_rec **r,
+			    size_t *nr, size_t *cap)
+{
+	uint32_t *pids;
+	size_t np = 0, ns = *nr;
+	int err = -ENOMEM;
+
+	for (unsigned w = 0; w < p->nwin; w++)
+		t->kwork_traced |= p->wins[w].works_traced;
+	if (!p->nworks || !ns)
+		return 0;
+	pids = malloc(ns * sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	for (size_t i = 0; i < ns; i++)
+		pids[i] = (*r)[i].tgid;
+	qsort(pids, ns, sizeof(*pids), tree_u32_cmp);
+	for (size_t i = 0; i < ns; i++)
+		if (!np || pids[np - 1] != pids[i])
+			pids[np++] = pids[i];
+	for (size_t i = 0; i < p->nworks; i++) {
+		const struct profile_work *e = &p->works[i];
+		struct tree_kwork_rec *x;
+		size_t len = subsys_base_len(e->func);
+
+		if (!e->count || e->win >= p->nwin || (unsigned)p->wins[e->win].cond >= COND_N ||
+		    !len || !bsearch(&e->pid, pids, np, sizeof(*pids), tree_u32_cmp))
+			continue;
+		if (!(x = tree_kwork_rec_new(r, nr, cap)))
+			goto out;
+		x->tgid = e->pid;
+		x->exec[p->wins[e->win].cond] = e->count;
+		if (!t->kwork_names && !(t->kwork_names = strpool_new()))
+			goto out;
+		if (!(x->func = strpool_intern_len(t->kwork_names, e->func, len)))
+			goto out;
+	}
+	err = 0;
+out:
+	free(pids);
+	return err;
+}
+
 int tree_kworkers_build(struct tree *t, const struct profile *p, const uint32_t *stacks,
 			size_t n)
 {
-	struct tree_kwork_rec *r = NULL;
+	struct tree_kwork_rec *r = NULL, *x;
 	size_t nr = 0, cap = 0;
 	int err = -ENOMEM;
 
@@ -116,30 +201,23 @@ int tree_kworkers_build(struct tree *t, const struct profile *p, const uint32_t 
 		id = tree_ident_of(t, st->tgid);
 		if (!kwork_is_worker(st->comm, id ? id->kthread : -1))
 			continue;
-		if (nr == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			struct tree_kwork_rec *x = realloc(r, nc * sizeof(*x));
-
-			if (!x)
-				goto out;
-			r = x;
-			cap = nc;
-		}
-		memset(&r[nr], 0, sizeof(r[nr]));
-		r[nr].tgid = st->tgid;
+		if (!(x = tree_kwork_rec_new(&r, &nr, &cap)))
+			goto out;
+		x->tgid = st->tgid;
 		for (unsigned w = 0; w < p->nwin; w++)
 			if ((unsigned)p->wins[w].cond < COND_N)
-				r[nr].total[p->wins[w].cond] += st->win[w];
+				x->total[p->wins[w].cond] += st->win[w];
 		f = kwork_func(st->frames, st->nframes, &len);
 		if (f) {
 			if (!t->kwork_names && !(t->kwork_names = strpool_new()))
 				goto out;
-			if (!(r[nr].func = strpool_intern_len(t->kwork_names, f, len)))
+			if (!(x->func = strpool_intern_len(t->kwork_names, f, len)))
 				goto out;
 		}
-		nr++;
 	}
-	err = nr ? tree_kwork_fill(t, r, nr) : 0;
+	err = tree_kwork_execs(t, p, &r, &nr, &cap);
+	if (!err)
+		err = nr ? tree_kwork_fill(t, r, nr) : 0;
 out:
 	free(r);
 	return err;
@@ -154,4 +232,5 @@ void tree_kworkers_free(struct tree *t)
 	t->kwork_items = NULL;
 	t->kwork_names = NULL;
 	t->nkworkers = 0;
+	t->kwork_traced = 0;
 }

@@ -151,22 +151,90 @@ static void app_overlay_wrap(struct app *a, const char *text, int width)
 	}
 }
 
-/* A kworker's work functions, each with its share of the kworker's samples
- * (the frame process_one_work called in its stacks: core/kwork.h). */
+static uint64_t app_work_exec(const struct tree_work *w)
+{
+	return w->exec[COND_REF] + w->exec[COND_LOAD];
+}
+
+static int app_work_exec_cmp(const void *a, const void *b)
+{
+	const struct tree_work *x = *(const struct tree_work *const *)a;
+	const struct tree_work *y = *(const struct tree_work *const *)b;
+	uint64_t ex = app_work_exec(x), ey = app_work_exec(y);
+
+	if (ex != ey)
+		return ex > ey ? -1 : 1;
+	return strcmp(x->func, y->func);
+}
+
+/* "ran (workqueue tracepoint): vmstat_update ×120, ...": the work
+ * functions the tracepoint counted the kworker executing, most first
+ * (APP_KWORK_EXEC_SHOWN at most), or why there are none. */
+#define APP_KWORK_EXEC_SHOWN 12
+static void app_explain_kwork_exec(struct app *a, const struct tree_kworker *kw, int width)
+{
+	const struct tree_work **by;
+	unsigned n = 0, shown;
+	char text[1400];
+	size_t len;
+
+	if (!a->t || !a->t->kwork_traced) {
+		app_overlay_wrap(a, "ran (workqueue tracepoint): not counted in these windows (the "
+				 "probe did not load, or the session predates it)", width);
+		return;
+	}
+	by = malloc((kw->nwork ? kw->nwork : 1) * sizeof(*by));
+	if (!by)
+		return;
+	for (unsigned i = 0; i < kw->nwork; i++)
+		if (app_work_exec(&kw->work[i]))
+			by[n++] = &kw->work[i];
+	if (!n) {
+		app_overlay_wrap(a, "ran (workqueue tracepoint): no work item in these windows", width);
+		free(by);
+		return;
+	}
+	qsort(by, n, sizeof(by[0]), app_work_exec_cmp);
+	shown = n < APP_KWORK_EXEC_SHOWN ? n : APP_KWORK_EXEC_SHOWN;
+	len = (size_t)snprintf(text, sizeof(text), "ran (workqueue tracepoint):");
+	for (unsigned i = 0; i < shown && len < sizeof(text); i++) {
+		char fn[100];
+
+		/* a kernel symbol, but from a session that anyone may have written */
+		sanitize_into(fn, sizeof(fn), by[i]->func, 0);
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%s %s %s%llu", i ? "," : "",
+					fn, a->gl->utf8 ? "\u00d7" : "x",
+					(unsigned long long)app_work_exec(by[i]));
+	}
+	if (n > shown && len < sizeof(text))
+		snprintf(text + len, sizeof(text) - len, ", ... %u more", n - shown);
+	app_overlay_wrap(a, text, width);
+	free(by);
+}
+
+/* A kworker's work functions: those its stacks name, each with its share
+ * of the kworker's samples (the frame process_one_work called:
+ * core/kwork.h), then those the workqueue tracepoint counted it running,
+ * with their executions. */
 static void app_explain_kwork(struct app *a, const struct tree_kworker *kw, int width)
 {
 	uint64_t all = kw->total[COND_REF] + kw->total[COND_LOAD], named = 0;
-	unsigned shown = kw->nwork < 20 ? kw->nwork : 20;
+	unsigned nsampled = 0, shown;
 
+	/* the sampled ones come first (tree_kworker's order) */
+	while (nsampled < kw->nwork &&
+	       kw->work[nsampled].total[COND_REF] + kw->work[nsampled].total[COND_LOAD])
+		nsampled++;
+	shown = nsampled < 20 ? nsampled : 20;
 	app_overlay_add(a, "%s", "");
-	if (!kw->nwork) {
+	if (!nsampled) {
 		app_overlay_wrap(a, "work functions: none named in its sampled stacks (only the "
 				 "workqueue's own code: its lock, scheduling, an interrupt)", width);
-		return;
+	} else {
+		app_overlay_wrap(a, "work functions it ran, by its samples (the function "
+				 "process_one_work called, as the stacks show it):", width);
 	}
-	app_overlay_wrap(a, "work functions it ran, by its samples (the function "
-			 "process_one_work called, as the stacks show it):", width);
-	for (unsigned i = 0; i < kw->nwork; i++) {
+	for (unsigned i = 0; i < nsampled; i++) {
 		const struct tree_work *w = &kw->work[i];
 		uint64_t k = w->total[COND_REF] + w->total[COND_LOAD];
 		char fn[160];
@@ -179,15 +247,16 @@ static void app_explain_kwork(struct app *a, const struct tree_kworker *kw, int 
 				all ? 100.0 * (double)k / (double)all : 0.0, (unsigned long long)k,
 				k == 1 ? "" : "s");
 	}
-	if (kw->nwork > shown)
-		app_overlay_add(a, "  ... %u more", kw->nwork - shown);
-	if (all > named) {
+	if (nsampled > shown)
+		app_overlay_add(a, "  ... %u more", nsampled - shown);
+	if (nsampled && all > named) {
 		app_overlay_add(a, "  %-32s %5.1f%%  %llu sample%s", "(no work function named)",
 				100.0 * (double)(all - named) / (double)all,
 				(unsigned long long)(all - named), all - named == 1 ? "" : "s");
 		app_overlay_wrap(a, "  (the workqueue's own code around the work items, or a work "
 				 "function that ended in a tail call to one of its helpers)", width);
 	}
+	app_explain_kwork_exec(a, kw, width);
 }
 
 void app_open_explain(struct app *a)
