@@ -1,6 +1,9 @@
 /* test_kwork — kworkers named by the work function their sampled stacks
  * show: the extraction (core/kwork), the tree's table per process
- * (core/tree_kwork), and the process row that shows it (tui/fmt_row). */
+ * (core/tree_kwork), and the process row that shows it (tui/fmt_row); and
+ * the merge with the workqueue tracepoint's executions (profile_work,
+ * their session field and the tree's order: the stacks first). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fmt.h"
 #include "kwork.h"
 #include "profile.h"
+#include "session.h"
 #include "tree.h"
 #include "view_tree.h"
 
@@ -262,6 +267,206 @@ static void test_row(void **state)
 	profile_free(p);
 }
 
+/* kwork_profile plus what the tracepoint counted in its two windows. */
+static struct profile *kwork_profile_traced(void)
+{
+	struct profile *p = kwork_profile();
+
+	/* kworker/1:2 [50]: wb_workfn also counted (one entry, both numbers);
+	 * vmstat_update under a module name and added twice (summed);
+	 * refresh_vm_stats only counted, more often than anything sampled */
+	assert_int_equal(profile_work_add(p, 1, 50, "wb_workfn", 3), 0);
+	assert_int_equal(profile_work_add(p, 0, 50, "vmstat_update [vm]", 100), 0);
+	assert_int_equal(profile_work_add(p, 1, 50, "vmstat_update", 15), 0);
+	assert_int_equal(profile_work_add(p, 1, 50, "vmstat_update", 5), 0);
+	assert_int_equal(profile_work_add(p, 1, 50, "refresh_vm_stats", 500), 0);
+	/* kworker/0:1 [51]: its stacks name nothing; two counted functions */
+	assert_int_equal(profile_work_add(p, 0, 51, "psi_avgs_work", 7), 0);
+	assert_int_equal(profile_work_add(p, 1, 51, "mod_work_fn.isra.0 [mod]", 9), 0);
+	/* no kept stack (no row to name), a user task named kworker, a zero */
+	assert_int_equal(profile_work_add(p, 1, 99, "lonely_fn", 40), 0);
+	assert_int_equal(profile_work_add(p, 1, 70, "evil_fn", 40), 0);
+	assert_int_equal(profile_work_add(p, 1, 51, "zero_fn", 0), 0);
+	assert_int_equal(profile_work_add(p, 5, 51, "no_window_fn", 1), -EINVAL);
+	return p;
+}
+
+static const struct tree_work *work_of(const struct tree_kworker *kw, const char *fn)
+{
+	for (unsigned i = 0; i < kw->nwork; i++)
+		if (!strcmp(kw->work[i].func, fn))
+			return &kw->work[i];
+	return NULL;
+}
+
+static void check_merged(const struct tree *t)
+{
+	const struct tree_kworker *kw = tree_kworker_of(t, 50);
+	const struct tree_work *w;
+
+	assert_true(t->kwork_traced);
+	assert_non_null(kw);
+	assert_int_equal(kw->nwork, 3);
+	/* the stacks first: wb_workfn by its samples, though refresh_vm_stats
+	 * ran far more often */
+	assert_string_equal(kw->work[0].func, "wb_workfn");
+	assert_int_equal(kw->work[0].total[COND_LOAD], 34);
+	assert_int_equal(kw->work[0].exec[COND_LOAD], 3);
+	assert_string_equal(kw->work[1].func, "vmstat_update");
+	assert_int_equal(kw->work[1].total[COND_REF], 2);
+	assert_int_equal(kw->work[1].exec[COND_REF], 100);
+	assert_int_equal(kw->work[1].exec[COND_LOAD], 20);
+	assert_string_equal(kw->work[2].func, "refresh_vm_stats");
+	assert_int_equal(kw->work[2].total[COND_REF] + kw->work[2].total[COND_LOAD], 0);
+	assert_int_equal(kw->work[2].exec[COND_LOAD], 500);
+	assert_int_equal(kw->exec[COND_REF], 100);
+	assert_int_equal(kw->exec[COND_LOAD], 523);
+	assert_int_equal(kw->total[COND_LOAD], 49);  /* samples unchanged */
+	/* named by the tracepoint alone: most executions first, the module
+	 * and the compiler suffix dropped, the zero left out */
+	kw = tree_kworker_of(t, 51);
+	assert_non_null(kw);
+	assert_int_equal(kw->nwork, 2);
+	assert_string_equal(kw->work[0].func, "mod_work_fn");
+	assert_int_equal(kw->work[0].exec[COND_LOAD], 9);
+	assert_string_equal(kw->work[1].func, "psi_avgs_work");
+	assert_int_equal(kw->work[1].exec[COND_REF], 7);
+	assert_null(work_of(kw, "zero_fn"));
+	assert_null(tree_kworker_of(t, 99));
+	assert_null(tree_kworker_of(t, 70));
+	w = work_of(tree_kworker_of(t, 50), "lonely_fn");
+	assert_null(w);
+}
+
+static void test_merge(void **state)
+{
+	struct profile *p = kwork_profile_traced(), *q;
+	struct tree_opts o = { .group = TREE_BY_PROCESS };
+	struct tree *t;
+
+	(void)state;
+	assert_true(p->wins[0].works_traced && p->wins[1].works_traced);
+	for (int g = 0; g < 2; g++) {
+		t = tree_build(p, g ? &o : NULL);
+		assert_non_null(t);
+		check_merged(t);
+		tree_free(t);
+	}
+	/* a kworker the tree leaves out gets no executions either */
+	{
+		uint32_t only = 51;
+
+		o.only_tgids = &only;
+		o.nonly = 1;
+		t = tree_build(p, &o);
+		assert_non_null(t);
+		assert_null(tree_kworker_of(t, 50));
+		assert_non_null(tree_kworker_of(t, 51));
+		assert_int_equal(tree_kworker_of(t, 51)->nwork, 2);
+		tree_free(t);
+		o.only_tgids = NULL;
+		o.nonly = 0;
+	}
+	/* without the tracepoint: the stacks' names only, and not traced */
+	q = kwork_profile();
+	t = tree_build(q, &o);
+	assert_non_null(t);
+	assert_false(t->kwork_traced);
+	assert_int_equal(tree_kworker_of(t, 51)->nwork, 0);
+	assert_int_equal(tree_kworker_of(t, 50)->nwork, 2);
+	tree_free(t);
+	profile_free(q);
+	/* the row of the kworker no stack names: the counted function */
+	{
+		struct view_tree *v = view_tree_new(0.0);
+		char r[1024];
+
+		t = tree_build(p, &o);
+		assert_non_null(t);
+		tree_sort(t, TREE_SORT_TOTAL);
+		assert_int_equal(view_tree_set(v, t, 0), 0);
+		row_text(v, "kworker/0:1 [51]", 1, r, sizeof(r));
+		if (!strstr(r, "kworker/0:1 [51]  \u00b7 mod_work_fn +1 more"))
+			fail_msg("row: %s", r);
+		row_text(v, "kworker/1:2 [50]", 1, r, sizeof(r));
+		if (!strstr(r, "kworker/1:2 [50]  \u00b7 wb_workfn +2 more"))
+			fail_msg("row: %s", r);
+		view_tree_free(v);
+		tree_free(t);
+	}
+	profile_free(p);
+}
+
+/* The executions go through a session and back: the same tree; a window
+ * traced with nothing counted stays traced; one not traced has no field. */
+static void test_session(void **state)
+{
+	struct profile *p = kwork_profile_traced();
+	char path[] = "/tmp/argus-test-kwork-XXXXXX";
+	struct session_header h = { .host = "h", .kernel = "k" };
+	struct session_log l = { 0 };
+	struct session *s;
+	struct tree *t;
+	const struct profile *r;
+	char *cause = NULL;
+	int fd = mkstemp(path), w;
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	w = profile_window_begin(p, COND_REF, 2);    /* traced, nothing ran */
+	assert_int_equal(profile_work_add(p, (unsigned)w, 51, "quiet_fn", 0), 0);
+	profile_window_end(p, (unsigned)w, 1.0);
+	w = profile_window_begin(p, COND_LOAD, 3);   /* not traced */
+	profile_window_end(p, (unsigned)w, 1.0);
+	s = session_open(path, &h, &cause);
+	assert_non_null(s);
+	for (unsigned k = 0; k < p->nwin; k++)
+		assert_int_equal(session_write_window(s, p, k, 0), 0);
+	assert_int_equal(session_close(s), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	{
+		char line[65536];
+		unsigned nk = 0, empty = 0;
+
+		while (fgets(line, sizeof(line), f)) {
+			nk += strstr(line, "\"kwork\":[") != NULL;
+			empty += strstr(line, "\"kwork\":[]") != NULL;
+		}
+		assert_int_equal(nk, 3);     /* windows 0-2, not window 3 */
+		assert_int_equal(empty, 1);
+	}
+	fclose(f);
+	assert_int_equal(session_read(path, &l, &cause), 0);
+	r = session_log_profile(&l, 0);
+	assert_non_null(r);
+	assert_int_equal(r->nwin, 4);
+	assert_true(r->wins[0].works_traced && r->wins[1].works_traced && r->wins[2].works_traced);
+	assert_false(r->wins[3].works_traced);
+	t = tree_build(r, NULL);
+	assert_non_null(t);
+	check_merged(t);
+	tree_free(t);
+	session_log_clear(&l);
+	/* a bad field is refused with a clear message */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"type\":\"header\",\"format\":\"argus-session\",\"version\":1,\"t\":0}\n"
+	      "{\"type\":\"window\",\"t\":0,\"step\":0,\"index\":0,\"cond\":\"ref\","
+	      "\"start\":0,\"secs\":1,\"stacks\":[],\"kwork\":[{\"pid\":5,\"function\":7}]}\n", f);
+	fclose(f);
+	assert_true(session_read(path, &l, &cause) < 0);
+	assert_non_null(cause);
+	if (!strstr(cause, "kwork[0]"))
+		fail_msg("cause: %s", cause);
+	free(cause);
+	session_log_clear(&l);
+	unlink(path);
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +474,8 @@ int main(void)
 		cmocka_unit_test(test_is_worker),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_row),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_session),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
