@@ -6,14 +6,14 @@
  *   ret_from_fork_asm; ret_from_fork; kthread; worker_thread;
  *   process_one_work; vmstat_update; refresh_cpu_vm_stats; ...
  *
- * Why the stacks and not the workqueue tracepoint (core/probe_workqueue,
- * what `argus model` uses to name the kworkers that woke a load): the
- * tree's numbers are samples, and the stack of each sample says which work
- * item that sample was spent in, at no extra probe cost, live and in a
- * replay alike (a session holds the stacks, old sessions included).  The
- * tracepoint would also name items too short to be sampled — which carry
- * no samples in the tree, so there is nothing to name them beside — at a
- * BPF program run per work item on every CPU.
+ * The stacks are the first source: the tree's numbers are samples, and
+ * the stack of each sample says which work item that sample was spent in,
+ * at no extra probe cost, live and in a replay alike (a session holds the
+ * stacks, old sessions included).  The second, since most of a busy
+ * kworker's samples are in the workqueue's own code and name nothing: the
+ * workqueue tracepoint (core/probe_workqueue.h), counting what each worker
+ * executed during the measurement (struct profile_work, the session's
+ * "kwork"); core/tree_kwork.c merges the two, the stacks first.
  *
  * What the stack cannot tell: a work function that ends in a tail call
  * (compiled as a jump) is replaced by its callee (on 6.18 refresh_vm_stats
