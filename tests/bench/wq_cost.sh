@@ -25,16 +25,6 @@ TMP=$(mktemp -d /tmp/argus-bench.XXXXXX)
 old=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -q kernel.bpf_stats_enabled="$old"; rm -rf "$TMP"' EXIT
 sysctl -q kernel.bpf_stats_enabled=1 || { echo "SKIPPED: cannot turn on kernel.bpf_stats_enabled"; exit 0; }
-cat >"$TMP/refresh.sh" <<'EOS'
-#!/bin/sh
-n=$(nproc)
-while [ "$n" -gt 1 ]; do
-	(while :; do echo 1 > /proc/sys/vm/stat_refresh; done) &
-	n=$((n - 1))
-done
-while :; do echo 1 > /proc/sys/vm/stat_refresh; done
-EOS
-chmod +x "$TMP/refresh.sh"
 echo "workqueue tracepoint cost: $(nproc) CPUs, $(uname -r), $PAIRS pairs of ${WINDOW}s, $ROUNDS rounds"
 printf '%-6s %-11s %12s %10s %12s %12s\n' round condition "work items" "items/s" "us/item" "% of a CPU"
 r=1
@@ -42,8 +32,8 @@ while [ "$r" -le "$ROUNDS" ]; do
 	for c in idle refresh-bg refresh; do
 		case $c in
 		idle) set -- --load "sleep 600" ;;
-		refresh-bg) set -- --load "sleep 600" --background "$TMP/refresh.sh" ;;
-		refresh) set -- --load "$TMP/refresh.sh" ;;
+		refresh-bg) set -- --load "sleep 600" --background "$ROOT/tests/data/stat-refresh.sh" ;;
+		refresh) set -- --load "$ROOT/tests/data/stat-refresh.sh" ;;
 		esac
 		"$ARGUS" diagnose --batch --fixed --pairs "$PAIRS" --window "$WINDOW" "$@" \
 			>/dev/null 2>"$TMP/err"

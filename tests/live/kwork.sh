@@ -30,18 +30,8 @@ grep -qw process_one_work /proc/kallsyms || skip "no process_one_work in /proc/k
 . "$(dirname "$0")/../tui/tmux.inc"
 
 # one writer per CPU: on a busy machine one loop alone gets few samples
-cat >"$TMP/refresh.sh" <<'EOS'
-#!/bin/sh
-n=$(nproc)
-while [ "$n" -gt 1 ]; do
-	(while :; do echo 1 > /proc/sys/vm/stat_refresh; done) &
-	n=$((n - 1))
-done
-while :; do echo 1 > /proc/sys/vm/stat_refresh; done
-EOS
-chmod +x "$TMP/refresh.sh"
 S="$TMP/s.jsonl"
-"$ARGUS" diagnose --batch --json --fixed --pairs 3 --window 1 --load "$TMP/refresh.sh" --session "$S" \
+"$ARGUS" diagnose --batch --json --fixed --pairs 3 --window 1 --load "$ROOT/tests/data/stat-refresh.sh" --session "$S" \
 	>"$TMP/out" 2>"$TMP/err"
 rc=$?
 cat "$TMP/err"
