@@ -240,6 +240,89 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 	return 0;
 }
 
+/* Replies a task got from its partners in request/reply pairs (message
+ * wakeups) and its blocked time on them. */
+static void model_pair_waits(const struct model_work *w, unsigned a, uint64_t *wakes,
+			     uint64_t *ns, unsigned *partners)
+{
+	unsigned ng = w->ng;
+
+	*wakes = *ns = 0;
+	*partners = 0;
+	for (unsigned b = 0; b < ng; b++)
+		if (b != a && w->wake[a * ng + b] && w->wake[b * ng + a]) {
+			*wakes += w->wake[a * ng + b];
+			*ns += w->wake_ns[a * ng + b];
+			(*partners)++;
+		}
+}
+
+/* The reference task of the closed model: the root of the call graph, the
+ * task that starts each cycle itself (nobody calls it; the others reply
+ * to it).  Only a task in a request/reply pair qualifies (else -1).
+ *   1. A task that thinks: a timer sleep about once a cycle (at least one
+ *      per two replies it got) ends its cycles, not a message; the one
+ *      with the most timer sleep (then the most threads).
+ *   2. Without think time (a message ping-pong) the messages alone do not
+ *      say who started a cycle: every hop is "woken by a message, send
+ *      one".  A task called by one and calling another (two partners or
+ *      more) is in the middle, not the root: the candidates are the pair
+ *      graph's leaves (all paired tasks when there is none, a ring).  Of
+ *      those, the process argus started for the load (root_tgid: its
+ *      command is what drives it), then the one whose threads spend the
+ *      largest share of their time blocked on their partners (a root waits
+ *      through the whole of each call, nested calls included).
+ * A stray timer sleep (a task that sleeps now and then) is not a think
+ * time: the old rule "the most timer sleep" picked the middle tier of a
+ * ping-pong for a few timer wakeups.  *thinks: the pick is by rule 1. */
+static int model_pick_ref(const struct model_work *w, uint32_t root_tgid, int *thinks)
+{
+	unsigned ng = w->ng, leaves = 0;
+	int ref = -1;
+	double best = -1;
+
+	*thinks = 0;
+	for (unsigned a = 0; a < ng; a++) {
+		uint64_t rep, ns;
+		unsigned np;
+
+		model_pair_waits(w, a, &rep, &ns, &np);
+		if (!np || !w->g[a].sleep_cnt || 2 * w->g[a].sleep_cnt < rep)
+			continue;
+		if (ref < 0 || w->g[a].sleep_ns > w->g[ref].sleep_ns ||
+		    (w->g[a].sleep_ns == w->g[ref].sleep_ns && w->g[a].npids > w->g[ref].npids))
+			ref = (int)a;
+	}
+	if (ref >= 0) {
+		*thinks = 1;
+		return ref;
+	}
+	for (unsigned a = 0; a < ng; a++) {
+		uint64_t rep, ns;
+		unsigned np;
+
+		model_pair_waits(w, a, &rep, &ns, &np);
+		leaves += np == 1;
+	}
+	for (unsigned a = 0; a < ng; a++) {
+		uint64_t rep, ns;
+		unsigned np;
+		double share;
+
+		model_pair_waits(w, a, &rep, &ns, &np);
+		if (!np || (leaves && np != 1))
+			continue;
+		share = (double)ns / (w->g[a].npids ? w->g[a].npids : 1);
+		if (root_tgid && w->g[a].tgid == root_tgid)
+			share += 1e30; /* the load's own process first */
+		if (share > best) {
+			best = share;
+			ref = (int)a;
+		}
+	}
+	return ref;
+}
+
 static int model_add_task(struct model *m, const char *name, enum model_task_kind kind)
 {
 	struct model_task *t;
@@ -271,7 +354,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 {
 	struct model_opts dflt = { 0 };
 	struct model_work w = { 0 };
-	int *map = NULL, *queue = NULL, ref = -1, err = 0, disk = -1;
+	int *map = NULL, *queue = NULL, ref = -1, err = 0, disk = -1, thinks = 0;
 	unsigned qh = 0, qt = 0, ng;
 	double *inv = NULL, secs, total_cpu = 0, tree_cpu = 0;
 	uint64_t io_cnt = 0, io_ns = 0;
@@ -309,19 +392,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 		map[i] = -1;
 		total_cpu += w.g[i].cpu_ns;
 	}
-	/* the reference: in a request/reply pair, with the most timer sleep */
-	for (unsigned a = 0; a < ng; a++) {
-		int paired = 0;
-
-		for (unsigned b = 0; b < ng; b++)
-			if (w.wake[a * ng + b] && w.wake[b * ng + a])
-				paired = 1;
-		if (!paired)
-			continue;
-		if (ref < 0 || w.g[a].sleep_ns > w.g[ref].sleep_ns ||
-		    (w.g[a].sleep_ns == w.g[ref].sleep_ns && w.g[a].npids > w.g[ref].npids))
-			ref = (int)a;
-	}
+	ref = model_pick_ref(&w, o->root_tgid, &thinks);
 	if (ref < 0) {
 		/* no synchronous call at all: one task, its own demand */
 		uint64_t best = 0;
@@ -381,7 +452,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 			for (unsigned b = 0; b < ng; b++)
 				if (map[b] >= 0 && w.wake[(unsigned)a * ng + b] && w.wake[b * ng + a])
 					rep += w.wake[(unsigned)a * ng + b];
-			inv[a] = w.g[a].sleep_cnt ? (double)w.g[a].sleep_cnt : (double)rep;
+			inv[a] = thinks ? (double)w.g[a].sleep_cnt : (double)rep;
 			if (inv[a] == 0) {
 				uint64_t n = 0;
 
