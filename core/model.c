@@ -12,28 +12,6 @@
 
 static void model_calibrate(struct model *m);
 
-/* A group of threads: one process's threads of one name. */
-struct model_grp {
-	uint32_t tgid;
-	char comm[16];
-	uint32_t *pids;
-	unsigned npids, pid_cap;
-	uint64_t cpu_ns, runq_ns;
-	uint64_t switches, wakes_made;  /* probe program runs charged to it */
-	uint64_t sleep_ns, sleep_cnt, net_ns, other_ns, io_ns, io_cnt;
-	uint64_t lock_waits, lock_ns, lock_best_ns;
-	char lock_stack[160];
-	enum wg_channel lock_ch;
-};
-
-struct model_work {
-	struct model_grp *g;
-	unsigned ng, cap;
-	uint64_t *wake;      /* wake[a * ng + b]: a woken by b */
-	uint64_t *wake_ns;
-	enum wg_channel *wake_ch;
-};
-
 static int model_grp_find(struct model_work *w, uint32_t tgid, const char *comm, int create)
 {
 	struct model_grp *n;
@@ -118,31 +96,9 @@ static void model_work_free(struct model_work *w)
 	free(w->g);
 	free(w->wake);
 	free(w->wake_ns);
+	free(w->wake_all);
+	free(w->wake_hist);
 	free(w->wake_ch);
-}
-
-/* Wakeups that delivered a message.  A stream socket or pipe also wakes
- * the thread blocked on its other end when the peer reads (write-space
- * wakeups: unix_write_space, sk_stream_write_space); that thread finds no
- * data and blocks again a few microseconds later.  Those blocks are the
- * short mode of the histogram: under MODEL_SPURIOUS_BUCKET (2^15 ns,
- * 33 us) they are not counted as messages (their time still is).  A peer
- * that answers faster than that is undercounted. */
-#define MODEL_SPURIOUS_BUCKET 15
-
-static uint64_t model_message_wakes(const struct wg_edge *e)
-{
-	uint64_t all = 0, longer = 0;
-
-	if (e->channel != WG_CH_UNIX && e->channel != WG_CH_TCP && e->channel != WG_CH_PIPE &&
-	    e->channel != WG_CH_UDP)
-		return e->count;
-	for (int b = 0; b < WG_BUCKETS; b++) {
-		all += e->hist[b];
-		if (b >= MODEL_SPURIOUS_BUCKET)
-			longer += e->hist[b];
-	}
-	return all ? longer : e->count; /* no histogram: every wakeup */
 }
 
 static int model_collect(const struct waitgraph *g, const struct model_opts *o,
@@ -183,7 +139,9 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 	w->wake = calloc((size_t)w->ng * w->ng, sizeof(*w->wake));
 	w->wake_ns = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_ns));
 	w->wake_ch = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_ch));
-	if (!w->wake || !w->wake_ns || !w->wake_ch)
+	w->wake_all = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_all));
+	w->wake_hist = calloc((size_t)w->ng * w->ng * WG_BUCKETS, sizeof(*w->wake_hist));
+	if (!w->wake || !w->wake_ns || !w->wake_ch || !w->wake_all || !w->wake_hist)
 		return -ENOMEM;
 	for (size_t i = 0; i < g->nedges; i++) {
 		const struct wg_edge *e = &g->edges[i];
@@ -221,13 +179,7 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 				model_stack_tail(e->stack, ga->lock_stack, sizeof(ga->lock_stack));
 			}
 		} else if (b >= 0 && b != a) {
-			size_t k = (size_t)a * w->ng + (size_t)b;
-			uint64_t n = model_message_wakes(e);
-
-			if (n > w->wake[k] / 2 + 1 || !w->wake[k])
-				w->wake_ch[k] = e->channel;
-			w->wake[k] += n;
-			w->wake_ns[k] += e->total_ns;
+			model_calls_add(w, (unsigned)a, (unsigned)b, e);
 		} else if (e->waker == WG_WAKER_SOFTIRQ &&
 			   (e->vec == WG_SOFTIRQ_NET_RX || e->vec == WG_SOFTIRQ_NET_TX)) {
 			ga->net_ns += e->total_ns;
@@ -237,90 +189,8 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 		/* waker NONE (timeouts, signals) and a thread woken by its own
 		 * pool for anything but a lock: idle time, not demand */
 	}
+	model_calls_finish(w);
 	return 0;
-}
-
-/* Replies a task got from its partners in request/reply pairs (message
- * wakeups) and its blocked time on them. */
-static void model_pair_waits(const struct model_work *w, unsigned a, uint64_t *wakes,
-			     uint64_t *ns, unsigned *partners)
-{
-	unsigned ng = w->ng;
-
-	*wakes = *ns = 0;
-	*partners = 0;
-	for (unsigned b = 0; b < ng; b++)
-		if (b != a && w->wake[a * ng + b] && w->wake[b * ng + a]) {
-			*wakes += w->wake[a * ng + b];
-			*ns += w->wake_ns[a * ng + b];
-			(*partners)++;
-		}
-}
-
-/* The reference task of the closed model: the root of the call graph, the
- * task that starts each cycle itself (nobody calls it; the others reply
- * to it).  Only a task in a request/reply pair qualifies (else -1).
- *   1. A task that thinks: a timer sleep about once a cycle (at least one
- *      per two replies it got) ends its cycles, not a message; the one
- *      with the most timer sleep (then the most threads).
- *   2. Without think time (a message ping-pong) the messages alone do not
- *      say who started a cycle: every hop is "woken by a message, send
- *      one".  A task called by one and calling another (two partners or
- *      more) is in the middle, not the root: the candidates are the pair
- *      graph's leaves (all paired tasks when there is none, a ring).  Of
- *      those, the process argus started for the load (root_tgid: its
- *      command is what drives it), then the one whose threads spend the
- *      largest share of their time blocked on their partners (a root waits
- *      through the whole of each call, nested calls included).
- * A stray timer sleep (a task that sleeps now and then) is not a think
- * time: the old rule "the most timer sleep" picked the middle tier of a
- * ping-pong for a few timer wakeups.  *thinks: the pick is by rule 1. */
-static int model_pick_ref(const struct model_work *w, uint32_t root_tgid, int *thinks)
-{
-	unsigned ng = w->ng, leaves = 0;
-	int ref = -1;
-	double best = -1;
-
-	*thinks = 0;
-	for (unsigned a = 0; a < ng; a++) {
-		uint64_t rep, ns;
-		unsigned np;
-
-		model_pair_waits(w, a, &rep, &ns, &np);
-		if (!np || !w->g[a].sleep_cnt || 2 * w->g[a].sleep_cnt < rep)
-			continue;
-		if (ref < 0 || w->g[a].sleep_ns > w->g[ref].sleep_ns ||
-		    (w->g[a].sleep_ns == w->g[ref].sleep_ns && w->g[a].npids > w->g[ref].npids))
-			ref = (int)a;
-	}
-	if (ref >= 0) {
-		*thinks = 1;
-		return ref;
-	}
-	for (unsigned a = 0; a < ng; a++) {
-		uint64_t rep, ns;
-		unsigned np;
-
-		model_pair_waits(w, a, &rep, &ns, &np);
-		leaves += np == 1;
-	}
-	for (unsigned a = 0; a < ng; a++) {
-		uint64_t rep, ns;
-		unsigned np;
-		double share;
-
-		model_pair_waits(w, a, &rep, &ns, &np);
-		if (!np || (leaves && np != 1))
-			continue;
-		share = (double)ns / (w->g[a].npids ? w->g[a].npids : 1);
-		if (root_tgid && w->g[a].tgid == root_tgid)
-			share += 1e30; /* the load's own process first */
-		if (share > best) {
-			best = share;
-			ref = (int)a;
-		}
-	}
-	return ref;
 }
 
 static int model_add_task(struct model *m, const char *name, enum model_task_kind kind)
@@ -405,6 +275,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 				ref = (int)a;
 			}
 		}
+		thinks = w.g[ref].sleep_cnt > 0; /* its cycles: its timer sleeps, if any */
 		snprintf(m->note, sizeof(m->note),
 			 "trivial model: no synchronous calls between tasks (no A-wakes-B, "
 			 "B-wakes-A pair); one task (%s) with its own demand",
