@@ -15,21 +15,23 @@
  * those wakeups and are not counted as messages (their time still is); a
  * peer that answers faster than that is undercounted.
  *
- * A pair that calls synchronously (long blocks both ways, or, in a message
- * ping-pong without work or think time, nearly every block both ways
- * short: the answers too come within microseconds, and the two kinds of
- * block overlap in length) is counted from both sides at once.  Per call,
- * each side blocks at most twice on the other (once until the other reads
- * what it sent, the write-space wakeup; once until the message) and often
- * only once (the message finds it awake: the first wakeup covered both)
- * or, for a request, not at all (the callee had not blocked yet).  So the
- * calls are at least half the blocks of either side, and at least the long
- * blocks of either side; a side that waits through all of the other's
- * work (the caller of a slow callee, the callee of a caller that thinks)
- * blocks twice a call and makes the bound tight.  The pair's calls are the
- * largest of the four, one request and one reply each (the two directions
- * get the same count).  A pair with long blocks one way only (a writer
- * that blocks only on write space) keeps the long blocks alone. */
+ * A message ping-pong without work or think time breaks that: most blocks
+ * both ways are shorter (the answers too come within microseconds), and
+ * the two kinds of block overlap in length.  Such a pair (fewer than half
+ * of either side's blocks longer) is counted from both sides at once.
+ * Per call, each side blocks at most twice on the other (once until the
+ * other reads what it sent, the write-space wakeup; once until the
+ * message) and often only once (the message finds it awake: the first
+ * wakeup covered both) or, for a request, not at all (the callee had not
+ * blocked yet).  So the calls are at least half the blocks of either side
+ * (and at least its longer blocks); the side that waits through all of the
+ * other's work (the client of a chain, the last callee) blocks twice a
+ * call and makes the bound tight.  The pair's calls are the largest of
+ * the four, one request and one reply each: both directions get that
+ * count.  Where the longer blocks are the rule on one side at least, they
+ * alone are counted, each direction on its own: there a write-space block
+ * can be longer than 33 us too (a slow wakeup on a busy machine), and
+ * taking the larger side would count it. */
 #define MODEL_SPURIOUS_BUCKET 15
 
 static int model_stream(enum wg_channel c)
@@ -80,8 +82,7 @@ void model_calls_finish(struct model_work *w)
 
 			model_hist_blocks(&w->wake_hist[ab * WG_BUCKETS], &all1, &long1);
 			model_hist_blocks(&w->wake_hist[ba * WG_BUCKETS], &all2, &long2);
-			if (all1 && all2 && ((long1 && long2) ||
-					     (long1 * 10 < all1 && long2 * 10 < all2))) {
+			if (all1 && all2 && 2 * long1 < all1 && 2 * long2 < all2) {
 				uint64_t calls = long1 > long2 ? long1 : long2;
 
 				if ((all1 + 1) / 2 > calls)
