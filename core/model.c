@@ -12,28 +12,6 @@
 
 static void model_calibrate(struct model *m);
 
-/* A group of threads: one process's threads of one name. */
-struct model_grp {
-	uint32_t tgid;
-	char comm[16];
-	uint32_t *pids;
-	unsigned npids, pid_cap;
-	uint64_t cpu_ns, runq_ns;
-	uint64_t switches, wakes_made;  /* probe program runs charged to it */
-	uint64_t sleep_ns, sleep_cnt, net_ns, other_ns, io_ns, io_cnt;
-	uint64_t lock_waits, lock_ns, lock_best_ns;
-	char lock_stack[160];
-	enum wg_channel lock_ch;
-};
-
-struct model_work {
-	struct model_grp *g;
-	unsigned ng, cap;
-	uint64_t *wake;      /* wake[a * ng + b]: a woken by b */
-	uint64_t *wake_ns;
-	enum wg_channel *wake_ch;
-};
-
 static int model_grp_find(struct model_work *w, uint32_t tgid, const char *comm, int create)
 {
 	struct model_grp *n;
@@ -118,31 +96,9 @@ static void model_work_free(struct model_work *w)
 	free(w->g);
 	free(w->wake);
 	free(w->wake_ns);
+	free(w->wake_all);
+	free(w->wake_hist);
 	free(w->wake_ch);
-}
-
-/* Wakeups that delivered a message.  A stream socket or pipe also wakes
- * the thread blocked on its other end when the peer reads (write-space
- * wakeups: unix_write_space, sk_stream_write_space); that thread finds no
- * data and blocks again a few microseconds later.  Those blocks are the
- * short mode of the histogram: under MODEL_SPURIOUS_BUCKET (2^15 ns,
- * 33 us) they are not counted as messages (their time still is).  A peer
- * that answers faster than that is undercounted. */
-#define MODEL_SPURIOUS_BUCKET 15
-
-static uint64_t model_message_wakes(const struct wg_edge *e)
-{
-	uint64_t all = 0, longer = 0;
-
-	if (e->channel != WG_CH_UNIX && e->channel != WG_CH_TCP && e->channel != WG_CH_PIPE &&
-	    e->channel != WG_CH_UDP)
-		return e->count;
-	for (int b = 0; b < WG_BUCKETS; b++) {
-		all += e->hist[b];
-		if (b >= MODEL_SPURIOUS_BUCKET)
-			longer += e->hist[b];
-	}
-	return all ? longer : e->count; /* no histogram: every wakeup */
 }
 
 static int model_collect(const struct waitgraph *g, const struct model_opts *o,
@@ -183,7 +139,9 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 	w->wake = calloc((size_t)w->ng * w->ng, sizeof(*w->wake));
 	w->wake_ns = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_ns));
 	w->wake_ch = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_ch));
-	if (!w->wake || !w->wake_ns || !w->wake_ch)
+	w->wake_all = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_all));
+	w->wake_hist = calloc((size_t)w->ng * w->ng * WG_BUCKETS, sizeof(*w->wake_hist));
+	if (!w->wake || !w->wake_ns || !w->wake_ch || !w->wake_all || !w->wake_hist)
 		return -ENOMEM;
 	for (size_t i = 0; i < g->nedges; i++) {
 		const struct wg_edge *e = &g->edges[i];
@@ -221,13 +179,7 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 				model_stack_tail(e->stack, ga->lock_stack, sizeof(ga->lock_stack));
 			}
 		} else if (b >= 0 && b != a) {
-			size_t k = (size_t)a * w->ng + (size_t)b;
-			uint64_t n = model_message_wakes(e);
-
-			if (n > w->wake[k] / 2 + 1 || !w->wake[k])
-				w->wake_ch[k] = e->channel;
-			w->wake[k] += n;
-			w->wake_ns[k] += e->total_ns;
+			model_calls_add(w, (unsigned)a, (unsigned)b, e);
 		} else if (e->waker == WG_WAKER_SOFTIRQ &&
 			   (e->vec == WG_SOFTIRQ_NET_RX || e->vec == WG_SOFTIRQ_NET_TX)) {
 			ga->net_ns += e->total_ns;
@@ -237,6 +189,7 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 		/* waker NONE (timeouts, signals) and a thread woken by its own
 		 * pool for anything but a lock: idle time, not demand */
 	}
+	model_calls_finish(w);
 	return 0;
 }
 
@@ -271,7 +224,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 {
 	struct model_opts dflt = { 0 };
 	struct model_work w = { 0 };
-	int *map = NULL, *queue = NULL, ref = -1, err = 0, disk = -1;
+	int *map = NULL, *queue = NULL, ref = -1, err = 0, disk = -1, thinks = 0;
 	unsigned qh = 0, qt = 0, ng;
 	double *inv = NULL, secs, total_cpu = 0, tree_cpu = 0;
 	uint64_t io_cnt = 0, io_ns = 0;
@@ -309,19 +262,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 		map[i] = -1;
 		total_cpu += w.g[i].cpu_ns;
 	}
-	/* the reference: in a request/reply pair, with the most timer sleep */
-	for (unsigned a = 0; a < ng; a++) {
-		int paired = 0;
-
-		for (unsigned b = 0; b < ng; b++)
-			if (w.wake[a * ng + b] && w.wake[b * ng + a])
-				paired = 1;
-		if (!paired)
-			continue;
-		if (ref < 0 || w.g[a].sleep_ns > w.g[ref].sleep_ns ||
-		    (w.g[a].sleep_ns == w.g[ref].sleep_ns && w.g[a].npids > w.g[ref].npids))
-			ref = (int)a;
-	}
+	ref = model_pick_ref(&w, o->root_tgid, &thinks);
 	if (ref < 0) {
 		/* no synchronous call at all: one task, its own demand */
 		uint64_t best = 0;
@@ -334,6 +275,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 				ref = (int)a;
 			}
 		}
+		thinks = w.g[ref].sleep_cnt > 0; /* its cycles: its timer sleeps, if any */
 		snprintf(m->note, sizeof(m->note),
 			 "trivial model: no synchronous calls between tasks (no A-wakes-B, "
 			 "B-wakes-A pair); one task (%s) with its own demand",
@@ -381,7 +323,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 			for (unsigned b = 0; b < ng; b++)
 				if (map[b] >= 0 && w.wake[(unsigned)a * ng + b] && w.wake[b * ng + a])
 					rep += w.wake[(unsigned)a * ng + b];
-			inv[a] = w.g[a].sleep_cnt ? (double)w.g[a].sleep_cnt : (double)rep;
+			inv[a] = thinks ? (double)w.g[a].sleep_cnt : (double)rep;
 			if (inv[a] == 0) {
 				uint64_t n = 0;
 

@@ -167,6 +167,9 @@ struct model {
 
 struct model_opts {
 	uint32_t exclude_tgid;  /* argus itself */
+	uint32_t root_tgid;     /* the process argus started for the load (0:
+	                         * none known): the reference of a load without
+	                         * think time when it is a leaf of the calls */
 	unsigned cpus;          /* 0: sysconf */
 	double clutter_share;   /* 0: 0.01 */
 	/* the probe correction: NONE (the default) leaves the demands as

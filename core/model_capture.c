@@ -228,8 +228,8 @@ void model_capture_free(struct model_capture *c)
 
 int model_capture_steady(struct model_capture *c, double tol, unsigned min, char **cause)
 {
-	int err = model_window_steady(c->win, c->nwin, c->self_tgid, tol, min, &c->first, &c->last,
-				      cause);
+	int err = model_window_steady(c->win, c->nwin - c->ndead, c->self_tgid, tol, min, &c->first,
+				      &c->last, cause);
 
 	if (err == -ERANGE && cause && *cause && strstr(*cause, "per window:")) {
 		char *s = NULL;
@@ -358,6 +358,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	}
 	c->self_tgid = (uint32_t)getpid();
 	c->mark_open_s = c->mark_close_s = -1;
+	c->load_end_s = -1;
 	if (o->argv) {
 		/* the load's stdout is a pipe read here (--mark, the log) */
 		l = load_spawn(o->argv, LOAD_F_PIPE_STDOUT, cause);
@@ -378,6 +379,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 		goto out;
 	}
 	tgid = (uint32_t)load_pid(l);
+	c->load_tgid = o->argv ? tgid : 0;
 	po.stats = o->stats;
 	po.tgids = &tgid;
 	po.ntgids = 1;
@@ -442,12 +444,15 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	}
 	for (;;) {
 		double now = mc_now();
-		int ended = 0;
+		int ended = 0, alive = load_alive(l);
 
-		if (now >= next || (o->stop && *o->stop) || now >= t0 + secs) {
+		/* the load's end closes the window at once: the time after it
+		 * is not the load's steady state (the window is left out) */
+		if (!alive && c->load_end_s < 0)
+			c->load_end_s = now - t0;
+		if (now >= next || (o->stop && *o->stop) || now >= t0 + secs || !alive) {
 			struct probe_schedtime_snap *s = NULL;
 			struct waitgraph *g, **nw;
-			int alive = load_alive(l);
 
 			err = probe_schedtime_read_window(ps, ks, &s);
 			if (err) {
@@ -469,6 +474,8 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			err = mc_convert(s, g);
 			probe_schedtime_snap_free(s);
 			c->win[c->nwin++] = g;
+			if (!alive)
+				c->ndead++;
 			if (err)
 				goto out;
 			mc_identify(c); /* while the processes are there */
@@ -539,9 +546,16 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 		c->mark_open_s = mk->open_s;
 		c->mark_close_s = mk->close_s;
 	}
-	/* the windows of the model */
+	/* the windows of the model: only those the load was alive in all along */
+	if (c->ndead >= c->nwin) {
+		mc_cause(cause, "the load ended %.1f s into the first window: no window saw it run "
+			 "whole; run it longer or use a shorter --window", c->load_end_s);
+		err = -ERANGE;
+		goto out;
+	}
 	if (mk) {
-		err = model_window_marked(c->win, c->nwin, mk, w, &c->first, &c->last, cause);
+		err = model_window_marked(c->win, c->nwin - c->ndead, mk, w, &c->first, &c->last,
+					  cause);
 		if (err)
 			goto out;
 	} else if (o->steady) {
@@ -550,8 +564,10 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 		if (err)
 			goto out;
 	} else {
-		c->first = c->nwin > 2 ? 1 : 0; /* drop the start-up window */
-		c->last = c->nwin ? c->nwin - 1 : 0;
+		unsigned n = c->nwin - c->ndead;
+
+		c->first = c->nwin > 2 && n > 1 ? 1 : 0; /* drop the start-up window */
+		c->last = n ? n - 1 : 0;
 	}
 	err = mc_keep(c);
 	if (err)

@@ -83,8 +83,16 @@ struct model_capture {
 	struct waitgraph **win; /* nwin windows, owned */
 	unsigned nwin;
 	unsigned first, last;   /* kept windows: [first, last] */
+	unsigned ndead;         /* the last ndead windows were read after the
+	                         * load had ended (it was not alive for all of
+	                         * them): never kept, whatever the selection */
+	double load_end_s;      /* when its end was seen (the capture's clock,
+	                         * within the 100 ms poll); -1 while it ran */
 	struct waitgraph *kept; /* their merge, owned */
 	uint32_t self_tgid;     /* argus (excluded) */
+	uint32_t load_tgid;     /* the process started for the load (-- CMD);
+	                         * 0 with -p (an attached process may be a
+	                         * server) */
 	unsigned lines;         /* lines of output read */
 	double mark_open_s, mark_close_s; /* -1 when not seen */
 	uint64_t bpf_ns, bpf_runs;        /* the probe's BPF run time; 0 when
@@ -117,7 +125,8 @@ void model_capture_free(struct model_capture *c); /* NULL-safe */
 struct probe_schedtime_snap;
 int model_capture_convert(const struct probe_schedtime_snap *s, struct waitgraph *g);
 
-/* The window selection alone (tests): sets c->first/last and returns 0, or
+/* The window selection alone (tests): sets c->first/last among the
+ * windows the load was alive in (the first nwin - ndead) and returns 0, or
  * -ERANGE with *cause listing the rates. */
 int model_capture_steady(struct model_capture *c, double tol, unsigned min, char **cause);
 

@@ -283,6 +283,7 @@ int cmd_model(int argc, char **argv)
 		goto out;
 	}
 	mo.exclude_tgid = cap->self_tgid;
+	mo.root_tgid = cap->load_tgid;
 	mo.probe_source = corr;
 	if (corr == MODEL_PROBE_STATS && cap->bpf_runs)
 		mo.probe_event_ns = (double)cap->bpf_ns / (double)cap->bpf_runs;
@@ -299,6 +300,10 @@ int cmd_model(int argc, char **argv)
 		goto out;
 	}
 	model_name_tasks(m, cap);
+	for (unsigned i = cap->nwin - cap->ndead; i < cap->nwin; i++)
+		fprintf(stderr, "argus: window %u left out: the load ended %.1f s into it\n", i + 1,
+			cap->load_end_s > cap->win[i]->start_s ? cap->load_end_s - cap->win[i]->start_s
+								: 0.0);
 	fprintf(stderr, "argus: model from windows %u..%u of %u (%.1f s of %.1f s, probe attached "
 		"%.1f s of them; %s)%s%s\n", cap->first + 1, cap->last + 1, cap->nwin,
 		cap->kept->wall_s, cap->elapsed_s, cap->kept->secs, cap->mechanism,

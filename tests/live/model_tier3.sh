@@ -8,6 +8,7 @@
 #   calls   t3-client -> t3-front -> t3-back (about one per request, over
 #           unix sockets), t3-back -> lock, t3-back -> disk
 #   nothing else: no other task in the call graph, no reply drawn as a call
+# a load that ends before --duration: the window it ended in left out;
 # then the other formats (lqn sections, lqnx well-formed XML, dot rendered by
 # Graphviz when installed), --what-if, and the bad inputs: a load with one
 # process (a trivial model, said so), a load never steady (said so with the
@@ -73,6 +74,38 @@ print("probe correction ok: %.3f%% of a CPU removed, %.1f -> %.1f cycles/s" %
 PY
 grep -q 'argus: probe correction (stats): ' "$TMP/err" || fail "the correction is not said on stderr"
 grep -q 'without the probe: .* (measured under the probe ' "$TMP/err" || fail "no model at N without the probe on stderr"
+
+# the load ends before --duration: the window it ended in is left out of the
+# selection (the model is its steady state, not the time after it), by
+# default and with --mark alike, said on stderr; the windows used end before
+# the load's end, and the model's throughput is tier3's own within 15%
+for sel in default mark; do
+	opt=; [ $sel = mark ] && opt="--mark steady.begin"
+	"$ARGUS" model --duration 6 $opt --format json -- "$T3" --clients 2 --seconds 3 \
+		>"$TMP/x.json" 2>"$TMP/x.err" || { cat "$TMP/x.err"; fail "argus model on a load shorter than --duration ($sel) failed"; }
+	python3 - "$TMP/x.json" "$TMP/x.err" $sel <<'PY' || { cat "$TMP/x.err"; fail "windows after the load's end ($sel, above)"; }
+import json, re, sys
+m = json.load(open(sys.argv[1])); err = open(sys.argv[2]).read(); sel = sys.argv[3]
+used = re.search(r"argus: model from windows (\d+)\.\.(\d+) of (\d+) ", err)
+left = re.findall(r"argus: window (\d+) left out: the load ended ([0-9.]+) s into it", err)
+own = re.search(r"tier3: clients=2 .*ops_per_sec=([0-9.]+)", err)
+if not (used and own and left):
+    print("wrong: no model windows, no tier3 throughput or no window left out"); sys.exit(1)
+first, last, n = map(int, used.groups())
+k, into = int(left[-1][0]), float(left[-1][1])
+end = (k - 1) + into  # 1 s windows: window k starts (k - 1) s in
+print("%s: windows %d..%d of %d used, window %d left out (the load ended %.1f s into it, at %.1f s)" %
+      (sel, first, last, n, k, into, end))
+if not (k == n and last < k and last <= end + 0.1):
+    print("wrong: a window used ends after the load's end"); sys.exit(1)
+if n > 5:
+    print("wrong: the capture went on after the load had ended (%d windows)" % n); sys.exit(1)
+x = float(own.group(1))
+print("throughput %.1f/s, tier3 measured %.1f/s" % (m["throughput"], x))
+if abs(m["throughput"] - x) > 0.15 * x:
+    print("wrong: the model's throughput is off by more than 15%"); sys.exit(1)
+PY
+done
 
 # without statistics: the estimate, said so (stderr, JSON, lqn comment)
 "$ARGUS" model --duration 3 --probe-correction estimate --format json -- \

@@ -1,7 +1,8 @@
 /* The model derived from a fake wait graph shaped like tests/scenarios/tier3
  * (4 clients -> front -> back with a mutex and disk reads), its solution
- * and its writers (lqn, lqnx, dot, json); the probe correction on a
- * client/server pair solved by hand. */
+ * and its writers (lqn, lqnx, dot, json); the same load as a message
+ * ping-pong (no think time: the reference and the calls from the blocks'
+ * lengths); the probe correction on a client/server pair solved by hand. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -200,6 +201,107 @@ static void test_structure(void **state)
 	assert_int_equal(m.other_tasks, 1);
 	assert_int_equal(find(&m, "argus"), -1);
 	assert_int_equal(find(&m, "cron"), -1);
+	wg_free(g);
+}
+
+/* A wait edge whose blocks fall in two log2 buckets (n1 in b1, n2 in b2). */
+static void edge_h(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
+		   uint32_t wpid, uint32_t wtgid, const char *wcomm, int b1, uint64_t n1, int b2,
+		   uint64_t n2, double secs)
+{
+	struct wg_edge e;
+
+	memset(&e, 0, sizeof(e));
+	e.pid = pid;
+	e.tgid = tgid;
+	snprintf(e.comm, sizeof(e.comm), "%s", comm);
+	e.waker = WG_WAKER_TASK;
+	e.wpid = wpid;
+	e.wtgid = wtgid;
+	snprintf(e.wcomm, sizeof(e.wcomm), "%s", wcomm);
+	e.stack = (char *)st_unix;
+	e.count = n1 + n2;
+	e.total_ns = (uint64_t)(secs * 1e9);
+	e.hist[b1] += n1;
+	e.hist[b2] += n2;
+	assert_int_equal(wg_edge_add(g, &e), 0);
+}
+
+/* tier3 as a message ping-pong (--think-ms 0, no work): 2 clients ->
+ * front -> back, 10 s, 10000 calls per client thread, every block under
+ * 33 us.  Per call: a client blocks twice on the front (until the front
+ * reads its request: the write-space wakeup, ~1 us; then until the
+ * reply, ~16 us); the front once on the client (9000: the next request
+ * sometimes finds it awake) and 0.6 times on the back (the back's read
+ * and reply often end one block); the back twice on the front (300 of
+ * them over 33 us).  The front has a few stray timer sleeps, the client
+ * none: "the most timer sleep" picked the front as the reference.  The
+ * reference is the root: the client (a leaf of the pairs, more of its time
+ * blocked on its partner than the back's); calls ~1 per request each
+ * hop (the pair's blocks / 2 on the side that blocks twice), the
+ * throughput the client's 20000 cycles in 10 s. */
+static struct waitgraph *pingpong_graph(void)
+{
+	struct waitgraph *g = wg_new();
+
+	assert_non_null(g);
+	g->secs = 10;
+	for (uint32_t i = 1; i <= 2; i++) {
+		uint32_t c = 100 + i, f = 200 + i, b = 300 + i;
+
+		edge_h(g, c, 100, "t3-client", f, 200, "t3-front", 10, 10000, 14, 10000, 5.0);
+		edge_h(g, f, 200, "t3-front", c, 100, "t3-client", 11, 9000, 11, 0, 0.8);
+		edge_h(g, f, 200, "t3-front", b, 300, "t3-back", 12, 6000, 12, 0, 1.5);
+		edge_h(g, b, 300, "t3-back", f, 200, "t3-front", 10, 10000, 13, 10000, 3.0);
+		edge_h(g, b, 300, "t3-back", f, 200, "t3-front", 15, 300, 15, 0, 0.02);
+		edge(g, f, 200, "t3-front", WG_WAKER_SOFTIRQ, 0, 0, NULL, WG_SOFTIRQ_TIMER, st_sleep,
+		     3, 0.03);
+		assert_int_equal(wg_thread_add(g, c, 100, "t3-client", 800000000), 0);
+		assert_int_equal(wg_thread_add(g, f, 200, "t3-front", 2000000000), 0);
+		assert_int_equal(wg_thread_add(g, b, 300, "t3-back", 1200000000), 0);
+	}
+	return g;
+}
+
+static void test_pingpong(void **state)
+{
+	struct waitgraph *g = pingpong_graph();
+	struct model_opts o = { .cpus = 2 };
+	struct model m;
+	char *cause = NULL;
+	int c, f, b;
+	const struct model_call *k;
+
+	(void)state;
+	assert_int_equal(model_build(g, &o, &m, &cause), 0);
+	assert_null(cause);
+	c = find(&m, "t3-client");
+	f = find(&m, "t3-front");
+	b = find(&m, "t3-back");
+	assert_true(c >= 0 && f >= 0 && b >= 0);
+	assert_int_equal(m.ref, c);
+	assert_true(m.task[c].ref && !m.task[f].ref);
+	assert_int_equal(m.task[c].threads, 2);
+	NEAR(m.task[c].sleep_s, 0, 1e-12);        /* no think time */
+	NEAR(m.task[c].invocations, 20000, 1e-9);
+	NEAR(m.x, 2000, 1e-9);
+	k = call(&m, c, f);
+	assert_non_null(k);
+	NEAR(k->mean, 1.0, 1e-9);
+	k = call(&m, f, b);
+	assert_non_null(k);
+	NEAR(k->mean, 20300.0 / 20000, 1e-9);
+	assert_null(call(&m, f, c));
+	assert_null(call(&m, b, f));
+	NEAR(m.task[f].cpu_s, 4.0 / 20000, 1e-12); /* per request */
+	/* the process argus started decides between the two leaves */
+	o.root_tgid = 300;
+	assert_int_equal(model_build(g, &o, &m, &cause), 0);
+	assert_int_equal(m.ref, find(&m, "t3-back"));
+	/* the middle is never the root, even named so */
+	o.root_tgid = 200;
+	assert_int_equal(model_build(g, &o, &m, &cause), 0);
+	assert_int_equal(m.ref, find(&m, "t3-client"));
 	wg_free(g);
 }
 
@@ -617,6 +719,20 @@ static void test_steady(void **state)
 	assert_int_equal(model_capture_steady(&c, 0.1, 3, &cause), 0);
 	assert_int_equal(c.first, 3);
 	assert_int_equal(c.last, 6);
+	/* the last window at the steady rate, but read after the load ended
+	 * (ndead): never kept */
+	wg_free(c.win[7]);
+	c.win[7] = wg_new();
+	c.win[7]->secs = 1;
+	edge(c.win[7], 1, 1, "w", WG_WAKER_TASK, 2, 2, "v", 0, st_unix, 1000, 0.1);
+	assert_int_equal(wg_thread_add(c.win[7], 1, 1, "w", 1000 * 100000), 0);
+	assert_int_equal(model_capture_steady(&c, 0.1, 3, &cause), 0);
+	assert_int_equal(c.last, 7);
+	c.ndead = 1;
+	assert_int_equal(model_capture_steady(&c, 0.1, 3, &cause), 0);
+	assert_int_equal(c.first, 3);
+	assert_int_equal(c.last, 6);
+	c.ndead = 0;
 	for (unsigned i = 0; i < 6; i++) {
 		wg_free(c.win[i]);
 		c.win[i] = wg_new();
@@ -640,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_merge_and_rates),
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_solve),
+		cmocka_unit_test(test_pingpong),
 		cmocka_unit_test(test_trivial_and_empty),
 		cmocka_unit_test(test_writers),
 		cmocka_unit_test(test_steady),
