@@ -87,8 +87,14 @@ kill $pp; wait $pp 2>/dev/null
 # interrupted task's stack follows the marker.
 dd if=/dev/urandom of="$TMP/dio.data" bs=1M count=8 2>/dev/null || fail "cannot write $TMP/dio.data"
 cp "$(command -v dd)" "$TMP/argus-dio"
-( i=0; while [ $i -lt 400 ]; do "$TMP/argus-dio" if="$TMP/dio.data" of=/dev/null bs=4k iflag=direct 2>/dev/null; i=$((i + 1)); done ) &
-dio=$!; pids="$pids $dio"
+# two readers in turn-free loops: the step's filter.comm is checked against
+# the running tasks when it starts, and one loop alone has a gap between
+# its dd processes (seen once in CI: "matches no running task")
+dio=
+for r in 1 2; do
+	( i=0; while [ $i -lt 400 ]; do "$TMP/argus-dio" if="$TMP/dio.data" of=/dev/null bs=4k iflag=direct 2>/dev/null; i=$((i + 1)); done ) &
+	dio="$dio $!"; pids="$pids $!"
+done
 sleep 0.3
 "$RUN" '{"kind":"offcpu","filter":{"comm":"argus-dio"},"duration_s":1}' 1.5 >"$TMP/dio" ||
 	{ cat "$TMP/dio"; fail "offcpu (disk): driver failed"; }
@@ -98,6 +104,7 @@ top "$TMP/dio" | head -n 1 | grep -Eq '(iomap_dio_rw|blkdev_direct|__blockdev_di
 top "$TMP/dio" | grep -E 'iomap_dio_rw|io_schedule' | grep -q '\[offcpu\] woken by [^;]*;.*asm_common_interrupt' &&
 	fail "offcpu (disk): an interrupted task's stack is appended to a disk wait"
 kill $dio 2>/dev/null; wait $dio 2>/dev/null
+pkill -x argus-dio 2>/dev/null
 
 # --- function_latency: this kernel's refusal, or a working probe ---
 "$RUN" --force '{"kind":"function_latency","target":"vfs_read","duration_s":1}' 1 >"$TMP/fl"
