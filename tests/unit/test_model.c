@@ -31,22 +31,30 @@ static const char st_futex[] = "entry_SYSCALL_64;do_syscall_64;__x64_sys_futex;d
 static const char st_dio[] = "entry_SYSCALL_64;do_syscall_64;__x64_sys_pread64;vfs_read;"
 			     "ext4_file_read_iter;iomap_dio_rw;__iomap_dio_rw;io_schedule;schedule";
 
+/* Who blocked where, and who woke them: the part of an edge both makers fill. */
+static void edge_who(struct wg_edge *e, uint32_t pid, uint32_t tgid, const char *comm,
+		     enum wg_waker wk, uint32_t wpid, uint32_t wtgid, const char *wcomm,
+		     const char *stack)
+{
+	memset(e, 0, sizeof(*e));
+	e->pid = pid;
+	e->tgid = tgid;
+	snprintf(e->comm, sizeof(e->comm), "%s", comm);
+	e->waker = wk;
+	e->wpid = wpid;
+	e->wtgid = wtgid;
+	snprintf(e->wcomm, sizeof(e->wcomm), "%s", wcomm ? wcomm : "");
+	e->stack = (char *)stack;
+}
+
 static void edge(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
 		 enum wg_waker wk, uint32_t wpid, uint32_t wtgid, const char *wcomm,
 		 uint32_t vec, const char *stack, uint64_t count, double secs)
 {
 	struct wg_edge e;
 
-	memset(&e, 0, sizeof(e));
-	e.pid = pid;
-	e.tgid = tgid;
-	snprintf(e.comm, sizeof(e.comm), "%s", comm);
-	e.waker = wk;
-	e.wpid = wpid;
-	e.wtgid = wtgid;
-	snprintf(e.wcomm, sizeof(e.wcomm), "%s", wcomm ? wcomm : "");
+	edge_who(&e, pid, tgid, comm, wk, wpid, wtgid, wcomm, stack);
 	e.vec = vec;
-	e.stack = (char *)stack;
 	e.count = count;
 	e.total_ns = (uint64_t)(secs * 1e9);
 	assert_int_equal(wg_edge_add(g, &e), 0);
@@ -271,15 +279,7 @@ static void edge_hist(struct waitgraph *g, uint32_t pid, uint32_t tgid, const ch
 {
 	struct wg_edge e;
 
-	memset(&e, 0, sizeof(e));
-	e.pid = pid;
-	e.tgid = tgid;
-	snprintf(e.comm, sizeof(e.comm), "%s", comm);
-	e.waker = WG_WAKER_TASK;
-	e.wpid = wpid;
-	e.wtgid = wtgid;
-	snprintf(e.wcomm, sizeof(e.wcomm), "%s", wcomm);
-	e.stack = (char *)st_unix;
+	edge_who(&e, pid, tgid, comm, WG_WAKER_TASK, wpid, wtgid, wcomm, st_unix);
 	for (int i = 0; i < nb; i++) {
 		e.hist[b[i]] += n[i];
 		e.count += n[i];
