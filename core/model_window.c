@@ -198,7 +198,7 @@ int model_window_marked(struct waitgraph *const *win, unsigned n, const struct m
 	for (unsigned i = 0; i < n; i++) {
 		const struct waitgraph *g = win[i];
 
-		double len = g->wall_s > 0 ? g->wall_s : g->secs; /* secs: attached */
+		double len = wg_wall_s(g); /* secs: attached */
 
 		if (g->start_s + 0.05 >= open && g->start_s + len <= close + 0.05) {
 			if (!any)

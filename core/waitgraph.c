@@ -270,7 +270,7 @@ int wg_merge(struct waitgraph *dst, const struct waitgraph *src)
 			return err;
 	}
 	dst->secs += src->secs;
-	dst->wall_s += src->wall_s > 0 ? src->wall_s : src->secs;
+	dst->wall_s += wg_wall_s(src);
 	return 0;
 }
 

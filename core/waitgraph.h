@@ -85,13 +85,19 @@ struct waitgraph {
 	                             * probe's attached time in the window under
 	                             * a duty cycle (core/schedtime_duty.h) */
 	double wall_s;              /* the window's length (sum when merged);
-	                             * 0: secs */
+	                             * 0: secs (wg_wall_s reads it) */
 	double start_s;             /* offset of the window from the start */
 	/* private: edge index + 1 by key hash (open addressing), so adding
 	 * and merging stay linear in the edges (the TUI merges every
 	 * collect's graph into the run's) */
 	size_t *hidx, hcap;
 };
+
+/* The window's wall length: wall_s, or secs where no duty cycle set it. */
+static inline double wg_wall_s(const struct waitgraph *g)
+{
+	return g->wall_s > 0 ? g->wall_s : g->secs;
+}
 
 /* Empty graph or NULL with errno.  Free with wg_free (NULL-safe). */
 struct waitgraph *wg_new(void);

@@ -11,8 +11,7 @@
 need_root
 need_cmd jq
 [ -x "$ARGUS" ] || skip "no $ARGUS; run make"
-T3="$BUILD/scenarios/tier3"
-[ -x "$T3" ] || skip "no $T3; run make"
+need_scenario T3 tier3
 
 "$ARGUS" diagnose --time wall --fixed --pairs 5 --window 0.5 --session "$TMP/m.jsonl" \
 	--mark 'steady begin' -- "$T3" --clients 4 --seconds 60 --think-ms 10 --warmup 2 \

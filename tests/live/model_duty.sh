@@ -31,8 +31,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd python3
-T3="$BUILD/scenarios/tier3"
-[ -x "$T3" ] || skip "no $T3; run make"
+need_scenario T3 tier3
 msg="--clients 2 --front-us 0 --back-us 0 --lock-us 0 --io 0 --warmup 1"
 
 check() { # json stderr budget expect(duty|full) think

@@ -22,8 +22,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd python3
-T3="$BUILD/scenarios/tier3"
-[ -x "$T3" ] || skip "no $T3; run make"
+need_scenario T3 tier3
 before=$(ls /sys/fs/bpf 2>/dev/null | wc -l)
 
 "$ARGUS" model --duration 6 --mark 'steady begin' --format json -- \

@@ -13,8 +13,7 @@
 . "$(dirname "$0")/tmux.inc"
 need_root
 need_cmd jq
-T3="$BUILD/scenarios/tier3"
-[ -x "$T3" ] || skip "no $T3; run make"
+need_scenario T3 tier3
 mkdir -p "$TMP/state"
 
 # every line the view shows, paged through (80x24 cannot show it at once)

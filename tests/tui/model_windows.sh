@@ -18,8 +18,7 @@
 . "$(dirname "$0")/tmux.inc"
 need_root
 need_cmd jq
-T3="$BUILD/scenarios/tier3"
-[ -x "$T3" ] || skip "no $T3; run make"
+need_scenario T3 tier3
 mkdir -p "$TMP/state"
 
 # the view's columns only, its lines joined (wrapped lines are indented)
