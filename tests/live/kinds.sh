@@ -20,7 +20,10 @@
 . "$(dirname "$0")/kinds.inc"
 
 # --- sample and tracepoint_stacks and counts over pagefault ---
-"$BUILD/scenarios/pagefault" --seconds 30 >/dev/null &
+# (the loads run 300 s and are ended here: on a busy machine the drivers'
+# set-up alone took longer than the 30 s they once ran, and a step on a PID
+# that had ended was refused)
+"$BUILD/scenarios/pagefault" --seconds 300 >/dev/null &
 pf=$!; pids="$pids $pf"
 sleep 0.3
 
@@ -56,7 +59,7 @@ sum=$(sed -n 's/^t[0-9]*\.events //p' "$TMP/counts" | awk '{s+=$1} END {print s+
 kill $pf; wait $pf 2>/dev/null
 
 # --- tracepoint_latency: a syscall pair on nanosleep(1 ms) ---
-"$RUN" load-nanosleep 30 &
+"$RUN" load-nanosleep 300 &
 ns=$!; pids="$pids $ns"
 sleep 0.3
 "$RUN" "{\"kind\":\"tracepoint_latency\",\"begin\":\"raw_syscalls:sys_enter\",\"end\":\"raw_syscalls:sys_exit\",\"filter\":{\"pid\":$ns},\"duration_s\":1}" 1.5 >"$TMP/lat" ||
@@ -76,7 +79,7 @@ kill $ns; wait $ns 2>/dev/null
 # block_rq_issue -> block_rq_complete: tests/live/kinds_block.sh (it runs or says why not)
 
 # --- offcpu: a pipe reader woken by a writer ---
-"$RUN" load-pipe 30 &
+"$RUN" load-pipe 300 &
 pp=$!; pids="$pids $pp"
 sleep 0.3
 "$RUN" '{"kind":"offcpu","filter":{"comm":"argus-preader"},"duration_s":1}' 1.5 >"$TMP/off" ||
@@ -106,7 +109,7 @@ cp "$(command -v dd)" "$TMP/argus-dio"
 # its dd processes (seen once in CI: "matches no running task")
 dio=
 for r in 1 2; do
-	( i=0; while [ $i -lt 400 ]; do "$TMP/argus-dio" if="$TMP/dio.data" of=/dev/null bs=4k iflag=direct 2>/dev/null; i=$((i + 1)); done ) &
+	( i=0; while [ $i -lt 4000 ]; do "$TMP/argus-dio" if="$TMP/dio.data" of=/dev/null bs=4k iflag=direct 2>/dev/null; i=$((i + 1)); done ) &
 	dio="$dio $!"; pids="$pids $!"
 done
 sleep 0.3

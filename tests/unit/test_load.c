@@ -31,6 +31,11 @@ static char proc_state(pid_t pid)
 	return st;
 }
 
+/* how long a wait for another process (its resume, its children's exec)
+ * may take before it is a failure: 10 s, for a machine busy enough that the
+ * process is not scheduled for a while; a wait ends as soon as it is met */
+#define WAIT_MS 10000
+
 static void sleep_ms(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -97,7 +102,7 @@ static void test_no_cgroup_uses_signals(void **state)
 	assert_int_equal(load_pause(l), 0);
 	assert_int_equal(proc_state(pid), 'T');
 	assert_int_equal(load_resume(l), 0);
-	for (int i = 0; i < 100 && proc_state(pid) == 'T'; i++)
+	for (int i = 0; i < WAIT_MS && proc_state(pid) == 'T'; i++)
 		sleep_ms(1);
 	assert_int_not_equal(proc_state(pid), 'T');
 	load_free(l);
@@ -186,7 +191,7 @@ static void test_attach_pause_resume_never_kills(void **state)
 	assert_int_equal(load_pause(l), 0);
 	assert_int_equal(proc_state(pid), 'T');
 	load_registry_cleanup();              /* resumes, never kills */
-	for (int i = 0; i < 100 && proc_state(pid) == 'T'; i++)
+	for (int i = 0; i < WAIT_MS && proc_state(pid) == 'T'; i++)
 		sleep_ms(1);
 	assert_int_not_equal(proc_state(pid), 'T');
 	assert_int_equal(kill(pid, 0), 0);
@@ -210,7 +215,7 @@ static void test_registry_cleanup_ends_owned(void **state)
 	assert_non_null(l);
 	assert_int_equal(load_start(l, NULL), 0);
 	pid = load_pid(l);
-	for (int i = 0; i < 500 && (n = load_tgids(l, tg, 8)) < 3; i++)
+	for (int i = 0; i < WAIT_MS / 2 && (n = load_tgids(l, tg, 8)) < 3; i++)
 		sleep_ms(2);
 	assert_int_equal(load_tgids(l, tg, 8), 3);
 	assert_int_equal(load_pause(l), 0);
