@@ -21,9 +21,8 @@ argus_pid() { pgrep -f -- "$ARGUS --load $PF --seconds 120" | head -n 1; }
 
 STATE="$TMP/state"
 # ---- 1: propose, veto, talk ----------------------------------------------------------
-start 120 60 LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$STATE" \
-	-- --load "$PF --seconds 120" --pairs 3
-wait_long "proposal · step 1 of at most 5" 30
+start_proposal '' "proposal · step 1 of at most 5" 30 120 60 LANG=C.UTF-8 TERM=xterm-256color \
+	XDG_STATE_HOME="$STATE" -- --load "$PF --seconds 120" --pairs 3
 screen | grep -q 'a accept  e edit  v veto  r another  u undo' || fail "no key hints on screen"
 screen | grep -q 'waiting for you' || fail "the status bar does not say it waits"
 screen | tail -n 1 | grep -q 'probe' && fail "the status bar counts a probe at decision time"
@@ -86,9 +85,8 @@ for id in $before; do
 done
 
 # ---- 2: edit, fix, accept, results -----------------------------------------------------
-start 100 60 LANG=C TERM=screen XDG_STATE_HOME="$STATE" \
-	-- --load "$PF --seconds 120" --pairs 3
-wait_long "proposal | step 1 of at most 5" 30
+start_proposal '' "proposal | step 1 of at most 5" 30 100 60 LANG=C TERM=screen \
+	XDG_STATE_HOME="$STATE" -- --load "$PF --seconds 120" --pairs 3
 screen | LC_ALL=C grep -q '[^ -~]' && { screen; fail "non-ASCII output with LANG=C"; }
 keys e
 wait_for "editing | step 1"

@@ -21,9 +21,8 @@ S1="$TMP/veto.jsonl" S="$TMP/accept.jsonl"
 REASON="not now, look again"
 # ---- 1: veto with a reason (the heuristic does not propose a vetoed rule
 # again, so the accept is a second run) ----------------------------------------
-start 120 60 LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$TMP/state" \
-	-- --load "$PF --seconds 120" --pairs 3 --fixed --session "$S1"
-wait_long "proposal · step 1 of at most 5" 30
+start_proposal "$S1" "proposal · step 1 of at most 5" 30 120 60 LANG=C.UTF-8 TERM=xterm-256color \
+	XDG_STATE_HOME="$TMP/state" -- --load "$PF --seconds 120" --pairs 3 --fixed --session "$S1"
 keys v
 wait_for "veto reason"
 keys "$REASON" Enter
@@ -37,9 +36,8 @@ wait_for "verdict>"
 keys q
 expect_sane_exit
 # ---- 2: accept, the step runs ------------------------------------------------------
-start 120 60 LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$TMP/state" \
-	-- --load "$PF --seconds 120" --pairs 3 --fixed --session "$S"
-wait_long "proposal · step 1 of at most 5" 30
+start_proposal "$S" "proposal · step 1 of at most 5" 30 120 60 LANG=C.UTF-8 TERM=xterm-256color \
+	XDG_STATE_HOME="$TMP/state" -- --load "$PF --seconds 120" --pairs 3 --fixed --session "$S"
 keys a
 wait_for "accepted step 1"
 wait_long "result> step 1" 60
