@@ -540,9 +540,10 @@ static void run_finished(struct controller *c, struct ctl_run *r, int failed)
 	ev.pf = c->gate;
 	ev.ok = r->data != NULL && !failed;
 	if (c->o.batch) {
-		/* the session computes its own summary; the agent hears this one */
+		/* the agent, the JSON and the session hear what was measured */
 		sum = batch_summary(r, &info);
 		ev.summary = sum;
+		ev.text = sum;
 		ctl_emit(c, &ev);
 		ctl_gate_clear(c);
 		if (failed)
