@@ -197,7 +197,7 @@ static void record_push(struct push *ps, struct push_delta *pd, struct source *s
 	profile_free(d);
 }
 /* The signals that end a recording (the loop stops and writes what it has). */
-static const int record_sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+static const int record_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
 
 int cmd_record(int argc, char **argv)
 {
@@ -243,6 +243,7 @@ int cmd_record(int argc, char **argv)
 	unsigned long v;
 	pid_t watch = -1;
 
+	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	cmd_signals_block(record_sigs, &oldsigs);
 
 	opts_push_init(&op);
@@ -489,8 +490,10 @@ int cmd_record(int argc, char **argv)
 			struct signalfd_siginfo si;
 
 			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-				why = si.ssi_signo == SIGINT ? "stopped by SIGINT"
-				    : si.ssi_signo == SIGTERM ? "stopped by SIGTERM" : "stopped by SIGHUP";
+				snprintf(whybuf, sizeof(whybuf), "stopped by SIG%s",
+					 sigabbrev_np((int)si.ssi_signo) ? sigabbrev_np((int)si.ssi_signo)
+									 : "?");
+				why = whybuf;
 				break;
 			}
 		}
