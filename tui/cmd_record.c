@@ -451,6 +451,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		if (next_push && now >= next_push) {
 			record_push(ps, pd, src, &po, wall0, t0, last_push, now);
+			/* a whole-run output needs the whole run; without one, what
+			 * was pushed is dropped, so that a recorder left running
+			 * holds one interval's stacks, not the day's */
+			if (!json && !folded && !pprof && source_live_rotate(src) == 0)
+				push_delta_reset(pd);
 			last_push = now;
 			next_push += op.every_s;
 			if (next_push <= now)
