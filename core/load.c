@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "load.h"
+#include "load_guard.h"
 #include "load_proc.h"
 #include "util.h"
 
@@ -63,6 +64,27 @@ static void load_log(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', load_log_file);
 	fflush(load_log_file);
+}
+
+/* Tells the guard (core/load_guard.h); says once when it cannot. */
+static void load_guard_note(enum load_guard_what what, const char *arg, int add)
+{
+	static int said;
+	int err = load_guard_set(what, arg, add);
+
+	if (err && !said) {
+		said = 1;
+		load_log("load: no guard process (%s): if argus is killed by SIGKILL, what its "
+			 "load forked runs on until the next argus starts", strerror(-err));
+	}
+}
+
+static void load_guard_pid_note(enum load_guard_what what, pid_t pid, int add)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	load_guard_note(what, buf, add);
 }
 
 static void load_sleep_ms(unsigned ms)
@@ -218,6 +240,8 @@ static char *load_cgroup_create(void)
 			ret = strdup(path);
 			if (!ret)
 				rmdir(path);
+			else
+				load_guard_note(LOAD_GUARD_CGROUP, ret, 1);
 			return ret;
 		}
 	}
@@ -237,7 +261,11 @@ static void load_cgroup_remove(struct load *l)
 		load_sleep_ms(10);
 	}
 	if (access(l->cgroup, F_OK) == 0)
+		/* left registered: the guard kills what is in it and retries
+		 * the rmdir once argus is gone */
 		load_log("load: cannot remove cgroup %s: %s", l->cgroup, strerror(errno));
+	else
+		load_guard_note(LOAD_GUARD_CGROUP, l->cgroup, 0);
 	free(l->cgroup);
 	l->cgroup = NULL;
 }
@@ -465,6 +493,8 @@ struct load *load_spawn(char *const argv[], unsigned flags, char **cause)
 			load_cgroup_remove(l);
 		}
 	}
+	if (!l->cgroup)
+		load_guard_pid_note(LOAD_GUARD_PGRP, pid, 1);
 	load_register(l);
 	load_log("load: '%s' is PID %d (process group %d%s%s)", l->cmd, (int)pid, (int)pid,
 		 l->cgroup ? ", cgroup " : "", l->cgroup ? l->cgroup : "");
@@ -648,6 +678,8 @@ int load_pause(struct load *l)
 	l->paused = 1;
 	load_wait_stopped(l->pid);
 	if (!l->owned)
+		load_guard_pid_note(LOAD_GUARD_STOPPED, l->pid, 1);
+	if (!l->owned)
 		load_log("load: paused PID %d with SIGSTOP; if argus is killed before it "
 			 "resumes it, run: kill -CONT %d", (int)l->pid, (int)l->pid);
 	return 0;
@@ -665,6 +697,8 @@ int load_resume(struct load *l)
 	 * from elsewhere while frozen.  Harmless on a running group. */
 	if (kill(l->owned ? -l->pid : l->pid, SIGCONT) < 0 && errno != ESRCH && !l->cgroup)
 		err = -errno;
+	if (!l->owned && !l->cgroup)
+		load_guard_pid_note(LOAD_GUARD_STOPPED, l->pid, 0);
 	l->paused = 0;
 	return err;
 }
@@ -750,6 +784,18 @@ static void load_signal_all(struct load *l, int sig)
 	}
 }
 
+/* The end of load_stop: the cgroup removed, the guard told. */
+static void load_stop_done(struct load *l)
+{
+	if (!l->cgroup) {
+		/* a process group without a cgroup: unregistered once no member
+		 * is left (else the guard kills it if argus dies now) */
+		if (!load_members_left(l))
+			load_guard_pid_note(LOAD_GUARD_PGRP, l->pid, 0);
+	}
+	load_cgroup_remove(l);
+}
+
 int load_stop(struct load *l)
 {
 	double deadline;
@@ -770,7 +816,7 @@ int load_stop(struct load *l)
 		kill(l->pid, SIGKILL);
 		if (waitpid(l->pid, &l->status, 0) == l->pid)
 			l->reaped = 1;
-		load_cgroup_remove(l);
+		load_stop_done(l);
 		return 0;
 	}
 	load_reap(l);
@@ -798,7 +844,7 @@ int load_stop(struct load *l)
 	}
 	if (!l->reaped && waitpid(l->pid, &l->status, 0) == l->pid)
 		l->reaped = 1;
-	load_cgroup_remove(l);
+	load_stop_done(l);
 	return 0;
 }
 
@@ -839,4 +885,5 @@ void load_registry_cleanup(void)
 		load_resume(l);
 	for (struct load *l = load_registry; l; l = l->next)
 		load_stop(l);
+	load_guard_end();
 }

@@ -22,13 +22,18 @@
  * meant for the main path of every exit (commands take signals through a
  * signalfd), and is also registered with atexit.  It is not async-signal-safe.
  *
- * What a SIGKILL of argus leaves behind (nothing can run then):
- *  - an owned load: its first process gets SIGKILL from PDEATHSIG (a frozen
- *    or stopped task still dies from SIGKILL).  Processes it forked do not;
- *    they stay in the argus-PID-N cgroup (frozen if they were) and in its
- *    process group: `echo 1 > .../argus-PID-N/cgroup.kill` ends them.
- *  - an attached load paused with --pause stays stopped: load_pause logs the
- *    `kill -CONT PID` that resumes it.
+ * What a SIGKILL of argus (or a crash, or a signal it does not catch)
+ * leaves behind: nothing, once the guard (core/load_guard.h, a small process
+ * forked at the first load) has run:
+ *  - an owned load: its first process gets SIGKILL from PDEATHSIG at once (a
+ *    frozen or stopped task still dies from SIGKILL); the guard thaws and
+ *    kills the rest of its cgroup (cgroup.kill: also what left the process
+ *    group by setsid), waits until it is empty and removes it; without a
+ *    cgroup it kills the process group.
+ *  - an attached load paused by SIGSTOP: the guard resumes it (load_pause
+ *    also logs the `kill -CONT PID` that does).
+ * When the guard is gone too (both killed), the next argus that starts a
+ * load sweeps the stale argus-PID-N cgroups (thaws, kills, removes).
  */
 #ifndef ARGUS_LOAD_H
 #define ARGUS_LOAD_H
@@ -124,8 +129,9 @@ int load_tgids(struct load *l, uint32_t *out, size_t max);
  * "gone"; writes into buf (len bytes) and returns buf. */
 char *load_state(struct load *l, char *buf, size_t len);
 
-/* Resumes every registered load, then ends the owned ones (load_stop).
- * Loads stay registered until load_free.  Idempotent. */
+/* Resumes every registered load, then ends the owned ones (load_stop),
+ * then lets the guard go (load_guard_end).  Loads stay registered until
+ * load_free.  Idempotent. */
 void load_registry_cleanup(void);
 
 /* The cgroup v2 mount point ("/sys/fs/cgroup" or, on hybrid systems,

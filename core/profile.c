@@ -97,6 +97,26 @@ void profile_free(struct profile *p)
 	free(p);
 }
 
+struct profile *profile_fresh_like(const struct profile *p)
+{
+	struct profile *q = profile_new();
+
+	if (!q)
+		return NULL;
+	for (unsigned w = 0; w < p->nwin; w++) {
+		int err = profile_window_begin(q, p->wins[w].cond, p->wins[w].start_s);
+
+		if (err < 0) {
+			profile_free(q);
+			errno = -err;
+			return NULL;
+		}
+		q->wins[w] = p->wins[w];
+	}
+	q->diag = p->diag;
+	return q;
+}
+
 const char *profile_intern(struct profile *p, const char *s)
 {
 	return strpool_intern(p->pool, s ? s : "");

@@ -115,6 +115,13 @@ struct profile {
 struct profile *profile_new(void);
 void profile_free(struct profile *p); /* NULL-safe */
 
+/* A new profile with p's windows (condition, start, length, loss) and
+ * nothing else: no stacks, strings, identities or work counts.  What a
+ * continuous recorder (`argus record --push --every S`) keeps after each
+ * push, so that its memory is bounded by what one interval holds, not by
+ * how long it runs.  NULL with errno set. */
+struct profile *profile_fresh_like(const struct profile *p);
+
 /* Interns s in the profile's pool; the result lives as long as the profile. */
 const char *profile_intern(struct profile *p, const char *s);
 

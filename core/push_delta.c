@@ -25,6 +25,13 @@ void push_delta_free(struct push_delta *d)
 	free(d);
 }
 
+void push_delta_reset(struct push_delta *d)
+{
+	free(d->taken);
+	d->taken = NULL;
+	d->n = 0;
+}
+
 struct profile *push_delta_take(struct push_delta *d, const struct profile *p, unsigned w,
 				enum cond c, double start_s, double secs, uint64_t *samples)
 {

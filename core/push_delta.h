@@ -21,4 +21,8 @@ void push_delta_free(struct push_delta *d); /* NULL-safe */
 struct profile *push_delta_take(struct push_delta *d, const struct profile *p, unsigned w,
 				enum cond c, double start_s, double secs, uint64_t *samples);
 
+/* Forgets the counts taken: for a profile that started over (a recorder's
+ * source_live_rotate after a push). */
+void push_delta_reset(struct push_delta *d);
+
 #endif

@@ -215,6 +215,18 @@ int source_live_stats(struct source *s, struct probe_profile_stats *st)
 	return 0;
 }
 
+int source_live_rotate(struct source *s)
+{
+	struct source_live *l = s->priv;
+	struct profile *q = profile_fresh_like(l->prof);
+
+	if (!q)
+		return -errno;
+	profile_free(l->prof);
+	l->prof = q;
+	return 0;
+}
+
 int source_live_add_tgid(struct source *s, uint32_t tgid)
 {
 	struct source_live *l = s->priv;

@@ -14,6 +14,13 @@ struct source *source_live_new(const struct probe_profile_opts *o, char **cause)
  * the last values read before detaching. */
 int source_live_stats(struct source *s, struct probe_profile_stats *st);
 
+/* Drops what the source's profile holds (stacks, strings, identities) and
+ * goes on into an empty one with the same window: for a recorder that has
+ * pushed what it had (core/profile.h, profile_fresh_like).  Samples keep
+ * being counted once each (the sampler's snapshot is not touched).  0 or
+ * -errno (the old profile kept). */
+int source_live_rotate(struct source *s);
+
 /* Adds a process to the filter of a live source; 0 or -errno. */
 int source_live_add_tgid(struct source *s, uint32_t tgid);
 

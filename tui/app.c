@@ -400,6 +400,7 @@ static int handle_signals(struct app *a)
 		case SIGINT:
 		case SIGTERM:
 		case SIGHUP:
+		case SIGQUIT:
 			a->quit = 1;
 			break;
 		case SIGWINCH:
@@ -646,6 +647,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	sigaddset(&a.sigmask, SIGINT);
 	sigaddset(&a.sigmask, SIGTERM);
 	sigaddset(&a.sigmask, SIGHUP);
+	sigaddset(&a.sigmask, SIGQUIT);
 	sigaddset(&a.sigmask, SIGWINCH);
 	sigaddset(&a.sigmask, SIGTSTP);
 	if (sigprocmask(SIG_BLOCK, &a.sigmask, &a.oldmask) < 0) {

@@ -9,6 +9,14 @@
 #include "cmd_common.h"
 #include "probe.h"
 
+const int cmd_end_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
+
+int cmd_signals_hold(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	return cmd_signals_block(cmd_end_sigs, NULL);
+}
+
 static void cmd_sigset(const int *sigs, sigset_t *set)
 {
 	sigemptyset(set);

@@ -16,6 +16,20 @@ int cmd_signalfd(const int *sigs, sigset_t *old);
  * NULL), before a cmd_signalfd that comes later.  0 or -errno. */
 int cmd_signals_block(const int *sigs, sigset_t *old);
 
+/* The signals that end a command that runs a load: INT, TERM, HUP (an SSH
+ * drop, a closed terminal), QUIT; a list ending in 0. */
+extern const int cmd_end_sigs[];
+
+/* The first call of every command that may start a load (tui, record,
+ * diagnose, step, reference, model): blocks cmd_end_sigs for the rest of
+ * the process, so that from here to exit no signal can end argus between
+ * a load's start and its end (each command reads them from a signalfd, or
+ * unblocks them around a loop that polls a flag, and whatever arrives
+ * during cleanup waits, harmless, until exit), and ignores SIGPIPE (a
+ * closed output is a write error the command reports, not a death that
+ * skips the cleanup).  0 or -errno. */
+int cmd_signals_hold(void);
+
 /* What a subcommand that loads BPF checks first: the privileges, then the
  * kernel's BTF.  0 when argus may go on (*exit_status untouched); else
  * prints "argus: <why and what to do>" on stderr, sets *exit_status to

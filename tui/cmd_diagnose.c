@@ -178,6 +178,7 @@ int cmd_diagnose(int argc, char **argv)
 	char lstate[48] = "", scope_ref[160], scope_load[160];
 	struct calib_opts co;
 
+	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	ret = diagnose_files(argc, argv);
 	if (ret >= 0)
 		return ret;

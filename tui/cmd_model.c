@@ -145,9 +145,14 @@ int cmd_model(int argc, char **argv)
 	enum model_probe_source corr = MODEL_PROBE_STATS;
 	char *cause = NULL, *end;
 	struct sigaction sa;
+	sigset_t held;
 	int c, err, ret = EXIT_ERROR, verbose = 0;
 	double v;
 
+	cmd_signals_hold(); /* before any load: see cmd_common.h */
+	sigemptyset(&held);
+	for (const int *s = cmd_end_sigs; *s; s++)
+		sigaddset(&held, *s);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+d:w:f:p:vh", longopts, NULL)) != -1) {
@@ -263,15 +268,21 @@ int cmd_model(int argc, char **argv)
 	}
 	if (cmd_check_probe_access(&ret))
 		goto out;
+	/* The capture polls a flag: the ending signals (held since the start,
+	 * cmd_signals_hold) are let through to a handler that sets it only
+	 * while it runs; it ends the load on every one of them (SIGHUP too:
+	 * an SSH drop) before it returns. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = model_on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (const int *s = cmd_end_sigs; *s; s++)
+		sigaction(*s, &sa, NULL);
 	co.stop = &model_stop;
 	co.log = stderr;        /* the load's output */
 	co.verbose = verbose;   /* and the windows */
 	co.stats = corr == MODEL_PROBE_STATS;
+	sigprocmask(SIG_UNBLOCK, &held, NULL);
 	err = model_capture_run(&co, &cap, &cause);
+	sigprocmask(SIG_BLOCK, &held, NULL);
 	if (err) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		ret = model_exit_for(err);

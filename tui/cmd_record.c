@@ -197,7 +197,7 @@ static void record_push(struct push *ps, struct push_delta *pd, struct source *s
 	profile_free(d);
 }
 /* The signals that end a recording (the loop stops and writes what it has). */
-static const int record_sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+static const int record_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
 
 int cmd_record(int argc, char **argv)
 {
@@ -243,6 +243,7 @@ int cmd_record(int argc, char **argv)
 	unsigned long v;
 	pid_t watch = -1;
 
+	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	cmd_signals_block(record_sigs, &oldsigs);
 
 	opts_push_init(&op);
@@ -450,6 +451,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		if (next_push && now >= next_push) {
 			record_push(ps, pd, src, &po, wall0, t0, last_push, now);
+			/* a whole-run output needs the whole run; without one, what
+			 * was pushed is dropped, so that a recorder left running
+			 * holds one interval's stacks, not the day's */
+			if (!json && !folded && !pprof && source_live_rotate(src) == 0)
+				push_delta_reset(pd);
 			last_push = now;
 			next_push += op.every_s;
 			if (next_push <= now)
@@ -489,8 +495,10 @@ int cmd_record(int argc, char **argv)
 			struct signalfd_siginfo si;
 
 			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-				why = si.ssi_signo == SIGINT ? "stopped by SIGINT"
-				    : si.ssi_signo == SIGTERM ? "stopped by SIGTERM" : "stopped by SIGHUP";
+				snprintf(whybuf, sizeof(whybuf), "stopped by SIG%s",
+					 sigabbrev_np((int)si.ssi_signo) ? sigabbrev_np((int)si.ssi_signo)
+									 : "?");
+				why = whybuf;
 				break;
 			}
 		}

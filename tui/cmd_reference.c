@@ -55,7 +55,7 @@ static int ref_num(const char *opt, const char *val, double min, double max, con
 }
 
 /* The signals that end a reference recording (the loop stops and saves). */
-static const int ref_sigs[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+static const int ref_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
 
 int cmd_reference(int argc, char **argv)
 {
@@ -71,6 +71,7 @@ int cmd_reference(int argc, char **argv)
 	char *why = NULL;
 	sigset_t old;
 
+	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	measure_opts_default(&mo);
 	if (argc < 2 || strcmp(argv[1], "save")) {
 		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {

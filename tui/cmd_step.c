@@ -182,6 +182,7 @@ int cmd_step(int argc, char **argv)
 	double budget = 0;
 	sigset_t oldmask;
 
+	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	opts_load_init(&ol);
 	for (int i = 1; i < argc;) {
 		int r;

@@ -23,6 +23,7 @@
 #include "opts_session.h"
 #include "reference.h"
 #include "cmd.h"
+#include "cmd_common.h"
 #include "opts_agent.h"
 #include "probe.h"
 #include "probe_profile.h"
@@ -252,6 +253,7 @@ int cmd_tui(int argc, char **argv)
 	struct opts_session os = { 0 };
 	int i = 1, rc = EXIT_OK, err, noexec = 0, calibrated = 0;
 
+	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	setlocale(LC_ALL, "");
 	tui_opts_default(&to);
 	opts_load_init(&ol);

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Reliability figures (issue 12), re-measured: prints three tables.
+# Reliability figures (issues 12, 21), re-measured: prints three tables
+# (and 1b, every command's kill loop: tests/live/kill_loop.sh, randomised).
 #  1. kill loop: `argus diagnose --auto` killed by SIGINT/TERM/HUP/KILL during
 #     a reference window and during a step, RELIAB_ROUNDS times each (default
 #     1: 8 kills): BPF programs of argus still loaded, load processes running
@@ -74,6 +75,14 @@ else
 	echo "kills $kills: BPF programs left $progs, loads running $running, stopped $stopped, sessions not replaying $noreplay"
 	[ $((progs + running + stopped + noreplay)) -eq 0 ] || status=1
 fi
+
+echo "-- 1b. kill loop over every command (issue 21): diagnose, model, record -- CMD, step"
+echo "   --load, reference, the TUI in tmux x INT/TERM/HUP/KILL at a random moment of the"
+echo "   load's first 3 s; a load that forks, with a setsid child and one ignoring TERM:"
+echo "   processes of the load and BPF programs of argus left afterwards"
+KILL_RANDOM=1 KILL_ROUNDS=${RELIAB_ROUNDS:-1} sh tests/live/kill_loop.sh
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1
 
 echo "-- 2. session cut at every byte"
 SRC=tests/fuzz/corpus/session/sample.jsonl

@@ -5,8 +5,14 @@
 need_root
 need_cmd bpftool
 need_cmd setpriv
-LOAD="$BUILD/scenarios/pagefault"
-[ -x "$LOAD" ] || fail "missing $LOAD (run make)"
+[ -x "$BUILD/scenarios/pagefault" ] || fail "missing $BUILD/scenarios/pagefault (run make)"
+# a copy of its own: pgrep finds this test's load, not another run's, and
+# whatever ends the test (a failure too) kills what is left of it
+LOAD="$TMP/recerr_pf"
+cp "$BUILD/scenarios/pagefault" "$LOAD"
+at_exit 'pkill -KILL -f "^$LOAD" 2>/dev/null'
+at_exit '[ -n "$pid" ] && kill -KILL $pid 2>/dev/null'
+pid=
 
 "$ARGUS" record --duration 2 --json -- /nonexistent/argus-no-such-cmd >"$TMP/out" 2>"$TMP/err"
 rc=$?

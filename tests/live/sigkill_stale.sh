@@ -1,11 +1,13 @@
 #!/bin/sh
-# After a SIGKILL: argus killed during a reference window leaves its load
-# frozen in its argus-PID-N cgroup (nothing can run at SIGKILL; the
-# parent-death signal ends only argus's own child, not the load's children).  The next
-# argus that starts a load treats that load as the dead one would have on a
-# clean exit: thaws it, ends it and removes the cgroup.  Checked: the
-# cgroup was there and frozen (else the test saw nothing), and after the
-# next run the cgroup is gone and no process of the load is left.
+# After a SIGKILL: argus killed during a reference window cannot clean up
+# (the parent-death signal ends only argus's own child, not the load's
+# children).  1: its guard (core/load_guard.h) thaws, kills and removes the
+# load's cgroup at once.  2: with the guard killed first, the load stays
+# frozen in its argus-PID-N cgroup, and the next argus that starts a load
+# treats it as the dead one would have on a clean exit: thaws it, ends it
+# and removes the cgroup.  Checked: the cgroup was there and frozen (else
+# the test saw nothing), and afterwards the cgroup is gone and no process
+# of the load is left.
 . "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$ARGUS" ] || fail "no $ARGUS; run make"
@@ -25,6 +27,7 @@ load_pids() {
 	done
 }
 at_exit 'for p in $(load_pids); do kill -CONT $p; kill -KILL $p; done 2>/dev/null'
+run_and_kill() { # $1: kill the guard first (1) or not (0)
 "$ARGUS" diagnose --batch --json --pairs 30 --window 1 --no-session --load "$TMP/load.sh" \
 	>"$TMP/out" 2>"$TMP/err" &
 apid=$!
@@ -33,11 +36,28 @@ until grep -q "window 3/.* ref" "$TMP/err"; do
 	i=$((i + 1)); [ $i -lt 300 ] || { kill -KILL $apid; cat "$TMP/err"; fail "no reference window 3 in 30 s"; }
 	sleep 0.1
 done
-sleep 0.3
+guard=$(pgrep -P $apid -x argus-guard)
 cg=$(ls -d /sys/fs/cgroup/unified/argus-$apid-* /sys/fs/cgroup/argus-$apid-* 2>/dev/null | head -n 1)
+sleep 0.3
 [ -n "$cg" ] || { kill -KILL $apid; fail "argus made no cgroup for its load: nothing to check"; }
+[ -n "$guard" ] || { kill -KILL $apid; fail "argus $apid has no guard process"; }
+[ "$1" = 1 ] && kill -KILL $guard
 kill -KILL $apid
 wait $apid 2>/dev/null
+}
+
+# 1: the guard ends the load (a deadline for a failure, not a timing)
+run_and_kill 0
+i=0
+while [ -d "$cg" ] || [ -n "$(load_pids)" ]; do
+	i=$((i + 1)); [ $i -lt 100 ] || fail "the guard left $cg or the load's processes: $(load_pids | tr '\n' ' ')"
+	sleep 0.1
+done
+grep -q "ended without ending its load" "$TMP/err" || fail "the guard did not say what it ended"
+echo "ok: the guard of a SIGKILLed argus thawed, ended and removed its load"
+
+# 2: guard and argus killed: the next argus sweeps
+run_and_kill 1
 [ "$(cat "$cg/cgroup.freeze" 2>/dev/null)" = 1 ] || fail "the load was not frozen at the SIGKILL ($cg/cgroup.freeze: $(cat "$cg/cgroup.freeze"))"
 [ -n "$(load_pids)" ] || fail "no load process left by the SIGKILL: nothing to check"
 echo "after SIGKILL: $cg frozen, load PIDs $(load_pids | tr '\n' ' ')"

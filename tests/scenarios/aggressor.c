@@ -30,6 +30,7 @@ int main(int argc, char **argv)
 	size_t bytes = 64ul << 20;
 	double seconds = 0, t0, end, interval_ms = 1;
 	unsigned long long ops = 0;
+	int created = 0;
 	char path[4096] = "";
 	struct stat st;
 	int c, fd;
@@ -47,13 +48,15 @@ int main(int argc, char **argv)
 	}
 	if (!path[0])
 		snprintf(path, sizeof(path), "/dev/shm/argus-shared.%d", (int)getuid());
-	fd = open(path, O_RDWR | O_CREAT, 0600);
+	fd = scen_shared_open(path, &created);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		fprintf(stderr, "aggressor: cannot open %s: %s\n", path, strerror(errno));
+		scen_shared_done(path, fd, created);
 		return 1;
 	}
 	if ((size_t)st.st_size < bytes && ftruncate(fd, (off_t)bytes) < 0) {
 		fprintf(stderr, "aggressor: cannot size %s: %s\n", path, strerror(errno));
+		scen_shared_done(path, fd, created);
 		return 1;
 	}
 	end = scen_begin(seconds);
@@ -62,6 +65,7 @@ int main(int argc, char **argv)
 		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) < 0) {
 			fprintf(stderr, "aggressor: fallocate(PUNCH_HOLE) on %s: %s\n", path,
 				strerror(errno));
+			scen_shared_done(path, fd, created);
 			return 1;
 		}
 		ops++;
@@ -73,6 +77,6 @@ int main(int argc, char **argv)
 		}
 	}
 	scen_report("aggressor", ops, t0);
-	close(fd);
+	scen_shared_done(path, fd, created);
 	return 0;
 }

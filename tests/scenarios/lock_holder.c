@@ -22,14 +22,15 @@ int main(int argc, char **argv)
 	double t0, end;
 	unsigned long long ops = 0;
 	char *buf;
-	int fd;
+	int fd, created = 0;
 
 	if (scen_file_args(argc, argv, "lock_holder", 32, "/dev/shm/argus-lock", &a))
 		return 2;
-	fd = open(a.path, O_RDWR | O_CREAT, 0600);
+	fd = scen_shared_open(a.path, &created);
 	buf = mmap(NULL, a.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (fd < 0 || buf == MAP_FAILED) {
 		fprintf(stderr, "lock_holder: cannot open %s: %s\n", a.path, strerror(errno));
+		scen_shared_done(a.path, fd, created);
 		return 1;
 	}
 	memset(buf, 'h', a.bytes);
@@ -39,11 +40,12 @@ int main(int argc, char **argv)
 		if (pwrite(fd, buf, a.bytes, 0) < 0 ||
 		    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)a.bytes) < 0) {
 			fprintf(stderr, "lock_holder: %s\n", strerror(errno));
-			return 1;
+			scen_shared_done(a.path, fd, created);
+		return 1;
 		}
 		ops++;
 	}
 	scen_report("lock_holder", ops, t0);
-	close(fd);
+	scen_shared_done(a.path, fd, created);
 	return 0;
 }

@@ -23,13 +23,14 @@ int main(int argc, char **argv)
 	double t0, end;
 	unsigned long long ops = 0;
 	char buf[4096];
-	int fd;
+	int fd, created = 0;
 
 	if (scen_file_args(argc, argv, "lock_victim", 4, "/dev/shm/argus-lock", &a))
 		return 2;
-	fd = open(a.path, O_RDWR | O_CREAT, 0600);
+	fd = scen_shared_open(a.path, &created);
 	if (fd < 0) {
 		fprintf(stderr, "lock_victim: cannot open %s: %s\n", a.path, strerror(errno));
+		scen_shared_done(a.path, fd, created);
 		return 1;
 	}
 	memset(buf, 'v', sizeof(buf));
@@ -38,12 +39,13 @@ int main(int argc, char **argv)
 	while (scen_running(end)) {
 		if (pwrite(fd, buf, sizeof(buf), (off_t)off) != (ssize_t)sizeof(buf)) {
 			fprintf(stderr, "lock_victim: write: %s\n", strerror(errno));
-			return 1;
+			scen_shared_done(a.path, fd, created);
+		return 1;
 		}
 		off = (off + sizeof(buf)) % a.bytes;
 		ops++;
 	}
 	scen_report("lock_victim", ops, t0);
-	close(fd);
+	scen_shared_done(a.path, fd, created);
 	return 0;
 }

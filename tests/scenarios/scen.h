@@ -1,10 +1,12 @@
 /* scen.h — what the scenario loads share: --seconds, a stop flag set by
- * SIGINT/SIGTERM, a clock, the throughput line printed at the end, and the
+ * SIGINT/SIGTERM/SIGHUP, a shared file removed by whoever made it, a clock, the throughput line printed at the end, and the
  * options of the loads on a file.  Header-only: each scenario is built from
  * its own .c alone (Makefile). */
 #ifndef ARGUS_SCEN_H
 #define ARGUS_SCEN_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,7 +40,31 @@ static inline double scen_begin(double seconds)
 	sa.sa_handler = scen_on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	return seconds > 0 ? scen_now() + seconds : 0;
+}
+
+/* Opens path read-write, creating it when absent; *created says this
+ * process made it, and then it removes it at its end (scen_shared_done):
+ * the victim and the aggressor share /dev/shm/argus-shared.UID, and the
+ * one that came first leaves nothing on disk (the other keeps its open
+ * file until it ends).  -1 with errno. */
+static inline int scen_shared_open(const char *path, int *created)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_RDWR);
+	return fd;
+}
+
+static inline void scen_shared_done(const char *path, int fd, int created)
+{
+	if (fd >= 0)
+		close(fd);
+	if (created)
+		unlink(path);
 }
 
 static inline int scen_running(double end)

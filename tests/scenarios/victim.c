@@ -5,7 +5,8 @@
  *
  *   victim [--seconds N] [--mib M] [--file PATH]
  *
- * The file defaults to /dev/shm/argus-shared.UID (tmpfs: shmem).  ops = page
+ * The file defaults to /dev/shm/argus-shared.UID (tmpfs: shmem); whichever
+ * of victim and aggressor created it removes it when it ends.  ops = page
  * writes; ops_per_sec drops when the aggressor runs.
  */
 #include <errno.h>
@@ -22,18 +23,20 @@ int main(int argc, char **argv)
 	unsigned long long ops = 0;
 	long page = sysconf(_SC_PAGESIZE);
 	char *p;
-	int fd;
+	int fd, created = 0;
 
 	if (scen_file_args(argc, argv, "victim", 64, "/dev/shm/argus-shared", &a))
 		return 2;
-	fd = open(a.path, O_RDWR | O_CREAT, 0600);
+	fd = scen_shared_open(a.path, &created);
 	if (fd < 0 || ftruncate(fd, (off_t)a.bytes) < 0) {
 		fprintf(stderr, "victim: cannot open %s: %s\n", a.path, strerror(errno));
+		scen_shared_done(a.path, fd, created);
 		return 1;
 	}
 	p = mmap(NULL, a.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		fprintf(stderr, "victim: mmap: %s\n", strerror(errno));
+		scen_shared_done(a.path, fd, created);
 		return 1;
 	}
 	end = scen_begin(a.seconds);
@@ -44,6 +47,6 @@ int main(int argc, char **argv)
 	}
 	scen_report("victim", ops, t0);
 	munmap(p, a.bytes);
-	close(fd);
+	scen_shared_done(a.path, fd, created);
 	return 0;
 }
