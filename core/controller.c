@@ -106,6 +106,7 @@ struct controller *ctl_new(const struct ctl_opts *o, struct agent *agent)
 		c->o.exec = &ctl_exec_real;
 	c->agent = agent;
 	c->mode = CTL_WAIT;
+	c->est_pct = -1;
 	if (!c->o.batch)
 		ctl_say(c, CTL_LINE_INFO, "the agent (%s) proposes its first step when the "
 			"calibration windows are done; nothing is loaded before you accept%s",
@@ -181,8 +182,31 @@ int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len)
 	memset(&pf, 0, sizeof(pf));
 	err = c->o.exec->preflight(c->o.exec_arg, s, caps_cached(), &pf);
 	step_preflight_line(&pf, buf, len);
+	c->est_pct = !err && pf.ok ? (pf.overhead_pct > 0 ? pf.overhead_pct : 0) : -1;
 	step_preflight_clear(&pf);
 	return err;
+}
+
+double ctl_budget(const struct controller *c, enum step_kind k)
+{
+	return c->o.budget_pct > 0 ? c->o.budget_pct : step_exec_default_budget(k);
+}
+
+int ctl_load_gone(struct controller *c, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+	return c->o.exec->load_gone ? c->o.exec->load_gone(c->o.exec_arg, buf, len) : 0;
+}
+
+unsigned ctl_next_step_no(const struct controller *c)
+{
+	return c->nsteps + 1;
+}
+
+unsigned ctl_last_run_no(const struct controller *c)
+{
+	return c->nrun ? c->run[c->nrun - 1].idx + 1 : 0;
 }
 
 /* the estimate the view shows; the probe is closed again before return */
@@ -306,7 +330,7 @@ static int decide(struct controller *c)
 static int take_reply(struct controller *c, struct agent_reply *r)
 {
 	struct ctl_event ev = { .kind = CTL_EV_REPLY, .reply = r };
-	char desc[256];
+	char desc[256], gone[64];
 	int err = 0;
 
 	c->turns++;
@@ -318,6 +342,18 @@ static int take_reply(struct controller *c, struct agent_reply *r)
 	ctl_emit(c, &ev);
 	switch (r->kind) {
 	case AGENT_REPLY_PROPOSAL:
+		if (r->step && ctl_load_gone(c, gone, sizeof(gone))) {
+			/* a step measures the load paused and running: gone, it
+			 * would measure nothing, and its "finding" would be noise */
+			ctl_say(c, CTL_LINE_INFO, "no step proposed: the load %s, and a step measures "
+				"it in reference and loaded windows; the verdict stands on the "
+				"windows measured", gone);
+			if (c->o.batch)
+				ctl_end(c, 0, NULL);
+			else
+				ctl_set_mode(c, CTL_IDLE);
+			break;
+		}
 		if (!r->step) {
 			ctl_say(c, CTL_LINE_ERROR, "the agent proposed nothing it could say");
 			if (c->o.batch)
@@ -343,8 +379,8 @@ static int take_reply(struct controller *c, struct agent_reply *r)
 			ctl_end(c, 0, NULL);
 			break;
 		}
-		ctl_say(c, CTL_LINE_PROPOSAL, "step %u of at most %u: %s", c->nrun + 1, c->o.steps,
-			step_describe(c->prop, desc, sizeof(desc)));
+		ctl_say(c, CTL_LINE_PROPOSAL, "step %u (run %u of at most %u): %s", c->nsteps + 1,
+			c->nrun + 1, c->o.steps, step_describe(c->prop, desc, sizeof(desc)));
 		if (c->o.scope.no_reference)   /* before it may be accepted */
 			ctl_say(c, CTL_LINE_INFO, "%s",
 				step_scope_no_reference(&c->o.scope, desc, sizeof(desc)));
