@@ -341,21 +341,6 @@ static void edit_diff(const struct step *a, const struct step *b, char *buf, siz
 	}
 }
 
-int pane_over_budget(const struct pane *p, double *est, double *budget)
-{
-	const struct step *s = pane_shown_step(p);
-	double b;
-
-	if (!s || p->est_pct < 0 || !p->ctl)
-		return 0;
-	b = p->exec.budget_pct > 0 ? p->exec.budget_pct : ctl_budget(p->ctl, s->kind);
-	if (est)
-		*est = p->est_pct;
-	if (budget)
-		*budget = b;
-	return p->est_pct > b;
-}
-
 int pane_accept(struct pane *p, struct tree *t)
 {
 	char diff[512] = "";
@@ -456,11 +441,6 @@ void pane_cancel(struct pane *p)
 }
 
 /* ---- editing -------------------------------------------------------------------------- */
-
-const struct step *pane_shown_step(const struct pane *p)
-{
-	return p->edit ? p->edit : ctl_proposal(p->ctl);
-}
 
 static int need_proposal(struct pane *p, const char *what)
 {

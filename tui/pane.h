@@ -119,11 +119,28 @@ int pane_edit_begin(struct pane *p);
 int pane_edit_set(struct pane *p, const char *field, const char *value);
 int pane_edit_json(struct pane *p, const char *json);
 void pane_edit_abandon(struct pane *p);
-/* The step the card shows: the edit when there is one, else the proposal. */
-const struct step *pane_shown_step(const struct pane *p);
+/* The step the card shows: the edit when there is one, else the proposal
+ * (inline: the view and its tests read it without linking the pane). */
+static inline const struct step *pane_shown_step(const struct pane *p)
+{
+	return p->edit ? p->edit : p->ctl ? p->ctl->prop : NULL;
+}
 /* The card's estimate over the budget the step would run under: 1 and
  * both in % of a CPU, else 0. */
-int pane_over_budget(const struct pane *p, double *est, double *budget);
+static inline int pane_over_budget(const struct pane *p, double *est, double *budget)
+{
+	const struct step *s = pane_shown_step(p);
+	double b;
+
+	if (!s || p->est_pct < 0 || !p->ctl)
+		return 0;
+	b = p->exec.budget_pct > 0 ? p->exec.budget_pct : ctl_budget(p->ctl, s->kind);
+	if (est)
+		*est = p->est_pct;
+	if (budget)
+		*budget = b;
+	return p->est_pct > b;
+}
 
 /* The kept results as steps for the analysis (core/analysis.h), at most
  * max into out (borrowed from p: valid until the next decision); returns

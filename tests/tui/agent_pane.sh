@@ -23,7 +23,7 @@ STATE="$TMP/state"
 # ---- 1: propose, veto, talk ----------------------------------------------------------
 start 120 60 LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$STATE" \
 	-- --load "$PF --seconds 120" --pairs 3
-wait_long "proposal · step 1 of at most 5" 30
+wait_long "proposal · step 1 (run 1 of at most 5)" 30
 screen | grep -q 'a accept  e edit  v veto  r another  u undo' || fail "no key hints on screen"
 screen | grep -q 'waiting for you' || fail "the status bar does not say it waits"
 screen | tail -n 1 | grep -q 'probe' && fail "the status bar counts a probe at decision time"
@@ -88,7 +88,7 @@ done
 # ---- 2: edit, fix, accept, results -----------------------------------------------------
 start 100 60 LANG=C TERM=screen XDG_STATE_HOME="$STATE" \
 	-- --load "$PF --seconds 120" --pairs 3
-wait_long "proposal | step 1 of at most 5" 30
+wait_long "proposal | step 1 (run 1 of at most 5)" 30
 screen | LC_ALL=C grep -q '[^ -~]' && { screen; fail "non-ASCII output with LANG=C"; }
 keys e
 wait_for "editing | step 1"
@@ -102,7 +102,7 @@ keys Enter
 wait_for "duration_s> 5"   # refused at entry (core/num.c): the field keeps 5
 keys BSpace 5 Enter
 wait_gone "^ duration_s:"
-keys a
+accept
 wait_for "accepted step 1"
 wait_long "result> step 1" 60
 wait_long "results under" 10

@@ -23,7 +23,7 @@ REASON="not now, look again"
 # again, so the accept is a second run) ----------------------------------------
 start 120 60 LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$TMP/state" \
 	-- --load "$PF --seconds 120" --pairs 3 --fixed --session "$S1"
-wait_long "proposal · step 1 of at most 5" 30
+wait_long "proposal · step 1 (run 1 of at most 5)" 30
 keys v
 wait_for "veto reason"
 keys "$REASON" Enter
@@ -39,8 +39,8 @@ expect_sane_exit
 # ---- 2: accept, the step runs ------------------------------------------------------
 start 120 60 LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$TMP/state" \
 	-- --load "$PF --seconds 120" --pairs 3 --fixed --session "$S"
-wait_long "proposal · step 1 of at most 5" 30
-keys a
+wait_long "proposal · step 1 (run 1 of at most 5)" 30
+accept
 wait_for "accepted step 1"
 wait_long "result> step 1" 60
 keys q
