@@ -287,9 +287,15 @@ int ctl_validate(struct controller *c, struct step *s);
 /* The pre-flight line of s into buf: 0 may be offered, -errno not. */
 int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len);
 
-/* The overhead budget a step of kind k runs under, % of one CPU: the
- * executor stops it past this (o.budget_pct, else the kind's default). */
-double ctl_budget(const struct controller *c, enum step_kind k);
+struct step_preflight;
+/* The budget a step is held to, % of one CPU (--budget, else its kind's). */
+double ctl_budget(const struct controller *c, const struct step *s);
+/* A step whose pre-flight pf is over its budget: a kind with a duty cycle
+ * gets s->duty set to the part of each window that fits (1 returned);
+ * otherwise -EDQUOT (it would be stopped); 0 when it fits as it is.  why
+ * (may be NULL) receives the sentence a person reads either way. */
+int ctl_fit_budget(struct controller *c, struct step *s, const struct step_preflight *pf,
+		   char *why, size_t len);
 /* 1 when the load the steps measure has ended (its state into buf). */
 int ctl_load_gone(struct controller *c, char *buf, size_t len);
 /* The step number the next decision gets (the session's, 1-based: vetoed

@@ -134,7 +134,7 @@ static inline int pane_over_budget(const struct pane *p, double *est, double *bu
 
 	if (!s || p->est_pct < 0 || !p->ctl)
 		return 0;
-	b = p->exec.budget_pct > 0 ? p->exec.budget_pct : ctl_budget(p->ctl, s->kind);
+	b = p->exec.budget_pct > 0 ? p->exec.budget_pct : ctl_budget(p->ctl, s);
 	if (est)
 		*est = p->est_pct;
 	if (budget)
