@@ -65,7 +65,7 @@ for size in "80 24" "160 45"; do
 	keys Enter
 	wait_for "duration_s> 5"
 	keys C-u abc Enter
-	wait_for "duration_s 'abc' is not a number"
+	wait_for "duration_s 'abc' is not a"   # wraps at 160x45
 	keys a
 	wait_for "not accepted: your edit was refused"
 	screen | grep -qF "duration_s 'abc'" || { screen; fail "${W}x$H: the refusal's reason left the card"; }
