@@ -106,6 +106,7 @@ struct controller *ctl_new(const struct ctl_opts *o, struct agent *agent)
 		c->o.exec = &ctl_exec_real;
 	c->agent = agent;
 	c->mode = CTL_WAIT;
+	c->est_pct = -1;
 	if (!c->o.batch)
 		ctl_say(c, CTL_LINE_INFO, "the agent (%s) proposes its first step when the "
 			"calibration windows are done; nothing is loaded before you accept%s",
@@ -173,6 +174,17 @@ int ctl_validate(struct controller *c, struct step *s)
 	return err;
 }
 
+/* what the step costs on average, % of a CPU: attached part of each
+ * window (a duty), that part of the pre-flight's; <0: not estimated */
+static double est_pct(const struct step *s, const struct step_preflight *pf, int err)
+{
+	double duty = s->duty > 0 && s->duty < 1 ? s->duty : 1;
+
+	if (err || !pf->ok)
+		return -1;
+	return (pf->overhead_pct > 0 ? pf->overhead_pct : 0) * duty;
+}
+
 int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len)
 {
 	struct step_preflight pf;
@@ -181,6 +193,7 @@ int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len)
 	memset(&pf, 0, sizeof(pf));
 	err = c->o.exec->preflight(c->o.exec_arg, s, caps_cached(), &pf);
 	step_preflight_line(&pf, buf, len);
+	c->est_pct = est_pct(s, &pf, err);
 	step_preflight_clear(&pf);
 	return err;
 }
@@ -227,6 +240,23 @@ int ctl_fit_budget(struct controller *c, struct step *s, const struct step_prefl
 	return 1;
 }
 
+int ctl_load_gone(struct controller *c, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+	return c->o.exec->load_gone ? c->o.exec->load_gone(c->o.exec_arg, buf, len) : 0;
+}
+
+unsigned ctl_next_step_no(const struct controller *c)
+{
+	return c->nsteps + 1;
+}
+
+unsigned ctl_last_run_no(const struct controller *c)
+{
+	return c->nrun ? c->run[c->nrun - 1].idx + 1 : 0;
+}
+
 /* the estimate the view shows; the probe is closed again before return.
  * Over the budget, a kind with a duty cycle is changed to fit before a
  * person decides, and says so; another is said to be stopped if run. */
@@ -258,6 +288,7 @@ static void preflight(struct controller *c, struct step *s)
 			snprintf(est + n, sizeof(est) - n, "; over the %g%% budget: it would be "
 				 "stopped", ctl_budget(c, s));
 	}
+	c->est_pct = est_pct(s, &pf, err);   /* after the fit: its duty counted */
 	step_preflight_clear(&pf);
 	ev.text = est;
 	ctl_emit(c, &ev);
@@ -372,7 +403,7 @@ static int decide(struct controller *c)
 static int take_reply(struct controller *c, struct agent_reply *r)
 {
 	struct ctl_event ev = { .kind = CTL_EV_REPLY, .reply = r };
-	char desc[256];
+	char desc[256], gone[64];
 	int err = 0;
 
 	c->turns++;
@@ -384,6 +415,18 @@ static int take_reply(struct controller *c, struct agent_reply *r)
 	ctl_emit(c, &ev);
 	switch (r->kind) {
 	case AGENT_REPLY_PROPOSAL:
+		if (r->step && ctl_load_gone(c, gone, sizeof(gone))) {
+			/* a step measures the load paused and running: gone, it
+			 * would measure nothing, and its "finding" would be noise */
+			ctl_say(c, CTL_LINE_INFO, "no step proposed: the load %s, and a step measures "
+				"it in reference and loaded windows; the verdict stands on the "
+				"windows measured", gone);
+			if (c->o.batch)
+				ctl_end(c, 0, NULL);
+			else
+				ctl_set_mode(c, CTL_IDLE);
+			break;
+		}
 		if (!r->step) {
 			ctl_say(c, CTL_LINE_ERROR, "the agent proposed nothing it could say");
 			if (c->o.batch)
@@ -409,8 +452,8 @@ static int take_reply(struct controller *c, struct agent_reply *r)
 			ctl_end(c, 0, NULL);
 			break;
 		}
-		ctl_say(c, CTL_LINE_PROPOSAL, "step %u of at most %u: %s", c->nrun + 1, c->o.steps,
-			step_describe(c->prop, desc, sizeof(desc)));
+		ctl_say(c, CTL_LINE_PROPOSAL, "step %u (run %u of at most %u): %s", c->nsteps + 1,
+			c->nrun + 1, c->o.steps, step_describe(c->prop, desc, sizeof(desc)));
 		if (c->o.scope.no_reference)   /* before it may be accepted */
 			ctl_say(c, CTL_LINE_INFO, "%s",
 				step_scope_no_reference(&c->o.scope, desc, sizeof(desc)));

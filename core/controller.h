@@ -162,6 +162,10 @@ struct ctl_exec_ops {
 	 * not; *pf filled (step_preflight_clear) */
 	int (*preflight)(void *arg, struct step *s, const struct caps *c,
 			 struct step_preflight *pf);
+	/* 1 when the load the steps measure has ended (its state, "exited
+	 * (0)", into buf): no step is proposed or run against it; 0 while it
+	 * lives or there is none.  NULL: never ended (fakes) */
+	int (*load_gone)(void *arg, char *buf, size_t len);
 };
 
 /* The real executor: core/step_exec.h, arg a struct step_exec_opts
@@ -232,6 +236,8 @@ struct controller {
 	uint64_t lost;                   /* what finished steps' windows lost
 	                                  * (kept after an undo: the session
 	                                  * has their windows) */
+	double est_pct;                  /* the last estimate's overhead, % of a CPU
+	                                  * (ctl_estimate); <0: none */
 	char explore[160];               /* after a verdict: what the person explores
 					  * ("focus on X"); the next verdicts are
 					  * findings of it, not the diagnosis */
@@ -290,6 +296,12 @@ double ctl_budget(const struct controller *c, const struct step *s);
  * (may be NULL) receives the sentence a person reads either way. */
 int ctl_fit_budget(struct controller *c, struct step *s, const struct step_preflight *pf,
 		   char *why, size_t len);
+/* 1 when the load the steps measure has ended (its state into buf). */
+int ctl_load_gone(struct controller *c, char *buf, size_t len);
+/* The step number the next decision gets (the session's, 1-based: vetoed
+ * and declined proposals count) and the last kept run's (0: none). */
+unsigned ctl_next_step_no(const struct controller *c);
+unsigned ctl_last_run_no(const struct controller *c);
 
 /* The running step's progress (phase SOURCE_STEP...); 0, -ENOENT none. */
 int ctl_run_status(struct controller *c, struct source_status *st, unsigned *step_no);

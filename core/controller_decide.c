@@ -91,12 +91,24 @@ int ctl_do_accept(struct controller *c, const struct step *edited, const char *d
 	struct ctl_event ev = { .kind = CTL_EV_DECISION, .by = by };
 	struct step *s, *own = NULL;
 	struct ctl_run *r;
-	char *cause = NULL;
+	char *cause = NULL, gone[64];
 	int err, is_edit = edited && diff && *diff;
 
 	err = need_proposal(c, "accept");
 	if (err)
 		return err;
+	if (ctl_load_gone(c, gone, sizeof(gone))) {
+		/* it ended while the card waited: nothing to measure */
+		ctl_say(c, CTL_LINE_ERROR, "not run: the load %s, and a step measures it in "
+			"reference and loaded windows; the verdict stands on the windows measured",
+			gone);
+		ctl_drop_proposal(c);
+		if (c->o.batch)
+			ctl_end(c, 0, NULL);
+		else
+			ctl_set_mode(c, CTL_IDLE);
+		return -ESRCH;
+	}
 	if (edited) {
 		own = step_clone(edited);
 		if (!own)
@@ -127,10 +139,10 @@ int ctl_do_accept(struct controller *c, const struct step *edited, const char *d
 			return -ENOSPC;
 		}
 		if (is_edit) {
-			ctl_say(c, CTL_LINE_HUMAN, "accepted step %u, edited: %s", c->nrun + 1, diff);
+			ctl_say(c, CTL_LINE_HUMAN, "accepted step %u, edited: %s", c->nsteps + 1, diff);
 			ctl_tell(c, AGENT_EV_EDITED, NULL, s, NULL);
 		} else {
-			ctl_say(c, CTL_LINE_HUMAN, "accepted step %u", c->nrun + 1);
+			ctl_say(c, CTL_LINE_HUMAN, "accepted step %u", c->nsteps + 1);
 			ctl_tell(c, AGENT_EV_ACCEPTED, NULL, s, NULL);
 		}
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "controller.h"
+#include "load.h"
 #include "step_exec.h"
 #include "step_preflight.h"
 
@@ -72,6 +73,16 @@ static int cx_preflight(void *arg, struct step *s, const struct caps *c,
 	return step_preflight(s, c, NULL, 0, NULL, pf);
 }
 
+static int cx_load_gone(void *arg, char *buf, size_t len)
+{
+	struct load *l = arg ? ((const struct step_exec_opts *)arg)->load : NULL;
+
+	if (!l || !load_started(l) || load_alive(l))
+		return 0;
+	load_state(l, buf, len);
+	return 1;
+}
+
 const struct ctl_exec_ops ctl_exec_real = {
 	.start = cx_start,
 	.tick = cx_tick,
@@ -83,4 +94,5 @@ const struct ctl_exec_ops ctl_exec_real = {
 	.stop = cx_stop,
 	.free = cx_free,
 	.preflight = cx_preflight,
+	.load_gone = cx_load_gone,
 };

@@ -606,6 +606,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	if (a.o.agent_pane || (a.replay && app_replay_talks(src))) {
 		struct pane_opts po = {
 			.steps = a.o.steps,
+			.budget_pct = a.o.budget_pct,
 			.auto_accept = a.o.auto_accept,
 			.utf8 = a.utf8,
 			.load = a.o.load,

@@ -41,6 +41,7 @@ struct tui_opts {
 	double refresh_s;         /* tree rebuild at most this often; 1 s */
 	int agent_pane;           /* show the agent pane (calibrated runs) */
 	unsigned steps;           /* --steps N: at most N steps; 0: 5 */
+	double budget_pct;        /* --budget: a step's overhead budget; 0: the kind's */
 	int auto_accept;          /* --auto: accept every proposal */
 	struct load *load;        /* the load steps pause (measure_load); not owned */
 	struct step_scope scope;  /* the processes steps are scoped to

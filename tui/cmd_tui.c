@@ -44,6 +44,7 @@ enum tui_opt_id {
 	OPT_STATIC,
 	OPT_STEPS,
 	OPT_AUTO,
+	OPT_BUDGET,
 };
 
 struct tui_option {
@@ -64,6 +65,9 @@ static const struct tui_option tui_options[] = {
 	{ OPT_LOG, 'v', "log", "FILE", "write log messages (libbpf's included) to FILE", 0 },
 	{ OPT_STEPS, 0, "steps", "N",
 	  "the agent proposes at most N instrumentation steps (default 5)", 0 },
+	{ OPT_BUDGET, 0, "budget", "PCT",
+	  "a step's overhead budget, % of one CPU (0.01 to 1000; default 2 for sample, 5 for "
+	  "the others): a card over it says so and asks twice", 0 },
 	{ OPT_AUTO, 0, "auto", NULL,
 	  "accept every proposed step without asking (the status bar says so)", 0 },
 	{ OPT_KEYS, 0, "keys", NULL, "print the key bindings and exit", 0 },
@@ -337,6 +341,18 @@ int cmd_tui(int argc, char **argv)
 		case OPT_AUTO:
 			to.auto_accept = 1;
 			break;
+		case OPT_BUDGET: {
+			char *why = NULL;
+
+			if (num_parse_double(val, 0.01, 1000, "percent of one CPU", &to.budget_pct,
+					     &why) < 0) {
+				fprintf(stderr, "argus: --budget: %s\n", why ? why : "bad number");
+				free(why);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		}
 		}
 	}
 	if (opts_load_finish(&ol, 0, stderr) < 0) {

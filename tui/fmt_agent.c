@@ -283,19 +283,51 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 			    int width, const struct glyphs *gl)
 {
 	const struct step *s = p->step;
-	char head[160], val[1024], lab[40];
+	char head[200], val[1024], lab[40], run[48];
 	unsigned at = 0;
 	int err_shown = 0;
 
 	if (!s || !max)
 		return 0;
 	fmt_line_reset(&out[at]);
-	snprintf(head, sizeof(head), " %s %s step %u of at most %u%s%s",
-		 p->editing ? "editing" : "proposal", gl->g[GLYPH_SEP], p->index, p->max,
+	if (p->run)
+		snprintf(run, sizeof(run), " (run %u of at most %u)", p->run, p->max);
+	else
+		snprintf(run, sizeof(run), " of at most %u", p->max);
+	snprintf(head, sizeof(head), " %s %s step %u%s%s%s",
+		 p->editing ? "editing" : "proposal", gl->g[GLYPH_SEP], p->index, run,
 		 p->edited ? " (edited)" : "", p->auto_accept ? " (--auto: accepted)" : "");
 	fmt_line_add_trunc(&out[at], THEME_HEADER, head, width, gl);
 	fmt_line_pad(&out[at], THEME_HEADER, width);
 	at++;
+	if (p->over_budget) {
+		/* first, before any field: batch would not run it */
+		snprintf(val, sizeof(val), "OVER: ~%.1f%% of a CPU estimated, the budget is %g%%; %s",
+			 p->est_pct, p->budget_pct,
+			 p->over_confirm ? "a again runs it anyway (stopped if it measures over)"
+					 : "a asks again before it runs");
+		at = card_field(out, at, max, "budget", THEME_STATUS_WARN, val, THEME_STATUS_WARN,
+				width, 2, gl, p->editing ? -1 : 0);
+	}
+	if (p->not_accepted && at < max) {
+		at = card_field(out, at, max, "", THEME_NORMAL,
+				"not accepted: your edit was refused (below); fix it or Esc",
+				THEME_STATUS_WARN, width, 2, gl, p->editing ? -1 : 0);
+	}
+	if (p->editing && p->err && p->err->msg[0]) {
+		/* an error of no one field (the JSON's line:col) at the top,
+		 * where a short pane still shows it */
+		int any = 0;
+
+		for (int i = 0; fmt_agent_fields[i]; i++)
+			any |= fmt_agent_field_match(p->err->field, fmt_agent_fields[i]);
+		if (!any) {
+			at = card_error(out, at, max, p->err, width, gl, p->editing);
+			err_shown = 1;
+		}
+	}
+	if (p->pinned)
+		*p->pinned = at - 1;
 	if (p->editing) {
 		for (int i = 0; fmt_agent_fields[i] && at < max; i++) {
 			const char *f = fmt_agent_fields[i];
@@ -498,7 +530,10 @@ const char *fmt_agent_phase(enum fmt_agent_mode mode, unsigned step, const char 
 		snprintf(buf, len, "step %u %s", step, step_phase ? step_phase : "measuring");
 		return buf;
 	case FMT_AGENT_MODE_IDLE:
-		snprintf(buf, len, "done, step %u", step);
+		if (step)
+			snprintf(buf, len, "done, step %u", step);
+		else
+			snprintf(buf, len, "done, no step run");
 		return buf;
 	default:
 		return NULL;

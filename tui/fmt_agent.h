@@ -58,7 +58,16 @@ int fmt_agent_field_match(const char *err_field, const char *field);
 /* The proposal as the pane shows it. */
 struct fmt_agent_prop {
 	const struct step *step;
-	unsigned index, max;      /* step index (1-based) of at most max */
+	unsigned index, max;      /* step number (1-based, the session's) */
+	unsigned run;             /* the run it would be (1-based) of at most max;
+	                           * 0: not said */
+	int over_budget;          /* the estimate is over the budget: said first */
+	double est_pct, budget_pct; /* with over_budget, % of a CPU */
+	int over_confirm;         /* a once: a again runs it */
+	int not_accepted;         /* a refused: the last edit was refused */
+	unsigned *pinned;         /* out, may be NULL: the lines after the heading
+	                           * that must stay in view (the budget, a refusal,
+	                           * an error of no one field) */
 	const char *estimate;     /* pre-flight estimate, or NULL: none (the step
 	                           * does not validate, or a replay without one) */
 	const char *scope;        /* whose events (step_scope_describe), or NULL:

@@ -81,6 +81,8 @@ static void drop_edit(struct pane *p)
 	p->edit = NULL;
 	p->has_err = 0;
 	p->estimate[0] = 0;
+	p->est_pct = -1;
+	p->refused = p->not_accepted = p->over_confirm = 0;
 	memset(&p->err, 0, sizeof(p->err));
 }
 
@@ -124,6 +126,8 @@ static void pane_event(void *arg, const struct ctl_event *ev)
 		break;
 	case CTL_EV_ESTIMATE:
 		snprintf(p->estimate, sizeof(p->estimate), "%s", ev->text ? ev->text : "");
+		p->est_pct = ev->text && *ev->text ? p->ctl->est_pct : -1;
+		p->over_confirm = 0;
 		p->version++;
 		break;
 	case CTL_EV_FOCUS:
@@ -167,13 +171,16 @@ struct pane *pane_new(const struct pane_opts *o, struct agent *agent)
 	if (!p->o.steps)
 		p->o.steps = PANE_DEFAULT_STEPS;
 	p->mode = FMT_AGENT_MODE_WAIT;
+	p->est_pct = -1;
 	p->sink = (struct session_sink){ .ses = p->o.ses, .transcript = 1, .verdicts = 1 };
 	step_exec_opts_default(&p->exec);
 	p->exec.load = p->o.load;
 	p->exec.collect_s = 0.5;
+	p->exec.budget_pct = p->o.budget_pct;
 	p->exec.sequential = p->o.sequential; /* a step stops when settled */
 	co.steps = p->o.steps;
 	co.auto_accept = p->o.auto_accept;
+	co.budget_pct = p->o.budget_pct;
 	co.utf8 = p->o.utf8;
 	co.preflight = p->o.preflight;
 	co.scope = p->o.scope;
@@ -251,10 +258,14 @@ static int validate(struct pane *p, struct step *s)
 static void preflight(struct pane *p, struct step *s)
 {
 	p->estimate[0] = 0;
+	p->est_pct = -1;
+	p->over_confirm = 0;
 	if (!p->o.preflight)
 		return;
 	if (ctl_estimate(p->ctl, s, p->estimate, sizeof(p->estimate)) < 0)
 		pane_say(p, FMT_AGENT_ERROR, "pre-flight: %s", p->estimate);
+	else
+		p->est_pct = p->ctl->est_pct;
 }
 
 /* ---- the loop ----------------------------------------------------------------------- */
@@ -333,9 +344,31 @@ static void edit_diff(const struct step *a, const struct step *b, char *buf, siz
 int pane_accept(struct pane *p, struct tree *t)
 {
 	char diff[512] = "";
+	double est, budget;
 	int err;
 
 	(void)t;
+	if (p->mode == FMT_AGENT_MODE_EDIT && p->refused) {
+		/* the card shows the spec before the refused input: running
+		 * it would run what the person did not ask for */
+		p->not_accepted = 1;
+		pane_say(p, FMT_AGENT_ERROR, "not accepted: your edit of %s was refused, so the "
+			 "card still holds the value before it; fix it (Enter) or abandon the edit "
+			 "(Esc)", p->err.field[0] ? p->err.field : "the step");
+		p->version++;
+		return -EINVAL;
+	}
+	if ((p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT) &&
+	    !p->o.auto_accept && pane_over_budget(p, &est, &budget) && !p->over_confirm) {
+		/* batch refuses such a step; a person may run it, knowingly */
+		p->over_confirm = 1;
+		pane_say(p, FMT_AGENT_ERROR, "not accepted yet: step %u is estimated at %.1f%% of a "
+			 "CPU, over the budget of %g%%; it is stopped if it measures over it. a again "
+			 "runs it anyway, e edits it (a shorter or narrower step), v vetoes it",
+			 ctl_next_step_no(p->ctl), est, budget);
+		p->version++;
+		return -EDQUOT;
+	}
 	if (p->edit && ctl_proposal(p->ctl))
 		edit_diff(ctl_proposal(p->ctl), p->edit, diff, sizeof(diff));
 	err = ctl_accept(p->ctl, p->edit, diff);
@@ -409,11 +442,6 @@ void pane_cancel(struct pane *p)
 
 /* ---- editing -------------------------------------------------------------------------- */
 
-const struct step *pane_shown_step(const struct pane *p)
-{
-	return p->edit ? p->edit : ctl_proposal(p->ctl);
-}
-
 static int need_proposal(struct pane *p, const char *what)
 {
 	if (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT)
@@ -457,9 +485,11 @@ int pane_edit_set(struct pane *p, const char *field, const char *value)
 		if (!p->err.field[0])
 			snprintf(p->err.field, sizeof(p->err.field), "%s", field);
 		p->has_err = 1;
+		p->refused = 1;
 		p->version++;
 		return err;
 	}
+	p->refused = p->not_accepted = 0;
 	err = validate(p, p->edit);
 	if (!err && strcmp(field, "rationale") && strcmp(field, "expect"))
 		preflight(p, p->edit);
@@ -479,12 +509,21 @@ int pane_edit_json(struct pane *p, const char *json)
 	if (err) {
 		p->err = e;
 		p->has_err = 1;
+		p->refused = 1;
+		/* the cursor on the field at fault, so the view keeps it in sight */
+		for (int i = 0; fmt_agent_fields[i]; i++)
+			if (fmt_agent_field_match(p->err.field, fmt_agent_fields[i]))
+				p->cursor = i;
 		p->version++;
 		return err;
 	}
 	step_free(p->edit);
 	p->edit = s;
-	return validate(p, p->edit);
+	p->refused = p->not_accepted = 0;
+	err = validate(p, p->edit);
+	if (!err)
+		preflight(p, p->edit);
+	return err;
 }
 
 void pane_edit_abandon(struct pane *p)
@@ -493,7 +532,10 @@ void pane_edit_abandon(struct pane *p)
 		return;
 	step_free(p->edit);
 	p->edit = NULL;
+	p->refused = p->not_accepted = 0;
 	validate(p, p->ctl->prop);
+	if (p->o.preflight && !p->has_err)
+		preflight(p, p->ctl->prop);
 	pane_say(p, FMT_AGENT_HUMAN, "abandoned the edit: the agent's proposal stands");
 	p->mode = FMT_AGENT_MODE_PROPOSAL;
 	p->version++;
@@ -633,5 +675,5 @@ const char *pane_status(struct pane *p, struct source_status *st, char *buf, siz
 			snprintf(ph, sizeof(ph), "measuring");
 		return fmt_agent_phase(FMT_AGENT_MODE_RUNNING, step_no, ph, buf, len);
 	}
-	return fmt_agent_phase(p->mode, p->ctl->nrun, NULL, buf, len);
+	return fmt_agent_phase(p->mode, ctl_last_run_no(p->ctl), NULL, buf, len);
 }

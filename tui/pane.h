@@ -32,6 +32,7 @@
 struct pane_opts {
 	unsigned steps;           /* N: at most N steps (--steps); 0: 5 */
 	int auto_accept;          /* --auto */
+	double budget_pct;        /* a step's overhead budget (--budget); 0: the kind's */
 	int utf8;                 /* glyphs in result lines */
 	struct load *load;        /* the load steps pause; not owned, may be NULL */
 	const struct caps *caps;  /* for validation; NULL: caps_cached() */
@@ -65,6 +66,12 @@ struct pane {
 	struct step_error err;    /* validation of what would be run */
 	int has_err;
 	char estimate[200];       /* the pre-flight line; "" when none */
+	double est_pct;           /* its overhead, % of a CPU; <0: none */
+	int refused;              /* the person's last edit was refused: the card
+	                           * holds the spec before it, and a cannot accept
+	                           * it until fixed or abandoned (Esc) */
+	int not_accepted;         /* a was refused for that: the card says so */
+	int over_confirm;         /* a once on an over-budget card: a again runs it */
 	int cursor;               /* field cursor while editing */
 	uint64_t focus_id;        /* the node the last reply concerns; 0: none */
 
@@ -112,8 +119,28 @@ int pane_edit_begin(struct pane *p);
 int pane_edit_set(struct pane *p, const char *field, const char *value);
 int pane_edit_json(struct pane *p, const char *json);
 void pane_edit_abandon(struct pane *p);
-/* The step the card shows: the edit when there is one, else the proposal. */
-const struct step *pane_shown_step(const struct pane *p);
+/* The step the card shows: the edit when there is one, else the proposal
+ * (inline: the view and its tests read it without linking the pane). */
+static inline const struct step *pane_shown_step(const struct pane *p)
+{
+	return p->edit ? p->edit : p->ctl ? p->ctl->prop : NULL;
+}
+/* The card's estimate over the budget the step would run under: 1 and
+ * both in % of a CPU, else 0. */
+static inline int pane_over_budget(const struct pane *p, double *est, double *budget)
+{
+	const struct step *s = pane_shown_step(p);
+	double b;
+
+	if (!s || p->est_pct < 0 || !p->ctl)
+		return 0;
+	b = p->exec.budget_pct > 0 ? p->exec.budget_pct : ctl_budget(p->ctl, s);
+	if (est)
+		*est = p->est_pct;
+	if (budget)
+		*budget = b;
+	return p->est_pct > b;
+}
 
 /* The kept results as steps for the analysis (core/analysis.h), at most
  * max into out (borrowed from p: valid until the next decision); returns

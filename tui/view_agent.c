@@ -97,6 +97,7 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 	struct fmt_line *lines, *tmp, *cardl = NULL;
 	const struct step *shown;
 	char scope[256];
+	unsigned pinned = 0;
 
 	if (!p || !screen_agent_shown(s))
 		return;
@@ -120,8 +121,11 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 	    (p->mode == FMT_AGENT_MODE_PROPOSAL || p->mode == FMT_AGENT_MODE_EDIT)) {
 		struct fmt_agent_prop fp = {
 			.step = shown,
-			.index = pane_nrun(p) + 1,
+			.index = p->ctl ? ctl_next_step_no(p->ctl) : pane_nrun(p) + 1,
+			.run = p->ctl && !p->replay ? pane_nrun(p) + 1 : 0,
 			.max = p->o.steps,
+			.over_confirm = p->over_confirm,
+			.not_accepted = p->not_accepted,
 			.err = p->has_err ? &p->err : NULL,
 			.editing = p->mode == FMT_AGENT_MODE_EDIT,
 			.cursor = p->cursor,
@@ -132,6 +136,8 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 			.replay = p->replay,
 		};
 		int maxcard = p->mode == FMT_AGENT_MODE_EDIT ? content - 1 : content * 3 / 4;
+
+		fp.over_budget = !p->replay && pane_over_budget(p, &fp.est_pct, &fp.budget_pct);
 		unsigned n;
 
 		if (maxcard < 1)
@@ -139,13 +145,17 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 		cardl = calloc(64, sizeof(*cardl));
 		if (!cardl)
 			goto out;
+		fp.pinned = &pinned;
 		n = fmt_agent_proposal(cardl, 64, &fp, w, gl);
 		card = (int)(n < 64 ? n : 64);
 		if (card > maxcard) {
-			/* in edit mode keep the cursor's field and the error under
-			 * it (up to 2 lines) in view */
-			int first = 0, sel = -1;
+			/* the heading and the pinned lines stay (the budget, a
+			 * refusal); in edit mode the cursor's field and the error
+			 * under it (up to 2 lines) too */
+			int keep = 1 + (int)pinned, first = 0, sel = -1;
 
+			if (keep > maxcard - 1)
+				keep = maxcard > 1 ? maxcard - 1 : maxcard;
 			for (int i = 0; i < card; i++)
 				if (cardl[i].selected)
 					sel = i;
@@ -154,8 +164,8 @@ void view_agent_draw(struct screen *s, struct pane *p, const char *agent_name, i
 			if (first > card - maxcard)
 				first = card - maxcard;
 			if (first > 0) {
-				cardl[first] = cardl[0];   /* keep the heading */
-				memmove(cardl, cardl + first, (size_t)maxcard * sizeof(*cardl));
+				memmove(cardl + keep, cardl + keep + first,
+					(size_t)(maxcard - keep) * sizeof(*cardl));
 			}
 			card = maxcard;
 		}

@@ -21,7 +21,7 @@ argus_pid() { pgrep -f -- "$ARGUS --load $PF --seconds 120" | head -n 1; }
 
 STATE="$TMP/state"
 # ---- 1: propose, veto, talk ----------------------------------------------------------
-start_proposal '' "proposal · step 1 of at most 5" 30 120 60 LANG=C.UTF-8 TERM=xterm-256color \
+start_proposal '' "proposal · step 1 (run 1 of at most 5)" 30 120 60 LANG=C.UTF-8 TERM=xterm-256color \
 	XDG_STATE_HOME="$STATE" -- --load "$PF --seconds 120" --pairs 3
 screen | grep -q 'a accept  e edit  v veto  r another  u undo' || fail "no key hints on screen"
 screen | grep -q 'waiting for you' || fail "the status bar does not say it waits"
@@ -85,7 +85,7 @@ for id in $before; do
 done
 
 # ---- 2: edit, fix, accept, results -----------------------------------------------------
-start_proposal '' "proposal | step 1 of at most 5" 30 100 60 LANG=C TERM=screen \
+start_proposal '' "proposal | step 1 (run 1 of at most 5)" 30 100 60 LANG=C TERM=screen \
 	XDG_STATE_HOME="$STATE" -- --load "$PF --seconds 120" --pairs 3
 screen | LC_ALL=C grep -q '[^ -~]' && { screen; fail "non-ASCII output with LANG=C"; }
 keys e
@@ -100,7 +100,7 @@ keys Enter
 wait_for "duration_s> 5"   # refused at entry (core/num.c): the field keeps 5
 keys BSpace 5 Enter
 wait_gone "^ duration_s:"
-keys a
+accept
 wait_for "accepted step 1"
 wait_long "result> step 1" 60
 wait_long "results under" 10

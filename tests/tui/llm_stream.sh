@@ -49,7 +49,7 @@ grep -Eq 'thinking… [0-9]+ s \(Esc cancels\)' "$TMP/partial.txt" ||
 wait_long "proposing a step… " 30
 shot | grep -Eo 'proposing a step… [0-9]+ bytes' | head -n 1 ||
 	fail "the tool arguments' bytes are not counted"
-wait_long "proposal · step 1 of at most" 30
+wait_long "proposal · step 1 (run 1 of at most" 30
 wait_for "1500 tokens in, 120 out"
 shot | grep -E 'llm: [0-9.]+ s, 1500 tokens in, 120 out' ||
 	fail "the turn's latency and tokens are not in the transcript"
@@ -70,7 +70,7 @@ sleep 1
 kill -0 "$apid" 2>/dev/null || fail "argus is gone after Esc"
 screen | grep -q 'ARGUS-EXIT' && fail "argus exited after Esc"
 keys r
-wait_long "proposal · step 1 of at most" 30
+wait_long "proposal · step 1 (run 1 of at most" 30
 screen | grep -q ASKEDAGAIN || fail "the third reply (after r) is not on screen"
 wait_for "1900 tokens in, 160 out"
 shot | grep -E 'llm: [0-9.]+ s, 1900 tokens in, 160 out' ||

@@ -21,7 +21,7 @@ S1="$TMP/veto.jsonl" S="$TMP/accept.jsonl"
 REASON="not now, look again"
 # ---- 1: veto with a reason (the heuristic does not propose a vetoed rule
 # again, so the accept is a second run) ----------------------------------------
-start_proposal "$S1" "proposal · step 1 of at most 5" 30 120 60 LANG=C.UTF-8 TERM=xterm-256color \
+start_proposal "$S1" "proposal · step 1 (run 1 of at most 5)" 30 120 60 LANG=C.UTF-8 TERM=xterm-256color \
 	XDG_STATE_HOME="$TMP/state" -- --load "$PF --seconds 120" --pairs 3 --fixed --session "$S1"
 keys v
 wait_for "veto reason"
@@ -36,9 +36,9 @@ wait_for "verdict>"
 keys q
 expect_sane_exit
 # ---- 2: accept, the step runs ------------------------------------------------------
-start_proposal "$S" "proposal · step 1 of at most 5" 30 120 60 LANG=C.UTF-8 TERM=xterm-256color \
+start_proposal "$S" "proposal · step 1 (run 1 of at most 5)" 30 120 60 LANG=C.UTF-8 TERM=xterm-256color \
 	XDG_STATE_HOME="$TMP/state" -- --load "$PF --seconds 120" --pairs 3 --fixed --session "$S"
-keys a
+accept
 wait_for "accepted step 1"
 wait_long "result> step 1" 60
 keys q

@@ -32,7 +32,7 @@ for size in "160 45" "80 24"; do
 	stub_script "$ROOT/tests/data/llm/scope_load.json"
 	start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color -- --agent llm -p "$P" \
 		--reference "$TMP/ref.jsonl" --fixed --pairs 3 --no-session
-	wait_long "step 1 of at most" 60
+	wait_long "step 1 (run 1 of at most" 60
 	screen | head -n 1 | grep -Eq "argus -p; re.*system-wide" ||
 		{ screen | head -n 1; fail "$1x$2: the title does not name the scopes"; }
 	# at 80x24 the card needs the whole screen: Tab to the pane, z to zoom

@@ -25,7 +25,7 @@ for size in "80 24" "160 45"; do
 		rm -f "$S"
 		start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$TMP/state" \
 			-- --load "$LOAD --seconds 120" --pairs 3 --session "$S" --theme mono
-		seen "step 1 of at most" 40 && break
+		seen "step 1 (run 1 of at most" 40 && break
 		[ $try -lt 3 ] || { screen; fail "$1x$2: no proposal in 3 runs (calibration found no rise)"; }
 		echo "$1x$2: run $try found no rise (a busy machine?); again"
 		keys q
@@ -35,7 +35,7 @@ for size in "80 24" "160 45"; do
 	wait_for "veto reason"
 	keys "not now" Enter
 	# the heuristic's second opinion (a next step) comes; "stop" gives the verdict
-	wait_long "of at most 5: tracepoint_latency" 20
+	wait_long "of at most 5): tracepoint_latency" 20
 	keys :
 	wait_for "talk to the agent"
 	keys "stop" Enter

@@ -20,7 +20,7 @@ for size in "80 24" "160 45"; do
 		rm -f "$S"
 		start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color XDG_STATE_HOME="$TMP/state" \
 			-- --load "$LOAD --seconds 120" --pairs 3 --session "$S"
-		seen "step 1 of at most" 40 && break
+		seen "step 1 (run 1 of at most" 40 && break
 		[ $try -lt 3 ] || { screen; fail "$1x$2: no proposal in 3 runs"; }
 		keys q
 		wait_for STTY-DONE
@@ -29,7 +29,7 @@ for size in "80 24" "160 45"; do
 	wait_for "veto reason"
 	keys "no, look at offcpu time and who wakes the threads" Enter
 	seen "second opinion" 20 || { screen; fail "$1x$2: no second proposal after the veto"; }
-	seen "of at most 5: offcpu" 5 || { screen; fail "$1x$2: the second proposal is not offcpu"; }
+	seen "of at most 5): offcpu" 5 || { screen; fail "$1x$2: the second proposal is not offcpu"; }
 	keys q
 	expect_sane_exit
 	# the vetoed step number is proposed again (a veto runs nothing)

@@ -141,7 +141,7 @@ for size in "80 24" "160 45"; do
 	fi
 	if [ "$W" = 160 ]; then
 		# a step runs: its windows' losses count too
-		keys a
+		accept
 		wait_long "measuring" 30   # the step's probe loads and attaches first
 		i=0
 		while status_line | grep -qF measuring; do

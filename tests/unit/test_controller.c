@@ -220,6 +220,22 @@ static int fx_preflight(void *arg, struct step *s, const struct caps *c,
 	return 0;
 }
 
+static int fx_gone;                   /* the load has exited (load_gone) */
+
+static int fx_load_gone(void *arg, char *buf, size_t len)
+{
+	(void)arg;
+	if (fx_gone)
+		snprintf(buf, len, "exited (0)");
+	return fx_gone;
+}
+
+static const struct ctl_exec_ops fake_exec_gone = {
+	.start = fx_start, .tick = fx_tick, .timeout_ms = fx_timeout_ms, .finished = fx_finished,
+	.status = fx_status, .info = fx_info, .take = fx_take, .stop = fx_stop, .free = fx_free,
+	.preflight = fx_preflight, .load_gone = fx_load_gone,
+};
+
 static const struct ctl_exec_ops fake_exec = {
 	.start = fx_start, .tick = fx_tick, .timeout_ms = fx_timeout_ms, .finished = fx_finished,
 	.status = fx_status, .info = fx_info, .take = fx_take, .stop = fx_stop, .free = fx_free,
@@ -424,6 +440,74 @@ static void test_veto_accept_verdict(void **state)
 	analysis_clear(&an);
 	profile_free(p);
 	caps_free(caps);
+}
+
+/* issue 24: one step number everywhere (a step undone keeps its number, so
+ * the next is step 2 in the proposal, the accept and the run); nothing is
+ * proposed or accepted once the load has exited */
+static void test_numbers_and_gone_load(void **state)
+{
+	struct script s = { .targets = { "kmem:mm_page_alloc", "exceptions:page_fault_user",
+					 "kmem:kfree", NULL } };
+	struct heard h = { 0 };
+	struct caps *caps = fake_caps();
+	struct profile *p = fault_profile();
+	struct analysis an;
+	struct ctl_opts o = { .steps = 3, .caps = caps, .exec = &fake_exec_gone,
+			      .sinks = { { heard_event, &h } } };
+	struct controller *c;
+
+	(void)state;
+	fx_started = fx_preflights = 0;
+	fx_preflight_err = 0;
+	fx_gone = 0;
+	assert_int_equal(analysis_run(p, NULL, 0, NULL, &an, NULL), 0);
+	c = ctl_new(&o, script_agent(&s));
+	assert_non_null(c);
+	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
+	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
+	assert_non_null(strstr(h.said, "accepted step 1\n"));
+	assert_non_null(strstr(h.said, "step 1 loads"));
+	assert_int_equal(ctl_undo(c), 0);             /* stopped while it ran */
+	assert_int_equal(ctl_last_run_no(c), 0);
+	assert_int_equal(ctl_another(c), 0);
+	assert_true(ctl_tick(c, an.t, 1, NULL, 1) > 0);
+	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_next_step_no(c), 2);
+	assert_non_null(strstr(h.said, "step 2 (run 1 of at most 3): "));
+	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
+	assert_non_null(strstr(h.said, "accepted step 2\n"));
+	assert_non_null(strstr(h.said, "step 2 loads"));
+	assert_null(strstr(h.said, "accepted step 1\nundo"));
+	assert_int_equal(ctl_last_run_no(c), 2);
+	ctl_run_status(c, &(struct source_status){ 0 }, &(unsigned){ 0 });
+	assert_int_equal(ctl_undo(c), 0);
+
+	/* the load exits while a card waits: a runs nothing */
+	assert_int_equal(ctl_another(c), 0);
+	assert_true(ctl_tick(c, an.t, 1, NULL, 2) > 0);
+	assert_int_equal(c->mode, CTL_PROPOSAL);
+	fx_gone = 1;
+	fx_started = 0;
+	assert_int_equal(ctl_accept(c, NULL, NULL), -ESRCH);
+	assert_int_equal(fx_started, 0);
+	assert_non_null(strstr(h.said, "not run: the load exited (0)"));
+	assert_int_equal(c->mode, CTL_IDLE);
+	/* and another turn proposes nothing against it */
+	s.turns = 1;                                  /* the script proposes again */
+	assert_int_equal(ctl_another(c), 0);
+	ctl_tick(c, an.t, 1, NULL, 3);
+	assert_int_equal(c->mode, CTL_IDLE);
+	assert_null(ctl_proposal(c));
+	assert_non_null(strstr(h.said, "no step proposed: the load exited (0)"));
+	assert_int_equal(fx_started, 0);
+
+	ctl_free(c);
+	analysis_clear(&an);
+	profile_free(p);
+	caps_free(caps);
+	fx_gone = 0;
 }
 
 struct batch {
@@ -656,6 +740,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_veto_accept_verdict),
+		cmocka_unit_test(test_numbers_and_gone_load),
 		cmocka_unit_test(test_batch_not_run),
 		cmocka_unit_test(test_batch_gate_and_budget),
 		cmocka_unit_test(test_scope),
