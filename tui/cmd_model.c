@@ -409,10 +409,17 @@ int cmd_model(int argc, char **argv)
 			"(measured under the probe %.2f, %.3f ms)\n",
 			m->probe.source != MODEL_PROBE_NONE ? " without the probe" : "", now.x,
 			now.r * 1e3, m->x, m->r * 1e3);
+	if (m->check.done) {
+		char line[1024];
+
+		fprintf(stderr, "argus: check: %s\n", model_check_text(m, line, sizeof(line)));
+	}
 	if (whatif)
 		fprintf(stderr, "argus: what-if %s: %u clients, %u CPUs: throughput %.2f cycles/s, "
-			"response %.3f ms, CPU %.0f%%, disk %.0f%%\n", whatif, pred.clients, pred.cpus,
-			pred.x, pred.r * 1e3, pred.cpu_util * 100, pred.disk_util * 100);
+			"response %.3f ms, CPU %.0f%%, disk %.0f%%%s\n", whatif, pred.clients, pred.cpus,
+			pred.x, pred.r * 1e3, pred.cpu_util * 100, pred.disk_util * 100,
+			m->check.done && !m->check.valid ? " (UNTRUSTWORTHY: the model does not reproduce "
+			"the measured load)" : "");
 	if (whatif && pred.x_probed > 0)
 		fprintf(stderr, "argus: what-if %s with the demands under the probe (no correction): "
 			"%.2f cycles/s\n", whatif, pred.x_probed);
