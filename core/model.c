@@ -12,12 +12,17 @@
 
 static void model_calibrate(struct model *m);
 
+/* A task is the threads of one name, across processes too (issue 25):
+ * client processes forked from one program, a server's process per
+ * connection, are one pool of that many threads, as threads of one
+ * process are; the group keeps the first process's tgid (its identity). */
 static int model_grp_find(struct model_work *w, uint32_t tgid, const char *comm, int create)
 {
 	struct model_grp *n;
 
+	(void)tgid;
 	for (unsigned i = 0; i < w->ng; i++)
-		if (w->g[i].tgid == tgid && !strncmp(w->g[i].comm, comm, 15))
+		if (!strncmp(w->g[i].comm, comm, 15))
 			return (int)i;
 	if (!create)
 		return -1;
@@ -37,13 +42,15 @@ static int model_grp_find(struct model_work *w, uint32_t tgid, const char *comm,
 	return (int)w->ng++;
 }
 
+/* pid's index in g (added when new), or -ENOMEM. */
 static int model_grp_pid(struct model_grp *g, uint32_t pid)
 {
 	uint32_t *n;
+	uint64_t *c;
 
 	for (unsigned i = 0; i < g->npids; i++)
 		if (g->pids[i] == pid)
-			return 0;
+			return (int)i;
 	if (g->npids == g->pid_cap) {
 		unsigned cap = g->pid_cap ? g->pid_cap * 2 : 8;
 
@@ -51,10 +58,71 @@ static int model_grp_pid(struct model_grp *g, uint32_t pid)
 		if (!n)
 			return -ENOMEM;
 		g->pids = n;
+		c = realloc(g->pid_msgs, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		g->pid_msgs = c;
+		c = realloc(g->pid_sleep_ns, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		g->pid_sleep_ns = c;
+		c = realloc(g->pid_sleep_cnt, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		g->pid_sleep_cnt = c;
+		c = realloc(g->pid_blocked_ns, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		g->pid_blocked_ns = c;
 		g->pid_cap = cap;
 	}
+	g->pid_msgs[g->npids] = g->pid_sleep_ns[g->npids] = g->pid_sleep_cnt[g->npids] = 0;
+	g->pid_blocked_ns[g->npids] = 0;
 	g->pids[g->npids++] = pid;
-	return 0;
+	return (int)(g->npids - 1);
+}
+
+/* The threads of a client pool that cycle (issue 25): a thread of the
+ * process that only waits (a main thread in pthread_join, or one that
+ * sleeps a second at a time to watch the clock) is not a client, and
+ * counting it made clients=2x of 2 client threads and a waiting main
+ * thread "6 clients".  A thread cycles when its blocks ended by the load's
+ * other tasks (its requests' replies) are at least a quarter of the
+ * busiest thread's. */
+static unsigned model_grp_cycling(const struct model_grp *g)
+{
+	uint64_t most = 0;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < g->npids; i++)
+		if (g->pid_msgs[i] > most)
+			most = g->pid_msgs[i];
+	if (!most)
+		return g->npids;
+	for (unsigned i = 0; i < g->npids; i++)
+		n += 4 * g->pid_msgs[i] >= most;
+	return n;
+}
+
+/* Takes the threads that do not cycle out of g's sleeps and blocks (their
+ * second-long sleeps are not the clients' think time).  Before the
+ * reference is picked: its think time decides it. */
+static void model_grp_drop_idle(struct model_grp *g)
+{
+	uint64_t most = 0;
+
+	for (unsigned i = 0; i < g->npids; i++)
+		if (g->pid_msgs[i] > most)
+			most = g->pid_msgs[i];
+	if (!most)
+		return;
+	for (unsigned i = 0; i < g->npids; i++)
+		if (4 * g->pid_msgs[i] < most) {
+			g->sleep_ns -= g->pid_sleep_ns[i];
+			g->sleep_cnt -= g->pid_sleep_cnt[i];
+			g->blocked_ns -= g->pid_blocked_ns[i];
+			g->pid_sleep_ns[i] = g->pid_sleep_cnt[i] = g->pid_blocked_ns[i] = 0;
+		}
 }
 
 /* The leaf frames of a stack (below the scheduler), leaf last. */
@@ -89,10 +157,28 @@ static void model_stack_tail(const char *stack, char *out, size_t len)
 	}
 }
 
+/* The calls of caller a to callee b: the larger of the callee's wakeups by
+ * the caller (its requests) and the caller's by the callee (its replies).
+ * An event loop busy with one client's request does not block before the
+ * next client's arrives, so it is woken fewer times than it is called (0.5
+ * calls a request were counted on csapp's epoll server at 2 clients); the
+ * caller, blocked until its reply, is woken once a call. */
+static uint64_t model_pair_calls(const struct model_work *w, unsigned a, unsigned b)
+{
+	uint64_t req = w->wake[(size_t)b * w->ng + a], rep = w->wake[(size_t)a * w->ng + b];
+
+	return req > rep ? req : rep;
+}
+
 static void model_work_free(struct model_work *w)
 {
-	for (unsigned i = 0; i < w->ng; i++)
+	for (unsigned i = 0; i < w->ng; i++) {
 		free(w->g[i].pids);
+		free(w->g[i].pid_msgs);
+		free(w->g[i].pid_sleep_ns);
+		free(w->g[i].pid_sleep_cnt);
+		free(w->g[i].pid_blocked_ns);
+	}
 	free(w->g);
 	free(w->wake);
 	free(w->wake_ns);
@@ -117,7 +203,7 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 		w->g[a].cpu_ns += t->cpu_ns;
 		w->g[a].runq_ns += t->runq_ns;
 		w->g[a].switches += t->switches;
-		if ((err = model_grp_pid(&w->g[a], t->pid)))
+		if ((err = model_grp_pid(&w->g[a], t->pid)) < 0)
 			return err;
 	}
 	for (size_t i = 0; i < g->nedges; i++) {
@@ -128,7 +214,7 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 		a = model_grp_find(w, e->tgid, e->comm, 1);
 		if (a < 0)
 			return a;
-		if ((err = model_grp_pid(&w->g[a], e->pid)))
+		if ((err = model_grp_pid(&w->g[a], e->pid)) < 0)
 			return err;
 		if (e->waker == WG_WAKER_TASK && e->wtgid && e->wtgid != o->exclude_tgid) {
 			b = model_grp_find(w, e->wtgid, e->wcomm, 1);
@@ -155,14 +241,40 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 		    model_grp_find(w, e->wtgid, e->wcomm, 0) : -1;
 		if (b >= 0)
 			w->g[b].wakes_made += e->count; /* its sched_waking runs */
-		if (e->channel == WG_CH_SLEEP ||
+		ga->blocked_ns += e->total_ns;
+		{
+			int pi = model_grp_pid(ga, e->pid);
+
+			if (pi < 0)
+				return pi;
+			ga->pid_blocked_ns[pi] += e->total_ns;
+		}
+		/* a timed wait (epoll_wait, poll, select with a timeout: the
+		 * stack says sleep) that another task of the load ended is a
+		 * message, not a timer sleep: an event loop's wait for its
+		 * clients (issue 25: an epoll server was modelled as thinking) */
+		if (e->channel == WG_CH_SLEEP && b >= 0 && b != a &&
+		    !(w->g[b].tgid == ga->tgid && e->channel == WG_CH_FUTEX)) {
+			int pi = model_grp_pid(ga, e->pid);
+
+			if (pi < 0)
+				return pi;
+			ga->pid_msgs[pi] += e->count;
+			model_calls_add(w, (unsigned)a, (unsigned)b, e);
+		} else if (e->channel == WG_CH_SLEEP ||
 		    (e->waker == WG_WAKER_HARDIRQ && e->vec == WG_IRQ_TIMER &&
 		     (e->channel == WG_CH_OTHER || e->channel == WG_CH_EPOLL)) ||
 		    (e->waker == WG_WAKER_SOFTIRQ &&
 		     (e->vec == WG_SOFTIRQ_TIMER || e->vec == WG_SOFTIRQ_HRTIMER) &&
 		     e->channel != WG_CH_FUTEX)) {
+			int pi = model_grp_pid(ga, e->pid);
+
+			if (pi < 0)
+				return pi;
 			ga->sleep_ns += e->total_ns;
 			ga->sleep_cnt += e->count;
+			ga->pid_sleep_ns[pi] += e->total_ns;
+			ga->pid_sleep_cnt[pi] += e->count;
 		} else if (e->channel == WG_CH_BLOCKIO ||
 			   (e->waker == WG_WAKER_SOFTIRQ && e->vec == WG_SOFTIRQ_BLOCK)) {
 			ga->io_ns += e->total_ns;
@@ -179,6 +291,11 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 				model_stack_tail(e->stack, ga->lock_stack, sizeof(ga->lock_stack));
 			}
 		} else if (b >= 0 && b != a) {
+			int pi = model_grp_pid(ga, e->pid);
+
+			if (pi < 0)
+				return pi;
+			ga->pid_msgs[pi] += e->count;
 			model_calls_add(w, (unsigned)a, (unsigned)b, e);
 		} else if (e->waker == WG_WAKER_SOFTIRQ &&
 			   (e->vec == WG_SOFTIRQ_NET_RX || e->vec == WG_SOFTIRQ_NET_TX)) {
@@ -190,6 +307,8 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 		 * pool for anything but a lock: idle time, not demand */
 	}
 	model_calls_finish(w);
+	for (unsigned i = 0; i < w->ng; i++)
+		model_grp_drop_idle(&w->g[i]);
 	return 0;
 }
 
@@ -340,7 +459,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 				/* a caller is the one met first on the way down */
 				if (map[caller] < map[a] && w.wake[(unsigned)a * ng + caller] &&
 				    w.wake[(unsigned)caller * ng + a])
-					inv[a] += (double)w.wake[(unsigned)a * ng + caller];
+					inv[a] += (double)model_pair_calls(&w, (unsigned)caller, (unsigned)a);
 			}
 		}
 	}
@@ -352,7 +471,10 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 
 		t->tgid = ga->tgid;
 		snprintf(t->comm, sizeof(t->comm), "%s", ga->comm);
-		t->threads = ga->npids ? ga->npids : 1;
+		/* the reference's population: the threads that cycle */
+		t->threads = a == ref ? model_grp_cycling(ga) : ga->npids;
+		if (!t->threads)
+			t->threads = 1;
 		t->ref = a == ref;
 		t->invocations = inv[a];
 		t->cpu_s = ga->cpu_ns / 1e9 / n;
@@ -374,7 +496,7 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 				continue;
 			c = &t->calls[t->ncalls++];
 			c->to = map[b];
-			c->wakes = w.wake[b * ng + (unsigned)a];
+			c->wakes = model_pair_calls(&w, (unsigned)a, b);
 			c->mean = c->wakes / n;
 			c->channel = wg_channel_name(w.wake_ch[(unsigned)a * ng + b]);
 			/* the caller's blocks ended by the callee: its replies */
@@ -493,6 +615,25 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 	if (inv[ref] > 0 && m->task[m->ref].threads)
 		m->r = m->task[m->ref].threads * secs / inv[ref] - m->task[m->ref].sleep_s;
 	model_calibrate(m);
+	{
+		/* the check's own measurement of the response: the reference's
+		 * threads' time per cycle outside the think time, and what of it
+		 * the model has no place for */
+		const struct model_grp *gr = &w.g[ref];
+		double n = inv[ref] > 0 ? inv[ref] : 1, known, r_meas, unexpl, unattr = 0;
+		uint64_t calls_ns = 0;
+
+		for (unsigned b = 0; b < ng; b++)
+			if (b != (unsigned)ref && map[b] >= 0)
+				calls_ns += w.wake_ns[(unsigned)ref * ng + b];
+		r_meas = ((double)gr->cpu_ns + gr->runq_ns + gr->blocked_ns - gr->sleep_ns) / 1e9 / n;
+		known = ((double)gr->cpu_ns + gr->runq_ns + calls_ns + gr->io_ns + gr->lock_ns +
+			 gr->net_ns + gr->other_ns) / 1e9 / n;
+		unexpl = r_meas > known ? r_meas - known : 0;
+		for (unsigned k = 0; k < qt; k++)
+			unattr += (double)(w.g[queue[k]].net_ns + w.g[queue[k]].other_ns) / 1e9 / n;
+		model_check_run(m, r_meas, unexpl, unattr);
+	}
 	model_probe_correct(m, o);
 	err = 0;
 out:

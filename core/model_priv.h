@@ -11,10 +11,15 @@ struct model_grp {
 	uint32_t tgid;
 	char comm[16];
 	uint32_t *pids;
+	uint64_t *pid_msgs;             /* per pid: its blocks ended by another task of
+	                                 * the load (its cycles' messages) */
+	uint64_t *pid_sleep_ns, *pid_sleep_cnt; /* per pid: its timer sleeps */
+	uint64_t *pid_blocked_ns;       /* per pid: all its blocks */
 	unsigned npids, pid_cap;
 	uint64_t cpu_ns, runq_ns;
 	uint64_t switches, wakes_made;  /* probe program runs charged to it */
 	uint64_t sleep_ns, sleep_cnt, net_ns, other_ns, io_ns, io_cnt;
+	uint64_t blocked_ns;            /* every block of its threads, whoever ended it */
 	uint64_t lock_waits, lock_ns, lock_best_ns;
 	char lock_stack[160];
 	enum wg_channel lock_ch;
@@ -49,6 +54,12 @@ int model_pick_ref(const struct model_work *w, uint32_t root_tgid, int *thinks);
  * from one partner. */
 void model_pair_waits(const struct model_work *w, unsigned a, uint64_t *wakes, uint64_t *most,
 		      uint64_t *ns, unsigned *partners);
+
+/* The check (model.h, struct model_check) of m as calibrated, with the
+ * reference's measured response per cycle r_meas, its unexplained time
+ * per cycle and the unattributed waits per reference cycle; model_build
+ * calls it after the calibration, before the probe correction. */
+void model_check_run(struct model *m, double r_meas, double unexplained_s, double unattributed_s);
 
 /* The task that calls semaphore si (its pool), or -1. */
 int model_pool_of(const struct model *m, int si);

@@ -322,6 +322,14 @@ int model_rows(const struct model *m, const struct model_prediction *p,
 			goto fail;
 		sanitize_into(r->text, sizeof(r->text), m->note, SANITIZE_DEFAULT);
 	}
+	if (m->check.done) {
+		char line[1024];
+
+		r = mv_row(&rs, MODEL_ROW_CHECK);
+		if (!r)
+			goto fail;
+		snprintf(r->text, sizeof(r->text), "%s", model_check_text(m, line, sizeof(line)));
+	}
 	if (m->ref >= 0 && (unsigned)m->ref < m->ntask && (err = mv_task_rows(m, p, m->ref, 0, done, &rs)))
 		goto fail;
 	for (unsigned i = 0; i < m->ntask; i++)
@@ -505,6 +513,26 @@ int model_read_json(const char *json, struct model *m, char **cause)
 		m->probe.solved = cJSON_IsObject(u);
 		m->probe.x = mv_num(u, "throughput");
 		m->probe.r = mv_num(u, "response_s");
+	}
+	{
+		/* the check (absent in models saved before it: not checked) */
+		const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "check");
+
+		if (cJSON_IsObject(o)) {
+			struct model_check *c = &m->check;
+
+			c->done = 1;
+			c->valid = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "valid"));
+			c->x_meas = mv_num(o, "throughput_measured");
+			c->x_model = mv_num(o, "throughput_model");
+			c->x_err = mv_num(o, "throughput_error");
+			c->r_meas = mv_num(o, "response_measured_s");
+			c->r_model = mv_num(o, "response_model_s");
+			c->r_err = mv_num(o, "response_error");
+			c->unexplained_s = mv_num(o, "unexplained_s");
+			c->unattributed_s = mv_num(o, "unattributed_s");
+			mv_str(o, "why", c->why, sizeof(c->why));
+		}
 	}
 	kw = cJSON_GetObjectItemCaseSensitive(root, "kernel_wakers");
 	cJSON_ArrayForEach(t, kw) {

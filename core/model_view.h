@@ -85,6 +85,7 @@ enum model_row_kind {
 	MODEL_ROW_CALL,         /* a call of the task above it */
 	MODEL_ROW_OTHER,        /* tasks folded into "other" */
 	MODEL_ROW_KTHREAD,      /* a kernel thread that woke the load */
+	MODEL_ROW_CHECK,        /* the model's check of itself (model.h) */
 };
 
 struct model_row {
@@ -102,10 +103,10 @@ struct model_row {
 	/* CALL */
 	double calls;           /* per invocation of the caller */
 	double share;           /* model_call_time over m->r, -1 unknown */
-	char text[200];         /* the row as text (names escaped) */
+	char text[1024];        /* the row as text (names escaped) */
 };
 
-/* The rows of m: a head line, the note, each task in call order (depth
+/* The rows of m: a head line, the note, the check (when checked), each task in call order (depth
  * first from the reference) followed by its calls, other, kernel wakers.
  * p (may be NULL: no utilisation) is the model solved at the measured
  * load.  Returns the number of rows (*out, caller frees) or -ENOMEM. */

@@ -279,6 +279,30 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 	cJSON_AddStringToObject(root, "reference", m->ref >= 0 ? m->task[m->ref].name : "");
 	if (m->note[0])
 		cJSON_AddStringToObject(root, "note", m->note);
+	if (m->check.done) {
+		/* the model's check of itself (model.h): "valid" at the top, the
+		 * numbers and the reasons beside it */
+		cJSON *ck = cJSON_AddObjectToObject(root, "check");
+		char line[1024];
+
+		cJSON_AddBoolToObject(root, "valid", m->check.valid);
+		if (!ck)
+			goto out;
+		cJSON_AddBoolToObject(ck, "valid", m->check.valid);
+		cJSON_AddNumberToObject(ck, "throughput_measured", m->check.x_meas);
+		cJSON_AddNumberToObject(ck, "throughput_model", m->check.x_model);
+		cJSON_AddNumberToObject(ck, "throughput_error", m->check.x_err);
+		cJSON_AddNumberToObject(ck, "response_measured_s", m->check.r_meas);
+		cJSON_AddNumberToObject(ck, "response_model_s", m->check.r_model);
+		cJSON_AddNumberToObject(ck, "response_error", m->check.r_err);
+		cJSON_AddNumberToObject(ck, "throughput_tolerance", MODEL_CHECK_X_TOL);
+		cJSON_AddNumberToObject(ck, "response_tolerance", MODEL_CHECK_R_TOL);
+		cJSON_AddNumberToObject(ck, "unexplained_s", m->check.unexplained_s);
+		cJSON_AddNumberToObject(ck, "unattributed_s", m->check.unattributed_s);
+		if (m->check.why[0])
+			cJSON_AddStringToObject(ck, "why", m->check.why);
+		cJSON_AddStringToObject(ck, "text", model_check_text(m, line, sizeof(line)));
+	}
 	if (m->probe_budget_pct > 0) {
 		cJSON *pr = cJSON_AddObjectToObject(root, "probe");
 
@@ -372,6 +396,8 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 			cJSON_AddNumberToObject(o, "clients", m->task[m->ref].threads);
 			cJSON_AddNumberToObject(o, "throughput", m->probe.x);
 			cJSON_AddNumberToObject(o, "response_s", m->probe.r);
+			if (m->check.done)
+				cJSON_AddBoolToObject(o, "trustworthy", m->check.valid);
 		}
 	}
 	{
@@ -412,6 +438,10 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 			cJSON_AddNumberToObject(pred, "cpu_util", p->cpu_util);
 			cJSON_AddNumberToObject(pred, "disk_util", p->disk_util);
 			cJSON_AddBoolToObject(pred, "converged", p->converged);
+			/* a model that does not reproduce the load predicts nothing
+			 * to rely on (older models: not checked, not said) */
+			if (m->check.done)
+				cJSON_AddBoolToObject(pred, "trustworthy", m->check.valid);
 			u = cJSON_AddObjectToObject(pred, "task_util");
 			for (unsigned i = 0; u && i < m->ntask; i++)
 				cJSON_AddNumberToObject(u, m->task[i].name, p->task_util[i]);
@@ -445,6 +475,11 @@ int model_write_text(const struct model *m, const struct model_prediction *p, FI
 	if (m->note[0]) {
 		model_escape(m->note, esc, sizeof(esc));
 		fprintf(out, "note: %s\n", esc);
+	}
+	if (m->check.done) {
+		char line[1024];
+
+		fprintf(out, "check: %s\n", model_check_text(m, line, sizeof(line)));
 	}
 	{
 		char line[320];
@@ -509,5 +544,8 @@ int model_write_text(const struct model *m, const struct model_prediction *p, FI
 			"CPU %.0f%%, disk %.0f%%%s\n", p->clients, p->clients == 1 ? "" : "s", p->cpus,
 			p->cpus == 1 ? "" : "s", p->x, p->r * 1e3, p->cpu_util * 100, p->disk_util * 100,
 			p->converged ? "" : " (not converged)");
+	if (p && m->check.done && !m->check.valid)
+		fprintf(out, "the prediction is UNTRUSTWORTHY: the model does not reproduce the "
+			"measured load (check above)\n");
 	return model_done(out);
 }

@@ -15,13 +15,15 @@
 #include "cmd_common.h"
 #include "model.h"
 #include "model_capture.h"
+#include "opts_load.h"
 #include "probe.h"
 
 static const char model_usage[] =
 	"usage: argus model [--duration S] [--window S] [--steady [--tolerance F] | --mark RE]\n"
 	"                   [--what-if SPEC] [--format text|lqn|lqnx|json|dot]\n"
 	"                   [--cpus N] [--probe-correction stats|estimate|none]\n"
-	"                   [--budget PCT | --no-duty] [-v] (-p PID | -- CMD ARGS)\n"
+	"                   [--budget PCT | --no-duty] [-v]\n"
+	"                   (--load CMD | -p PID | -- CMD ARGS)\n"
 	"\n"
 	"Runs the load under the scheduler-time probe (who wakes whom, blocked time by\n"
 	"kernel stack, on-CPU time) and derives a layered queueing model: tasks with\n"
@@ -48,6 +50,8 @@ static const char model_usage[] =
 	"                     watching all the time costs more, it is attached only\n"
 	"                     part of the time (a duty cycle), rates per attached second\n"
 	"      --no-duty      keep the probe attached all the time, whatever it costs\n"
+	"      --load CMD     the load, as one string (as for argus and argus diagnose:\n"
+	"                     plain words run directly, shell syntax through /bin/sh -c)\n"
 	"  -p, --pid PID      an already running process (and its children)\n"
 	"  -v, --verbose      windows and libbpf's messages on stderr\n"
 	"  -h, --help         this help\n"
@@ -129,6 +133,7 @@ int cmd_model(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "probe-correction", required_argument, NULL, 'P' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "load", required_argument, NULL, 'L' },
 		{ "no-duty", no_argument, NULL, 'D' },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -143,7 +148,7 @@ int cmd_model(int argc, char **argv)
 	struct model *m = NULL;
 	const char *format = "text", *whatif = NULL, *why = NULL;
 	enum model_probe_source corr = MODEL_PROBE_STATS;
-	char *cause = NULL, *end;
+	char *cause = NULL, *end, **load_argv = NULL;
 	struct sigaction sa;
 	sigset_t held;
 	int c, err, ret = EXIT_ERROR, verbose = 0;
@@ -238,6 +243,19 @@ int cmd_model(int argc, char **argv)
 			}
 			co.pid = (pid_t)v;
 			break;
+		case 'L':
+			if (load_argv) {
+				fprintf(stderr, "argus: model: --load given twice: give one load\n");
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			load_argv = opts_load_split(optarg);
+			if (!load_argv) {
+				fprintf(stderr, "argus: bad --load '%s': give the command to run\n", optarg);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
 		case 'v':
 			verbose = 1;
 			probe_set_log(model_log, NULL);
@@ -248,16 +266,24 @@ int cmd_model(int argc, char **argv)
 			goto out;
 		default:
 			fprintf(stderr, "argus: model: %s '%s'; 'argus model --help' lists the options\n",
-				optopt && strchr("dwfpTMWCPB", optopt) ? "missing value for" : "unknown option",
+				optopt && strchr("dwfpTMWCPBL", optopt) ? "missing value for" : "unknown option",
 				argv[optind - 1]);
 			ret = EXIT_USAGE;
 			goto out;
 		}
 	}
+	if (optind < argc && load_argv) {
+		fprintf(stderr, "argus: model: give the load once: --load CMD or -- CMD ARGS, not both\n");
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (optind < argc)
 		co.argv = argv + optind;
+	else if (load_argv)
+		co.argv = load_argv;
 	if (!co.argv == !co.pid) {
-		fprintf(stderr, "argus: model: give the load: -- CMD ARGS, or -p PID (one of them)\n");
+		fprintf(stderr, "argus: model: give the load: --load CMD, -- CMD ARGS, or -p PID (one "
+			"of them)\n");
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -394,10 +420,17 @@ int cmd_model(int argc, char **argv)
 			"(measured under the probe %.2f, %.3f ms)\n",
 			m->probe.source != MODEL_PROBE_NONE ? " without the probe" : "", now.x,
 			now.r * 1e3, m->x, m->r * 1e3);
+	if (m->check.done) {
+		char line[1024];
+
+		fprintf(stderr, "argus: check: %s\n", model_check_text(m, line, sizeof(line)));
+	}
 	if (whatif)
 		fprintf(stderr, "argus: what-if %s: %u clients, %u CPUs: throughput %.2f cycles/s, "
-			"response %.3f ms, CPU %.0f%%, disk %.0f%%\n", whatif, pred.clients, pred.cpus,
-			pred.x, pred.r * 1e3, pred.cpu_util * 100, pred.disk_util * 100);
+			"response %.3f ms, CPU %.0f%%, disk %.0f%%%s\n", whatif, pred.clients, pred.cpus,
+			pred.x, pred.r * 1e3, pred.cpu_util * 100, pred.disk_util * 100,
+			m->check.done && !m->check.valid ? " (UNTRUSTWORTHY: the model does not reproduce "
+			"the measured load)" : "");
 	if (whatif && pred.x_probed > 0)
 		fprintf(stderr, "argus: what-if %s with the demands under the probe (no correction): "
 			"%.2f cycles/s\n", whatif, pred.x_probed);
@@ -410,6 +443,7 @@ int cmd_model(int argc, char **argv)
 out:
 	free(m);
 	model_capture_free(cap);
+	opts_load_argv_free(load_argv);
 	free(cause);
 	return ret;
 }

@@ -233,6 +233,8 @@ static enum theme_role vm_role(const struct view_model *vm, const struct model_r
 		return THEME_HEADER;
 	if (r->kind == MODEL_ROW_NOTE)
 		return THEME_STATUS_WARN;
+	if (r->kind == MODEL_ROW_CHECK)
+		return vm->m.check.valid ? THEME_DIM : THEME_STATUS_WARN;
 	if (r->kind == MODEL_ROW_CALL || r->kind == MODEL_ROW_OTHER || r->kind == MODEL_ROW_KTHREAD)
 		return THEME_DIM;
 	if (r->task >= 0 && vm->m.task[r->task].kind == MODEL_TASK_SEMAPHORE)

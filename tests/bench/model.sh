@@ -25,7 +25,7 @@
 #     from e0770a7, before the overhead work).
 # The machine is shared: say so with the numbers (load average printed).
 #   ROUNDS (default 2)  SECS per run (default 6)  THINK (ms, default 10)
-#   PART=predict|overhead (default both)
+#   PART=predict|overhead (default both) | family (part 3 alone; FAMN)
 #   T3ARGS: more tier3 options for the prediction part (e.g. lighter CPU work
 #   and a short think time, where the probe is a larger share of a request)
 cd "$(dirname "$0")/../.." || exit 2
@@ -51,7 +51,7 @@ alone() { # clients -> ops/s of tier3 without argus
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (shared by other work)"
 PART=${PART:-all}
 echo "command: ROUNDS=$ROUNDS SECS=$SECS THINK=$THINK PART=$PART${OLD_ARGUS:+ OLD_ARGUS=$OLD_ARGUS}${T3ARGS:+ T3ARGS=\"$T3ARGS\"} sh tests/bench/model.sh"
-[ "$PART" = overhead ] ||
+{ [ "$PART" = overhead ] || [ "$PART" = family ]; } ||
 	printf '%-3s %-5s %9s %9s %7s %9s %9s %7s %9s %7s %9s %7s %7s %5s%s\n' N round "alone N" "unpr N" "err N" \
 		"alone 2N" "pred 2N" "err 2N" "probed N" "err" "unc 2N" "err" "corr %" ns \
 		"${OLD_ARGUS:+     old N  err N   old 2N  err 2N}"
@@ -67,6 +67,67 @@ m = json.load(open(sys.argv[1])); p = m["prediction"]; c = m.get("probe_correcti
 print(m.get("unprobed", {}).get("throughput", m["throughput"]), p["throughput"], m["throughput"],
       p.get("throughput_probed", p["throughput"]), c.get("cpus_removed", 0) * 100, c.get("switch_ns", 0))' "$TMP/m.json"
 }
+# 3. the family (PART=family): tests/scenarios/csapp's structures, each at N
+#    clients (FAMN, default 2): alone at N, 2N, 4N; argus model at N with
+#    --what-if clients=2x and clients=4x (two runs); per app: structure
+#    right or wrong (the reference cs-client with N threads calling the
+#    server task, the back for a chain, a lock where there is one), calls
+#    per request client -> server, the check, the errors of the model
+#    without the probe at N and of the what-ifs at 2N and 4N.  "tuned" apps
+#    are the ones the model was changed on; "measured" apps only measured.
+if [ "$PART" = family ]; then
+	CS="$BUILD/scenarios/csapp"
+	FAMN=${FAMN:-2}
+	[ -x "$CS" ] || { echo "model: no $CS; run make first" >&2; exit 1; }
+	printf '%-22s %-8s %-9s %6s %-7s %9s %7s %7s %7s  %s\n' app set structure calls valid "alone N" "err N" "err 2N" "err 4N" why
+	fam() { # name set server-task lock(0|1) chain(0|1) csapp-args...
+		name=$1 set=$2 srv=$3 lk=$4 ch=$5
+		shift 5
+		a1=$("$CS" "$@" --clients "$FAMN" --seconds "$SECS" 2>/dev/null | sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p')
+		a2=$("$CS" "$@" --clients $((2 * FAMN)) --seconds "$SECS" 2>/dev/null | sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p')
+		a4=$("$CS" "$@" --clients $((4 * FAMN)) --seconds "$SECS" 2>/dev/null | sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p')
+		for k in 2 4; do
+			"$ARGUS" model --duration "$SECS" --mark 'steady begin' --format json --what-if clients=${k}x -- \
+				"$CS" "$@" --clients "$FAMN" --seconds $((SECS + 2)) >"$TMP/f$k.json" 2>"$TMP/err" ||
+				{ tail -2 "$TMP/err" >&2; echo '{}' >"$TMP/f$k.json"; }
+		done
+		python3 - "$TMP/f2.json" "$TMP/f4.json" "$name" "$set" "$srv" "$lk" "$ch" "$FAMN" "${a1:-0}" "${a2:-0}" "${a4:-0}" <<'PY'
+import json, sys
+f2, f4, name, st, srv, lk, ch, n = sys.argv[1:9]
+a1, a2, a4 = map(float, sys.argv[9:12])
+def load(p):
+    try: return json.load(open(p))
+    except Exception: return {}
+m, m4 = load(f2), load(f4)
+t = {x["name"]: x for x in m.get("tasks", [])}
+calls = {(a, c["to"]): c["mean"] for a in t for c in t[a]["calls"]}
+wrong = []
+if m.get("reference") != "cs-client": wrong.append("ref %s" % m.get("reference"))
+elif t["cs-client"]["threads"] != int(n): wrong.append("%d clients" % t["cs-client"]["threads"])
+if ("cs-client", srv) not in calls: wrong.append("no client->%s" % srv)
+if ch == "1" and (srv, "cs-back") not in calls: wrong.append("no ->back")
+sem = [x for x in t.values() if x["kind"] == "semaphore"]
+if (lk == "1") != bool(sem): wrong.append("lock %s" % ("missed" if lk == "1" else "invented"))
+def err(x, a): return "%+6.1f%%" % ((x - a) / a * 100) if a > 0 and x else "     -"
+un = m.get("unprobed", {}).get("throughput", 0)
+p2 = m.get("prediction", {}).get("throughput", 0)
+p4 = m4.get("prediction", {}).get("throughput", 0)
+cl = calls.get(("cs-client", srv))
+ck = m.get("check", {})
+print("%-22s %-8s %-9s %6s %-7s %9.1f %7s %7s %7s  %s" % (name, st, "right" if not wrong else "WRONG",
+      "%.2f" % cl if cl is not None else "-", ck.get("valid", "-"), a1, err(un, a1), err(p2, a2), err(p4, a4),
+      ",".join(wrong) + ("; " if wrong else "") + (ck.get("why", "")[:90] if not ck.get("valid") else "")))
+PY
+	}
+	fam evloop-unix-threads tuned cs-server 0 0 --ipc unix --server epoll --work-us 1000
+	fam tpc-tcp-procs-lock measured cs-server 1 0 --ipc tcp --server thread --clients-as procs --work-us 600 --lock-us 300
+	fam pool-pipe-threads measured cs-server 0 0 --ipc pipe --server pool --pool 2 --work-us 800
+	fam fork-unix-procs-disk measured cs-handler 0 0 --ipc unix --server fork --clients-as procs --work-us 300 --disk
+	fam udp-epoll-procs measured cs-server 0 0 --ipc udp --server epoll --clients-as procs --work-us 500
+	fam chain-sockpair-lock measured cs-server 1 1 --ipc socketpair --server thread --chain --work-us 300 --back-us 500 --lock-us 200
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 for n in $([ "$PART" = overhead ] || echo 1 2 4); do
 	for r in $(seq 1 "$ROUNDS"); do
 		a1=$(alone "$n")

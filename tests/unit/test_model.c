@@ -18,6 +18,7 @@
 #include "model_view.h"
 #include "waitgraph.h"
 #include "model_capture.h"
+#include "model_view.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
@@ -444,6 +445,18 @@ static char *render(int (*fn)(const struct model *, FILE *), const struct model 
 	return buf;
 }
 
+static char *render_text(const struct model *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(model_write_text(m, NULL, f), 0);
+	fclose(f);
+	return buf;
+}
+
 static void test_writers(void **state)
 {
 	struct waitgraph *g = tier3_graph();
@@ -817,6 +830,139 @@ static void test_steady(void **state)
 	free(c.win);
 }
 
+
+/* The model checks itself (issue 25, item 5) and counts as clients only
+ * the threads that cycle (item 3).  A client process of 2 threads with a
+ * main thread of the same name that only waits (a sleep a second, no
+ * message) calling an event-loop server: 2 clients, the main thread's
+ * sleeps not its think time; the model reproduces it (valid).  Then the
+ * same load where the clients' accounted time is half their wall time (a
+ * thread that does not cycle counted: the measured response per cycle far
+ * below N / X - Z): not valid, both numbers and a reason said in the text,
+ * the JSON ("valid": false, the check, the prediction untrustworthy), the
+ * model view's rows and back from the JSON; a trivial model is never
+ * valid. */
+static struct waitgraph *evloop_graph(double client_wait_s)
+{
+	struct waitgraph *g = wg_new();
+
+	assert_non_null(g);
+	g->secs = 10;
+	for (uint32_t i = 1; i <= 2; i++) {
+		uint32_t c = 100 + i;
+
+		/* 1000 cycles a thread: think 8.9 ms, CPU 0.1 ms, the server 1 ms */
+		edge(g, c, 100, "ev-client", WG_WAKER_HARDIRQ, 0, 0, NULL, 0, st_sleep, 1000, 8.9);
+		edge(g, c, 100, "ev-client", WG_WAKER_TASK, 201, 200, "ev-server", 0, st_unix, 1000,
+		     client_wait_s);
+		edge(g, 201, 200, "ev-server", WG_WAKER_TASK, c, 100, "ev-client", 0, st_sleep, 1000,
+		     8.0);
+		assert_int_equal(wg_thread_add(g, c, 100, "ev-client", 100000000), 0);
+	}
+	/* the main thread: sleeps a second at a time, nothing else */
+	edge(g, 100, 100, "ev-client", WG_WAKER_HARDIRQ, 0, 0, NULL, 0, st_sleep, 10, 10.0);
+	assert_int_equal(wg_thread_add(g, 100, 100, "ev-client", 1000000), 0);
+	assert_int_equal(wg_thread_add(g, 201, 200, "ev-server", 2000000000ULL), 0);
+	return g;
+}
+
+static void test_check(void **state)
+{
+	struct waitgraph *g = evloop_graph(1.0);
+	struct model_opts o = { .cpus = 2 };
+	struct model_prediction p;
+	struct model *m = calloc(1, sizeof(*m)), *back = calloc(1, sizeof(*back));
+	struct model_row *rows = NULL;
+	const char *why;
+	char *cause = NULL, *text, *json = NULL;
+	size_t len = 0;
+	FILE *f;
+	int c, s, n, found = 0;
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(back);
+	assert_int_equal(model_build(g, &o, m, &cause), 0);
+	c = find(m, "ev-client");
+	s = find(m, "ev-server");
+	assert_true(c >= 0 && s >= 0);
+	assert_int_equal(m->ref, c);
+	assert_int_equal(m->task[c].threads, 2);        /* not the main thread */
+	NEAR(m->task[c].sleep_s, 0.0089, 1e-9);         /* its sleeps are not think */
+	NEAR(call(m, c, s)->mean, 1.0, 1e-9);           /* epoll_wait ended by a client: a call */
+	assert_true(m->check.done);
+	if (!m->check.valid)
+		print_message("check: x %g/%g r %g/%g beta %g: %s\n", m->check.x_model, m->check.x_meas,
+			      m->check.r_model, m->check.r_meas, m->beta, m->check.why);
+	assert_true(m->check.valid);
+	NEAR(m->check.x_meas, 200, 1e-6);
+	NEAR(m->check.r_meas, 0.0011, 1e-6);            /* CPU 0.1 + 1 ms waiting a cycle */
+	assert_string_equal(m->check.why, "");
+	/* clients=2x doubles the real population */
+	{
+		struct model_whatif w;
+
+		assert_int_equal(model_whatif_parse("clients=2x", &w), 0);
+		assert_int_equal(model_solve(m, &w, &p, &why), 0);
+		assert_int_equal(p.clients, 4);
+	}
+	wg_free(g);
+
+	/* part of the clients' time unaccounted: the response per cycle the
+	 * threads show (0.6 ms) is far below N / X - Z (1.1 ms) */
+	g = evloop_graph(0.5);
+	assert_int_equal(model_build(g, &o, m, &cause), 0);
+	assert_true(m->check.done);
+	assert_false(m->check.valid);
+	NEAR(m->check.r_meas, 0.0006, 1e-6);
+	assert_true(m->check.r_err > 0.10);
+	assert_non_null(strstr(m->check.why, "do not cycle"));
+	text = render_text(m);
+	assert_non_null(strstr(text, "check: the model does NOT reproduce the measured load"));
+	assert_non_null(strstr(text, "untrustworthy"));
+	free(text);
+	assert_int_equal(model_solve(m, NULL, &p, &why), 0);
+	f = open_memstream(&json, &len);
+	assert_non_null(f);
+	assert_int_equal(model_write_json(m, &p, f), 0);
+	fclose(f);
+	assert_non_null(strstr(json, "\"valid\":\tfalse"));
+	assert_non_null(strstr(json, "\"trustworthy\":\tfalse"));
+	assert_non_null(strstr(json, "\"throughput_measured\":"));
+	assert_non_null(strstr(json, "\"response_measured_s\":"));
+	/* the session keeps it: read back, the same check */
+	assert_int_equal(model_read_json(json, back, &cause), 0);
+	assert_true(back->check.done);
+	assert_false(back->check.valid);
+	NEAR(back->check.r_meas, m->check.r_meas, 1e-12);
+	assert_string_equal(back->check.why, m->check.why);
+	/* the model view (the TUI's m) says it in a row of its own */
+	n = model_rows(back, NULL, &rows);
+	assert_true(n > 0);
+	for (int i = 0; i < n; i++)
+		if (rows[i].kind == MODEL_ROW_CHECK) {
+			found = 1;
+			assert_non_null(strstr(rows[i].text, "does NOT reproduce"));
+		}
+	assert_true(found);
+	free(rows);
+	free(json);
+	wg_free(g);
+
+	/* a trivial model fits whatever it is given: never valid */
+	g = wg_new();
+	g->secs = 5;
+	edge(g, 11, 11, "solo", WG_WAKER_HARDIRQ, 0, 0, NULL, 0, st_sleep, 100, 1.0);
+	assert_int_equal(wg_thread_add(g, 11, 11, "solo", 2000000000), 0);
+	assert_int_equal(model_build(g, NULL, m, &cause), 0);
+	assert_true(m->check.done);
+	assert_false(m->check.valid);
+	assert_non_null(strstr(m->check.why, "trivial model"));
+	wg_free(g);
+	free(m);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -833,6 +979,7 @@ int main(void)
 		cmocka_unit_test(test_probe_estimate),
 		cmocka_unit_test(test_probe_none_and_clamp),
 		cmocka_unit_test(test_merge_switches),
+		cmocka_unit_test(test_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,63 @@
+#!/bin/sh
+# model_check — the model checks itself, live (issue 25), on two apps of
+# tests/scenarios/csapp:
+#   an event-loop server (epoll, Unix stream, 1 ms of CPU a request) and 2
+#   client threads beside a main thread that only waits: the reference is
+#   cs-client with 2 threads (not 3), calling cs-server; --what-if
+#   clients=2x is 4 clients; the check is there with both numbers
+#   (valid or not: on a busy machine it may not hold, and then it says why)
+#   a thread-per-connection server over TCP loopback with a client process
+#   per connection: the NET_RX softirq wakes the receivers, so no call is
+#   seen (a trivial model): the check says "valid": false with the two
+#   numbers and why, the text says the model does NOT reproduce the load,
+#   the what-if is marked untrustworthy (stderr, the JSON's prediction)
+. "$(dirname "$0")/../lib.sh"
+need_root
+need_cmd python3
+need_scenario CS csapp
+
+"$ARGUS" model --duration 5 --mark 'steady begin' --format json --what-if clients=2x -- \
+	"$CS" --ipc unix --server epoll --work-us 1000 --clients 2 --seconds 7 \
+	>"$TMP/a.json" 2>"$TMP/a.err" || { cat "$TMP/a.err"; fail "argus model on the event loop failed"; }
+python3 - "$TMP/a.json" <<'PY' || { cat "$TMP/a.err"; fail "the event-loop model is wrong (above)"; }
+import json, sys
+m = json.load(open(sys.argv[1]))
+t = {x["name"]: x for x in m["tasks"]}
+calls = {(a, c["to"]) for a in t for c in t[a]["calls"]}
+ck = m["check"]
+print("event loop: tasks %s, clients %d, check %s" % (sorted(t), t.get("cs-client", {}).get("threads", 0), ck["text"]))
+assert m["reference"] == "cs-client", m["reference"]
+assert t["cs-client"]["threads"] == 2, "clients: %d (the waiting main thread counted?)" % t["cs-client"]["threads"]
+assert ("cs-client", "cs-server") in calls, sorted(calls)
+assert m["prediction"]["clients"] == 4, m["prediction"]["clients"]
+assert isinstance(m["valid"], bool) and m["valid"] == ck["valid"]
+assert ck["throughput_measured"] > 0 and ck["throughput_model"] > 0 and ck["response_measured_s"] > 0
+assert m["prediction"]["trustworthy"] == ck["valid"]
+assert ck["valid"] or ck["why"], "not valid and no reason"
+PY
+grep -q '^argus: check: the model ' "$TMP/a.err" || fail "no check on stderr"
+
+"$ARGUS" model --duration 5 --mark 'steady begin' --what-if clients=2x -- \
+	"$CS" --ipc tcp --server thread --clients-as procs --work-us 600 --lock-us 300 --clients 2 \
+	--seconds 7 >"$TMP/b.txt" 2>"$TMP/b.err" || { cat "$TMP/b.err"; fail "argus model over TCP failed"; }
+cat "$TMP/b.txt"
+grep -q '^check: the model does NOT reproduce the measured load: .* cycles/s (model .*response .* ms (model .*why it may be: .*untrustworthy' "$TMP/b.txt" ||
+	fail "the text does not say the model does not reproduce the load, with both numbers and why"
+grep -q '^the prediction is UNTRUSTWORTHY' "$TMP/b.txt" || fail "the text's prediction is not marked"
+grep -q 'what-if clients=2x: .*(UNTRUSTWORTHY' "$TMP/b.err" || { cat "$TMP/b.err"; fail "the what-if on stderr is not marked"; }
+"$ARGUS" model --duration 4 --format json -- \
+	"$CS" --ipc tcp --server thread --clients-as procs --work-us 600 --lock-us 300 --clients 2 \
+	--seconds 5 >"$TMP/b.json" 2>"$TMP/b.err" || { cat "$TMP/b.err"; fail "argus model over TCP (json) failed"; }
+python3 - "$TMP/b.json" <<'PY' || fail "the JSON check over TCP is wrong (above)"
+import json, sys
+m = json.load(open(sys.argv[1])); ck = m["check"]
+print("tcp: valid %s, %s" % (m["valid"], ck.get("why", "")))
+assert m["valid"] is False and ck["valid"] is False
+assert ck["throughput_measured"] > 0 and ck["response_measured_s"] > 0
+assert "throughput_model" in ck and "response_model_s" in ck
+assert "trivial model" in ck["why"] or "softirq" in ck["why"], ck["why"]
+PY
+sleep 0.5
+pgrep -f "^$ARGUS model" >/dev/null && fail "an argus model process is still running"
+pgrep -f "^$CS" >/dev/null && fail "csapp processes left running"
+echo "PASS"
