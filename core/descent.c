@@ -60,7 +60,10 @@
  * the skid correction.
  *
  * verdict.subsystem is the subsystem of the deepest classified frame of the
- * verdict path (where the cost lies: a TCP send through write(2) is net),
+ * verdict path (where the cost lies: a TCP send through write(2) is net);
+ * of blocked or runnable time, where it waited (above the scheduler's
+ * frames: mm for the page cache, locking for an rwsem), with the waker of
+ * blocked time apart in verdict.waker and verdict.waker_class;
  * verdict.time the TREE_TIME level above it ("on-cpu" without one).
  */
 #include <errno.h>
@@ -808,6 +811,9 @@ static int verdict_found(struct descent *d)
 	v->found = 1;
 	snprintf(v->subsystem, sizeof(v->subsystem), "%s", b.subsystem);
 	snprintf(v->time, sizeof(v->time), "%s", b.time);
+	if (!strcmp(v->time, "blocked"))
+		descent_waker_of(stop, v->waker, sizeof(v->waker), v->waker_class,
+				 sizeof(v->waker_class));
 	v->leaf = strdup(v->npath ? v->path[v->npath - 1] : stop->name);
 	if (!v->leaf)
 		return -ENOMEM;
@@ -865,11 +871,12 @@ static int verdict_found(struct descent *d)
 			 v->path[v->npath - 2]);
 	if (asprintf(&v->summary,
 		     "%s%s%s: %s%s: %+.1f/s (ref %.1f/s, load %.1f/s), q=%s, %u/%u pairs agree, "
-		     "%.0f%% of the increase; confidence %.2f",
+		     "%.0f%% of the increase; confidence %.2f%s%s",
 		     strcmp(v->time, "on-cpu") ? v->time : "", strcmp(v->time, "on-cpu") ? ", " : "",
 		     v->subsystem, via, v->npath ? v->leaf : "(no single path below it)", v->rise,
 		     v->rate_ref, v->rate_load, fmt_q(qs, sizeof(qs), v->q), v->pairs_agree, v->pairs,
-		     v->share_of_root * 100, v->confidence) < 0) {
+		     v->share_of_root * 100, v->confidence, v->waker[0] ? "; woken by " : "",
+		     v->waker) < 0) {
 		v->summary = NULL;
 		err = -ENOMEM;
 	}

@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "agent.h"
 #include "agent_llm.h"
 #include "calib.h"
+#include "descent.h"
 #include "profile.h"
 #include "step.h"
 #include "tree.h"
@@ -872,6 +874,7 @@ static void test_time_level(void **state)
 	n = tree_node_add(t, n, "filemap_fault", TREE_FRAME);
 	n = tree_node_add(t, n, "folio_wait_bit_common", TREE_FRAME);
 	n = tree_node_add(t, n, "io_schedule", TREE_FRAME);
+	n = tree_node_add(t, n, "[woken by softirq BLOCK]", TREE_FRAME);
 	setn(n, r2, l2);
 	calib_opts_default(&o);
 	assert_int_equal(calib_run(t, &o), 0);
@@ -879,9 +882,14 @@ static void test_time_level(void **state)
 	dump(&r);
 	assert_true(v.found);
 	assert_string_equal(v.time, "blocked");
-	assert_string_equal(v.leaf, "io_schedule");
-	assert_string_equal(v.subsystem, "sched");
-	assert_non_null(strstr(v.summary, "blocked, sched: "));
+	assert_string_equal(v.leaf, "[woken by softirq BLOCK]");
+	/* issue 26 item 3: where it waited (the page cache), not sched; the
+	 * waker apart */
+	assert_string_equal(v.subsystem, "mm");
+	assert_non_null(strstr(v.summary, "blocked, mm: "));
+	assert_string_equal(v.waker, "softirq BLOCK");
+	assert_string_equal(v.waker_class, "softirq");
+	assert_non_null(strstr(v.summary, "; woken by softirq BLOCK"));
 	assert_int_equal(v.nfalls, 1);
 	assert_string_equal(v.falls[0].time, "on-cpu");
 	assert_true(on->flags & TREE_F_VERDICT ? 0 : 1);
@@ -1043,6 +1051,125 @@ static void test_entry_fault_skid(void **state)
 	tree_free(t);
 }
 
+/* issue 26 item 3: the subsystem of blocked or runnable time is where it
+ * waited; sched only when nothing else is known above the scheduler. */
+static void test_wait_subsystem(void **state)
+{
+	static const struct {
+		const char *time;
+		const char *frames[12];
+		const char *want;
+	} cases[] = {
+		{ "blocked", { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_read", "ksys_read",
+			       "vfs_read", "filemap_read", "filemap_get_pages", "folio_wait_bit_common",
+			       "io_schedule", "schedule", "[woken by softirq BLOCK]" }, "mm" },
+		{ "blocked", { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_write", "ksys_write",
+			       "vfs_write", "ext4_buffered_write_iter", "down_write",
+			       "rwsem_down_write_slowpath", "schedule_preempt_disabled", "schedule",
+			       "[woken by task writer (tgid 7)]" }, "locking" },
+		{ "blocked", { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_io_submit",
+			       "blk_mq_submit_bio", "blk_mq_get_tag", "io_schedule", "schedule",
+			       "[woken by hardirq 25]" }, "block" },
+		{ "runnable", { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_read", "ksys_read",
+				"vfs_read", "filemap_read", "asm_sysvec_apic_timer_interrupt",
+				"irqentry_exit", "preempt_schedule_irq", "__schedule",
+				"[ran instead: x (tgid 9)]" }, "mm" },
+		{ "blocked", { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_nanosleep",
+			       "hrtimer_nanosleep", "do_nanosleep", "schedule",
+			       "[woken by hardirq timer]" }, "sched" },
+		{ "on-cpu", { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_write", "ksys_write",
+			      "vfs_write", "anon_pipe_write", "__wake_up_sync_key", "try_to_wake_up" },
+		  "sched" },
+	};
+
+	(void)state;
+	for (unsigned c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct profile *p = profile_new();
+		struct tree *t;
+		struct tree_node *n;
+		struct verdict_branch b;
+		char *names[VERDICT_MAX_PATH];
+
+		assert_non_null(p);
+		t = tree_build(p, NULL);
+		profile_free(p);
+		assert_non_null(t);
+		n = strcmp(cases[c].time, "on-cpu") ?
+		    tree_node_add(t, t->root, cases[c].time, TREE_TIME) : t->root;
+		n = tree_node_add(t, n, "fs", TREE_SUBSYS);
+		for (unsigned i = 0; i < 12 && cases[c].frames[i]; i++)
+			n = tree_node_add(t, n, cases[c].frames[i], TREE_FRAME);
+		descent_branch_of(n, &b, names, VERDICT_MAX_PATH);
+		if (strcmp(b.subsystem, cases[c].want))
+			fail_msg("case %u (%s ... %s): subsystem %s, want %s", c, cases[c].time,
+				 n->name, b.subsystem, cases[c].want);
+		tree_free(t);
+	}
+}
+
+/* the waker below a stop: the marker with the largest rise, its class */
+static void test_waker_of(void **state)
+{
+	struct profile *p = profile_new();
+	struct tree *t;
+	struct tree_node *n, *a, *b;
+	char who[64], cls[16];
+
+	(void)state;
+	assert_non_null(p);
+	t = tree_build(p, NULL);
+	profile_free(p);
+	assert_non_null(t);
+	n = tree_node_add(t, t->root, "filemap_get_pages", TREE_FRAME);
+	descent_waker_of(n, who, sizeof(who), cls, sizeof(cls));
+	assert_string_equal(who, "");
+	assert_string_equal(cls, "");
+	a = tree_node_add(t, n, "[woken by task kswapd0 (tgid 80)]", TREE_FRAME);
+	b = tree_node_add(t, n, "[no wakeup seen]", TREE_FRAME);
+	a->stat.rise = 10;
+	b->stat.rise = 3;
+	descent_waker_of(n, who, sizeof(who), cls, sizeof(cls));
+	assert_string_equal(who, "task kswapd0 (tgid 80)");
+	assert_string_equal(cls, "task");
+	b->stat.rise = 30;
+	descent_waker_of(n, who, sizeof(who), cls, sizeof(cls));
+	assert_string_equal(who, "none seen");
+	assert_string_equal(cls, "none");
+	tree_free(t);
+}
+
+/* the waker is its own field in the verdict's JSON (diagnose --json, the
+ * session's verdict event), read back the same */
+static void test_waker_json(void **state)
+{
+	struct verdict v = { 0 }, w = { 0 };
+	char *cause = NULL;
+	cJSON *o;
+
+	(void)state;
+	v.found = 1;
+	snprintf(v.subsystem, sizeof(v.subsystem), "mm");
+	snprintf(v.time, sizeof(v.time), "blocked");
+	snprintf(v.waker, sizeof(v.waker), "softirq BLOCK");
+	snprintf(v.waker_class, sizeof(v.waker_class), "softirq");
+	o = verdict_json_new(&v);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetObjectItem(o, "waker")->valuestring, "softirq BLOCK");
+	assert_string_equal(cJSON_GetObjectItem(o, "waker_class")->valuestring, "softirq");
+	assert_int_equal(verdict_json_parse(o, &w, &cause), 0);
+	assert_string_equal(w.waker, "softirq BLOCK");
+	assert_string_equal(w.waker_class, "softirq");
+	assert_string_equal(w.subsystem, "mm");
+	cJSON_Delete(o);
+	verdict_clear(&w);
+	/* on-CPU: no waker, no field */
+	v.waker[0] = v.waker_class[0] = 0;
+	o = verdict_json_new(&v);
+	assert_non_null(o);
+	assert_null(cJSON_GetObjectItem(o, "waker"));
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1066,6 +1193,9 @@ int main(void)
 		cmocka_unit_test(test_entry_thin),
 		cmocka_unit_test(test_entry_self),
 		cmocka_unit_test(test_entry_fault_skid),
+		cmocka_unit_test(test_wait_subsystem),
+		cmocka_unit_test(test_waker_of),
+		cmocka_unit_test(test_waker_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
