@@ -253,7 +253,7 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 		return;
 	}
 	if (last->pair < o->max_pairs && o->deadline_s > 0 && last->elapsed_s > 0 &&
-	    last->pair >= o->min_pairs &&
+	    last->pair >= o->min_pairs && last->pair >= SEQSTOP_DEADLINE_MIN_PAIRS &&
 	    last->elapsed_s + last->elapsed_s / last->pair > o->deadline_s) {
 		/* the next pair, as long as the average one, would end past it */
 		d->stop = 1;

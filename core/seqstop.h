@@ -52,6 +52,10 @@
  * costs no false alarms: only a verdict that had not settled is reported
  * as it stands, its reason saying so. */
 #define SEQSTOP_DEFAULT_DEADLINE_S 8.5
+/* ... but not before this many pairs: a victim's pairs are long (thin data:
+ * 1 s windows), and two looks that still disagree under a loaded machine
+ * gave a wrong verdict (tests/live/diagnose_victims.sh, load average 17) */
+#define SEQSTOP_DEADLINE_MIN_PAIRS 3
 
 struct seqstop_opts {
 	unsigned min_pairs;  /* never stop before (--min-pairs) */
