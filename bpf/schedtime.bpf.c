@@ -92,6 +92,34 @@ __u64 attach_ns = 0;                       /* start for threads first seen late 
 __u32 gen = 0;                             /* the on-phase: user space counts its
                                             * attaches (1: the first), see below */
 
+/* issue 26: an early exit for the tasks not followed.  With a tgid set of
+ * a few processes (a victim and its children), the tgids compared here
+ * before any map lookup: a task of any other process (a message-heavy
+ * aggressor switching 10^5 times a second) costs the run history of its
+ * CPU and nothing more.  Written by user space only (open, add_tgid and
+ * each read_window: core/probe_schedtime.c st_fast_rebuild); a followed
+ * fork turns it off (fast_dirty, then fast_n beyond SCHEDTIME_FAST_TGIDS:
+ * the tgids map decides, as before) until user space has rebuilt it from
+ * the map — no atomics with a result, which this target lacks. */
+#define SCHEDTIME_FAST_TGIDS 8
+__u32 fast_tgid[SCHEDTIME_FAST_TGIDS] = {};
+__u32 fast_n = 0;        /* off while fast_on is 0 */
+__u32 fast_on = 0;
+__u32 fast_dirty = 0;
+
+/* 1: tgid is surely not tracked (no state entry can be its) */
+static __always_inline int not_followed(__u32 tgid)
+{
+	__u32 n = fast_n;
+
+	if (!fast_on || n > SCHEDTIME_FAST_TGIDS)
+		return 0;
+	for (int i = 0; i < SCHEDTIME_FAST_TGIDS; i++)
+		if (i < n && fast_tgid[i] == tgid)
+			return 0;
+	return 1;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
@@ -605,10 +633,10 @@ static __always_inline void on_switch(void *ctx, const int btf, bool preempt,
 		rs->head++;
 		rs->cur_start = now;
 	}
-	if ((__u32)pt)
+	if ((__u32)pt && !not_followed(pt >> 32))
 		switch_out(ctx, preempt, pt, now, rs, c);
 	npid = ST_READ(btf, next, pid);
-	if (npid)
+	if (npid && !not_followed(ST_READ(btf, next, tgid)))
 		switch_in(btf, next, npid, rs, now, pt, c);
 }
 
@@ -621,7 +649,7 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 	__u64 now, pt, full;
 	int fresh = 0;
 
-	if (!pid)
+	if (!pid || not_followed(ST_READ(btf, p, tgid)))
 		return;
 	sp = st_get(pid, &dead);
 	if (sp && st_stale(sp)) {
@@ -710,6 +738,11 @@ static __always_inline void on_fork(const int btf, struct task_struct *parent,
 	c = ctrs();
 	if (!bpf_map_update_elem(&tgids, &ct, &one, BPF_ANY) && c)
 		c->forks_followed++;
+	if (fast_on) {
+		/* the dirty mark first: a rebuild that misses ct sees it */
+		fast_dirty = 1;
+		fast_n = SCHEDTIME_FAST_TGIDS + 1;
+	}
 }
 
 static __always_inline struct schedtime_cpuctx *cur_ctx(void)

@@ -9,6 +9,13 @@
  *     dispatch frames (syscall and exception entry: entry_SYSCALL_64,
  *     do_syscall_64, __x64_sys_* without a subsystem of their own; kthread
  *     plumbing) are not code paths: their children are unrelated entries.
+ *     No branch ends at a syscall or exception entry frame (is_entry:
+ *     the generic ones, not __x64_sys_getpid that names its syscall, and
+ *     asm_exc_page_fault, exc_page_fault): their own time is the crossing's
+ *     and skid, not attributed; where the walk would stop at one, its rise
+ *     goes to its children by their net deltas, none significant alone, a
+ *     branch each with the entry frame's evidence (entry_end), or, with
+ *     nothing rising below, it is no branch, said in a note.
  *     From them the descent follows each of the entries that carry a real
  *     part of the rise there (at least DESCEND_BRANCH_LOCAL of it, and
  *     DESCEND_BRANCH_MIN of the start's rise; at most VERDICT_MAX_BRANCH in
@@ -53,7 +60,10 @@
  * the skid correction.
  *
  * verdict.subsystem is the subsystem of the deepest classified frame of the
- * verdict path (where the cost lies: a TCP send through write(2) is net),
+ * verdict path (where the cost lies: a TCP send through write(2) is net);
+ * of blocked or runnable time, where it waited (above the scheduler's
+ * frames: mm for the page cache, locking for an rwsem), with the waker of
+ * blocked time apart in verdict.waker and verdict.waker_class;
  * verdict.time the TREE_TIME level above it ("on-cpu" without one).
  */
 #include <errno.h>
@@ -127,11 +137,40 @@ static int is_dispatch(const struct tree_node *n)
 	return 0;
 }
 
+/* syscall-specific entry frames (__x64_sys_getpid) name their syscall: a
+ * path; the generic ones around them do not */
+static const char *const syscall_prefixes[] = { "__x64_sys_", "__ia32_sys_", "__do_sys_",
+	"__se_sys_", "__arm64_sys_", NULL };
+
+/* Syscall and exception entry and exit frames that name no code path
+ * (entry_SYSCALL_64*, do_syscall_64, x64_sys_call, syscall_exit_to_user_mode,
+ * irqentry_*, asm_exc_page_fault, exc_page_fault, ...): no branch ends at
+ * one (entry_end). */
+static int is_entry(const struct tree_node *n)
+{
+	const struct skid *sk = skid_of(n);
+
+	if (n->kind != TREE_FRAME)
+		return 0;
+	if (sk && sk->kind == SKID_ENTRY)
+		return 1;
+	if (subsys_of_function(n->name) != SUBSYS_SYSCALL)
+		return 0;
+	for (const char *const *p = syscall_prefixes; *p; p++)
+		if (!strncmp(n->name, *p, strlen(*p)))
+			return 0;
+	return 1;
+}
+
 /* ---- numbers ---------------------------------------------------------------- */
 
 struct stop {
 	struct tree_node *n;
 	double skid;           /* skid self time left unattributed on its path */
+	double mass;           /* the rise (fall) it carries: n's own, or its part
+	                        * of an entry frame's (entry_end) */
+	const struct tree_node *ev; /* whose test established it: n, or that
+	                        * entry frame */
 };
 
 struct descent {
@@ -349,8 +388,215 @@ static int add_stop(struct descent *d, struct tree_node *n, double skid)
 		if (d->stops[i].n == n)
 			return 0;
 	if (d->nstops < VERDICT_MAX_BRANCH)
-		d->stops[d->nstops++] = (struct stop){ n, skid };
+		d->stops[d->nstops++] = (struct stop){ n, skid, mass(d, n), n };
 	return 0;
+}
+
+/* a stop carrying part m of the rise established at ev (entry_end) */
+static int add_part(struct descent *d, struct tree_node *n, double skid, double m,
+		    const struct tree_node *ev)
+{
+	for (unsigned i = 0; i < d->nstops; i++)
+		if (d->stops[i].n == n) {
+			d->stops[i].mass += m;
+			return 0;
+		}
+	if (d->nstops < VERDICT_MAX_BRANCH)
+		d->stops[d->nstops++] = (struct stop){ n, skid, m, ev };
+	return 0;
+}
+
+/* net delta in the walk's direction */
+static double net(const struct descent *d, const struct tree_node *n)
+{
+	return d->sign * n->stat.delta;
+}
+
+/* From c down by net deltas (none of them significant alone): into the
+ * child with the largest, while it holds `explain` of the positive ones
+ * there, always through an entry frame.  The node to stop at, or NULL
+ * when the way ends at an entry frame with nothing rising below it. */
+static struct tree_node *thin_walk(const struct descent *d, struct tree_node *c)
+{
+	for (;;) {
+		struct tree_node *best = NULL;
+		double up = 0;
+
+		for (unsigned i = 0; i < c->nchild; i++) {
+			struct tree_node *x = c->child[i];
+
+			if (other_unit(c, x) || skipped(d, x) || !(net(d, x) > 0))
+				continue;
+			up += net(d, x);
+			if (!best || net(d, x) > net(d, best))
+				best = x;
+		}
+		if (!best)
+			return is_entry(c) ? NULL : c;
+		if (!is_entry(c) && net(d, best) < d->explain * up)
+			return c;
+		c = best;
+	}
+}
+
+/* The walk would stop at the entry frame cur, which names no code path.
+ * Its rise (established there) goes to the children that carry it, none
+ * significant alone: each of those with DESCEND_BRANCH_LOCAL of their
+ * positive net deltas (at most room) is a branch, walked by net deltas
+ * (thin_walk), with cur's rise M (less its own time: skid, the crossing)
+ * shared out by those deltas, never more than they add up to.  Nothing below
+ * rises: the rise is the crossing's own time, a note and no branch. */
+static int entry_end(struct descent *d, struct tree_node *cur, double M, double skid,
+		     unsigned room)
+{
+	struct agent_reply *r = d->r;
+	struct tree_node *v[VERDICT_MAX_BRANCH];
+	double up = 0, carried = 0;
+	unsigned nv = 0;
+	char spread[512] = "", qs[24];
+	size_t off = 0;
+	int err = 0;
+
+	for (unsigned i = 0; i < cur->nchild; i++)
+		if (!other_unit(cur, cur->child[i]) && !skipped(d, cur->child[i]) &&
+		    net(d, cur->child[i]) > 0)
+			up += net(d, cur->child[i]);
+	/* the largest first: a pass per place (room is at most VERDICT_MAX_BRANCH) */
+	while (up > 0 && nv < (room ? room : 1) && nv < VERDICT_MAX_BRANCH) {
+		struct tree_node *top = NULL;
+
+		for (unsigned i = 0; i < cur->nchild; i++) {
+			struct tree_node *x = cur->child[i];
+			int taken = 0;
+
+			for (unsigned j = 0; j < nv; j++)
+				taken |= v[j] == x;
+			if (taken || other_unit(cur, x) || skipped(d, x) ||
+			    net(d, x) < DESCEND_BRANCH_LOCAL * up)
+				continue;
+			if (!top || net(d, x) > net(d, top))
+				top = x;
+		}
+		if (!top)
+			break;
+		v[nv++] = top;
+	}
+	for (unsigned i = 0; i < nv; i++) {
+		int w = snprintf(spread + off, sizeof(spread) - off, "%s%s %.0f%%", i ? ", " : "",
+				 v[i]->name, net(d, v[i]) / up * 100);
+
+		if (w < 0 || (size_t)w >= sizeof(spread) - off)
+			break;
+		off += (size_t)w;
+	}
+	M = fmin(M, up);
+	if (!nv || !(M > 0)) {
+		err = agent_reply_line(r, "%s: an entry frame and no code path below it rises: "
+				       "its %+.1f/s is the crossing's own time, not a branch",
+				       cur->name, d->sign * mass(d, cur));
+		if (!err && d->sign > 0)
+			err = verdict_add_note(d->v, "%s %+.1f/s is syscall or exception entry and "
+					       "exit time with no code path below it rising: not a branch",
+					       cur->name, mass(d, cur));
+		return err;
+	}
+	err = agent_reply_line(r, "%s: an entry frame, no code path; its %+.1f/s (q=%s) spreads "
+			       "over its entries, none significant alone (%s): %s by their net deltas",
+			       cur->name, d->sign * M, fmt_q(qs, sizeof(qs), cur->stat.q),
+			       spread, nv > 1 ? "a branch each" : "following");
+	if (!err && d->sign > 0)
+		err = verdict_add_note(d->v, "the rise at %s (%+.1f/s, q=%s) is shared out by net deltas "
+				       "over %s, none significant alone", cur->name, M,
+				       fmt_q(qs, sizeof(qs), cur->stat.q), spread);
+	for (unsigned i = 0; i < nv && !err; i++) {
+		struct tree_node *stop = thin_walk(d, v[i]);
+		double m = M * net(d, v[i]) / up;
+
+		if (!stop)
+			continue;
+		carried += m;
+		err = agent_reply_line(r, "branch %s: %s > ... > %s, %.0f%% of %s's rise by net delta "
+				       "(%+.1f/s) -> stop here", v[i]->name, v[i]->name, stop->name,
+				       net(d, v[i]) / up * 100, cur->name, d->sign * m);
+		if (!err)
+			err = add_part(d, stop, skid, m, cur);
+	}
+	if (!err && !(carried > 0))
+		err = agent_reply_line(r, "%s: every way below it ends at an entry frame: not a branch",
+				       cur->name);
+	return err;
+}
+
+/* At a hub cur (a grouping level or a dispatch frame) whose largest child
+ * is best: a branch each for the children that carry a real part of the
+ * rise there (*done: the walk ends, its branches walked), or on into best
+ * alone (*done 0). */
+static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned room);
+
+static int hub_step(struct descent *d, struct tree_node *cur, struct tree_node *best,
+		    double skid, unsigned room, int *done)
+{
+	struct agent_reply *r = d->r;
+	char ev[64], spread[512], ms[64];
+	struct tree_node **v;
+	unsigned nv = 0, nb = 0;
+	double carried = 0, D = cur->stat.delta, up, share;
+	int err = 0;
+
+	*done = 0;
+	up = children_mass(d, cur);
+	share = up > 0 ? mass(d, best) / up : 0;
+	v = ranked(d, cur, &nv);
+	if (!v)
+		return -ENOMEM;
+	/* the branches that carry the rise: every entry holding a
+	 * real part of it here, even beside a dominant one */
+	while (nb < nv && nb < room && mass(d, v[nb]) >= DESCEND_BRANCH_LOCAL * up &&
+	       mass(d, v[nb]) >= DESCEND_BRANCH_MIN * d->start_mass) {
+		carried += mass(d, v[nb]);
+		nb++;
+	}
+	if (nb >= 2) {
+		top_shares(d, cur, up, spread, sizeof(spread));
+		err = agent_reply_line(r, "%s: increases spread over unrelated entries (%s); "
+				       "descending each of the %u branches that carry "
+				       "%.0f%% of them", cur->parent ? cur->name : "the root",
+				       spread, nb, up > 0 ? carried / up * 100 : 0.0);
+		for (unsigned i = 0; i < nb && !err; i++) {
+			/* the larger branches first take what room is
+			 * left, one stop kept for each branch after */
+			unsigned pending = nb - i - 1, used = d->nstops + pending;
+			unsigned share_room = VERDICT_MAX_BRANCH > used ?
+					      VERDICT_MAX_BRANCH - used : 1;
+
+			evidence(ev, sizeof(ev), v[i]);
+			fmt_mass(d, v[i], ms, sizeof(ms));
+			err = agent_reply_line(r, "branch %u: %s: %s, %.0f%% of the increases at %s, %s",
+					       i + 1, v[i]->name, ms,
+					       up > 0 ? mass(d, v[i]) / up * 100 : 0.0,
+					       cur->parent ? cur->name : "the root", ev);
+			if (!err)
+				err = walk(d, v[i], skid, share_room);
+		}
+		free(v);
+		*done = 1;
+		return err;
+	}
+	free(v);
+	evidence(ev, sizeof(ev), best);
+	fmt_mass(d, best, ms, sizeof(ms));
+	err = agent_reply_line(r, "%s: %s, %.0f%% of the increases at %s%s (%+.1f/s; net %+.1f/s), %s -> descend%s",
+			       best->name, ms, share * 100,
+			       cur->parent ? "" : "the ", cur->parent ? cur->name : "root",
+			       up, D, ev,
+			       share < d->explain ? " (the largest of several increases)" : "");
+	if (!err && share < d->explain) {
+		top_shares(d, cur, up, spread, sizeof(spread));
+		err = agent_reply_line(r, "%s: increases spread over unrelated entries (%s); "
+				       "following the largest, the confidence says how much it explains",
+				       cur->parent ? cur->name : "the root", spread);
+	}
+	return err;
 }
 
 /* From cur in the walk's direction to its stop(s).  room: how many stops
@@ -358,12 +604,12 @@ static int add_stop(struct descent *d, struct tree_node *n, double skid)
 static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned room)
 {
 	struct agent_reply *r = d->r;
-	char ev[64], spread[512], ms[64];
+	char ev[64], spread[512];
 	int err = 0;
 
 	for (;;) {
 		struct tree_node *best = best_child(d, cur);
-		double D = cur->stat.delta, M = mass(d, cur), S, base, share, up;
+		double D = cur->stat.delta, M = mass(d, cur), S, base, share;
 		const struct skid *sk;
 		int hub = is_grouping(cur) || (cur == d->start && !moving(d, cur));
 
@@ -373,8 +619,21 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			 * (a syscall that does nothing but enter and leave) */
 			double Sx = (moving(d, cur) || cur->stat.self_sign == d->sign) ? fmax(0, S) : 0;
 
-			if (cur->nchild && Sx > 0 && Sx >= d->explain * M &&
-			    (!best || Sx >= mass(d, best))) {
+			if (is_entry(cur)) {
+				/* generic entry and exit: its own time is the
+				 * crossing's (and the skid of interrupts off until
+				 * it), no code path; what rises is below it */
+				if (Sx > 0) {
+					skid += Sx;
+					err = agent_reply_line(r, "%s: self %+.1f/s is entry and exit time "
+							       "(no code path), not attributed", cur->name, S);
+					if (err)
+						return err;
+				}
+				if (!best)
+					return entry_end(d, cur, fmax(0, M - Sx), skid, room);
+			} else if (cur->nchild && Sx > 0 && Sx >= d->explain * M &&
+				   (!best || Sx >= mass(d, best))) {
 				err = agent_reply_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> "
 						       "the function itself is the hot spot, stop here",
 						       cur->name, S, S / M * 100, M);
@@ -385,9 +644,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			hub = best && !other_unit(cur, best);
 		}
 		if (hub) {
-			struct tree_node **v;
-			unsigned nv = 0, nb = 0;
-			double carried = 0;
+			int done;
 
 			if (!best) {
 				if (cur == d->start)
@@ -400,58 +657,8 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 					return err;
 				return add_stop(d, cur, skid);
 			}
-			up = children_mass(d, cur);
-			share = up > 0 ? mass(d, best) / up : 0;
-			v = ranked(d, cur, &nv);
-			if (!v)
-				return -ENOMEM;
-			/* the branches that carry the rise: every entry holding a
-			 * real part of it here, even beside a dominant one */
-			while (nb < nv && nb < room && mass(d, v[nb]) >= DESCEND_BRANCH_LOCAL * up &&
-			       mass(d, v[nb]) >= DESCEND_BRANCH_MIN * d->start_mass) {
-				carried += mass(d, v[nb]);
-				nb++;
-			}
-			if (nb >= 2) {
-				top_shares(d, cur, up, spread, sizeof(spread));
-				err = agent_reply_line(r, "%s: increases spread over unrelated entries (%s); "
-						       "descending each of the %u branches that carry "
-						       "%.0f%% of them", cur->parent ? cur->name : "the root",
-						       spread, nb, up > 0 ? carried / up * 100 : 0.0);
-				for (unsigned i = 0; i < nb && !err; i++) {
-					/* the larger branches first take what room is
-					 * left, one stop kept for each branch after */
-					unsigned pending = nb - i - 1, used = d->nstops + pending;
-					unsigned share_room = VERDICT_MAX_BRANCH > used ?
-							      VERDICT_MAX_BRANCH - used : 1;
-
-					evidence(ev, sizeof(ev), v[i]);
-					fmt_mass(d, v[i], ms, sizeof(ms));
-					err = agent_reply_line(r, "branch %u: %s: %s, %.0f%% of the increases at %s, %s",
-							       i + 1, v[i]->name, ms,
-							       up > 0 ? mass(d, v[i]) / up * 100 : 0.0,
-							       cur->parent ? cur->name : "the root", ev);
-					if (!err)
-						err = walk(d, v[i], skid, share_room);
-				}
-				free(v);
-				return err;
-			}
-			free(v);
-			evidence(ev, sizeof(ev), best);
-			fmt_mass(d, best, ms, sizeof(ms));
-			err = agent_reply_line(r, "%s: %s, %.0f%% of the increases at %s%s (%+.1f/s; net %+.1f/s), %s -> descend%s",
-					       best->name, ms, share * 100,
-					       cur->parent ? "" : "the ", cur->parent ? cur->name : "root",
-					       up, D, ev,
-					       share < d->explain ? " (the largest of several increases)" : "");
-			if (!err && share < d->explain) {
-				top_shares(d, cur, up, spread, sizeof(spread));
-				err = agent_reply_line(r, "%s: increases spread over unrelated entries (%s); "
-						       "following the largest, the confidence says how much it explains",
-						       cur->parent ? cur->name : "the root", spread);
-			}
-			if (err)
+			err = hub_step(d, cur, best, skid, room, &done);
+			if (err || done)
 				return err;
 			cur = best;
 			continue;
@@ -470,12 +677,8 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 						       cur->name, S);
 			if (err)
 				return err;
-			if (!(base > 0)) {
-				err = agent_reply_line(r, "%s: its increase is all skid self time -> stop here", cur->name);
-				if (err)
-					return err;
-				return add_stop(d, cur, skid);
-			}
+			if (!(base > 0) || !best)
+				return entry_end(d, cur, base, skid, room);
 		}
 		{
 			double Sx = (moving(d, cur) || cur->stat.self_sign == d->sign) ? fmax(0, S) : 0;
@@ -489,6 +692,8 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 				return add_stop(d, cur, skid);
 			}
 		}
+		if (!best && is_entry(cur))
+			return entry_end(d, cur, M, skid, room);
 		if (!best) {
 			if (!cur->nchild)
 				err = agent_reply_line(r, "%s: a leaf (its own time, %+.1f/s) -> stop here",
@@ -549,6 +754,16 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			cur = best;
 			continue;
 		}
+		if (is_entry(cur)) {
+			/* no code path here: its children are the branches */
+			int done;
+
+			err = hub_step(d, cur, best, skid, room, &done);
+			if (err || done)
+				return err;
+			cur = best;
+			continue;
+		}
 		top_shares(d, cur, base, spread, sizeof(spread));
 		err = agent_reply_line(r, "%s: children spread (%s) -> stop here", cur->name, spread);
 		if (err)
@@ -584,7 +799,7 @@ static int verdict_found(struct descent *d)
 	stop = st->n;
 	for (unsigned i = 0; i < d->nstops; i++) {
 		descent_mark_path(d->stops[i].n);
-		carried += mass(d, d->stops[i].n);
+		carried += d->stops[i].mass;
 	}
 	descent_branch_of(stop, &b, names, VERDICT_MAX_PATH);
 	for (unsigned i = 0; i < b.npath; i++) {
@@ -596,17 +811,22 @@ static int verdict_found(struct descent *d)
 	v->found = 1;
 	snprintf(v->subsystem, sizeof(v->subsystem), "%s", b.subsystem);
 	snprintf(v->time, sizeof(v->time), "%s", b.time);
+	if (!strcmp(v->time, "blocked"))
+		descent_waker_of(stop, v->waker, sizeof(v->waker), v->waker_class,
+				 sizeof(v->waker_class));
 	v->leaf = strdup(v->npath ? v->path[v->npath - 1] : stop->name);
 	if (!v->leaf)
 		return -ENOMEM;
 	v->rate_ref = stop->stat.rate[COND_REF];
 	v->rate_load = stop->stat.rate[COND_LOAD];
 	v->delta = stop->stat.delta;
-	v->rise = mass(d, stop);
-	v->ratio = stop->stat.ratio;
-	v->q = stop->stat.q;
-	v->pairs = stop->stat.pairs;
-	v->pairs_agree = stop->stat.pairs_agree;
+	v->rise = st->mass;
+	/* the test that established it: the stop's own, or the entry frame's
+	 * whose rise it carries a part of (entry_end) */
+	v->ratio = st->ev->stat.ratio;
+	v->q = st->ev->stat.q;
+	v->pairs = st->ev->stat.pairs;
+	v->pairs_agree = st->ev->stat.pairs_agree;
 	v->share_of_root = d->total > 0 ? v->rise / d->total : 0;
 	agree = v->pairs ? (double)v->pairs_agree / v->pairs : 1.0;
 	/* the skid left unattributed on the path is nobody's share */
@@ -623,7 +843,7 @@ static int verdict_found(struct descent *d)
 			int w;
 
 			descent_branch_of(n, &x, bn, VERDICT_MAX_PATH);
-			x.mass = mass(d, n);
+			x.mass = d->stops[i].mass;
 			x.share = d->total > 0 ? x.mass / d->total : 0;
 			err = verdict_branch_add(&v->branches, &v->nbranches, &x);
 			if (err)
@@ -651,11 +871,12 @@ static int verdict_found(struct descent *d)
 			 v->path[v->npath - 2]);
 	if (asprintf(&v->summary,
 		     "%s%s%s: %s%s: %+.1f/s (ref %.1f/s, load %.1f/s), q=%s, %u/%u pairs agree, "
-		     "%.0f%% of the increase; confidence %.2f",
+		     "%.0f%% of the increase; confidence %.2f%s%s",
 		     strcmp(v->time, "on-cpu") ? v->time : "", strcmp(v->time, "on-cpu") ? ", " : "",
 		     v->subsystem, via, v->npath ? v->leaf : "(no single path below it)", v->rise,
 		     v->rate_ref, v->rate_load, fmt_q(qs, sizeof(qs), v->q), v->pairs_agree, v->pairs,
-		     v->share_of_root * 100, v->confidence) < 0) {
+		     v->share_of_root * 100, v->confidence, v->waker[0] ? "; woken by " : "",
+		     v->waker) < 0) {
 		v->summary = NULL;
 		err = -ENOMEM;
 	}
@@ -739,7 +960,7 @@ static int find_falls(struct descent *rise, const struct tree_node *start)
 		struct verdict_branch b;
 
 		descent_branch_of(n, &b, names, VERDICT_MAX_PATH);
-		b.mass = n->stat.fall;
+		b.mass = d.stops[i].mass;
 		b.share = d.start_mass > 0 ? b.mass / d.start_mass : 0;
 		err = split_fall(&d, n, &b, rise->v);
 	}

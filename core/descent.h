@@ -12,9 +12,19 @@
 /* core/descent_paths.c */
 /* b from node n: its frames root first (b->path points into names, at most
  * max of them, the tree's strings), the TREE_TIME level above it ("on-cpu"
- * without one), the subsystem of its deepest classified frame, its delta. */
+ * without one), the subsystem of its deepest classified frame, its delta.
+ * Blocked or runnable time: the subsystem it waited in, the deepest
+ * classified frame above the scheduler's (schedule, io_schedule,
+ * preempt_schedule_irq, and the interrupt that preempted it), so a wait on
+ * the page cache is mm, on an rwsem locking, for a request block; sched
+ * only when nothing else is known above (nanosleep, sched_yield). */
 void descent_branch_of(const struct tree_node *n, struct verdict_branch *b, char **names,
 		       unsigned max);
+/* The waker of blocked time at or below n: the "[woken by ...]" marker
+ * (core/timeacct.h) with the largest rise there, else the largest loaded
+ * count, into who ("softirq BLOCK") and cls ("softirq"); "" when none. */
+void descent_waker_of(const struct tree_node *n, char *who, size_t wlen, char *cls,
+		      size_t clen);
 /* Marks n and its ancestors TREE_F_VERDICT. */
 void descent_mark_path(struct tree_node *n);
 /* "blocked, mm: ... > a > b" for summaries; fallback when b has no frames. */

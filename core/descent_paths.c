@@ -38,7 +38,8 @@ void descent_branch_of(const struct tree_node *n, struct verdict_branch *b, char
 {
 	const struct tree_node *chain[VERDICT_MAX_PATH * 2 + 8];
 	const struct tree_node *sub = NULL, *time = NULL;
-	enum subsys deep = SUBSYS_N;
+	enum subsys deep = SUBSYS_N, waited = SUBSYS_N;
+	int in_sched = 0;
 	unsigned nchain = 0;
 
 	memset(b, 0, sizeof(*b));
@@ -59,15 +60,75 @@ void descent_branch_of(const struct tree_node *n, struct verdict_branch *b, char
 
 			if (s != SUBSYS_N && s != SUBSYS_SYSCALL)
 				deep = s;
+			/* where it waited: above the first scheduler frame */
+			if (s == SUBSYS_SCHED)
+				in_sched = 1;
+			if (!in_sched && s != SUBSYS_N && s != SUBSYS_SYSCALL && s != SUBSYS_SCHED &&
+			    s != SUBSYS_IRQ)
+				waited = s;
 		}
 		if (b->npath < max)
 			names[b->npath++] = (char *)x->name;
 	}
 	b->path = names;
+	if (time && (!strcmp(time->name, "blocked") || !strcmp(time->name, "runnable")) &&
+	    waited != SUBSYS_N)
+		deep = waited;
 	snprintf(b->subsystem, sizeof(b->subsystem), "%s",
 		 deep != SUBSYS_N ? subsys_name(deep) : sub ? sub->name : subsys_name(n->subsys));
 	snprintf(b->time, sizeof(b->time), "%s", time ? time->name : "on-cpu");
 	b->delta = n->stat.delta;
+}
+
+#define WOKEN_BY "[woken by "
+
+struct waker_pick {
+	const struct tree_node *best;
+};
+
+static int waker_better(const struct tree_node *x, const struct tree_node *y)
+{
+	if (x->stat.rise != y->stat.rise)
+		return x->stat.rise > y->stat.rise;
+	return x->total[COND_LOAD] > y->total[COND_LOAD];
+}
+
+static int waker_visit(struct tree_node *x, void *arg)
+{
+	struct waker_pick *w = arg;
+
+	if (x->kind == TREE_FRAME && (!strncmp(x->name, WOKEN_BY, strlen(WOKEN_BY)) ||
+				      !strcmp(x->name, "[no wakeup seen]")) &&
+	    (!w->best || waker_better(x, w->best)))
+		w->best = x;
+	return 0;
+}
+
+void descent_waker_of(const struct tree_node *n, char *who, size_t wlen, char *cls,
+		      size_t clen)
+{
+	struct waker_pick w = { 0 };
+	const char *s;
+	size_t len;
+
+	who[0] = cls[0] = 0;
+	if (!n)
+		return;
+	tree_walk((struct tree_node *)n, waker_visit, &w);
+	if (!w.best)
+		return;
+	s = w.best->name;
+	if (!strcmp(s, "[no wakeup seen]")) {
+		snprintf(who, wlen, "none seen");
+		snprintf(cls, clen, "none");
+		return;
+	}
+	s += strlen(WOKEN_BY);
+	len = strlen(s);
+	if (len && s[len - 1] == ']')
+		len--;
+	snprintf(who, wlen, "%.*s", (int)len, s);
+	snprintf(cls, clen, "%.*s", (int)strcspn(who, " "), who);
 }
 
 void descent_mark_path(struct tree_node *n)

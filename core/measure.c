@@ -650,6 +650,7 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			.min_pairs = o->min_pairs, .max_pairs = o->pairs, .explain = o->explain,
 			.adapt_window = o->adapt_window, .adapt_settle = o->adapt_settle,
 			.freq_hz = o->freq_hz, .exclude_tgid = (uint32_t)getpid(),
+			.deadline_s = o->deadline_s,
 		};
 
 		m->seq_ctl = measure_seq_new(&so);

@@ -84,6 +84,10 @@ struct measure_opts {
 	                              * verdict is settled (core/measure_seq.h);
 	                              * 0 (default): exactly pairs pairs */
 	unsigned min_pairs;          /* with sequential: never stop before */
+	double deadline_s;           /* with sequential: stop when the next pair
+	                              * would end past this much measuring
+	                              * (SEQSTOP_DEFAULT_DEADLINE_S unless --pairs
+	                              * is given); 0: none */
 	int adapt_window;            /* with sequential: window length from the
 	                              * first pair (1 by default) */
 	int adapt_settle;            /* ... and the settle time (1 by default) */

@@ -7,6 +7,7 @@
 #include "calib.h"
 #include "measure_seq.h"
 #include "tree.h"
+#include "util.h"
 
 #define MEASURE_SEQ_MAX_SLICES 256
 
@@ -20,6 +21,7 @@ struct measure_seq {
 	unsigned nslice;
 	double slice_s;
 	int sliced;            /* the first look happened: no more slices */
+	double t0;             /* the measurement's start (util_mono_s) */
 	char why[200];
 };
 
@@ -36,6 +38,8 @@ struct measure_seq *measure_seq_new(const struct measure_seq_opts *o)
 	q->so.max_pairs = q->o.max_pairs;
 	if (q->o.min_pairs)
 		q->so.min_pairs = q->o.min_pairs;
+	q->so.deadline_s = q->o.deadline_s > 0 ? q->o.deadline_s : 0;
+	q->t0 = util_mono_s();
 	if (!(q->o.explain > 0 && q->o.explain <= 1))
 		q->o.explain = 0.5;
 	q->looks = calloc(q->o.max_pairs, sizeof(*q->looks));
@@ -147,6 +151,7 @@ int measure_seq_pair(struct measure_seq *q, const struct profile *p, unsigned pa
 		return err;
 	}
 	free(cause);
+	l->elapsed_s = util_mono_s() - q->t0;
 	if (pair == 1 && (q->o.adapt_window || q->o.adapt_settle))
 		adapt(q, l->rises, window_s, settle_s, log);
 	q->sliced = 1;

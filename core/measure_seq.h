@@ -22,6 +22,8 @@ struct measure_seq_opts {
 	int adapt_settle;        /* ... and the settle time */
 	unsigned freq_hz;
 	uint32_t exclude_tgid;   /* argus's own stacks are left out (as diagnose) */
+	double deadline_s;       /* seqstop_opts.deadline_s, from measure_seq_new;
+	                          * 0: none */
 };
 
 struct measure_seq;

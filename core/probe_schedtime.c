@@ -16,6 +16,9 @@
 #include "schedtime_table.h"
 #include "schedtime.skel.h"
 
+/* bpf/schedtime.bpf.c's SCHEDTIME_FAST_TGIDS: the size of fast_tgid */
+#define SCHEDTIME_FAST_N (sizeof(((struct schedtime_bpf *)0)->bss->fast_tgid) / sizeof(uint32_t))
+
 _Static_assert(sizeof(struct schedtime_key) == 64, "schedtime_key layout");
 _Static_assert(sizeof(struct schedtime_state) == 120, "schedtime_state layout");
 _Static_assert(sizeof(struct schedtime_akey) == 20, "schedtime_akey layout");
@@ -207,6 +210,33 @@ static int st_read_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 				  ips, max);
 }
 
+/* The early exit's set (bpf/schedtime.bpf.c not_followed) from the tgids
+ * map: off first, then the tgids, then their count, unless a followed fork
+ * marked it dirty meanwhile (then off until the next rebuild).  With more
+ * tgids than it holds, off: the map decides. */
+static void st_fast_rebuild(struct probe_schedtime *ps)
+{
+	int fd = bpf_map__fd(ps->skel->maps.tgids);
+	uint32_t key, next, n = 0;
+	int more;
+
+	if (!ps->tgid_set)
+		return;
+	__atomic_store_n(&ps->skel->bss->fast_n, (uint32_t)SCHEDTIME_FAST_N + 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ps->skel->bss->fast_dirty, 0, __ATOMIC_SEQ_CST);
+	for (more = !bpf_map_get_next_key(fd, NULL, &next); more;
+	     more = !bpf_map_get_next_key(fd, &key, &next)) {
+		if (n == SCHEDTIME_FAST_N)
+			return; /* too many: stays off */
+		__atomic_store_n(&ps->skel->bss->fast_tgid[n++], next, __ATOMIC_SEQ_CST);
+		key = next;
+	}
+	__atomic_store_n(&ps->skel->bss->fast_n, n, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ps->skel->bss->fast_dirty, __ATOMIC_SEQ_CST))
+		__atomic_store_n(&ps->skel->bss->fast_n, (uint32_t)SCHEDTIME_FAST_N + 1,
+				 __ATOMIC_SEQ_CST);
+}
+
 /* Attaches every program, as phase gen + 1 starting at now. */
 static int st_attach(struct probe_schedtime *ps, uint64_t now, char **cause)
 {
@@ -273,6 +303,12 @@ struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *
 			goto fail;
 		}
 	}
+	/* the early exit for the tasks not followed (bpf/schedtime.bpf.c
+	 * not_followed): the set's tgids, while few, before the attach */
+	if (ps->tgid_set) {
+		st_fast_rebuild(ps);
+		ps->skel->bss->fast_on = 1;
+	}
 	if (o->stats)
 		ps->stats_fd = kind_stats_enable();
 	ps->open_ns = ps->last_ns = mono_ns();
@@ -297,6 +333,7 @@ int probe_schedtime_add_tgid(struct probe_schedtime *ps, uint32_t tgid)
 		return 0;
 	if (bpf_map_update_elem(bpf_map__fd(ps->skel->maps.tgids), &tgid, &one, BPF_ANY))
 		return -errno;
+	st_fast_rebuild(ps);
 	st_seed(ps, tgid);
 	return 0;
 }
@@ -754,6 +791,10 @@ out:
 int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_table *ks,
 				struct probe_schedtime_snap **out)
 {
+	/* a followed fork turned the early exit off: its set again */
+	if (ps->tgid_set &&
+	    __atomic_load_n(&ps->skel->bss->fast_n, __ATOMIC_SEQ_CST) > SCHEDTIME_FAST_N)
+		st_fast_rebuild(ps);
 	return st_read(ps, ks, 1, out);
 }
 

@@ -15,6 +15,7 @@ void seqstop_opts_default(struct seqstop_opts *o)
 	o->stable = SEQSTOP_DEFAULT_STABLE;
 	o->alpha = 0.05;
 	o->margin = SEQSTOP_DEFAULT_MARGIN;
+	o->deadline_s = 0;
 }
 
 /* ---- one look ----------------------------------------------------------------- */
@@ -249,6 +250,19 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 			 qmax >= 1e-300 ? qs : "1e-300");
 		snprintf(d->brief, sizeof(d->brief), "settled after %u pair%s, q <= %s", last->pair,
 			 last->pair == 1 ? "" : "s", qmax >= 1e-300 ? qs : "1e-300");
+		return;
+	}
+	if (last->pair < o->max_pairs && o->deadline_s > 0 && last->elapsed_s > 0 &&
+	    last->pair >= o->min_pairs && last->pair >= SEQSTOP_DEADLINE_MIN_PAIRS &&
+	    last->elapsed_s + last->elapsed_s / last->pair > o->deadline_s) {
+		/* the next pair, as long as the average one, would end past it */
+		d->stop = 1;
+		snprintf(d->reason, sizeof(d->reason), "deadline of %.1f s of measuring reached "
+			 "after %u pairs (%.1f s); %.100s", o->deadline_s, last->pair, last->elapsed_s, why);
+		snprintf(d->brief, sizeof(d->brief), "deadline after %u pairs: %s", last->pair,
+			 !last->found ? "no bottleneck found" :
+			 run < stable ? "the verdict still moved" :
+			 !sig ? "a decision not significant" : "near a threshold");
 		return;
 	}
 	if (last->pair >= o->max_pairs) {

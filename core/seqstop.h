@@ -45,6 +45,17 @@
 #define SEQSTOP_DEFAULT_MARGIN 0.05
 #define SEQSTOP_TARGET_SAMPLES 300.0
 #define SEQSTOP_RELAX_ALPHA 5.0
+/* issue 26: no verdict later than 10 s.  Measuring stops when the next
+ * pair would end past this (from the measurement's start; the rest of the
+ * 10 s is the load's start, the probes and the last analysis).  The
+ * anytime-valid test holds at any stopping time, so a stop on the clock
+ * costs no false alarms: only a verdict that had not settled is reported
+ * as it stands, its reason saying so. */
+#define SEQSTOP_DEFAULT_DEADLINE_S 8.5
+/* ... but not before this many pairs: a victim's pairs are long (thin data:
+ * 1 s windows), and two looks that still disagree under a loaded machine
+ * gave a wrong verdict (tests/live/diagnose_victims.sh, load average 17) */
+#define SEQSTOP_DEADLINE_MIN_PAIRS 3
 
 struct seqstop_opts {
 	unsigned min_pairs;  /* never stop before (--min-pairs) */
@@ -52,6 +63,8 @@ struct seqstop_opts {
 	unsigned stable;     /* looks the path must hold for */
 	double alpha;        /* each decision's q must be <= this */
 	double margin;       /* the explain share moved by +-margin */
+	double deadline_s;   /* stop when the next pair would end past it
+	                      * (seqstop_look.elapsed_s); 0: none */
 };
 
 void seqstop_opts_default(struct seqstop_opts *o);
@@ -67,6 +80,9 @@ struct seqstop_look {
 	int robust;          /* the same path with explain +- margin */
 	char leaf[64];       /* for the words: the path's last frame */
 	char near[96];       /* when not robust: which way it moved */
+	double elapsed_s;    /* measuring time at this look, from the start
+	                      * (the caller sets it after seqstop_look_build); 0:
+	                      * not known, no deadline */
 	double rises;        /* the sum of the subsystems' rises, samples/s
 	                      * (idle left out): for the adaptive windows */
 };

@@ -44,6 +44,12 @@ struct verdict {
 	char time[16];             /* the kind of time of the verdict path:
 	                            * "on-cpu" (no TREE_TIME level), "blocked",
 	                            * "runnable"; "" when not found */
+	/* issue 26: a blocked verdict's waker, apart from its subsystem (which
+	 * is where it waited): who woke it most, "softirq BLOCK", "task nginx
+	 * (tgid 12)", "hardirq timer", "none seen"; its class "task",
+	 * "softirq", "hardirq", "none"; "" when not blocked or not known */
+	char waker[64];
+	char waker_class[16];
 	double rise;               /* the significant rise at the verdict node */
 	struct verdict_branch *branches; /* a spread verdict: every branch,
 	                            * the largest branch first at every split
@@ -72,7 +78,8 @@ int verdict_add_note(struct verdict *v, const char *fmt, ...)
  *   {"found":1,"subsystem":"mm","path":[...],"leaf":"...","confidence":0.9,
  *    "summary":"...","evidence":{"rate_ref":..,"rate_load":..,"delta":..,
  *    "ratio":..|null,"q":..,"pairs":..,"pairs_agree":..,"share_of_root":..},
- *    "notes":[...],"time":"on-cpu","rise":..,"branches":[...],"falls":[...],
+ *    "notes":[...],"time":"on-cpu","rise":..,"waker"?:"softirq BLOCK",
+ *    "waker_class"?:"softirq","branches":[...],"falls":[...],
  *    "displaced":[...]}
  * ratio is null when the reference rate is 0 (infinite).  A cJSON object is
  * returned so callers can embed it; caller frees with cJSON_Delete. */

@@ -68,6 +68,9 @@ int verdict_json_add_paths(cJSON *o, const struct verdict *v)
 	if (!cJSON_AddStringToObject(o, "time", v->time) ||
 	    !cJSON_AddItemToObject(o, "rise", num(v->rise)))
 		return -ENOMEM;
+	if (v->waker[0] && (!cJSON_AddStringToObject(o, "waker", v->waker) ||
+			    !cJSON_AddStringToObject(o, "waker_class", v->waker_class)))
+		return -ENOMEM;
 	if (v->nbranches && branches_json(o, "branches", v->branches, v->nbranches))
 		return -ENOMEM;
 	if (branches_json(o, "falls", v->falls, v->nfalls) ||
@@ -283,6 +286,8 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 			goto fail;
 	}
 	if ((err = get_label(o, "time", v->time, sizeof(v->time), cause)) ||
+	    (err = get_label(o, "waker", v->waker, sizeof(v->waker), cause)) ||
+	    (err = get_label(o, "waker_class", v->waker_class, sizeof(v->waker_class), cause)) ||
 	    (err = get_num(o, "rise", NAN, &v->rise, cause)) ||
 	    (err = get_branches(o, "branches", &v->branches, &v->nbranches, cause)) ||
 	    (err = get_branches(o, "falls", &v->falls, &v->nfalls, cause)) ||

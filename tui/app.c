@@ -171,6 +171,7 @@ static void app_verdict_line(struct app *a, struct fmt_line *l, int width)
 		.path = v->path,
 		.npath = v->npath,
 		.nbranches = v->nbranches,
+		.waker = v->waker,
 	};
 
 	fmt_verdict_line(l, width, &fv, a->gl);

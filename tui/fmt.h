@@ -208,6 +208,8 @@ struct fmt_verdict {
 	unsigned npath;
 	unsigned nbranches;       /* a spread verdict's branches (path is the
 	                           * first): "+N more" said after it */
+	const char *waker;        /* a blocked verdict's waker ("softirq BLOCK"):
+	                           * "woken by ..." after it; NULL or "": none */
 };
 void fmt_verdict_line(struct fmt_line *l, int width, const struct fmt_verdict *v,
 		      const struct glyphs *gl);

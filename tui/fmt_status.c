@@ -320,7 +320,7 @@ void fmt_verdict_line(struct fmt_line *l, int width, const struct fmt_verdict *v
 	const char *sep = gl->utf8 ? " \u203a " : " > ";
 	const char *parts[FMT_VERDICT_PARTS];
 	const char *ell = gl->g[GLYPH_ELLIPSIS];
-	char buf[FMT_LINE_MAX], more[32] = "";
+	char buf[FMT_LINE_MAX], more[112] = "";
 	unsigned n = 0, head, tail = 0;
 	int sepw = fmt_width(sep), ew = fmt_width(ell), room;
 	size_t at = 0;
@@ -348,6 +348,8 @@ void fmt_verdict_line(struct fmt_line *l, int width, const struct fmt_verdict *v
 		parts[n - 1] = v->path[v->npath - 1];   /* the leaf, always */
 	if (v->nbranches > 1)
 		snprintf(more, sizeof(more), "  +%u more", v->nbranches - 1);
+	if (v->waker && *v->waker)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more), "  woken by %s", v->waker);
 	room = width - l->width - 1 - fmt_width(more);
 	if (room < 8 && more[0]) {            /* the path first */
 		room += fmt_width(more);

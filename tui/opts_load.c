@@ -44,7 +44,8 @@ static const struct opts_load_opt opts_load_table[] = {
 	  "(system-wide); without it a warning" },
 	{ OL_PAIRS, "--pairs", NULL, "K",
 	  "at most K reference/loaded window pairs: measuring stops earlier when the "
-	  "verdict is settled (default 12); with --fixed exactly K (default 6)" },
+	  "verdict is settled (default 12, and no more than 8.5 s of measuring unless K is "
+	  "given); with --fixed exactly K (default 6)" },
 	{ OL_MIN_PAIRS, "--min-pairs", NULL, "K",
 	  "at least K pairs before measuring may stop (default 2)" },
 	{ OL_FIXED, "--fixed", NULL, NULL,
@@ -360,8 +361,11 @@ int opts_load_finish(struct opts_load *ol, int need_load, FILE *err)
 			m->pairs = MEASURE_DEFAULT_PAIRS;
 		m->adapt_window = m->adapt_settle = 0;
 	} else {
-		if (!ol->pairs_given)
+		if (!ol->pairs_given) {
 			m->pairs = SEQSTOP_DEFAULT_MAX_PAIRS;
+			/* no verdict later than ~10 s; --pairs asks for more */
+			m->deadline_s = SEQSTOP_DEFAULT_DEADLINE_S;
+		}
 		if (!ol->min_pairs_given && m->min_pairs > m->pairs)
 			m->min_pairs = m->pairs; /* --pairs 1: one pair, as asked */
 		m->adapt_window = !ol->window_given;

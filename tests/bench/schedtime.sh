@@ -7,6 +7,9 @@
 #                 wall-clock tree tracks a victim and `argus model` its load)
 #   self-exact    the same without sampling (every interval charged)
 #   all           tracking every task of the machine
+#   other         tracking another process (the shell running this) while
+#                 the ping-pong runs untracked: a victim of a message-heavy
+#                 aggressor, the case of the early exit (issue 26)
 #   old-self, old-all   the programs of an older tree (OLD=DIR: a source
 #                 tree with build/libargus.a made, or OLD_REV=REV: built
 #                 here from git, e.g. OLD_REV=e0770a7, the version before
@@ -36,12 +39,12 @@ if [ -n "${OLD_REV:-}" ] && [ -z "${OLD:-}" ]; then
 		make -s -C "$OLD" -j2 build/libargus.a >"$TMP/old.log" 2>&1 ||
 		{ tail -5 "$TMP/old.log"; echo "cannot build $OLD_REV"; exit 1; }
 fi
-MODES="none self self-exact all"
+MODES="none self self-exact all other"
 if [ -n "${OLD:-}" ]; then
 	cc -O1 -g -I"$OLD/core" -I"$OLD/build" -I"$OLD/bpf" -o "$TMP/run-old" \
 		"$OLD/tests/live/schedtime_run.c" "$OLD/build/libargus.a" $LIBS ||
 		{ echo "cannot build the old driver"; exit 1; }
-	MODES="$MODES old-self old-all"
+	MODES="$MODES old-self old-all old-other"
 fi
 for m in $MODES; do : >"$TMP/$m"; : >"$TMP/$m.ev"; done
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"

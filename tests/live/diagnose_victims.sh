@@ -41,15 +41,26 @@ check() { # name want_time frame_regex json
 			END { exit bad }' || fail "$1: the victim's time does not add up to its wall time"
 }
 
+waited() { # name subsystem waker_class_regex json: a blocked verdict is labelled
+	# where it waited, not sched, and its waker's class is its own field (issue 26)
+	[ "$(jq -r .verdict.time "$4")" = blocked ] || return 0
+	s=$(jq -r .verdict.subsystem "$4") c=$(jq -r '.verdict.waker_class // "none"' "$4")
+	echo "$1: subsystem $s, waker $(jq -r '.verdict.waker // "-"' "$4") ($c)"
+	[ "$s" = "$2" ] || fail "$1: a blocked verdict's subsystem is $s, not where it waited ($2)"
+	echo "$c" | grep -Eqx "$3" || fail "$1: waker_class $c, want $3"
+}
+
 "$ARGUS" diagnose --victim "$S/io_victim" --load "$S/evictor" --no-session >"$TMP/io.json" 2>"$TMP/io.err" ||
 	{ cat "$TMP/io.err"; fail "diagnose io_victim exited $?"; }
 check io_victim blocked 'filemap_read.*(folio_wait_bit|io_schedule).*\[woken by (softirq BLOCK|hardirq)' "$TMP/io.json"
+waited io_victim mm 'softirq|hardirq' "$TMP/io.json"
 jq -r '.verdict.path[]' "$TMP/io.json" | grep -q 'woken by task' &&
 	fail "io_victim: a disk completion named a task as the waker"
 
 "$ARGUS" diagnose --victim "$S/lock_victim" --load "$S/lock_holder" --session "$TMP/lock.ses" \
 	>"$TMP/lock.json" 2>"$TMP/lock.err" || { cat "$TMP/lock.err"; fail "diagnose lock_victim exited $?"; }
 check lock_victim blocked 'rwsem_down_write_slowpath.*\[woken by task lock_holder' "$TMP/lock.json"
+waited lock_victim locking task "$TMP/lock.json"
 # the session keeps the wall-clock tree: its export has the three kinds of time
 "$ARGUS" export "$TMP/lock.ses" --format json >"$TMP/lock.export" || fail "cannot export the session"
 # (on-cpu and blocked always; runnable when the windows caught the victim

@@ -15,7 +15,9 @@
  *                                 probe (no MODE), or with it: MODE is all
  *                                 (every task tracked) or self (only the
  *                                 ping-pong, as the wall-clock tree tracks a
- *                                 victim and the model its load), then
+ *                                 victim and the model its load) or other
+ *                                 (only the parent shell: the ping-pong an
+ *                                 untracked aggressor), then
  *                                 optionally -exact (no sampling: every
  *                                 interval charged) and -stats (BPF run-time
  *                                 statistics on): prints "ops_per_sec N" and,
@@ -240,8 +242,10 @@ static int account(double secs)
 
 static int pingpong_only(double secs, const char *mode)
 {
-	int probe = mode && (!strncmp(mode, "all", 3) || !strncmp(mode, "self", 4));
+	int probe = mode && (!strncmp(mode, "all", 3) || !strncmp(mode, "self", 4) ||
+			     !strncmp(mode, "other", 5));
 	int self = probe && !strncmp(mode, "self", 4);
+	int other = probe && !strncmp(mode, "other", 5);
 	uint32_t tg;
 	struct probe_schedtime_opts o = { 0 };
 	struct probe_schedtime *ps = NULL;
@@ -261,6 +265,15 @@ static int pingpong_only(double secs, const char *mode)
 		o.exact = strstr(mode, "exact") != NULL;
 		if (self) {
 			tg = (uint32_t)p;
+			o.tgids = &tg;
+			o.ntgids = 1;
+			o.follow_forks = 1;
+			o.windows = 1;
+		} else if (other) {
+			/* a victim that is not the ping-pong: the shell that runs
+			 * this, waiting; the ping-pong is the aggressor, not
+			 * followed (the early exit's case, issue 26) */
+			tg = (uint32_t)getppid();
 			o.tgids = &tg;
 			o.ntgids = 1;
 			o.follow_forks = 1;
@@ -295,6 +308,6 @@ int main(int argc, char **argv)
 		return account(atof(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "pingpong"))
 		return pingpong_only(atof(argv[2]), argc > 3 ? argv[3] : NULL);
-	fprintf(stderr, "usage: schedtime_run account SECS | pingpong SECS [all|self][-exact][-stats]\n");
+	fprintf(stderr, "usage: schedtime_run account SECS | pingpong SECS [all|self|other][-exact][-stats]\n");
 	return 2;
 }

@@ -525,6 +525,12 @@ static void test_verdict_line(void **state)
 	v.nbranches = 3;
 	fmt_verdict_line(&l, 100, &v, glyphs_get(0));
 	assert_non_null(strstr(l.text, "do_wp_page  +2 more"));
+	/* a blocked verdict names its waker apart from its subsystem */
+	v.nbranches = 0;
+	v.waker = "softirq BLOCK";
+	fmt_verdict_line(&l, 160, &v, glyphs_get(0));
+	assert_non_null(strstr(l.text, "do_wp_page  woken by softirq BLOCK"));
+	v.waker = NULL;
 	/* nothing found */
 	v.found = 0;
 	v.provisional = 1;

@@ -126,6 +126,54 @@ static void test_not_settled(void **state)
 	assert_false(d.stop);
 }
 
+/* issue 26: the deadline stops a run whose next pair would end past it,
+ * found or not, settled or not; never before the minimum; off at 0 */
+static void test_deadline(void **state)
+{
+	struct seqstop_look l[12];
+	struct seqstop_opts o;
+	struct seqstop_decision d;
+
+	(void)state;
+	seqstop_opts_default(&o);
+	o.deadline_s = 8.5;
+	for (unsigned i = 0; i < 12; i++) {
+		l[i] = look(i + 1, 0, 1, 1);
+		l[i].elapsed_s = 1.5 * (i + 1);
+	}
+	seqstop_decide(l, 4, &o, &d); /* 6 s, the next to 7.5 s */
+	assert_false(d.stop);
+	seqstop_decide(l, 5, &o, &d); /* 7.5 s, the next to 9 s */
+	assert_true(d.stop && !d.settled);
+	assert_string_equal(d.reason, "deadline of 8.5 s of measuring reached after 5 pairs (7.5 s); "
+			    "no bottleneck found at any look");
+	assert_string_equal(d.brief, "deadline after 5 pairs: no bottleneck found");
+	/* a moving verdict too */
+	for (unsigned i = 0; i < 5; i++)
+		l[i].found = 1, l[i].path_hash = 10 + i, l[i].max_q = 1e-6, l[i].all_significant = 1;
+	seqstop_decide(l, 5, &o, &d);
+	assert_true(d.stop && !d.settled);
+	assert_non_null(strstr(d.reason, "the verdict still moved at pair 5"));
+	/* never before SEQSTOP_DEADLINE_MIN_PAIRS */
+	l[1].elapsed_s = 9;
+	seqstop_decide(l, 2, &o, &d);
+	assert_false(d.stop);
+	/* the minimum first */
+	o.min_pairs = 6;
+	seqstop_decide(l, 5, &o, &d);
+	assert_false(d.stop);
+	/* off */
+	o.min_pairs = 2;
+	o.deadline_s = 0;
+	seqstop_decide(l, 5, &o, &d);
+	assert_false(d.stop);
+	/* no clock: no deadline */
+	o.deadline_s = 8.5;
+	l[4].elapsed_s = 0;
+	seqstop_decide(l, 5, &o, &d);
+	assert_false(d.stop);
+}
+
 /* ---- adaptive windows --------------------------------------------------------- */
 
 static void test_windows(void **state)
@@ -183,7 +231,8 @@ struct sim_result {
 
 /* One sequential run: pairs of ~0.5 s windows (jittered), after each pair
  * the analysis over everything so far, then the stop rule. */
-static void sim_run(struct sim_rng *rng, double effect, int sequential, struct sim_result *res)
+static void sim_run(struct sim_rng *rng, double effect, int sequential, double deadline_s,
+		    struct sim_result *res)
 {
 	struct profile *p = profile_new();
 	struct seqstop_look looks[MAXP];
@@ -194,6 +243,7 @@ static void sim_run(struct sim_rng *rng, double effect, int sequential, struct s
 
 	assert_non_null(p);
 	seqstop_opts_default(&so);
+	so.deadline_s = deadline_s;
 	memset(res, 0, sizeof(*res));
 	for (unsigned pair = 1; pair <= MAXP; pair++) {
 		struct calib_opts co;
@@ -219,6 +269,7 @@ static void sim_run(struct sim_rng *rng, double effect, int sequential, struct s
 		co.sequential = sequential;
 		ao.calib = &co;
 		assert_int_equal(seqstop_look_build(p, &ao, so.margin, pair, &looks[pair - 1], NULL), 0);
+		looks[pair - 1].elapsed_s = tt; /* simulated: every pair ~1.2 s */
 		seqstop_decide(looks, pair, &so, &d);
 		if (d.stop || pair == MAXP) {
 			struct analysis an;
@@ -249,7 +300,7 @@ static void test_false_alarm(void **state)
 	for (unsigned run = 0; run < NULL_RUNS; run++) {
 		struct sim_result r;
 
-		sim_run(&rng, 1.0, 1, &r);
+		sim_run(&rng, 1.0, 1, 0, &r);
 		found += r.found;
 		atmax += r.stopped_at == MAXP;
 	}
@@ -257,7 +308,7 @@ static void test_false_alarm(void **state)
 	for (unsigned run = 0; run < NULL_RUNS / 5; run++) {
 		struct sim_result r;
 
-		sim_run(&rng, 1.0, 0, &r);
+		sim_run(&rng, 1.0, 0, 0, &r);
 		found_fixed += r.found;
 	}
 	printf("no true delta, %u runs, looks after each of up to %d pairs: \"bottleneck found\" "
@@ -278,7 +329,7 @@ static void test_power(void **state)
 	for (unsigned run = 0; run < POWER_RUNS; run++) {
 		struct sim_result r;
 
-		sim_run(&rng, 2.0, 1, &r);
+		sim_run(&rng, 2.0, 1, 0, &r);
 		ok += r.found && r.has_anon;
 		settled += r.settled;
 		if (r.settled && r.has_anon)
@@ -297,6 +348,63 @@ static void test_power(void **state)
 	assert_true(med && med <= 4);
 }
 
+/* issue 26: with the deadline (8.5 s, ~1.2 s simulated a pair: at most 7
+ * pairs), the null false alarms still at most 5%; a true 2x still found;
+ * a thin 1.3x side by side with and without the deadline (the same random
+ * streams): what stopping on the clock costs a thin effect, said. */
+#define DEADLINE_S 8.5
+#define DEADLINE_NULL_RUNS 200
+#define DEADLINE_RUNS 40
+
+static void test_deadline_sim(void **state)
+{
+	struct sim_rng rng = { 0x26dead };
+	unsigned found = 0, ok = 0, thin[2] = { 0 }, late = 0, pairs[2] = { 0 };
+
+	(void)state;
+	for (unsigned run = 0; run < DEADLINE_NULL_RUNS; run++) {
+		struct sim_result r;
+
+		sim_run(&rng, 1.0, 1, DEADLINE_S, &r);
+		found += r.found;
+		late += r.stopped_at > 7;
+	}
+	for (unsigned run = 0; run < DEADLINE_RUNS; run++) {
+		struct sim_result r;
+
+		sim_run(&rng, 2.0, 1, DEADLINE_S, &r);
+		ok += r.found && r.has_anon;
+		late += r.stopped_at > 7;
+	}
+	for (unsigned run = 0; run < DEADLINE_RUNS; run++) {
+		struct sim_rng keep = rng;
+		struct sim_result r;
+
+		for (int m = 0; m < 2; m++) {
+			if (!m)
+				keep = rng;
+			else
+				rng = keep;
+			sim_run(&rng, 1.3, 1, m ? 0 : DEADLINE_S, &r);
+			thin[m] += r.found && r.has_anon;
+			pairs[m] += (unsigned)r.stopped_at;
+			if (!m)
+				late += r.stopped_at > 7;
+		}
+	}
+	printf("deadline %.1f s of measuring: no true delta, %u runs: \"bottleneck found\" in "
+	       "%.2f%%; a true 2x, %u runs: correct at the stop in %.1f%%; a true 1.3x, %u runs "
+	       "side by side: correct %.1f%% with the deadline (%.1f pairs on average), %.1f%% "
+	       "without (%.1f pairs); runs past 7 pairs with it: %u\n", DEADLINE_S,
+	       DEADLINE_NULL_RUNS, found * 100.0 / DEADLINE_NULL_RUNS, DEADLINE_RUNS,
+	       ok * 100.0 / DEADLINE_RUNS, DEADLINE_RUNS, thin[0] * 100.0 / DEADLINE_RUNS,
+	       (double)pairs[0] / DEADLINE_RUNS, thin[1] * 100.0 / DEADLINE_RUNS,
+	       (double)pairs[1] / DEADLINE_RUNS, late);
+	assert_int_equal(late, 0);
+	assert_true(found <= 0.05 * DEADLINE_NULL_RUNS);
+	assert_true(ok >= 0.9 * DEADLINE_RUNS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +413,8 @@ int main(void)
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_false_alarm),
 		cmocka_unit_test(test_power),
+		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_deadline_sim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
