@@ -127,6 +127,13 @@ static int is_dispatch(const struct tree_node *n)
 	return 0;
 }
 
+int descent_not_a_path(const struct tree_node *n)
+{
+	const struct skid *sk = skid_of(n);
+
+	return is_grouping(n) || is_dispatch(n) || (sk && sk->kind == SKID_ENTRY);
+}
+
 /* ---- numbers ---------------------------------------------------------------- */
 
 struct stop {
@@ -821,6 +828,12 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 	if (!d.nstops)
 		return verdict_not_found(&d, d.start);
 	err = verdict_found(&d);
+	/* a spread or weak answer: does the increase converge on one function
+	 * under several callers? (core/descent_converge.c) */
+	if (!err && (d.nstops > 1 || v->rise < d.explain * d.start_mass)) {
+		err = descent_converge(t, d.start, d.explain, v->rise, d.secs, v, r);
+		err = err > 0 ? 0 : err;
+	}
 	if (!err)
 		err = find_falls(&d, d.start);
 	if (!err)
