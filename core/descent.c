@@ -831,7 +831,7 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 	/* a spread or weak answer: does the increase converge on one function
 	 * under several callers? (core/descent_converge.c) */
 	if (!err && (d.nstops > 1 || v->rise < d.explain * d.start_mass)) {
-		err = descent_converge(t, d.start, d.explain, v->rise, d.secs, v, r);
+		err = descent_converge(t, d.start, d.explain, d.stops[0].n, d.secs, v, r);
 		err = err > 0 ? 0 : err;
 	}
 	if (!err)

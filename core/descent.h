@@ -29,14 +29,14 @@ int descent_note_moves(struct verdict *v, struct tree_node *under, int sign);
  * kthread entry) or a skid frame: not a code path of its own */
 int descent_not_a_path(const struct tree_node *n);
 
-/* core/descent_converge.c: when the walk's answer (walk_mass, at v) is
+/* core/descent_converge.c: when the walk's answer (walk_stop, in v) is
  * spread or weak, the function the increase converges on, summed over its
  * callers below start, replaces v's path, leaf, subsystem and evidence and
  * fills v->convergence and v->callers.  secs: the windows' seconds per
  * condition.  1 when it did, 0 when nothing converges, -errno. */
 int descent_converge(struct tree *t, const struct tree_node *start, double explain,
-		     double walk_mass, const double secs[COND_N], struct verdict *v,
-		     struct agent_reply *r);
+		     const struct tree_node *walk_stop, const double secs[COND_N],
+		     struct verdict *v, struct agent_reply *r);
 
 /* name equals want once a compiler suffix (".isra.0", ".cold", ...) is cut */
 static inline int descent_name_is(const char *name, const char *want)

@@ -11,7 +11,8 @@
  * within one kind of time, so on-CPU and blocked time are not mixed),
  * and the function with the largest sum that is reached from at least two
  * callers, each with a real part of it, becomes the verdict when it
- * carries more than the walk's answer.  Below it the descent goes on in
+ * carries more than the walk's answer and that answer does not already go
+ * through it.  Below it the descent goes on in
  * the merged view: the child (summed over the function's places) that
  * explains at least `explain` of it, and so on.  The verdict path is the
  * real path of that merged chain's largest place; verdict.convergence
@@ -207,10 +208,20 @@ static int conv_summary(struct verdict *v, double best, double total)
 	return err;
 }
 
-int descent_converge(struct tree *t, const struct tree_node *start, double explain,
-		     double walk_mass, const double secs[COND_N], struct verdict *v,
-		     struct agent_reply *r)
+/* is a frame named name on n's path (n included)? */
+static int on_path(const struct tree_node *n, const char *name)
 {
+	for (; n; n = n->parent)
+		if (n->kind == TREE_FRAME && !strcmp(n->name, name))
+			return 1;
+	return 0;
+}
+
+int descent_converge(struct tree *t, const struct tree_node *start, double explain,
+		     const struct tree_node *walk_stop, const double secs[COND_N],
+		     struct verdict *v, struct agent_reply *r)
+{
+	double walk_mass = walk_stop->stat.rise;
 	struct conv_set all = { 0 }, at = { 0 }, next = { 0 };
 	const struct tree_node *largest = NULL;
 	double total = start->stat.rise, best = 0, sum;
@@ -242,6 +253,10 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 	/* the convergence must carry more than the walk's answer, and a real
 	 * part of the whole */
 	if (!bk || best <= walk_mass * 1.2 || best < CONV_TOTAL_MIN * total)
+		goto out;
+	/* the walk's answer already goes through it (and on below it): that
+	 * answer stands, its branches name the rest */
+	if (on_path(walk_stop, all.n[bi]->name))
 		goto out;
 	err = agent_reply_line(r, "%s: %+.1f/s summed over its %u places (the callee view), "
 			       "%.0f%% of the increase, more than the walk's answer (%+.1f/s) -> "
