@@ -7,5 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 real_need find
 dir=${1:-/usr}
+real_scratch # (none needed: removes dead loads' directories)
 real_bg sh -c 'while :; do find "$1" -xdev -printf "%s\n" > /dev/null 2>&1; done' walk "$dir"
 real_wait
