@@ -185,14 +185,80 @@ int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len)
 	return err;
 }
 
-/* the estimate the view shows; the probe is closed again before return */
+double ctl_budget(const struct controller *c, const struct step *s)
+{
+	return c->o.budget_pct > 0 ? c->o.budget_pct : step_exec_default_budget(s->kind);
+}
+
+int ctl_fit_budget(struct controller *c, struct step *s, const struct step_preflight *pf,
+		   char *why, size_t len)
+{
+	double budget = ctl_budget(c, s), duty = s->duty > 0 && s->duty < 1 ? s->duty : 1, f;
+
+	if (why && len)
+		why[0] = 0;
+	if (!pf->ok || !(pf->overhead_pct * duty > budget))
+		return 0;
+	if (!step_exec_kind_can_duty(s->kind)) {
+		if (why)
+			snprintf(why, len, "estimated %.1f%% of a CPU is over the %g%% budget and a "
+				 "%s step cannot be attached part of the time: it would be stopped "
+				 "(raise --budget, narrow the scope or the targets)", pf->overhead_pct,
+				 budget, step_kind_name(s->kind));
+		return -EDQUOT;
+	}
+	f = STEP_EXEC_DUTY_AIM * budget / pf->overhead_pct;
+	if (f < STEP_DUTY_MIN) {
+		if (why)
+			snprintf(why, len, "estimated %.1f%% of a CPU is over the %g%% budget even "
+				 "attached %.0f%% of each window: it would be stopped (raise --budget, "
+				 "narrow the scope or the targets)", pf->overhead_pct, budget,
+				 STEP_DUTY_MIN * 100);
+		return -EDQUOT;
+	}
+	f = (double)(unsigned)(f * 100) / 100;   /* two digits, rounded down: fits */
+	if (f < STEP_DUTY_MIN)
+		f = STEP_DUTY_MIN;
+	s->duty = f;
+	if (why)
+		snprintf(why, len, "attached all the time it would cost ~%.1f%% of a CPU, over the "
+			 "%g%% budget: it is attached %.0f%% of each window instead (duty %.2f; "
+			 "rates per attached second)", pf->overhead_pct, budget, f * 100, f);
+	return 1;
+}
+
+/* the estimate the view shows; the probe is closed again before return.
+ * Over the budget, a kind with a duty cycle is changed to fit before a
+ * person decides, and says so; another is said to be stopped if run. */
 static void preflight(struct controller *c, struct step *s)
 {
 	struct ctl_event ev = { .kind = CTL_EV_ESTIMATE, .step = s };
-	char est[200] = "";
+	struct step_preflight pf;
+	char est[400] = "", fit[400];
+	int err, rc;
 
-	if (c->o.preflight && ctl_estimate(c, s, est, sizeof(est)) < 0)
+	if (!c->o.preflight) {
+		ev.text = est;
+		ctl_emit(c, &ev);
+		return;
+	}
+	memset(&pf, 0, sizeof(pf));
+	err = c->o.exec->preflight(c->o.exec_arg, s, caps_cached(), &pf);
+	step_preflight_line(&pf, est, sizeof(est));
+	if (err < 0) {
 		ctl_say(c, CTL_LINE_ERROR, "pre-flight: %s", est);
+	} else if ((rc = ctl_fit_budget(c, s, &pf, fit, sizeof(fit))) != 0) {
+		size_t n = strlen(est);
+
+		ctl_say(c, rc > 0 ? CTL_LINE_INFO : CTL_LINE_ERROR, "pre-flight: %s", fit);
+		if (rc > 0)
+			snprintf(est + n, sizeof(est) - n, "; attached %.0f%% of each window: "
+				 "~%.2f%% on average", s->duty * 100, pf.overhead_pct * s->duty);
+		else
+			snprintf(est + n, sizeof(est) - n, "; over the %g%% budget: it would be "
+				 "stopped", ctl_budget(c, s));
+	}
+	step_preflight_clear(&pf);
 	ev.text = est;
 	ctl_emit(c, &ev);
 }
@@ -425,17 +491,33 @@ static int do_turn(struct controller *c, struct tree *t)
 
 /* ---- running ---------------------------------------------------------------------------- */
 
-/* batch: the summary told to the agent, with why a run stopped early */
-static char *batch_summary(const struct ctl_run *r, const struct step_exec_info *info)
+/* The summary with what was measured when it was not all of it: a run
+ * stopped for its cost (how many windows it kept), a duty cycle (what part
+ * of each window).  Takes ownership of sum; returns the string to free. */
+static char *summary_measured(char *sum, const struct step_exec_info *info)
 {
-	char *sum = r->data ? step_summary(r->step, r->data, 1) : NULL, *s2 = NULL;
+	char *s2 = NULL;
 
-	if (sum && info->state == STEP_EXEC_OVER_BUDGET &&
-	    asprintf(&s2, "%s (%s)", sum, info->reason) >= 0) {
+	if (!sum)
+		return NULL;
+	if (info->state == STEP_EXEC_OVER_BUDGET &&
+	    asprintf(&s2, "%s (%s; measured %u of %u windows)", sum, info->reason, info->windows,
+		     2 * info->pairs) >= 0) {
+		free(sum);
+		sum = s2;
+	} else if (info->duty > 0 && info->duty < 1 &&
+		   asprintf(&s2, "%s (attached %.0f%% of each window to hold the %g%% budget)", sum,
+			    info->duty * 100, info->budget_pct) >= 0) {
 		free(sum);
 		sum = s2;
 	}
 	return sum;
+}
+
+/* batch: the summary told to the agent, with why a run stopped early */
+static char *batch_summary(const struct ctl_run *r, const struct step_exec_info *info)
+{
+	return summary_measured(r->data ? step_summary(r->step, r->data, 1) : NULL, info);
 }
 
 static void run_finished(struct controller *c, struct ctl_run *r, int failed)
@@ -458,9 +540,10 @@ static void run_finished(struct controller *c, struct ctl_run *r, int failed)
 	ev.pf = c->gate;
 	ev.ok = r->data != NULL && !failed;
 	if (c->o.batch) {
-		/* the session computes its own summary; the agent hears this one */
+		/* the agent, the JSON and the session hear what was measured */
 		sum = batch_summary(r, &info);
 		ev.summary = sum;
+		ev.text = sum;
 		ctl_emit(c, &ev);
 		ctl_gate_clear(c);
 		if (failed)
@@ -474,7 +557,7 @@ static void run_finished(struct controller *c, struct ctl_run *r, int failed)
 		return;
 	}
 	if (r->data)
-		sum = step_summary(r->step, r->data, c->o.utf8);
+		sum = summary_measured(step_summary(r->step, r->data, c->o.utf8), &info);
 	if (sum && c->o.scope.no_reference) {
 		/* both columns measured it running: said with the numbers too */
 		char *s2 = NULL;

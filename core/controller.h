@@ -281,6 +281,16 @@ int ctl_validate(struct controller *c, struct step *s);
 /* The pre-flight line of s into buf: 0 may be offered, -errno not. */
 int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len);
 
+struct step_preflight;
+/* The budget a step is held to, % of one CPU (--budget, else its kind's). */
+double ctl_budget(const struct controller *c, const struct step *s);
+/* A step whose pre-flight pf is over its budget: a kind with a duty cycle
+ * gets s->duty set to the part of each window that fits (1 returned);
+ * otherwise -EDQUOT (it would be stopped); 0 when it fits as it is.  why
+ * (may be NULL) receives the sentence a person reads either way. */
+int ctl_fit_budget(struct controller *c, struct step *s, const struct step_preflight *pf,
+		   char *why, size_t len);
+
 /* The running step's progress (phase SOURCE_STEP...); 0, -ENOENT none. */
 int ctl_run_status(struct controller *c, struct source_status *st, unsigned *step_no);
 /* Samples the steps' windows lost: the finished ones' and the running

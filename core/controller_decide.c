@@ -27,9 +27,9 @@ static int need_proposal(struct controller *c, const char *what)
 static int gate(struct controller *c, struct step *s)
 {
 	struct ctl_event ev = { .kind = CTL_EV_PREFLIGHT, .step_no = c->nsteps + 1, .step = s };
-	char line[512], nr[512];
+	char line[1024], nr[512];
 	double budget;
-	int err;
+	int err, fit = 0;
 
 	ctl_gate_clear(c);
 	c->gate = calloc(1, sizeof(*c->gate));
@@ -45,9 +45,15 @@ static int gate(struct controller *c, struct step *s)
 			 step_scope_describe(s, &c->o.scope, sc, sizeof(sc)));
 	}
 	ev.text = line;
-	budget = c->o.budget_pct > 0 ? c->o.budget_pct : step_exec_default_budget(s->kind);
+	budget = ctl_budget(c, s);
 	ev.why = line;
-	if (!err && c->gate->overhead_pct > budget) {
+	if (!err && (fit = ctl_fit_budget(c, s, c->gate, nr, sizeof(nr))) > 0) {
+		/* a duty cycle fits it: run it attached part of each window */
+		size_t n = strlen(line);
+
+		snprintf(line + n, sizeof(line) - n, "; %s", nr);
+		ctl_say(c, CTL_LINE_INFO, "pre-flight: %s", nr);
+	} else if (!err && fit < 0) {
 		/* it would be detached at once: say so instead of running it */
 		c->gate->ok = 0;
 		free(c->gate->cause);

@@ -52,6 +52,12 @@ struct kind_ops {
 	void (*stats)(struct kind_probe *kp, struct kind_stats *st);
 	/* Detaches and unloads; NULL-safe. */
 	void (*close)(struct kind_probe *kp);
+	/* Optional (NULL when the kind cannot): detach the programs, keeping
+	 * maps and snapshots, and attach them again.  What a duty cycle needs
+	 * to hold a step whose events fire faster than its budget allows to
+	 * that budget (step_exec.h).  0 or -errno. */
+	int (*pause)(struct kind_probe *kp);
+	int (*resume)(struct kind_probe *kp);
 };
 
 /* The ops of kind k, or NULL when this build has no probe for it. */

@@ -365,6 +365,35 @@ int kind_stats_enable(void)
 	return fd < 0 ? -errno : fd;
 }
 
+int kind_raw_tp_attach(struct bpf_link **links, struct bpf_program *const *progs,
+		       char *const *tps, unsigned n, char **cause)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const char *name = strchr(tps[i], ':');
+		int err;
+
+		if (links[i])
+			continue;
+		name = name ? name + 1 : tps[i];
+		links[i] = bpf_program__attach_raw_tracepoint(progs[i], name);
+		if (!links[i]) {
+			err = -errno;
+			util_cause(cause, "cannot attach to tracepoint %s: %s%s", tps[i],
+				   strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
+			return err;
+		}
+	}
+	return 0;
+}
+
+void kind_links_destroy(struct bpf_link **links, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bpf_link__destroy(links[i]);
+		links[i] = NULL;
+	}
+}
+
 int kind_stackmap_copy(int map_fd, uint32_t id, unsigned depth, uint64_t *ips, unsigned max)
 {
 	uint64_t buf[KIND_STACKMAP_MAX_DEPTH] = { 0 };

@@ -12,6 +12,8 @@
 
 #include "util.h"              /* kind_set_cause */
 
+struct bpf_link;
+struct bpf_program;
 struct ksym_table;
 struct profile;
 struct step_filter;
@@ -104,6 +106,16 @@ int kind_load_flavour(const char *name, int (*load)(void *arg, int raw), void *a
 /* Turns on BPF run-time statistics while held: returns an fd (close it to
  * release) or -errno.  Absent statistics leave run times at 0. */
 int kind_stats_enable(void);
+
+/* Attaches progs[i] to the raw tracepoint of tps[i] ("category:name" or
+ * "name", by name: no tracefs) for every i < n whose links[i] is NULL.  0,
+ * or -errno with *cause naming the tracepoint (the links made stay set: the
+ * caller destroys them). */
+int kind_raw_tp_attach(struct bpf_link **links, struct bpf_program *const *progs,
+		       char *const *tps, unsigned n, char **cause);
+/* Destroys links[0..n) and sets them NULL: the programs stay loaded, their
+ * maps kept, and cost nothing until attached again (a duty cycle). */
+void kind_links_destroy(struct bpf_link **links, unsigned n);
 /* Adds prog_fd's run time and run count (since load) to *ns and *cnt. */
 void kind_prog_runtime(int prog_fd, uint64_t *ns, uint64_t *cnt);
 

@@ -26,6 +26,8 @@ _Static_assert(PROBE_COUNTS_MAX == COUNTS_MAX_TPS, "slot count");
 struct probe_counts {
 	struct counts_bpf *skel;
 	struct bpf_link *links[COUNTS_MAX_TPS];
+	struct bpf_program *progs[COUNTS_MAX_TPS];
+	char *tps[COUNTS_MAX_TPS];  /* owned copies: attached again after a pause */
 	unsigned ntps;
 	int ncpus;
 };
@@ -42,8 +44,9 @@ void probe_counts_close(struct probe_counts *pc)
 {
 	if (!pc)
 		return;
-	for (unsigned i = 0; i < COUNTS_MAX_TPS; i++)
-		bpf_link__destroy(pc->links[i]);
+	kind_links_destroy(pc->links, COUNTS_MAX_TPS);
+	for (unsigned i = 0; i < pc->ntps; i++)
+		free(pc->tps[i]);
 	counts_bpf__destroy(pc->skel);
 	free(pc);
 }
@@ -89,22 +92,32 @@ struct probe_counts *probe_counts_open(const char *const *tps, unsigned ntps,
 		goto fail;
 	}
 	for (unsigned i = 0; i < ntps; i++) {
-		const char *name = strchr(tps[i], ':');
-
-		name = name ? name + 1 : tps[i];
-		pc->links[i] = bpf_program__attach_raw_tracepoint(cnt_prog(pc->skel, i), name);
-		if (!pc->links[i]) {
-			err = -errno;
-			util_cause(cause, "cannot attach to tracepoint %s: %s%s", tps[i],
-				   strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
+		pc->progs[i] = cnt_prog(pc->skel, i);
+		pc->tps[i] = strdup(tps[i]);
+		if (!pc->tps[i]) {
+			err = -ENOMEM;
+			util_cause(cause, "out of memory");
 			goto fail;
 		}
 	}
+	err = kind_raw_tp_attach(pc->links, pc->progs, pc->tps, ntps, cause);
+	if (err)
+		goto fail;
 	return pc;
 fail:
 	probe_counts_close(pc);
 	errno = -err;
 	return NULL;
+}
+
+void probe_counts_detach(struct probe_counts *pc)
+{
+	kind_links_destroy(pc->links, pc->ntps);
+}
+
+int probe_counts_attach(struct probe_counts *pc, char **cause)
+{
+	return kind_raw_tp_attach(pc->links, pc->progs, pc->tps, pc->ntps, cause);
 }
 
 int probe_counts_read(struct probe_counts *pc, unsigned i, uint64_t *fired,
@@ -249,6 +262,17 @@ static int counts_take(struct kind_run *r, struct step_data *d, unsigned w)
 	return 0;
 }
 
+static int counts_pause(struct kind_probe *kp)
+{
+	probe_counts_detach(((struct kind_counts *)kp)->pc);
+	return 0;
+}
+
+static int counts_resume(struct kind_probe *kp)
+{
+	return probe_counts_attach(((struct kind_counts *)kp)->pc, NULL);
+}
+
 const struct kind_ops probe_counts_kind_ops = {
 	.kind = STEP_COUNTS,
 	.open = counts_open,
@@ -256,4 +280,6 @@ const struct kind_ops probe_counts_kind_ops = {
 	.discard = kind_run_discard,
 	.stats = kind_run_stats,
 	.close = counts_close,
+	.pause = counts_pause,
+	.resume = counts_resume,
 };

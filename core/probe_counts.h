@@ -22,6 +22,11 @@ struct probe_counts *probe_counts_open(const char *const *tps, unsigned ntps,
 				       const struct kind_filter *f, char **cause);
 void probe_counts_close(struct probe_counts *pc); /* NULL-safe */
 
+/* Detaches the programs (maps and counts kept; nothing runs) and attaches
+ * them again: a duty cycle's off and on.  attach: 0 or -errno, *cause
+ * (may be NULL). */
+void probe_counts_detach(struct probe_counts *pc);
+int probe_counts_attach(struct probe_counts *pc, char **cause);
 /* Firings of tracepoint i since open, summed over CPUs (filtered_out may be
  * NULL).  0 or -errno. */
 int probe_counts_read(struct probe_counts *pc, unsigned i, uint64_t *fired,

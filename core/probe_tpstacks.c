@@ -48,6 +48,8 @@ _Static_assert(sizeof(struct tpstacks_counters) == 40, "tpstacks_counters layout
 struct probe_tpstacks {
 	struct tpstacks_bpf *skel;
 	struct bpf_link *links[TPSTACKS_MAX_TPS];
+	struct bpf_program *progs[TPSTACKS_MAX_TPS];
+	char *tps[TPSTACKS_MAX_TPS]; /* owned copies: attached again after a pause */
 	unsigned ntps;
 	unsigned sample_every;
 	int ncpus;
@@ -65,8 +67,9 @@ void probe_tpstacks_free(struct probe_tpstacks *t)
 {
 	if (!t)
 		return;
-	for (unsigned i = 0; i < TPSTACKS_MAX_TPS; i++)
-		bpf_link__destroy(t->links[i]);
+	kind_links_destroy(t->links, TPSTACKS_MAX_TPS);
+	for (unsigned i = 0; i < t->ntps; i++)
+		free(t->tps[i]);
 	tpstacks_bpf__destroy(t->skel);
 	free(t);
 }
@@ -74,7 +77,6 @@ void probe_tpstacks_free(struct probe_tpstacks *t)
 struct probe_tpstacks *probe_tpstacks_open(const struct probe_tpstacks_opts *o, char **cause)
 {
 	struct probe_tpstacks *t = NULL;
-	struct bpf_program *p;
 	unsigned max_stacks = o->max_stacks ? o->max_stacks : STEP_DEFAULT_MAX_STACKS;
 	int err = 0;
 
@@ -131,18 +133,17 @@ struct probe_tpstacks *probe_tpstacks_open(const struct probe_tpstacks_opts *o, 
 		goto fail;
 	}
 	for (unsigned i = 0; i < o->ntps; i++) {
-		const char *name = strchr(o->tracepoints[i], ':');
-
-		name = name ? name + 1 : o->tracepoints[i];
-		p = tps_prog(t->skel, i);
-		t->links[i] = bpf_program__attach_raw_tracepoint(p, name);
-		if (!t->links[i]) {
-			err = -errno;
-			util_cause(cause, "cannot attach to tracepoint %s: %s%s", o->tracepoints[i],
-				   strerror(-err), err == -ENOENT ? " (no such raw tracepoint)" : "");
+		t->progs[i] = tps_prog(t->skel, i);
+		t->tps[i] = strdup(o->tracepoints[i]);
+		if (!t->tps[i]) {
+			err = -ENOMEM;
+			util_cause(cause, "out of memory");
 			goto fail;
 		}
 	}
+	err = kind_raw_tp_attach(t->links, t->progs, t->tps, o->ntps, cause);
+	if (err)
+		goto fail;
 	return t;
 fail:
 	probe_tpstacks_free(t);
@@ -169,6 +170,16 @@ struct probe_tpstacks *probe_tpstacks_open_step(const struct step *s, char **cau
 		return NULL;
 	}
 	return probe_tpstacks_open(&o, cause);
+}
+
+void probe_tpstacks_detach(struct probe_tpstacks *t)
+{
+	kind_links_destroy(t->links, t->ntps);
+}
+
+int probe_tpstacks_attach(struct probe_tpstacks *t, char **cause)
+{
+	return kind_raw_tp_attach(t->links, t->progs, t->tps, t->ntps, cause);
 }
 
 unsigned probe_tpstacks_sample_every(const struct probe_tpstacks *t)
@@ -549,6 +560,17 @@ unsigned kind_tpstacks_every(const struct kind_probe *kp)
 	return ((const struct kind_tps *)kp)->every;
 }
 
+static int tps_pause(struct kind_probe *kp)
+{
+	probe_tpstacks_detach(((struct kind_tps *)kp)->t);
+	return 0;
+}
+
+static int tps_resume(struct kind_probe *kp)
+{
+	return probe_tpstacks_attach(((struct kind_tps *)kp)->t, NULL);
+}
+
 const struct kind_ops probe_tpstacks_kind_ops = {
 	.kind = STEP_TRACEPOINT_STACKS,
 	.open = tps_open,
@@ -556,4 +578,6 @@ const struct kind_ops probe_tpstacks_kind_ops = {
 	.discard = tps_discard,
 	.stats = tps_stats,
 	.close = tps_close,
+	.pause = tps_pause,
+	.resume = tps_resume,
 };

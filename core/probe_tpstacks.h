@@ -71,6 +71,11 @@ unsigned probe_tpstacks_sample_every(const struct probe_tpstacks *t);
  * attached.  Counts already recorded keep the old n: change it only right
  * after reading them. */
 void probe_tpstacks_set_sample_every(struct probe_tpstacks *t, unsigned n);
+/* Detaches the programs (maps and counts kept; nothing runs) and attaches
+ * them again: a duty cycle's off and on.  attach: 0 or -errno, *cause
+ * (may be NULL). */
+void probe_tpstacks_detach(struct probe_tpstacks *t);
+int probe_tpstacks_attach(struct probe_tpstacks *t, char **cause);
 /* Adds the BPF run time and runs of its programs (run-time statistics must
  * be on, see kind_stats_enable) to *ns and *cnt. */
 void probe_tpstacks_runtime(struct probe_tpstacks *t, uint64_t *ns, uint64_t *cnt);

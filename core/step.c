@@ -212,7 +212,7 @@ struct step *step_clone(const struct step *s)
 
 static const char *const step_keys[] = {
 	"kind", "target", "begin", "end", "filter", "scope", "duration_s", "freq_hz",
-	"sample_every", "max_stacks", "rationale", "expect", NULL,
+	"sample_every", "max_stacks", "duty", "rationale", "expect", NULL,
 };
 static const char *const filter_keys[] = { "pid", "tgid", "comm", "cgroup", NULL };
 
@@ -484,6 +484,12 @@ static int parse_object(const cJSON *root, struct step *s, struct step_error *er
 				      &s->sample_every, err);
 		} else if (!strcmp(k, "max_stacks")) {
 			rc = get_uint(j, "max_stacks", 1, STEP_STACKS_MAX, "stacks", &s->max_stacks, err);
+		} else if (!strcmp(k, "duty")) {
+			if (!cJSON_IsNumber(j) || !isfinite(j->valuedouble) ||
+			    j->valuedouble < STEP_DUTY_MIN || j->valuedouble > 1)
+				return step_error_set(err, "duty", "duty is the fraction of each window "
+						      "attached, between %g and 1", STEP_DUTY_MIN);
+			s->duty = j->valuedouble;
 		} else if (!strcmp(k, "rationale")) {
 			rc = get_string(j, "rationale", STEP_TEXT_MAX, &s->rationale, err);
 		} else if (!strcmp(k, "expect")) {
@@ -651,6 +657,8 @@ char *step_to_json(const struct step *s)
 		ok &= !!cJSON_AddNumberToObject(o, "sample_every", s->sample_every);
 	if (s->max_stacks)
 		ok &= !!cJSON_AddNumberToObject(o, "max_stacks", s->max_stacks);
+	if (s->duty > 0 && s->duty < 1)
+		ok &= !!cJSON_AddNumberToObject(o, "duty", s->duty);
 	if (s->rationale)
 		ok &= !!cJSON_AddStringToObject(o, "rationale", s->rationale);
 	if (s->expect)
@@ -694,6 +702,8 @@ char *step_describe(const struct step *s, char *buf, size_t len)
 		APPEND(" %uHz", s->freq_hz);
 	if (s->sample_every)
 		APPEND(" 1/%u", s->sample_every);
+	if (s->duty > 0 && s->duty < 1)
+		APPEND(" duty %.2f", s->duty);
 #undef APPEND
 	if (n >= len && len > 4)
 		memcpy(buf + len - 4, "...", 4);
@@ -834,6 +844,22 @@ int step_set_field(struct step *s, const char *field, const char *value, struct 
 			return -EINVAL;
 		}
 		s->duration_s = d;
+		return 0;
+	}
+	if (!strcmp(field, "duty")) {
+		char *msg = NULL;
+		double d;
+
+		if (!*value) {
+			s->duty = 0;
+			return 0;
+		}
+		if (num_parse_double(value, STEP_DUTY_MIN, 1, "of each window", &d, &msg) < 0) {
+			step_error_set(err, field, "duty %s", msg ? msg : "bad number");
+			free(msg);
+			return -EINVAL;
+		}
+		s->duty = d;
 		return 0;
 	}
 	if (!strcmp(field, "freq_hz") || !strcmp(field, "sample_every") ||

@@ -71,6 +71,12 @@ struct step {
 	unsigned freq_hz;           /* sample only; 0 = the default (99 Hz) */
 	unsigned sample_every;      /* tracepoint_stacks: count 1 in N; 0 = auto */
 	unsigned max_stacks;        /* distinct stacks kept; 0 = the default */
+	double duty;                /* tracepoint_stacks, counts: the fraction of
+	                               each window the programs are attached
+	                               (STEP_DUTY_MIN..1; 0 = all of it), so that
+	                               a step whose events fire faster than its
+	                               budget allows still runs: rates are per
+	                               attached second (core/step_exec.h) */
 	char *rationale;            /* why (agent's words); owned, may be NULL */
 	char *expect;               /* what it expects to see; owned, may be NULL */
 
@@ -103,6 +109,7 @@ struct step_limits {
 #define STEP_FREQ_MAX_HZ 10000
 #define STEP_SAMPLE_EVERY_MAX 1000000
 #define STEP_PID_MAX 4194304        /* PID_MAX_LIMIT on 64-bit */
+#define STEP_DUTY_MIN 0.05          /* attached at least 1/20 of a window */
 
 #define STEP_DEFAULT_FREQ_HZ 99
 #define STEP_DEFAULT_MAX_STACKS 4096
@@ -136,7 +143,7 @@ char *step_describe(const struct step *s, char *buf, size_t len);
 
 /* Sets one field from text, as a person editing field by field types it:
  * field is a JSON key ("kind", "target" — comma-separated list —, "begin",
- * "end", "duration_s", "freq_hz", "sample_every", "max_stacks", "rationale",
+ * "end", "duration_s", "freq_hz", "sample_every", "max_stacks", "duty", "rationale",
  * "expect", "filter.pid", "filter.tgid", "filter.comm", "filter.cgroup",
  * "scope" — load, system or empty —); an empty value clears an optional
  * field.  Setting scope to system or load clears filter.pid, .tgid and

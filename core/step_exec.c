@@ -41,6 +41,16 @@ struct step_exec {
 	uint64_t run0_ns;            /* run_ns at the first tick */
 	double guard_pct, guard_max;  /* running average (~1 s), its maximum */
 	unsigned guard_n;
+	/* the duty cycle (kinds with pause/resume) */
+	int can_pause, paused;
+	double duty, duty_start;     /* part of each window attached */
+	double on_s;                 /* the current window's attached length,
+	                              * once it is detached for the rest */
+	double att_acc, att_since;   /* attached seconds before att_since; since */
+	double guard_att;            /* attached seconds at the last guard check */
+	double att_pct;              /* cost while attached (average, ~1 s) */
+	unsigned att_n;
+	char duty_note[200];
 	struct kind_stats last;      /* stats at the last read */
 	char load_state[48];
 	struct measure_seq *sq;      /* sequential stopping, or NULL */
@@ -76,6 +86,13 @@ double step_exec_default_budget(enum step_kind k)
 	return k == STEP_SAMPLE ? STEP_EXEC_DEFAULT_BUDGET_PCT : STEP_EXEC_EVENT_BUDGET_PCT;
 }
 
+int step_exec_kind_can_duty(enum step_kind k)
+{
+	const struct kind_ops *o = kind_ops_get(k);
+
+	return o && o->pause && o->resume;
+}
+
 const char *step_exec_state_name(enum step_exec_state st)
 {
 	static const char *const names[] = { "ready", "running", "done", "over budget",
@@ -102,9 +119,50 @@ static void sx_detach(struct step_exec *x, double now)
 	if (!x->kp)
 		return;
 	sx_read_stats(x);
+	if (!x->paused)
+		x->att_acc += now - x->att_since;
 	x->ops->close(x->kp);
 	x->kp = NULL;
+	x->paused = 0;
 	x->detach_t = now;
+}
+
+/* Attached seconds up to now (the duty cycle's clock). */
+static double sx_attached_s(const struct step_exec *x, double now)
+{
+	return x->att_acc + (x->kp && !x->paused ? now - x->att_since : 0);
+}
+
+/* The duty cycle's off: the programs detached, their maps kept. */
+static int sx_pause(struct step_exec *x, double now)
+{
+	int err;
+
+	if (!x->kp || x->paused || !x->can_pause)
+		return 0;
+	err = x->ops->pause(x->kp);
+	if (err < 0)
+		return err;
+	x->att_acc += now - x->att_since;
+	x->paused = 1;
+	return 0;
+}
+
+static int sx_resume(struct step_exec *x, double now, char **cause)
+{
+	int err;
+
+	if (!x->kp || !x->paused)
+		return 0;
+	err = x->ops->resume(x->kp);
+	if (err < 0) {
+		util_cause(cause, "cannot attach the %s probe again: %s", step_kind_name(x->s->kind),
+			   strerror(-err));
+		return err;
+	}
+	x->paused = 0;
+	x->att_since = now;
+	return 0;
 }
 
 /* Makes condition c true for the load: start/resume or pause. */
@@ -155,21 +213,31 @@ static int sx_collect(struct step_exec *x, double now, char **cause)
 			   strerror(-err));
 		return err;
 	}
-	step_data_window_end(x->d, (unsigned)x->win, now - x->phase_start);
+	/* a window detached for the rest of it lasted its attached part */
+	step_data_window_end(x->d, (unsigned)x->win, x->on_s > 0 ? x->on_s : now - x->phase_start);
 	x->last_collect = now;
 	return 1;
 }
 
 static int sx_open_window(struct step_exec *x, double now, char **cause)
 {
-	int w = step_data_window_begin(x->d, x->seq[x->done], now - x->t0);
+	int w, err = sx_resume(x, now, cause);
 
+	if (err < 0)
+		return err;
+	if (x->ops->discard && x->can_pause && x->duty < 1 && (err = x->ops->discard(x->kp)) < 0) {
+		util_cause(cause, "cannot reset the %s probe: %s", step_kind_name(x->s->kind),
+			   strerror(-err));
+		return err;
+	}
+	w = step_data_window_begin(x->d, x->seq[x->done], now - x->t0);
 	if (w < 0) {
 		util_cause(cause, "cannot open a step window: %s", strerror(-w));
 		return w;
 	}
 	x->win = w;
 	x->settling = 0;
+	x->on_s = 0;
 	x->phase_start = now;
 	x->phase_end = now + x->window_s;
 	x->last_collect = now;
@@ -180,15 +248,34 @@ static int sx_open_window(struct step_exec *x, double now, char **cause)
 
 static void sx_settle(struct step_exec *x, double now)
 {
+	/* what settles is discarded: with a duty cycle, nothing need watch it */
+	if (x->duty < 1)
+		sx_pause(x, now);
 	x->settling = 1;
 	x->phase_start = now;
 	x->phase_end = now + x->o.settle_s;
 }
 
-/* Checks the BPF run time since the last check; 1 when over budget. */
+/* A duty cycle's answer to a cost over the budget: the part of each window
+ * that fits it (aiming under), when that is at least STEP_DUTY_MIN; 0
+ * when it is not (the step must stop). */
+static double sx_fitting_duty(const struct step_exec *x, double attached_pct)
+{
+	double f;
+
+	if (!x->can_pause || !(attached_pct > 0))
+		return 0;
+	f = STEP_EXEC_DUTY_AIM * x->o.budget_pct / attached_pct;
+	if (f > x->duty)
+		f = x->duty;
+	return f >= STEP_DUTY_MIN ? f : 0;
+}
+
+/* Checks the BPF run time since the last check; 1 when over budget and
+ * the step must stop (a duty cycle that can shrink to fit shrinks). */
 static int sx_guard(struct step_exec *x, double now, int force)
 {
-	double dt = now - x->guard_t, pct;
+	double dt = now - x->guard_t, pct, att, datt, apct = -1, f;
 	uint64_t dns;
 
 	if (!x->kp || (!force && dt < STEP_EXEC_GUARD_S) || dt <= 0)
@@ -197,6 +284,9 @@ static int sx_guard(struct step_exec *x, double now, int force)
 	dns = x->last.run_ns >= x->guard_ns ? x->last.run_ns - x->guard_ns : 0;
 	x->guard_ns = x->last.run_ns;
 	x->guard_t = now;
+	att = sx_attached_s(x, now);
+	datt = att - x->guard_att;
+	x->guard_att = att;
 	if (x->o.no_bpf_stats && x->stats_handle < 0 && !x->last.run_ns)
 		return 0;
 	pct = step_exec_overhead_pct(dns, dt);
@@ -206,6 +296,38 @@ static int sx_guard(struct step_exec *x, double now, int force)
 				      (1 - exp(-dt / STEP_EXEC_GUARD_AVG_S)) : pct;
 	if (x->guard_pct > x->guard_max)
 		x->guard_max = x->guard_pct;
+	/* the cost while attached, over attached time only (a duty cycle's
+	 * detached parts cost nothing and say nothing of it) */
+	if (datt > 0.02) {
+		apct = step_exec_overhead_pct(dns, datt);
+		x->att_pct = x->att_n++ ? x->att_pct + (apct - x->att_pct) *
+				     (1 - exp(-datt / STEP_EXEC_GUARD_AVG_S)) : apct;
+	}
+	if (x->can_pause) {
+		int sustained = att >= STEP_EXEC_GUARD_AVG_S &&
+				x->att_pct * x->duty > x->o.budget_pct;
+		int runaway = apct > STEP_EXEC_GUARD_RUNAWAY * x->o.budget_pct;
+
+		if (!sustained && !runaway)
+			return 0;
+		f = sx_fitting_duty(x, runaway && apct > x->att_pct ? apct : x->att_pct);
+		if (f > 0) {
+			x->duty = f;
+			snprintf(x->duty_note, sizeof(x->duty_note),
+				 "attached %.0f%% of each window: %.1f%% of a CPU attached all the "
+				 "time is over the %g%% budget", f * 100,
+				 runaway && apct > x->att_pct ? apct : x->att_pct, x->o.budget_pct);
+			sx_log(x, "%s", x->duty_note);
+			return 0;
+		}
+		pct = runaway ? apct : x->att_pct * x->duty;
+		if (pct > x->guard_pct)
+			x->guard_pct = pct;
+		snprintf(x->reason, sizeof(x->reason),
+			 "stopped: over budget (%.1f%% of a CPU > %g%% even attached %.0f%% of "
+			 "each window)", x->guard_pct, x->o.budget_pct, STEP_DUTY_MIN * 100);
+		return 1;
+	}
 	if ((now - x->t0 >= STEP_EXEC_GUARD_AVG_S && x->guard_pct > x->o.budget_pct) ||
 	    pct > STEP_EXEC_GUARD_RUNAWAY * x->o.budget_pct) {
 		if (pct > x->guard_pct)
@@ -234,6 +356,9 @@ int step_exec_tick(struct step_exec *x, double now, char **cause)
 		sx_read_stats(x);
 		x->guard_ns = x->last.run_ns;
 		x->run0_ns = x->last.run_ns;
+		x->att_acc = 0;
+		x->att_since = now;
+		x->guard_att = 0;
 		err = sx_apply(x, x->seq[0], cause);
 		if (err < 0)
 			goto fail;
@@ -264,6 +389,21 @@ int step_exec_tick(struct step_exec *x, double now, char **cause)
 		if (err < 0)
 			goto fail;
 		return 0;
+	}
+	if (x->duty < 1 && !x->paused && !x->settling && x->win >= 0 &&
+	    now >= x->phase_start + x->duty * x->window_s && now < x->phase_end) {
+		/* the window's attached part is over: collect it, detach */
+		x->on_s = now - x->phase_start;
+		err = sx_collect(x, now, cause);
+		if (err < 0)
+			goto fail;
+		err = sx_pause(x, now);
+		if (err < 0) {
+			util_cause(cause, "cannot detach the %s probe: %s", step_kind_name(x->s->kind),
+				   strerror(-err));
+			goto fail;
+		}
+		return 1;
 	}
 	if (now >= x->phase_end) {
 		err = sx_collect(x, now, cause);
@@ -310,7 +450,7 @@ int step_exec_tick(struct step_exec *x, double now, char **cause)
 		}
 		return 1;
 	}
-	if (x->o.collect_s > 0 && now - x->last_collect >= x->o.collect_s) {
+	if (x->o.collect_s > 0 && !x->paused && now - x->last_collect >= x->o.collect_s) {
 		err = sx_collect(x, now, cause);
 		if (err < 0)
 			goto fail;
@@ -333,6 +473,9 @@ int step_exec_timeout_ms(struct step_exec *x, double now)
 	if (x->state == STEP_EXEC_READY)
 		return 0;
 	next = x->phase_end;
+	if (x->duty < 1 && !x->paused && !x->settling && x->win >= 0 &&
+	    x->phase_start + x->duty * x->window_s < next)
+		next = x->phase_start + x->duty * x->window_s;
 	if (!x->settling && x->o.collect_s > 0 && x->last_collect + x->o.collect_s < next)
 		next = x->last_collect + x->o.collect_s;
 	if (x->kp && x->guard_t + STEP_EXEC_GUARD_S < next)
@@ -400,6 +543,10 @@ void step_exec_info(const struct step_exec *x, struct step_exec_info *in)
 	in->lost = x->last.lost;
 	in->progs = x->last.progs;
 	in->budget_pct = x->o.budget_pct;
+	in->duty = x->duty;
+	in->duty_start = x->duty_start;
+	in->attached_pct = x->att_n ? x->att_pct : -1;
+	snprintf(in->duty_note, sizeof(in->duty_note), "%s", x->duty_note);
 	if (x->stats_handle >= 0 || x->last.run_ns) {
 		in->overhead_pct = att > 0 ? step_exec_overhead_pct(x->last.run_ns - x->run0_ns, att)
 				   : 0;
@@ -519,6 +666,13 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 		util_cause(cause, "this build has no probe for %s steps", step_kind_name(s->kind));
 		goto fail;
 	}
+	x->can_pause = x->ops->pause && x->ops->resume;
+	x->duty = x->can_pause && s->duty > 0 && s->duty < 1 ? s->duty : 1;
+	x->duty_start = x->duty;
+	if (x->duty < 1)
+		snprintf(x->duty_note, sizeof(x->duty_note),
+			 "attached %.0f%% of each window (the step's duty %.2f)", x->duty * 100,
+			 x->duty);
 	sx_plan_shape(x->s, o->pairs, &pairs, &x->window_s);
 	x->nseq = 2 * pairs;
 	x->seq = calloc(x->nseq, sizeof(*x->seq));
@@ -588,9 +742,9 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 	{
 		char desc[256];
 
-		sx_log(x, "%s: %u pairs of %.2f s windows, settle %.2f s, budget %g%% of a CPU",
+		sx_log(x, "%s: %u pairs of %.2f s windows, settle %.2f s, budget %g%% of a CPU%s",
 		       step_describe(x->s, desc, sizeof(desc)), pairs, x->window_s, x->o.settle_s,
-		       x->o.budget_pct);
+		       x->o.budget_pct, x->can_pause ? "" : " (no duty cycle for this kind)");
 	}
 	return x;
 fail:

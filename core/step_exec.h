@@ -20,6 +20,17 @@
  * STEP_EXEC_OVER_BUDGET with a reason such as
  * "stopped: over budget (3.4% of a CPU > 2%)".
  *
+ * Duty cycle: a kind that can detach and attach again (kind_ops.pause and
+ * .resume: tracepoint_stacks, counts) is never stopped for its cost while
+ * a smaller part of each window would fit the budget.  The programs are
+ * attached for the first `duty` of each window only (from the step's duty,
+ * 1 when it has none) and detached for the rest and for settle times; a
+ * window's length is its attached part, so rates are per attached second
+ * and both conditions are measured alike.  When the guard finds the cost
+ * while attached times the duty over the budget, the duty is lowered to
+ * STEP_EXEC_DUTY_AIM of what fits (never below STEP_DUTY_MIN: below it the
+ * step stops as above) and the info says so (duty, duty_note).
+ *
  * Two ways to drive it:
  *  - batch: step_exec_run(x, signal_fd, &cause) blocks until done; it
  *    returns early when the signalfd becomes readable.
@@ -60,12 +71,17 @@ struct ksym_table;
 #define STEP_EXEC_GUARD_AVG_S 1.0       /* ... against its average over ~1 s */
 #define STEP_EXEC_GUARD_RUNAWAY 10.0    /* one interval over 10x the budget
                                          * stops it at once */
+#define STEP_EXEC_DUTY_AIM 0.9          /* a lowered duty aims 10% under */
 
 /* The default budget of a kind, % of one CPU: 2% for sample, whose cost is
  * fixed by its frequency; 5% for the kinds that run on every event (a
  * raw tracepoint costs ~0.1-0.2 us a firing here, and page faults fire
  * ~100k times a second under a fault-heavy load). */
 double step_exec_default_budget(enum step_kind k);
+
+/* 1 when kind k's probe can be attached part of each window (a duty
+ * cycle: kind_ops.pause and .resume). */
+int step_exec_kind_can_duty(enum step_kind k);
 
 struct step_exec_opts {
 	unsigned pairs;              /* reference/loaded pairs; 0: the default.
@@ -126,6 +142,14 @@ struct step_exec_info {
 	                              * CPU; <0 unknown (no statistics) */
 	double overhead_max_pct;     /* the worst guard interval */
 	double budget_pct;
+	double duty;                 /* the part of each window attached at the
+	                              * end (1: all of it) */
+	double duty_start;           /* ... at the start (the step's duty, or 1) */
+	double attached_pct;         /* cost while attached, % of one CPU (the
+	                              * guard's average); <0 unknown */
+	char duty_note[200];         /* why the duty is below 1 ("attached 62% of
+	                              * each window: 7.3% of a CPU attached all the
+	                              * time is over the 5% budget"); "" at 1 */
 	uint64_t run_ns, run_cnt;    /* BPF run time and runs since open */
 	uint64_t events, lost;       /* kind_stats at the end */
 	unsigned progs;

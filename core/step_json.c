@@ -200,6 +200,15 @@ char *step_report_json(const struct step_report *r)
 		cJSON_AddNumberToObject(ov, "run_ns", (double)r->info->run_ns);
 		cJSON_AddNumberToObject(ov, "run_cnt", (double)r->info->run_cnt);
 		cJSON_AddNumberToObject(ov, "progs", r->info->progs);
+		/* the duty cycle: what part of each window was measured, and why */
+		if (r->info->duty > 0) {
+			sj_num(ov, "duty", r->info->duty);
+			sj_num(ov, "duty_start", r->info->duty_start);
+			if (r->info->attached_pct >= 0)
+				sj_num(ov, "attached_pct", r->info->attached_pct);
+			if (r->info->duty_note[0])
+				cJSON_AddStringToObject(ov, "duty_note", r->info->duty_note);
+		}
 	}
 	if (r->d)
 		sj_data(o, r->s, r->d);

@@ -478,6 +478,10 @@ int step_validate(struct step *s, const struct caps *c, const struct step_limits
 	if (s->sample_every > lim->max_sample_every)
 		return step_error_set(err, "sample_every", "sample_every %u is over the limit of %u",
 				      s->sample_every, lim->max_sample_every);
+	if (s->duty > 0 && s->duty < 1 && s->kind != STEP_TRACEPOINT_STACKS &&
+	    s->kind != STEP_COUNTS)
+		return step_error_set(err, "duty", "duty applies only to tracepoint_stacks and "
+				      "counts (programs that can be detached between events), not %s", kn);
 	if (s->max_stacks && s->kind == STEP_COUNTS)
 		return step_error_set(err, "max_stacks", "max_stacks does not apply to counts (it keeps no stacks)");
 	if (s->max_stacks > lim->max_stacks)

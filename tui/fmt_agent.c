@@ -9,8 +9,8 @@
 
 const char *const fmt_agent_fields[] = {
 	"kind", "target", "begin", "end", "scope", "filter.pid", "filter.tgid", "filter.comm",
-	"filter.cgroup", "duration_s", "freq_hz", "sample_every", "max_stacks", "rationale",
-	"expect", NULL,
+	"filter.cgroup", "duration_s", "freq_hz", "sample_every", "max_stacks", "duty",
+	"rationale", "expect", NULL,
 };
 
 _Static_assert(sizeof(fmt_agent_fields) / sizeof(fmt_agent_fields[0]) == FMT_AGENT_NFIELDS + 1,
@@ -193,6 +193,9 @@ char *fmt_agent_field_value(const struct step *s, const char *field, char *buf, 
 	} else if (!strcmp(field, "max_stacks")) {
 		if (s->max_stacks)
 			snprintf(buf, len, "%u", s->max_stacks);
+	} else if (!strcmp(field, "duty")) {
+		if (s->duty > 0 && s->duty < 1)
+			snprintf(buf, len, "%.2f", s->duty);
 	} else if (!strcmp(field, "rationale")) {
 		snprintf(buf, len, "%s", s->rationale ? s->rationale : "");
 	} else if (!strcmp(field, "expect")) {
@@ -363,6 +366,12 @@ unsigned fmt_agent_proposal(struct fmt_line *out, unsigned max, const struct fmt
 		snprintf(val, sizeof(val), "%g s per condition, %u Hz", s->duration_s, s->freq_hz);
 	else
 		snprintf(val, sizeof(val), "%g s per condition", s->duration_s);
+	if (s->duty > 0 && s->duty < 1) {   /* what is measured of each window */
+		size_t o = strlen(val);
+
+		snprintf(val + o, sizeof(val) - o, ", attached %.0f%% of each window (duty %.2f)",
+			 s->duty * 100, s->duty);
+	}
 	at = card_field(out, at, max, "duration", THEME_DIM, val, THEME_NORMAL, width, 1, gl, 0);
 	if (p->err && fmt_agent_field_match(p->err->field, "duration_s"))
 		at = card_error(out, at, max, p->err, width, gl, p->editing), err_shown = 1;

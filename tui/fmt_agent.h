@@ -46,7 +46,7 @@ unsigned fmt_agent_entry_lines(struct fmt_line *out, unsigned max,
 /* The fields a person may edit, in the order the proposal lists them
  * (step_set_field names); NULL-terminated. */
 extern const char *const fmt_agent_fields[];
-#define FMT_AGENT_NFIELDS 15
+#define FMT_AGENT_NFIELDS 16
 
 /* A field's value as text ("" when unset); returns buf. */
 char *fmt_agent_field_value(const struct step *s, const char *field, char *buf, size_t len);

@@ -2,6 +2,7 @@
  * scripted agent, a fake executor and a hand-built kernel (caps); the
  * analysis (core/analysis.h) rebuilds the tree after the result. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -112,7 +113,9 @@ struct fake_x {
 
 static unsigned fx_started, fx_preflights;
 static int fx_started_tgid;           /* the filter.tgid of the last step started */
+static double fx_started_duty;        /* ... and its duty */
 static int fx_preflight_err;
+static double fx_overhead = 0.1;      /* the pre-flight's estimate, % of a CPU */
 
 static void *fx_start(void *arg, const struct step *s, char **cause)
 {
@@ -124,6 +127,7 @@ static void *fx_start(void *arg, const struct step *s, char **cause)
 	x->s = step_clone(s);
 	fx_started++;
 	fx_started_tgid = s->filter.tgid;
+	fx_started_duty = s->duty;
 	return x;
 }
 
@@ -207,7 +211,7 @@ static int fx_preflight(void *arg, struct step *s, const struct caps *c,
 	(void)c;
 	fx_preflights++;
 	memset(pf, 0, sizeof(*pf));
-	pf->overhead_pct = 0.1;
+	pf->overhead_pct = fx_overhead;
 	if (fx_preflight_err) {
 		pf->cause = strdup("does not attach: test");
 		return fx_preflight_err;
@@ -577,6 +581,77 @@ static void test_scope(void **state)
 	caps_free(caps);
 }
 
+/* issue 21 item 2: a step estimated over its budget is changed to fit
+ * (attached part of each window) before a person decides, and says so;
+ * batch runs it so instead of refusing it; a kind that cannot be attached
+ * part of the time is said to be stopped */
+static void test_over_budget_fits(void **state)
+{
+	struct script s = { .targets = { "exceptions:page_fault_user", NULL } };
+	struct heard h = { 0 };
+	struct batch b = { .auto_accept = 1, .max = 1 };
+	struct caps *caps = fake_caps();
+	struct profile *p = fault_profile();
+	struct analysis an;
+	struct ctl_opts o = { .steps = 1, .caps = caps, .exec = &fake_exec, .preflight = 1,
+			      .sinks = { { heard_event, &h } } };
+	struct step_preflight pf = { .ok = 1, .overhead_pct = 8 };
+	struct controller *c;
+	struct step *off;
+	char why[400];
+	int guard;
+
+	(void)state;
+	fx_started = fx_preflights = 0;
+	fx_preflight_err = 0;
+	fx_overhead = 8;    /* over the 5% of a per-event kind */
+	assert_int_equal(analysis_run(p, NULL, 0, NULL, &an, NULL), 0);
+	/* a person: the proposal on the card already fits, and says so */
+	c = ctl_new(&o, script_agent(&s));
+	assert_non_null(c);
+	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
+	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_true(fabs(ctl_proposal(c)->duty - 0.56) < 0.011);
+	assert_non_null(strstr(h.said, "attached 56% of each window instead"));
+	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
+	assert_int_equal(fx_started, 1);
+	assert_true(fabs(fx_started_duty - 0.56) < 0.011);
+	/* a kind without a duty cycle: said to be stopped, nothing changed */
+	off = step_new();
+	assert_non_null(off);
+	off->kind = STEP_OFFCPU;
+	off->duration_s = 2;
+	assert_int_equal(ctl_fit_budget(c, off, &pf, why, sizeof(why)), -EDQUOT);
+	assert_non_null(strstr(why, "it would be stopped"));
+	assert_true(off->duty == 0);
+	pf.overhead_pct = 3;   /* under the budget: nothing to fit */
+	assert_int_equal(ctl_fit_budget(c, off, &pf, why, sizeof(why)), 0);
+	step_free(off);
+	ctl_free(c);
+
+	/* batch: run attached part of each window, not refused */
+	memset(&h, 0, sizeof(h));
+	memset(&s, 0, sizeof(s));
+	s.targets[0] = "exceptions:page_fault_user";
+	fx_started = 0;
+	o.batch = 1;
+	o.preflight = 0;
+	o.decide = batch_decide;
+	o.decide_arg = &b;
+	c = ctl_new(&o, script_agent(&s));
+	assert_non_null(c);
+	for (guard = 0; guard < 10 && c->mode != CTL_DONE; guard++)
+		assert_true(ctl_tick(c, an.t, 1, NULL, guard) >= 0);
+	assert_int_equal(fx_started, 1);
+	assert_true(fabs(fx_started_duty - 0.56) < 0.011);
+	assert_int_equal(h.n[CTL_EV_DECLINED], 0);
+	ctl_free(c);
+	analysis_clear(&an);
+	profile_free(p);
+	caps_free(caps);
+	fx_overhead = 0.1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_batch_not_run),
 		cmocka_unit_test(test_batch_gate_and_budget),
 		cmocka_unit_test(test_scope),
+		cmocka_unit_test(test_over_budget_fits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

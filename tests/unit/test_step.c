@@ -478,7 +478,48 @@ static void test_validate_limits(void **state)
 		     "freq_hz applies only to kind sample, not offcpu");
 	validate_err("{\"kind\":\"counts\",\"target\":\"kmem:mm_page_alloc\",\"duration_s\":5,"
 		     "\"sample_every\":10}", c, NULL, "sample_every", "applies only to tracepoint_stacks");
+	validate_err("{\"kind\":\"offcpu\",\"duration_s\":5,\"duty\":0.5}", c, NULL, "duty",
+		     "duty applies only to tracepoint_stacks and counts");
 	caps_free(c);
+}
+
+/* duty: the part of each window attached (a duty cycle for the budget) */
+static void test_duty(void **state)
+{
+	struct step *s = parse_ok("{\"kind\":\"counts\",\"target\":\"kmem:mm_page_alloc\","
+				  "\"duration_s\":5,\"duty\":0.25}"), *b;
+	struct step_error e;
+	char buf[160], *j;
+
+	assert_true(s->duty == 0.25);
+	assert_string_equal(step_describe(s, buf, sizeof(buf)),
+			    "counts kmem:mm_page_alloc 5s duty 0.25");
+	j = step_to_json(s);
+	assert_contains(j, "\"duty\":\t0.25");
+	b = parse_ok(j);
+	assert_true(b->duty == 0.25);
+	free(j);
+	step_free(b);
+	assert_int_equal(step_set_field(s, "duty", "0.01", &e), -EINVAL);
+	assert_string_equal(e.field, "duty");
+	assert_int_equal(step_set_field(s, "duty", "abc", &e), -EINVAL);
+	assert_int_equal(step_set_field(s, "duty", "0.6", &e), 0);
+	assert_true(s->duty == 0.6);
+	assert_int_equal(step_set_field(s, "duty", "", &e), 0);   /* all of each window */
+	assert_true(s->duty == 0);
+	j = step_to_json(s);
+	assert_null(strstr(j, "duty"));
+	free(j);
+	step_free(s);
+	s = NULL;
+	{
+		const char *bad = "{\"kind\":\"counts\",\"target\":\"a:b\",\"duration_s\":5,"
+				  "\"duty\":1.5}";
+
+		assert_int_equal(step_parse_json(bad, strlen(bad), &s, &e), -EINVAL);
+	}
+	assert_string_equal(e.field, "duty");
+	step_free(s);
 }
 
 static void test_validate_filter(void **state)
@@ -713,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_validate_tracepoints),
 		cmocka_unit_test(test_validate_functions),
 		cmocka_unit_test(test_validate_limits),
+		cmocka_unit_test(test_duty),
 		cmocka_unit_test(test_validate_filter),
 		cmocka_unit_test(test_caps_lookup),
 		cmocka_unit_test(test_edit_distance),

@@ -36,6 +36,10 @@ struct fake {
 	unsigned opens, closes;
 	int new_path;               /* also record a stack the tree lacks */
 	int lat;                    /* latency kind: histograms */
+	/* the duty cycle: run time and events accrue only while attached */
+	int detached;
+	double att_s, att_mark;     /* attached seconds before att_mark */
+	unsigned pauses, resumes;
 };
 
 static struct fake F;
@@ -57,7 +61,7 @@ static int fake_open(const struct step *s, struct kind_probe **out, char **cause
 
 static uint64_t fake_accrued(void)
 {
-	double dt = F.now - F.mark;
+	double dt = F.detached ? 0 : F.now - F.mark;
 	enum cond c = F.x ? step_exec_cond(F.x) : COND_REF;
 
 	F.mark = F.now;
@@ -97,7 +101,11 @@ static void fake_stats(struct kind_probe *kp, struct kind_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->events = F.collected + F.discarded;
-	st->run_ns = (uint64_t)((F.now - F.open_t) * F.run_frac * 1e9);
+	if (F.pauses || F.resumes || F.detached)   /* a duty-cycled fake */
+		st->run_ns = (uint64_t)((F.att_s + (F.detached ? 0 : F.now - F.att_mark)) *
+					F.run_frac * 1e9);
+	else
+		st->run_ns = (uint64_t)((F.now - F.open_t) * F.run_frac * 1e9);
 	st->run_cnt = st->events;
 	st->progs = 1;
 }
@@ -115,6 +123,39 @@ static const struct kind_ops fake_ops = {
 	.stats = fake_stats,
 	.close = fake_close,
 };
+
+static int fake_pause(struct kind_probe *kp)
+{
+	assert_false(F.detached);
+	fake_accrued();             /* what ran until now is in the map; nothing after */
+	F.att_s += F.now - F.att_mark;
+	F.detached = 1;
+	F.pauses++;
+	return 0;
+}
+
+static int fake_resume(struct kind_probe *kp)
+{
+	assert_true(F.detached);
+	F.detached = 0;
+	F.att_mark = F.now;
+	F.mark = F.now;
+	F.resumes++;
+	return 0;
+}
+
+/* the same fake, able to detach between windows (a duty cycle) */
+static const struct kind_ops fake_duty_ops = {
+	.kind = STEP_TRACEPOINT_STACKS,
+	.open = fake_open,
+	.collect = fake_collect,
+	.discard = fake_discard,
+	.stats = fake_stats,
+	.close = fake_close,
+	.pause = fake_pause,
+	.resume = fake_resume,
+};
+static const struct kind_ops *fake_use = &fake_ops;
 
 static struct step *pf_step(double dur)
 {
@@ -142,13 +183,14 @@ static struct step_data *run_fake(struct step *s, double budget, struct step_exe
 	int guard = 0;
 
 	step_exec_opts_default(&o);
-	o.ops = &fake_ops;
+	o.ops = fake_use;
 	o.no_bpf_stats = 1;
 	o.pairs = 3;
 	o.settle_s = 0.1;
 	if (budget > 0)
 		o.budget_pct = budget;
 	F.now = 100.0;
+	F.att_mark = F.now;
 	F.collected = F.discarded = 0;
 	x = step_exec_new(s, &o, &cause);
 	assert_non_null(x);
@@ -467,11 +509,91 @@ static void test_preflight_line(void **state)
 	assert_string_equal(buf, "does not attach: test cause");
 }
 
+/* A kind that can detach is held to its budget by a duty cycle, never
+ * stopped while STEP_DUTY_MIN of a window would fit: every window is
+ * measured, each for its attached part, and its rate per attached second
+ * is the event rate. */
+static void test_duty_cycle_holds_budget(void **state)
+{
+	struct step *s = pf_step(3);
+	struct step_exec_info info;
+	struct step_data *d;
+	unsigned short_wins = 0;
+
+	fake_use = &fake_duty_ops;
+	memset(&F, 0, sizeof(F));
+	F.rate[COND_REF] = 1000;
+	F.rate[COND_LOAD] = 50000;
+	F.run_frac = 0.08;  /* 8% attached all the time: over the 5% budget */
+	d = run_fake(s, 0, &info);
+	assert_non_null(d);
+	assert_int_equal(info.state, STEP_EXEC_DONE);
+	assert_string_equal(info.reason, "");
+	assert_int_equal(d->nwin, 6);
+	assert_true(fabs(info.duty - 0.9 * 5 / 8) < 0.02);
+	assert_true(info.duty_start == 1);
+	assert_non_null(strstr(info.duty_note, "over the 5% budget"));
+	assert_true(fabs(info.attached_pct - 8) < 0.5);
+	/* the average over the run, detached parts included, within budget
+	 * (the first second ran attached all of it before the guard knew) */
+	assert_true(info.overhead_pct < 5.5);
+	assert_true(F.pauses > 0 && F.resumes > 0);
+	for (unsigned w = 0; w < d->nwin; w++) {
+		double secs = d->prof->wins[w].secs;
+		double rate = step_data_target(d, w, 0)->events / secs;
+		double want = F.rate[d->prof->wins[w].cond];
+
+		assert_true(secs > 0 && secs <= info.window_s + 0.02);
+		assert_true(fabs(rate - want) <= 0.05 * want + 50);
+		if (secs < info.window_s * 0.7)
+			short_wins++;
+	}
+	assert_true(short_wins >= 3);   /* the duty shows in the windows' length */
+	step_data_free(d);
+
+	/* the step's own duty, under the budget: kept, no note of a change */
+	memset(&F, 0, sizeof(F));
+	F.rate[COND_REF] = F.rate[COND_LOAD] = 1000;
+	F.run_frac = 0.04;
+	s->duty = 0.5;
+	d = run_fake(s, 0, &info);
+	assert_int_equal(info.state, STEP_EXEC_DONE);
+	assert_true(info.duty == 0.5 && info.duty_start == 0.5);
+	for (unsigned w = 0; w < d->nwin; w++)
+		assert_true(fabs(d->prof->wins[w].secs - 0.5 * info.window_s) < 0.02);
+	/* 4% while attached, attached half of each window (settles detached) */
+	assert_true(info.overhead_pct > 1.2 && info.overhead_pct < 2.1);
+	step_data_free(d);
+	s->duty = 0;
+
+	/* a runaway (60%) is cut to what fits at once, not stopped */
+	memset(&F, 0, sizeof(F));
+	F.rate[COND_REF] = F.rate[COND_LOAD] = 1000;
+	F.run_frac = 0.6;
+	d = run_fake(s, 0, &info);
+	assert_int_equal(info.state, STEP_EXEC_DONE);
+	assert_true(info.duty < 0.1 && info.duty >= STEP_DUTY_MIN);
+	assert_int_equal(d->nwin, 6);
+	step_data_free(d);
+
+	/* beyond what STEP_DUTY_MIN could hold: stopped, and it says so */
+	memset(&F, 0, sizeof(F));
+	F.rate[COND_REF] = F.rate[COND_LOAD] = 1000;
+	F.run_frac = 2.0;
+	d = run_fake(s, 0, &info);
+	assert_int_equal(info.state, STEP_EXEC_OVER_BUDGET);
+	assert_non_null(strstr(info.reason, "even attached 5% of each window"));
+	step_data_free(d);
+	step_free(s);
+	fake_use = &fake_ops;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_windows_alternate_settle_discarded),
 		cmocka_unit_test(test_guard_trips),
+		cmocka_unit_test(test_duty_cycle_holds_budget),
 		cmocka_unit_test(test_preflight_line),
 		cmocka_unit_test(test_merge_matching_path),
 		cmocka_unit_test(test_merge_new_path),
