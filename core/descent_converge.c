@@ -236,6 +236,8 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 	err = collect(start, start, &all);
 	if (err)
 		goto out;
+	if (!all.nn)
+		goto out;
 	qsort(all.n, all.nn, sizeof(*all.n), cmp_occ);
 	for (unsigned i = 0, k; i < all.nn; i += k) {
 		double m = 0;
