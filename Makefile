@@ -82,7 +82,8 @@ help:
 DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
             libncurses-dev libcurl4-openssl-dev libcjson-dev libedit-dev libcmocka-dev \
             libclang-rt-14-dev tmux python3 jq util-linux procps linux-perf \
-            golang-go graphviz
+            golang-go graphviz \
+            redis-server redis-tools sqlite3 fio stress-ng sysbench nginx-light wrk
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \

@@ -162,6 +162,11 @@ static int is_entry(const struct tree_node *n)
 	return 1;
 }
 
+int descent_not_a_path(const struct tree_node *n)
+{
+	return is_grouping(n) || is_dispatch(n) || is_entry(n);
+}
+
 /* ---- numbers ---------------------------------------------------------------- */
 
 struct stop {
@@ -1042,6 +1047,12 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 	if (!d.nstops)
 		return verdict_not_found(&d, d.start);
 	err = verdict_found(&d);
+	/* a spread or weak answer: does the increase converge on one function
+	 * under several callers? (core/descent_converge.c) */
+	if (!err && (d.nstops > 1 || v->rise < d.explain * d.start_mass)) {
+		err = descent_converge(t, d.start, d.explain, d.stops[0].n, d.secs, v, r);
+		err = err > 0 ? 0 : err;
+	}
 	if (!err)
 		err = find_falls(&d, d.start);
 	if (!err)

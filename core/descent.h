@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "agent.h"
 #include "tree.h"
 #include "verdict.h"
 
@@ -33,6 +34,19 @@ void descent_short_path(const struct verdict_branch *b, const char *fallback, ch
 /* Notes on v for the tops of the significant chains of sign below under
  * (at most 5, then a count).  0 or -errno. */
 int descent_note_moves(struct verdict *v, struct tree_node *under, int sign);
+
+/* core/descent.c: a grouping level, a dispatch frame (syscall, exception,
+ * kthread entry) or a skid frame: not a code path of its own */
+int descent_not_a_path(const struct tree_node *n);
+
+/* core/descent_converge.c: when the walk's answer (walk_stop, in v) is
+ * spread or weak, the function the increase converges on, summed over its
+ * callers below start, replaces v's path, leaf, subsystem and evidence and
+ * fills v->convergence and v->callers.  secs: the windows' seconds per
+ * condition.  1 when it did, 0 when nothing converges, -errno. */
+int descent_converge(struct tree *t, const struct tree_node *start, double explain,
+		     const struct tree_node *walk_stop, const double secs[COND_N],
+		     struct verdict *v, struct agent_reply *r);
 
 /* name equals want once a compiler suffix (".isra.0", ".cold", ...) is cut */
 static inline int descent_name_is(const char *name, const char *want)

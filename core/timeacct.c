@@ -8,10 +8,13 @@
 #include "kind_util.h"
 #include "model_capture.h"
 #include "probe_schedtime.h"
+#include "procinfo.h"
 #include "timeacct.h"
+#include "util.h"
 
 #define TA_MAX_FRAMES 160
 #define TA_MAX_TGIDS 256
+#define TA_MAX_CGROUPS 64  /* who-ran-instead cgroups looked up per collect */
 
 struct timeacct {
 	struct probe_schedtime *st;
@@ -135,6 +138,69 @@ char *timeacct_leaf(const struct schedtime_key *k, char *buf, size_t len)
 	return buf;
 }
 
+/* Who ran instead, grouped as a person names an aggressor (issue 23):
+ * the task's cgroup when it has one of its own (a service, a container,
+ * the cgroup argus runs a load in), then its command, then the process:
+ *   [ran instead: cgroup /x] ; [ran instead: COMM] ; [tgid T]
+ * so four worker processes of one program (or one service) are one node
+ * the descent can enter, not four leaves of a quarter each.  The cgroup
+ * of each tgid is read from /proc once a collect (cg caches it; a task
+ * gone by then has none). */
+struct ta_cg {
+	uint32_t tgid;
+	char *path;                  /* NULL: the root cgroup or unknown */
+};
+
+static const char *ta_cgroup_of(struct ta_cg *cg, size_t *n, uint32_t tgid)
+{
+	char file[48], *text = NULL, *path;
+	size_t len;
+
+	for (size_t i = 0; i < *n; i++)
+		if (cg[i].tgid == tgid)
+			return cg[i].path;
+	if (*n == TA_MAX_CGROUPS)
+		return NULL;
+	snprintf(file, sizeof(file), "/proc/%u/cgroup", tgid);
+	path = util_read_file(file, 4096, &text, &len) == 0 ? procinfo_cgroup_path(text) : NULL;
+	free(text);
+	if (path && (!path[0] || !strcmp(path, "/"))) {
+		free(path);
+		path = NULL;
+	}
+	cg[*n] = (struct ta_cg){ tgid, path };
+	return cg[(*n)++].path;
+}
+
+/* The frames after the stack for key k into fr (room for 3), their
+ * strings in bufs; returns how many. */
+static unsigned ta_leaves(const struct schedtime_key *k, struct ta_cg *cg, size_t *ncg,
+			  const char **fr, char bufs[3][160])
+{
+	char comm[4 * SCHEDTIME_COMM_LEN + 1];
+	const char *path;
+	unsigned n = 0;
+
+	if (k->kind != SCHEDTIME_RUNNABLE || k->other_kind != SCHEDTIME_OTHER_TASK ||
+	    !k->other_pid) {
+		fr[0] = timeacct_leaf(k, bufs[0], sizeof(bufs[0]));
+		return 1;
+	}
+	path = ta_cgroup_of(cg, ncg, k->other_tgid);
+	if (path) {
+		snprintf(bufs[n], sizeof(bufs[n]), "[ran instead: cgroup %s]", path);
+		fr[n] = bufs[n];
+		n++;
+	}
+	ta_comm(k->other_comm, comm, sizeof(comm));
+	snprintf(bufs[n], sizeof(bufs[n]), "[ran instead: %s]", comm);
+	fr[n] = bufs[n];
+	n++;
+	snprintf(bufs[n], sizeof(bufs[n]), "[tgid %u]", k->other_tgid);
+	fr[n] = bufs[n];
+	return n + 1;
+}
+
 /* ns -> whole sample-equivalents, the rest carried under key. */
 static int ta_samples(struct timeacct *ta, const struct schedtime_key *key, uint64_t ns,
 		      uint64_t *out)
@@ -203,9 +269,10 @@ int64_t timeacct_collect(struct timeacct *ta, struct probe_profile *pp, struct p
 {
 	struct probe_schedtime_snap *s = NULL;
 	struct ta_proc pr[TA_MAX_TGIDS];
-	const char *fr[TA_MAX_FRAMES + 2];
-	char leaf[128], comm[SCHEDTIME_COMM_LEN + 1];
-	size_t npr = 0;
+	struct ta_cg cg[TA_MAX_CGROUPS];
+	const char *fr[TA_MAX_FRAMES + 4];
+	char leaf[3][160], comm[SCHEDTIME_COMM_LEN + 1];
+	size_t npr = 0, ncg = 0;
 	int64_t added;
 	int err;
 
@@ -227,6 +294,7 @@ int64_t timeacct_collect(struct timeacct *ta, struct probe_profile *pp, struct p
 		unsigned nf = e->nframes < TA_MAX_FRAMES ? e->nframes : TA_MAX_FRAMES;
 		struct ta_proc *q;
 		uint64_t n;
+		unsigned nl;
 
 		memcpy(comm, e->key.comm, SCHEDTIME_COMM_LEN);
 		comm[SCHEDTIME_COMM_LEN] = 0;
@@ -247,8 +315,8 @@ int64_t timeacct_collect(struct timeacct *ta, struct probe_profile *pp, struct p
 		fr[0] = e->key.kind == SCHEDTIME_BLOCKED ? "[blocked]" : "[runnable]";
 		for (unsigned f = 0; f < nf; f++)
 			fr[1 + f] = e->frames[f];
-		fr[1 + nf] = timeacct_leaf(&e->key, leaf, sizeof(leaf));
-		err = profile_add(p, win, fr, nf + 2, e->key.tgid, comm, n);
+		nl = ta_leaves(&e->key, cg, &ncg, fr + 1 + nf, leaf);
+		err = profile_add(p, win, fr, nf + 1 + nl, e->key.tgid, comm, n);
 		if (err)
 			goto out;
 		added += (int64_t)n;
@@ -272,6 +340,8 @@ int64_t timeacct_collect(struct timeacct *ta, struct probe_profile *pp, struct p
 		added += (int64_t)n;
 	}
 out:
+	for (size_t i = 0; i < ncg; i++)
+		free(cg[i].path);
 	probe_schedtime_snap_free(s);
 	return err ? err : added;
 }

@@ -16,8 +16,12 @@
  *                                     | [woken by softirq BLOCK]
  *                                     | [woken by hardirq N] | [woken by hardirq timer]
  *                                     | [no wakeup seen] | [still blocked at a read]
- *   [runnable] ; <stack at preemption or block> ; [ran instead: COMM (tgid T)]
+ *   [runnable] ; <stack at preemption or block> ;
+ *                [ran instead: cgroup /PATH] ; [ran instead: COMM] ; [tgid T]
  *                                     | [ran instead: idle] | [still runnable at a read]
+ *              (who ran instead grouped by cgroup, when the task has one
+ *              of its own, and by command: several worker processes of one
+ *              aggressor are one node)
  *
  * Unit: the sampler's.  Blocked, runnable and the user-space remainder are
  * turned into sample-equivalents at the sampling frequency (ns * freq /

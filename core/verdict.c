@@ -28,6 +28,10 @@ void verdict_clear(struct verdict *v)
 	for (unsigned i = 0; i < v->ndisplaced; i++)
 		verdict_branch_clear(&v->displaced[i]);
 	free(v->displaced);
+	free(v->convergence);
+	for (unsigned i = 0; i < v->ncallers; i++)
+		free(v->callers[i].name);
+	free(v->callers);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -82,4 +86,20 @@ int verdict_add_note(struct verdict *v, const char *fmt, ...)
 	err = util_lines_vadd(&v->notes, &v->nnotes, fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+int verdict_caller_add(struct verdict *v, const char *name, double mass, double share)
+{
+	struct verdict_caller *x = realloc(v->callers, (v->ncallers + 1) * sizeof(*x));
+
+	if (!x)
+		return -ENOMEM;
+	v->callers = x;
+	x[v->ncallers].name = strdup(name ? name : "?");
+	if (!x[v->ncallers].name)
+		return -ENOMEM;
+	x[v->ncallers].mass = mass;
+	x[v->ncallers].share = share;
+	v->ncallers++;
+	return 0;
 }

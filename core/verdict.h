@@ -24,6 +24,13 @@ struct verdict_branch {
 	double share;              /* mass / the rise (or fall) at the start */
 };
 
+/* A caller of the function a spread increase converges on (issue 23). */
+struct verdict_caller {
+	char *name;                /* owned */
+	double mass;               /* the rise of the function under it */
+	double share;              /* mass / the function's summed rise */
+};
+
 struct verdict {
 	int found;                 /* 0: "no bottleneck found" (honest) */
 	char subsystem[16];
@@ -61,12 +68,21 @@ struct verdict {
 	struct verdict_branch *displaced; /* falls of other processes: displaced
 	                            * by the load, reported, never the verdict */
 	unsigned ndisplaced;
+	/* issue 23: where a spread increase converges (core/descent_converge.c):
+	 * the function summed over its callers (the callee view), NULL when
+	 * the verdict is the walk's own */
+	char *convergence;         /* owned */
+	double convergence_rise;   /* its summed rise */
+	struct verdict_caller *callers; /* who reaches it, largest first; owned */
+	unsigned ncallers;
 };
 
 /* Appends a copy of b (strings duplicated) to *list.  0 or -ENOMEM. */
 int verdict_branch_add(struct verdict_branch **list, unsigned *n,
 		       const struct verdict_branch *b);
 void verdict_branch_clear(struct verdict_branch *b);
+/* Appends a caller (name copied) to v->callers.  0 or -ENOMEM. */
+int verdict_caller_add(struct verdict *v, const char *name, double mass, double share);
 
 void verdict_clear(struct verdict *v); /* frees owned strings, zeroes */
 int verdict_add_note(struct verdict *v, const char *fmt, ...)

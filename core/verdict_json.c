@@ -63,8 +63,68 @@ static int branches_json(cJSON *o, const char *key, const struct verdict_branch 
 	return 0;
 }
 
+/* "convergence": {"function","rise","callers":[{"caller","mass","share"}]}
+ * (issue 23), only when the increase converged */
+static int convergence_json(cJSON *o, const struct verdict *v)
+{
+	cJSON *c, *a;
+
+	if (!v->convergence)
+		return 0;
+	c = cJSON_AddObjectToObject(o, "convergence");
+	if (!c || !cJSON_AddStringToObject(c, "function", v->convergence) ||
+	    !cJSON_AddItemToObject(c, "rise", num(v->convergence_rise)))
+		return -ENOMEM;
+	a = cJSON_AddArrayToObject(c, "callers");
+	if (!a)
+		return -ENOMEM;
+	for (unsigned i = 0; i < v->ncallers; i++) {
+		cJSON *x = cJSON_CreateObject();
+
+		if (!x || !cJSON_AddItemToArray(a, x) ||
+		    !cJSON_AddStringToObject(x, "caller", v->callers[i].name) ||
+		    !cJSON_AddItemToObject(x, "mass", num(v->callers[i].mass)) ||
+		    !cJSON_AddItemToObject(x, "share", num(v->callers[i].share)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* reads "convergence" back (replay); absent: none */
+static int get_convergence(const cJSON *o, struct verdict *v, char **cause)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "convergence"), *f, *a, *e;
+
+	if (!c)
+		return 0;
+	f = cJSON_GetObjectItemCaseSensitive(c, "function");
+	a = cJSON_GetObjectItemCaseSensitive(c, "callers");
+	if (!cJSON_IsObject(c) || !cJSON_IsString(f) || (a && !cJSON_IsArray(a)))
+		return util_fail(cause, -EINVAL, "verdict: 'convergence' needs a string 'function' and an array 'callers'");
+	v->convergence = strdup(f->valuestring);
+	if (!v->convergence)
+		return -ENOMEM;
+	e = cJSON_GetObjectItemCaseSensitive(c, "rise");
+	v->convergence_rise = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+	cJSON_ArrayForEach(e, a) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "caller");
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "mass");
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "share");
+
+		if (!cJSON_IsString(n))
+			return util_fail(cause, -EINVAL, "verdict: convergence.callers[%u] has no 'caller'",
+					 v->ncallers);
+		if (verdict_caller_add(v, n->valuestring, cJSON_IsNumber(m) ? m->valuedouble : NAN,
+				       cJSON_IsNumber(s) ? s->valuedouble : NAN))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int verdict_json_add_paths(cJSON *o, const struct verdict *v)
 {
+	if (convergence_json(o, v))
+		return -ENOMEM;
 	if (!cJSON_AddStringToObject(o, "time", v->time) ||
 	    !cJSON_AddItemToObject(o, "rise", num(v->rise)))
 		return -ENOMEM;
@@ -291,7 +351,8 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 	    (err = get_num(o, "rise", NAN, &v->rise, cause)) ||
 	    (err = get_branches(o, "branches", &v->branches, &v->nbranches, cause)) ||
 	    (err = get_branches(o, "falls", &v->falls, &v->nfalls, cause)) ||
-	    (err = get_branches(o, "displaced", &v->displaced, &v->ndisplaced, cause)))
+	    (err = get_branches(o, "displaced", &v->displaced, &v->ndisplaced, cause)) ||
+	    (err = get_convergence(o, v, cause)))
 		goto fail;
 	x = cJSON_GetObjectItemCaseSensitive(o, "notes");
 	if (x && !cJSON_IsArray(x)) {

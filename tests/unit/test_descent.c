@@ -790,6 +790,47 @@ static void test_spread_branches(void **state)
 	tree_free(t);
 }
 
+/* Convergence (issue 23): a TCP send reached through write(2) and
+ * sendto(2), each branch smaller than an unrelated spread one (epoll_ctl),
+ * together larger: the verdict is the function summed over its callers,
+ * descended in the merged view, with both callers named; the walk's own
+ * answer is kept as a note.  A walk whose answer already goes through the
+ * function (test_spread_branches: exit_mmap under exec and exit) stands. */
+static void test_convergence(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, ZERO, V(30, 31, 29), SYS, "__x64_sys_epoll_ctl", "do_epoll_ctl", "ep_remove");
+	ADD(p, ZERO, V(25, 24, 26), SYS, "__x64_sys_epoll_ctl", "do_epoll_ctl", "ep_item_poll");
+	ADD(p, ZERO, V(20, 21, 19), SYS, "__x64_sys_epoll_ctl", "do_epoll_ctl", "kmem_cache_alloc");
+	ADD(p, ZERO, V(60, 62, 58), SYS, "ksys_write", "vfs_write", "sock_write_iter", "tcp_sendmsg",
+	    "tcp_sendmsg_locked", "tcp_write_xmit");
+	ADD(p, ZERO, V(55, 54, 56), SYS, "__x64_sys_sendto", "__sys_sendto", "tcp_sendmsg",
+	    "tcp_sendmsg_locked", "tcp_write_xmit");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_non_null(v.convergence);
+	assert_string_equal(v.convergence, "tcp_sendmsg");
+	assert_true(v.convergence_rise > 110 && v.convergence_rise < 120);
+	assert_int_equal(v.ncallers, 2);
+	assert_string_equal(v.leaf, "tcp_write_xmit");
+	assert_string_equal(v.subsystem, "net");
+	assert_non_null(strstr(v.summary, "converges on tcp_sendmsg"));
+	assert_non_null(strstr(v.summary, "sock_write_iter"));
+	assert_non_null(strstr(v.summary, "__sys_sendto"));
+	assert_true(note_has(&v, "the walk alone"));
+	assert_true(line_has(&r, "summed over its 2 places"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
 /* Displaced work with a process level (a tree by process): the fall of a
  * process that is not the diagnosed one is displaced, never the verdict;
  * without knowing the diagnosed processes nothing is called displaced. */
@@ -1187,6 +1228,7 @@ int main(void)
 		cmocka_unit_test(test_rise_under_falling_parent),
 		cmocka_unit_test(test_victim_falling_root),
 		cmocka_unit_test(test_spread_branches),
+		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_displaced_by_process),
 		cmocka_unit_test(test_time_level),
 		cmocka_unit_test(test_subsystem_deepest),
