@@ -1,6 +1,6 @@
 #!/bin/sh
 # real_fio_bufwrite — live smoke test of the real-software scenario fio_bufwrite (fs;
-# tests/real/scenarios, tests/live/real.inc): a verdict in the right subsystem
-. "$(dirname "$0")/../lib.sh"
+# tests/real/scenarios, tests/real/smoke/real.inc): a verdict in the right subsystem
+. "$(dirname "$0")/../../lib.sh"
 . "$(dirname "$0")/real.inc"
 real_smoke fio_bufwrite
