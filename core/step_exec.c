@@ -308,15 +308,16 @@ static int sx_guard(struct step_exec *x, double now, int force)
 				x->att_pct * x->duty > x->o.budget_pct;
 		int runaway = apct > STEP_EXEC_GUARD_RUNAWAY * x->o.budget_pct;
 
+		double cost = runaway && apct > x->att_pct ? apct : x->att_pct;
+
 		if (!sustained && !runaway)
 			return 0;
-		f = sx_fitting_duty(x, runaway && apct > x->att_pct ? apct : x->att_pct);
+		f = sx_fitting_duty(x, cost);
 		if (f > 0) {
 			x->duty = f;
 			snprintf(x->duty_note, sizeof(x->duty_note),
 				 "attached %.0f%% of each window: %.1f%% of a CPU attached all the "
-				 "time is over the %g%% budget", f * 100,
-				 runaway && apct > x->att_pct ? apct : x->att_pct, x->o.budget_pct);
+				 "time is over the %g%% budget", f * 100, cost, x->o.budget_pct);
 			sx_log(x, "%s", x->duty_note);
 			return 0;
 		}
