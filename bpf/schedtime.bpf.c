@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* schedtime — blocked, runnable and on-CPU time per tracked thread, with
  * the waker (task, hardirq or softirq) and who ran instead.  See
- * bpf/schedtime.h for the maps' meaning; /work/helpers/SCHEDTIME.md is the
- * contract.
+ * bpf/schedtime.h for the maps' meaning: it is the contract between this
+ * program and its user side (core/probe/probe_schedtime.c).
  *
  * State machine per thread (map `state`, key pid):
  *   sched_switch, prev (current):  RUNNING -> BLOCKED (not runnable) or

@@ -7,7 +7,7 @@
  * intervals (switch-in to switch-out, no stack) are counted too, so that a
  * thread's three parts can be checked against its wall time.  Aggregated in
  * the kernel; nothing per event goes to user space.  Fixed-width types only.
- * The contract is /work/helpers/SCHEDTIME.md; the user side API is
+ * This header is the contract between the two sides; the user side API is
  * core/probe/probe_schedtime.h.
  */
 #ifndef ARGUS_BPF_SCHEDTIME_H

@@ -147,7 +147,7 @@ static inline int agent_timeout_ms(struct agent *a)
 	return a && a->ops->timeout_ms ? a->ops->timeout_ms(a) : -1;
 }
 
-/* Tree-guided descent (ARCHITECTURE.md): from the root, follow the child with
+/* Tree-guided descent (doc/ARCHITECTURE.md, "The analysis"): from the root, follow the child with
  * the largest significant positive delta while it explains at least
  * `explain` (0.5 by default) of its parent's delta; stop where the delta
  * spreads or at a leaf.  Fills v (found=0 with the numbers when no node is

@@ -1,5 +1,5 @@
 /* probe_schedtime — where tracked threads' time goes off the CPU
- * (bpf/schedtime.bpf.c; contract /work/helpers/SCHEDTIME.md).
+ * (bpf/schedtime.bpf.c; the contract between the sides is bpf/schedtime.h).
  *
  * For every tracked thread the kernel aggregates, without an event per
  * context switch to user space:

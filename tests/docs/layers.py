@@ -113,7 +113,8 @@ def main():
         bad.append('known cycle %s is gone: take it off KNOWN_CYCLES' % ' <-> '.join(sorted(c)))
 
     for f in sorted(files):
-        if not re.search(r'(?<![\w/])' + re.escape(f[:-2]) + r'(\.[ch]|\b)', doc):
+        stem = re.escape(f[:-2])
+        if not re.search(r'(?<![\w/])(%s\.%s|%s\.c/h)\b' % (stem, f[-1], stem), doc):
             bad.append('core/%s/%s is not in the map (doc/ARCHITECTURE.md)' % (files[f], f))
     for b in bad:
         print(b)
