@@ -17,6 +17,7 @@
 #include "model/model_capture.h"
 #include "opts_load.h"
 #include "probe/probe.h"
+#include "model/model_write.h"
 
 static const char model_usage[] =
 	"usage: argus model [--duration S] [--window S] [--steady [--tolerance F] | --mark RE]\n"

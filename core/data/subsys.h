@@ -9,19 +9,7 @@
 
 #include <stddef.h>
 
-enum subsys {
-	SUBSYS_MM,
-	SUBSYS_SCHED,
-	SUBSYS_FS,
-	SUBSYS_NET,
-	SUBSYS_BLOCK,
-	SUBSYS_IRQ,       /* hard and soft interrupts, timers */
-	SUBSYS_LOCKING,
-	SUBSYS_SYSCALL,   /* syscall / exception entry with nothing more specific */
-	SUBSYS_IDLE,
-	SUBSYS_OTHER,
-	SUBSYS_N
-};
+#include "data/subsys_id.h"
 
 /* "mm", "sched", "fs", "net", "block", "irq", "locking", "syscall",
  * "idle", "other". */

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "data/subsys.h"
+#include "data/subsys_id.h"
 
 struct subsys_rule {
 	const char *name;         /* function name, or a prefix */

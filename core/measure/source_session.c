@@ -13,6 +13,7 @@
 #include "measure/measure.h"
 #include "model/model_view.h"
 #include "measure/source_session.h"
+#include "model/model_write.h"
 
 struct ses_priv {
 	struct source *in;

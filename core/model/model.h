@@ -271,14 +271,4 @@ int model_solve_probed(const struct model *m, const struct model_whatif *w,
  * Returns 0 or -EINVAL. */
 int model_whatif_parse(const char *s, struct model_whatif *w);
 
-/* Writers (core/model/model_write.c).  Return 0 or -errno. */
-int model_write_lqn(const struct model *m, FILE *out);   /* LQNS input grammar */
-int model_write_lqnx(const struct model *m, FILE *out);  /* LQN XML schema */
-int model_write_dot(const struct model *m, FILE *out);   /* Graphviz */
-/* JSON; p may be NULL (no prediction). */
-int model_write_json(const struct model *m, const struct model_prediction *p, FILE *out);
-/* A short text summary (tasks, demand, calls, the wait chain) for people;
- * p may be NULL.  Strings are escaped. */
-int model_write_text(const struct model *m, const struct model_prediction *p, FILE *out);
-
 #endif

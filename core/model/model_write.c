@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "model/model.h"
+#include "model/model_write.h"
 #include "model/model_view.h"
 
 /* An identifier for LQN and dot ids: [A-Za-z0-9_], starting with a letter. */

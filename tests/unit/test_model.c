@@ -19,6 +19,7 @@
 #include "data/waitgraph.h"
 #include "model/model_capture.h"
 #include "model/model_view.h"
+#include "model/model_write.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
