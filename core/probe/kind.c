@@ -87,6 +87,11 @@ double kind_event_cost_ns(enum step_kind k)
 	}
 }
 
+double kind_default_budget(enum step_kind k)
+{
+	return k == STEP_SAMPLE ? KIND_SAMPLE_BUDGET_PCT : KIND_EVENT_BUDGET_PCT;
+}
+
 int kind_estimate_rate(const struct step *s, double secs, double *rate, char **cause)
 {
 	struct kind_filter f;

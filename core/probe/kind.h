@@ -117,6 +117,18 @@ const char *kind_unit(enum step_kind k);
  * when the kernel gives no BPF statistics: this times the events seen. */
 double kind_event_cost_ns(enum step_kind k);
 
+/* The CPU a kind's probe may cost by default, % of one CPU: 2% for sample,
+ * whose cost is fixed by its frequency; 5% for the kinds that run on every
+ * event (a raw tracepoint costs ~0.1-0.2 us a firing here, and page faults
+ * fire ~100k times a second under a fault-heavy load), and for the
+ * scheduler-time programs, which run on every switch and wakeup
+ * (core/probe/schedtime_duty.h).  The executor's overhead guard holds a step
+ * to it (core/step/step_exec.h). */
+#define KIND_SAMPLE_BUDGET_PCT 2.0
+#define KIND_EVENT_BUDGET_PCT 5.0
+/* KIND_SAMPLE_BUDGET_PCT for sample, KIND_EVENT_BUDGET_PCT for the others. */
+double kind_default_budget(enum step_kind k);
+
 /* tracepoint_stacks with sample_every 0: the rate of the targets (with the
  * filter) is counted for KIND_RATE_PROBE_S seconds by the counts probe
  * before attaching, and 1 in N firings is recorded with a stack, N =
