@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "probe/kind.h"
+#include "data/step_data.h"
 #include "data/tree.h"
 
 /* One step's numbers at one node; nodes own a NULL-terminated list. */
