@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "probe/probe_schedtime.h"
 #include "probe/schedtime_duty.h"
+#include "probe/schedtime_snap.h"
 #include "probe/kind.h"
 
 /* A read falls on a period boundary: an on-phase ends this much before

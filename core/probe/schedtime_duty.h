@@ -64,7 +64,7 @@
 
 #include <stdint.h>
 
-struct probe_schedtime_snap;
+#include "probe/schedtime_snap.h"
 
 #define SCHEDTIME_DUTY_PERIOD_S 0.5
 #define SCHEDTIME_DUTY_MIN_ON_S 0.05
