@@ -31,7 +31,6 @@ KNOWN_CYCLES = {frozenset(c) for c in (
     ('tree', 'tree_annot'),
     ('agent', 'agent_second', 'descent'),
     ('model', 'model_view'),
-    ('measure', 'measure_live', 'measure_model'),
     ('import', 'pprof', 'pprof_dec'),
 )}
 
