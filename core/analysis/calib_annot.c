@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analysis/calib.h"
-#include "probe/kind.h"
+#include "data/step_data.h"
 #include "data/tree_annot.h"
 
 /* Mann–Whitney U of y (loaded) against x (reference) over log2 buckets,
@@ -82,8 +82,8 @@ void calib_annot_stats(struct tree_annot *a)
 	}
 	if (a->has_lat) {
 		for (int c = 0; c < COND_N; c++) {
-			a->p50_ns[c] = kind_hist_percentile(a->hist[c], 50);
-			a->p99_ns[c] = kind_hist_percentile(a->hist[c], 99);
+			a->p50_ns[c] = step_data_hist_percentile(a->hist[c], 50);
+			a->p99_ns[c] = step_data_hist_percentile(a->hist[c], 99);
 		}
 		a->lat_p = calib_mann_whitney(a->hist[COND_REF], a->hist[COND_LOAD], &a->lat_sign);
 	}

@@ -154,7 +154,7 @@ static int sm_stack(struct tree *t, const struct step *s, const struct step_data
 	int err;
 
 	for (unsigned i = 0; i < ps->nframes && nf < SM_MAX_FRAMES; i++) {
-		if (!label && kind_frame_is_marker(ps->frames[i])) {
+		if (!label && step_data_frame_is_marker(ps->frames[i])) {
 			label = ps->frames[i];
 			npath = nf;
 			continue;

@@ -41,7 +41,7 @@
 #include <stdio.h>
 
 #include "analysis/calib.h"
-#include "probe/kind.h"
+#include "data/step_data.h"
 #include "data/step.h"
 #include "data/tree.h"
 #include "data/tree_annot.h"

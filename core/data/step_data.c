@@ -66,3 +66,30 @@ struct step_target_win *step_data_target(struct step_data *d, unsigned w, unsign
 		return NULL;
 	return &d->tw[(size_t)w * d->ntargets + t];
 }
+
+double step_data_hist_percentile(const uint64_t *hist, double pct)
+{
+	uint64_t total = 0, cum = 0;
+	double want;
+
+	for (unsigned i = 0; i < KIND_HIST_BUCKETS; i++)
+		total += hist[i];
+	if (!total)
+		return 0;
+	if (pct < 0)
+		pct = 0;
+	if (pct > 100)
+		pct = 100;
+	want = pct / 100.0 * (double)total;
+	for (unsigned i = 0; i < KIND_HIST_BUCKETS; i++) {
+		cum += hist[i];
+		if (hist[i] && (double)cum >= want) {
+			double edge = 2.0; /* bucket i ends at 2^(i+1) */
+
+			for (unsigned k = 0; k < i; k++)
+				edge *= 2;
+			return edge;
+		}
+	}
+	return 0;
+}

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "data/ksym.h"
-#include "measure/measure.h"
+#include "measure/measure_opts.h"
 #include "measure/measure_live.h"
 #include "probe/probe.h"
 #include "probe/probe_profile.h"
@@ -101,12 +101,6 @@ static void live_close(void *ctx)
 	probe_profile_close(l->pp);
 	ksym_free(l->ks);
 	free(l);
-}
-
-int measure_time_wall(const struct measure_opts *o)
-{
-	return o->time == MEASURE_TIME_WALL ||
-	       (o->time == MEASURE_TIME_AUTO && (o->victim_argv || o->victim_pid));
 }
 
 int measure_live_open(struct measure_sampler *smp, const struct measure_opts *o,

@@ -5,10 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measure/measure.h"
-
-/* 1 when the diagnosed threads' whole time is accounted (--time). */
-int measure_time_wall(const struct measure_opts *o);
+#include "measure/measure_opts.h"
 
 /* Opens the live sampler into *smp (its ctx owned by smp->close): the
  * profile probe at o->freq_hz, on tgids when filter, and when

@@ -1,6 +1,7 @@
-/* measure_model — the model side of a measurement (core/measure/measure.c only):
- * the wait graph of each loaded window (time accounting), the windows the
- * model is built from (--steady / --mark, chosen by core/model_window as
+/* measure_model — the model side of a measurement (core/measure/measure.c
+ * drives it; measure_model_windows there gives its windows): the wait
+ * graph of each loaded window (time accounting), the windows the model is
+ * built from (--steady / --mark, chosen by core/model/model_window.c as
  * `argus model` chooses them), and the loads' output when it is piped
  * (LOAD_F_PIPE_*): read as it comes, each line passed to the log and the
  * load's stdout lines to the mark.
@@ -10,11 +11,26 @@
 
 #include <poll.h>
 
-#include "measure/measure.h"
+#include "measure/measure_opts.h"
 
 struct load;
 struct waitgraph;
 struct measure_model;
+
+/* The windows the model of the load is built from (time accounting:
+ * --time wall, a victim), as far as measuring got: */
+struct measure_windows {
+	const struct waitgraph *g;   /* the chosen loaded windows' wait graphs
+	                              * merged (blocked intervals, wakers, on-CPU
+	                              * and runnable time; secs their length);
+	                              * valid until the next call or tick */
+	unsigned first, last, n;     /* loaded windows [first, last] of n, 0-based */
+	char used[240];              /* "steady state: windows 3-9 of 12 (rates
+	                              * within 20%)", "marked: 'RE' at 1.2 s ..
+	                              * end: windows 4-12 of 12", "all 12 loaded
+	                              * windows (no --steady/--mark)" */
+	char why[720];               /* no graph: why (and what to do) */
+};
 
 /* For o (model_steady, model_tol, model_mark, load_out); waits: the
  * sampler accounts blocked time (loaded windows get wait graphs).  NULL
@@ -36,7 +52,7 @@ int measure_model_pollfds(struct measure_model *mm, struct pollfd *fds, int max)
 /* Reads what the pipes hold now; t: the measurement's clock. */
 void measure_model_read(struct measure_model *mm, double t);
 
-/* See measure_windows (measure.h); final: measuring is over. */
+/* See measure_model_windows (measure.h); final: measuring is over. */
 int measure_model_windows_get(struct measure_model *mm, int final, struct measure_windows *out);
 
 #endif

@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "measure/measure.h"
-#include "measure/measure_live.h"
+#include "measure/measure_opts.h"
 #include "model/model_window.h"
 #include "analysis/seqstop.h"
 #include "base/util.h"
@@ -22,6 +21,12 @@ void measure_opts_default(struct measure_opts *o)
 	o->adapt_window = 1;
 	o->adapt_settle = 1;
 	o->explain = 0.5;
+}
+
+int measure_time_wall(const struct measure_opts *o)
+{
+	return o->time == MEASURE_TIME_WALL ||
+	       (o->time == MEASURE_TIME_AUTO && (o->victim_argv || o->victim_pid));
 }
 
 char *measure_probe_set(unsigned freq_hz, char *buf, size_t len)

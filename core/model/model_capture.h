@@ -48,7 +48,7 @@ struct model_capture_opts {
 	FILE *log;              /* the load's output; NULL: dropped */
 	int verbose;            /* and a line per window */
 	int no_duty;            /* attached all the time, whatever the cost */
-	double budget_pct;      /* of one CPU; 0: STEP_EXEC_EVENT_BUDGET_PCT */
+	double budget_pct;      /* of one CPU; 0: KIND_EVENT_BUDGET_PCT */
 	volatile int *stop;     /* set to end early (a signal); may be NULL */
 	int stats;              /* BPF run-time statistics on while the probe
 	                         * runs (bpf_ns / bpf_runs below: the probe's

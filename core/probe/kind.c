@@ -1,5 +1,5 @@
-/* kind — the table of step kinds, and what the kinds share (units,
- * targets, histogram percentiles, the rate estimate). */
+/* kind — the table of step kinds, and what is known of a kind without
+ * opening it (units, targets, costs, budgets, the rate estimate). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +7,11 @@
 #include "probe/kind.h"
 #include "probe/kind_util.h"
 #include "probe/probe_counts.h"
+#include "probe/probe_funclat.h"
+#include "probe/probe_offcpu.h"
+#include "probe/probe_profile.h"
+#include "probe/probe_tplat.h"
+#include "probe/probe_tpstacks.h"
 #include "base/util.h"
 
 const struct kind_ops *kind_ops_get(enum step_kind k)
@@ -20,33 +25,6 @@ const struct kind_ops *kind_ops_get(enum step_kind k)
 	case STEP_COUNTS: return &probe_counts_kind_ops;
 	default: return NULL;
 	}
-}
-
-double kind_hist_percentile(const uint64_t *hist, double pct)
-{
-	uint64_t total = 0, cum = 0;
-	double want;
-
-	for (unsigned i = 0; i < KIND_HIST_BUCKETS; i++)
-		total += hist[i];
-	if (!total)
-		return 0;
-	if (pct < 0)
-		pct = 0;
-	if (pct > 100)
-		pct = 100;
-	want = pct / 100.0 * (double)total;
-	for (unsigned i = 0; i < KIND_HIST_BUCKETS; i++) {
-		cum += hist[i];
-		if (hist[i] && (double)cum >= want) {
-			double edge = 2.0; /* bucket i ends at 2^(i+1) */
-
-			for (unsigned k = 0; k < i; k++)
-				edge *= 2;
-			return edge;
-		}
-	}
-	return 0;
 }
 
 unsigned kind_ntargets(const struct step *s)
@@ -85,6 +63,11 @@ double kind_event_cost_ns(enum step_kind k)
 	case STEP_COUNTS: return 58;
 	default: return 2000;
 	}
+}
+
+double kind_default_budget(enum step_kind k)
+{
+	return k == STEP_SAMPLE ? KIND_SAMPLE_BUDGET_PCT : KIND_EVENT_BUDGET_PCT;
 }
 
 int kind_estimate_rate(const struct step *s, double secs, double *rate, char **cause)

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe/kind.h"
+#include "probe/kind_ops.h"
 #include "probe/kind_util.h"
 
 struct kind_run;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "probe/kind_util.h"
+#include "probe/kind_ops.h"
 
 #define PROBE_COUNTS_MAX 64
 
@@ -38,5 +39,8 @@ void probe_counts_runtime(struct probe_counts *pc, uint64_t *ns, uint64_t *cnt);
  * seconds (sleeps).  0 or -errno with *cause. */
 int probe_counts_rate(const char *const *tps, unsigned ntps, const struct kind_filter *f,
 		      double secs, double *rate, char **cause);
+
+/* The counts kind (core/probe/kind.c's table). */
+extern const struct kind_ops probe_counts_kind_ops;
 
 #endif

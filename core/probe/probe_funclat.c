@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probe/kind.h"
+#include "probe/kind_ops.h"
 #include "probe/kind_run.h"
 #include "probe/kind_util.h"
 #include "probe/probe.h"

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 #include "../../bpf/funclat.h"
 #include "probe/kind_util.h"
+#include "probe/kind_ops.h"
 
 struct probe_funclat;
 
@@ -38,5 +39,8 @@ void probe_funclat_runtime(struct probe_funclat *pf, uint64_t *ns, uint64_t *cnt
  * program, "name section-type attach-type\n".  Caller frees; NULL with
  * errno set.  For tests of the program construction. */
 char *probe_funclat_programs(void);
+
+/* The function_latency kind (core/probe/kind.c's table). */
+extern const struct kind_ops probe_funclat_kind_ops;
 
 #endif

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe/kind.h"
+#include "probe/kind_ops.h"
 #include "probe/kind_run.h"
 #include "probe/kind_util.h"
 #include "probe/probe.h"

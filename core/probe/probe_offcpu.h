@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include "../../bpf/offcpu.h"
 #include "probe/kind_util.h"
+#include "probe/kind_ops.h"
 
 struct probe_offcpu_opts {
 	unsigned max_stacks;        /* stack map entries; 0 = STEP_DEFAULT_MAX_STACKS */
@@ -35,5 +36,8 @@ int probe_offcpu_stack(void *po, uint32_t id, uint64_t *ips, unsigned max);
 void probe_offcpu_runtime(struct probe_offcpu *po, uint64_t *ns, uint64_t *cnt);
 /* "tp_btf" or "raw_tp": how it attached. */
 const char *probe_offcpu_mechanism(const struct probe_offcpu *po);
+
+/* The offcpu kind (core/probe/kind.c's table). */
+extern const struct kind_ops kind_offcpu_ops;
 
 #endif

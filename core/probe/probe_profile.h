@@ -17,6 +17,7 @@
 
 #include "data/ksym.h"
 #include "data/profile.h"
+#include "probe/kind_ops.h"
 
 /* Chosen from tests/bench/overhead.sh (see BENCH.md). */
 #define PROBE_PROFILE_DEFAULT_HZ 999
@@ -81,5 +82,8 @@ int probe_profile_stats(struct probe_profile *pp, struct probe_profile_stats *st
 
 /* Detaches and frees everything; NULL-safe. */
 void probe_profile_close(struct probe_profile *pp);
+
+/* The sample kind (core/probe/kind.c's table). */
+extern const struct kind_ops probe_profile_kind_ops;
 
 #endif

@@ -13,6 +13,7 @@
 #include "probe/probe.h"
 #include "probe/probe_schedtime.h"
 #include "probe/schedtime_duty.h"
+#include "probe/schedtime_snap.h"
 #include "probe/schedtime_table.h"
 #include "schedtime.skel.h"
 
@@ -372,14 +373,6 @@ void probe_schedtime_runtime(struct probe_schedtime *ps, uint64_t *ns, uint64_t 
 }
 
 /* ---- reads -------------------------------------------------------------- */
-
-void probe_schedtime_snap_free(struct probe_schedtime_snap *s)
-{
-	if (!s)
-		return;
-	free(s->e);
-	free(s);
-}
 
 /* The name of pid.  The wakee (other 0): from the state map (tracked
  * threads, as the kernel's comm lags an exec by a few switches there).

@@ -81,6 +81,7 @@
 #include <linux/types.h>
 #include "../../bpf/schedtime.h"
 #include "probe/kind_util.h"
+#include "probe/schedtime_snap.h"
 
 struct ksym_table;
 
@@ -123,39 +124,13 @@ void probe_schedtime_close(struct probe_schedtime *ps); /* NULL-safe */
  * 0 or -errno; a no-op without a set. */
 int probe_schedtime_add_tgid(struct probe_schedtime *ps, uint32_t tgid);
 
-struct probe_schedtime_entry {
-	struct schedtime_key key;
-	struct schedtime_val val;
-	const char *const *frames;  /* key.stack_id symbolised, root first; owned
-	                             * by the probe, valid until close */
-	unsigned nframes;           /* 0: no stack */
-};
-
-#define PROBE_SCHEDTIME_MAX_PHASES 16
-
-struct probe_schedtime_snap {
-	struct probe_schedtime_entry *e; /* n entries, owned by the snapshot */
-	size_t n;
-	struct schedtime_counters ctr;   /* summed over CPUs, since open */
-	uint64_t now_ns;                 /* CLOCK_MONOTONIC at the read */
-	double secs;                     /* covered: since open (read) or since
-	                                  * the previous read_window */
-	double attached_secs;            /* of secs, the time the programs were
-	                                  * attached (= secs without detaches) */
-	unsigned gaps;                   /* detaches in it (read: since open) */
-	unsigned nphases;                /* read_window: lengths of the on-phases */
-	double phase_s[PROBE_SCHEDTIME_MAX_PHASES]; /* that ended in it (and the
-	                                  * one in progress, so far); more
-	                                  * than the maximum fold into the last */
-};
-
 /* Snapshots; stacks symbolised with ks (NULL: hex addresses).  *out is the
- * caller's (probe_schedtime_snap_free).  0 or -errno. */
+ * caller's (probe_schedtime_snap_free, core/probe/schedtime_snap.h).
+ * 0 or -errno. */
 int probe_schedtime_read(struct probe_schedtime *ps, const struct ksym_table *ks,
 			 struct probe_schedtime_snap **out);
 int probe_schedtime_read_window(struct probe_schedtime *ps, const struct ksym_table *ks,
 				struct probe_schedtime_snap **out);
-void probe_schedtime_snap_free(struct probe_schedtime_snap *s); /* NULL-safe */
 
 /* Detaches every program (nothing runs until attach; counts are kept).
  * 0 (also when detached already) or -errno. */
@@ -174,14 +149,5 @@ int probe_schedtime_counters(struct probe_schedtime *ps, struct schedtime_counte
 void probe_schedtime_runtime(struct probe_schedtime *ps, uint64_t *ns, uint64_t *cnt);
 /* "tp_btf" or "raw_tp". */
 const char *probe_schedtime_mechanism(const struct probe_schedtime *ps);
-
-/* Names for output: "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL",
- * "TASKLET", "SCHED", "HRTIMER", "RCU", else "?". */
-const char *probe_schedtime_softirq_name(uint32_t vec);
-/* The key's other side as text: "task COMM (pid P, tgid T)", "softirq
- * BLOCK", "hardirq 25", "hardirq timer", "hardirq (ipi/other)", "no
- * wakeup seen", "still in progress".  Control characters of comm escaped.
- * Returns buf. */
-char *probe_schedtime_other_str(const struct schedtime_key *k, char *buf, size_t len);
 
 #endif

@@ -26,8 +26,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probe/kind.h"
+#include "probe/kind_ops.h"
 #include "probe/kind_run.h"
+#include "probe/probe_tplat.h"
 #include "probe/kind_util.h"
 #include "probe/probe.h"
 #include "data/step.h"

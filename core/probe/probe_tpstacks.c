@@ -33,7 +33,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probe/kind.h"
+#include "probe/kind_ops.h"
 #include "probe/kind_util.h"
 #include "probe/probe_counts.h"
 #include "probe/probe_tpstacks.h"

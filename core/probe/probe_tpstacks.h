@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "probe/kind_ops.h"
+
 struct step;
 
 struct probe_tpstacks_opts {
@@ -79,5 +81,22 @@ int probe_tpstacks_attach(struct probe_tpstacks *t, char **cause);
 /* Adds the BPF run time and runs of its programs (run-time statistics must
  * be on, see kind_stats_enable) to *ns and *cnt. */
 void probe_tpstacks_runtime(struct probe_tpstacks *t, uint64_t *ns, uint64_t *cnt);
+
+/* The tracepoint_stacks kind (core/probe/kind.c's table). */
+extern const struct kind_ops probe_tpstacks_kind_ops;
+
+/* tracepoint_stacks with sample_every 0: the rate of the targets (with the
+ * filter) is counted for KIND_RATE_PROBE_S seconds by the counts probe
+ * before attaching, and 1 in N firings is recorded with a stack, N =
+ * ceil(rate / KIND_TPSTACKS_BUDGET) (each recorded firing costs a stack
+ * walk, 1-2 us here: 5k/s is ~1% of one CPU; every firing also costs ~100 ns
+ * to count, tests/bench/kinds.sh).  Every firing is still counted exactly
+ * (step_target_win.events); profile counts are recorded x N. */
+#define KIND_TPSTACKS_BUDGET 5000.0    /* recorded firings per second */
+#define KIND_RATE_PROBE_S 0.2
+/* N for a measured rate (events per second); at least 1. */
+unsigned kind_tpstacks_auto_every(double rate);
+/* The 1-in-N a tracepoint_stacks probe uses (after automatic choice). */
+unsigned kind_tpstacks_every(const struct kind_probe *kp);
 
 #endif

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "probe/probe_schedtime.h"
 #include "probe/schedtime_duty.h"
-#include "step/step_exec.h"
+#include "probe/schedtime_snap.h"
+#include "probe/kind.h"
 
 /* A read falls on a period boundary: an on-phase ends this much before
  * it, so the read finds the programs detached (a late tick of the
@@ -92,7 +92,7 @@ void schedtime_duty_init(struct schedtime_duty *d, const struct schedtime_duty_o
 	memset(d, 0, sizeof(*d));
 	d->o = *o;
 	if (!(d->o.budget_pct > 0))
-		d->o.budget_pct = STEP_EXEC_EVENT_BUDGET_PCT;
+		d->o.budget_pct = KIND_EVENT_BUDGET_PCT;
 	d->o.period_s = duty_period(o);
 	if (!(d->o.min_on_s > 0))
 		d->o.min_on_s = SCHEDTIME_DUTY_MIN_ON_S;

@@ -5,9 +5,9 @@
  * Why: bpf/schedtime.bpf.c runs on every context switch and wakeup of the
  * machine, ~100 ns a switch at the very least for two programs (~180-200
  * ns as they are); a message ping-pong makes ~4*10^5 switches a second,
- * so watching it all the time costs ~14% of a CPU against the 5% step
- * budget of per-event kinds (STEP_EXEC_EVENT_BUDGET_PCT).  No per-event
- * saving gets there; watching a fraction of the time does.
+ * so watching it all the time costs ~14% of a CPU against the 5% budget
+ * of per-event kinds (KIND_EVENT_BUDGET_PCT, core/probe/kind.h).  No
+ * per-event saving gets there; watching a fraction of the time does.
  *
  * How: time is cut in periods of period_s (0.5 s; the window length is a
  * whole number of them, so a window read falls between two periods).  In
@@ -64,7 +64,7 @@
 
 #include <stdint.h>
 
-struct probe_schedtime_snap;
+#include "probe/schedtime_snap.h"
 
 #define SCHEDTIME_DUTY_PERIOD_S 0.5
 #define SCHEDTIME_DUTY_MIN_ON_S 0.05
@@ -86,7 +86,7 @@ double schedtime_duty_weight(const double *phase_s, unsigned n, double len_s);
 void schedtime_duty_reweight(struct probe_schedtime_snap *s);
 
 struct schedtime_duty_opts {
-	double budget_pct;      /* % of one CPU; 0: STEP_EXEC_EVENT_BUDGET_PCT */
+	double budget_pct;      /* % of one CPU; 0: KIND_EVENT_BUDGET_PCT */
 	double period_s;        /* 0: SCHEDTIME_DUTY_PERIOD_S, made to divide window_s */
 	double window_s;        /* the caller's read period (0: none) */
 	double min_on_s;        /* 0: SCHEDTIME_DUTY_MIN_ON_S */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "probe/probe_schedtime.h"
+#include "probe/schedtime_snap.h"
 
 /* key -> val, open addressing; user-side baselines and credited parts. */
 struct st_table {

@@ -9,6 +9,7 @@
 #include "probe/caps.h"
 #include "step/controller.h"
 #include "step/controller_priv.h"
+#include "probe/kind.h"
 #include "step/step_exec.h"
 #include "analysis/step_merge.h"
 #include "step/step_preflight.h"
@@ -200,7 +201,7 @@ int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len)
 
 double ctl_budget(const struct controller *c, const struct step *s)
 {
-	return c->o.budget_pct > 0 ? c->o.budget_pct : step_exec_default_budget(s->kind);
+	return c->o.budget_pct > 0 ? c->o.budget_pct : kind_default_budget(s->kind);
 }
 
 int ctl_fit_budget(struct controller *c, struct step *s, const struct step_preflight *pf,

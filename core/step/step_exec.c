@@ -81,11 +81,6 @@ void step_exec_opts_default(struct step_exec_opts *o)
 	o->budget_pct = 0;
 }
 
-double step_exec_default_budget(enum step_kind k)
-{
-	return k == STEP_SAMPLE ? STEP_EXEC_DEFAULT_BUDGET_PCT : STEP_EXEC_EVENT_BUDGET_PCT;
-}
-
 int step_exec_kind_can_duty(enum step_kind k)
 {
 	const struct kind_ops *o = kind_ops_get(k);
@@ -650,7 +645,7 @@ struct step_exec *step_exec_new(const struct step *s, const struct step_exec_opt
 	if (x->o.settle_s < 0)
 		x->o.settle_s = STEP_EXEC_DEFAULT_SETTLE_S;
 	if (!(x->o.budget_pct > 0))
-		x->o.budget_pct = step_exec_default_budget(s->kind);
+		x->o.budget_pct = kind_default_budget(s->kind);
 	x->s = step_clone(s);
 	if (!x->s) {
 		err = -errno;

@@ -65,19 +65,11 @@ struct ksym_table;
 #define STEP_EXEC_DEFAULT_PAIRS 3
 #define STEP_EXEC_MIN_WINDOW_S 0.25
 #define STEP_EXEC_DEFAULT_SETTLE_S 0.1
-#define STEP_EXEC_DEFAULT_BUDGET_PCT 2.0 /* sample */
-#define STEP_EXEC_EVENT_BUDGET_PCT 5.0   /* kinds that run per event */
 #define STEP_EXEC_GUARD_S 0.25          /* overhead checked this often */
 #define STEP_EXEC_GUARD_AVG_S 1.0       /* ... against its average over ~1 s */
 #define STEP_EXEC_GUARD_RUNAWAY 10.0    /* one interval over 10x the budget
                                          * stops it at once */
 #define STEP_EXEC_DUTY_AIM 0.9          /* a lowered duty aims 10% under */
-
-/* The default budget of a kind, % of one CPU: 2% for sample, whose cost is
- * fixed by its frequency; 5% for the kinds that run on every event (a
- * raw tracepoint costs ~0.1-0.2 us a firing here, and page faults fire
- * ~100k times a second under a fault-heavy load). */
-double step_exec_default_budget(enum step_kind k);
 
 /* 1 when kind k's probe can be attached part of each window (a duty
  * cycle: kind_ops.pause and .resume). */
@@ -91,7 +83,7 @@ struct step_exec_opts {
 	                              * STEP_EXEC_MIN_WINDOW_S */
 	double settle_s;             /* <0: the default; 0 allowed */
 	double budget_pct;           /* % of one CPU; 0: the kind's default
-	                              * (step_exec_default_budget) */
+	                              * (kind_default_budget, core/probe/kind.h) */
 	double collect_s;            /* >0: also collect this often within a
 	                              * window (live trees); 0: window ends only */
 	int sequential;              /* stop when the step's result is settled:

@@ -20,7 +20,7 @@
 # run time (BPF run-time statistics, measured in extra rounds with them on)
 # per sched_switch and as a share of one CPU over the run — the figure noise
 # blurs least.  Target: the per-event step budget, 5% of one CPU
-# (STEP_EXEC_EVENT_BUDGET_PCT), and a ratio >= 0.95.
+# (KIND_EVENT_BUDGET_PCT), and a ratio >= 0.95.
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
 BUILD=${BUILD:-$ROOT/build}

@@ -114,6 +114,8 @@ static int load_pipe(double secs)
 
 #include "probe/caps.h"
 #include "probe/kind.h"
+#include "probe/probe_tpstacks.h"
+#include "data/step_data.h"
 #include "data/ksym.h"
 #include "data/step.h"
 
@@ -216,8 +218,8 @@ int main(int argc, char **argv)
 		printf("t%u.recorded %llu\n", t, (unsigned long long)tw->recorded);
 		printf("t%u.rate %.1f\n", t, tw->events / secs);
 		printf("t%u.total_ns %llu\n", t, (unsigned long long)tw->total_ns);
-		printf("t%u.p50_ns %.0f\n", t, kind_hist_percentile(tw->hist, 50));
-		printf("t%u.p99_ns %.0f\n", t, kind_hist_percentile(tw->hist, 99));
+		printf("t%u.p50_ns %.0f\n", t, step_data_hist_percentile(tw->hist, 50));
+		printf("t%u.p99_ns %.0f\n", t, step_data_hist_percentile(tw->hist, 99));
 	}
 	printf("lost %llu\n", (unsigned long long)d->lost);
 	printf("stacks %zu\n", d->prof->nstacks);

@@ -16,6 +16,8 @@
 
 #include "probe/kind.h"
 #include "probe/kind_util.h"
+#include "probe/probe_tpstacks.h"
+#include "data/step_data.h"
 #include "data/ksym.h"
 #include "probe/probe_funclat.h"
 
@@ -58,25 +60,25 @@ static void test_percentile(void **state)
 	uint64_t h[KIND_HIST_BUCKETS] = { 0 };
 
 	(void)state;
-	assert_true(kind_hist_percentile(h, 50) == 0);
+	assert_true(step_data_hist_percentile(h, 50) == 0);
 	h[10] = 100;                       /* [1024, 2048) ns */
-	assert_true(kind_hist_percentile(h, 50) == 2048);
-	assert_true(kind_hist_percentile(h, 99) == 2048);
+	assert_true(step_data_hist_percentile(h, 50) == 2048);
+	assert_true(step_data_hist_percentile(h, 99) == 2048);
 	h[0] = 100;                        /* 0..1 ns */
-	assert_true(kind_hist_percentile(h, 25) == 2);
-	assert_true(kind_hist_percentile(h, 50) == 2);
-	assert_true(kind_hist_percentile(h, 50.5) == 2048);
-	assert_true(kind_hist_percentile(h, 100) == 2048);
+	assert_true(step_data_hist_percentile(h, 25) == 2);
+	assert_true(step_data_hist_percentile(h, 50) == 2);
+	assert_true(step_data_hist_percentile(h, 50.5) == 2048);
+	assert_true(step_data_hist_percentile(h, 100) == 2048);
 	memset(h, 0, sizeof(h));
 	h[20] = 98;                        /* ~1 ms */
 	h[24] = 2;                         /* ~16 ms */
-	assert_true(kind_hist_percentile(h, 50) == 2097152.0);
-	assert_true(kind_hist_percentile(h, 98) == 2097152.0);
-	assert_true(kind_hist_percentile(h, 99) == 33554432.0);
-	assert_true(kind_hist_percentile(h, 0) == 2097152.0);
+	assert_true(step_data_hist_percentile(h, 50) == 2097152.0);
+	assert_true(step_data_hist_percentile(h, 98) == 2097152.0);
+	assert_true(step_data_hist_percentile(h, 99) == 33554432.0);
+	assert_true(step_data_hist_percentile(h, 0) == 2097152.0);
 	memset(h, 0, sizeof(h));
 	h[63] = 1;
-	assert_true(kind_hist_percentile(h, 50) == 18446744073709551616.0);
+	assert_true(step_data_hist_percentile(h, 50) == 18446744073709551616.0);
 }
 
 static void test_auto_every(void **state)
@@ -192,8 +194,8 @@ static void test_stacks(void **state)
 	assert_true(kind_frame_is_machinery("bpf_trace_run3"));
 	assert_true(kind_frame_is_machinery("__bpf_trace_sys_enter"));
 	assert_false(kind_frame_is_machinery("exc_page_fault"));
-	assert_true(kind_frame_is_marker("[tp] exceptions:page_fault_user"));
-	assert_false(kind_frame_is_marker("handle_mm_fault"));
+	assert_true(step_data_frame_is_marker("[tp] exceptions:page_fault_user"));
+	assert_false(step_data_frame_is_marker("handle_mm_fault"));
 }
 
 static void test_table(void **state)
