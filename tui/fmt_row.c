@@ -6,8 +6,8 @@
 #include <strings.h>
 
 #include "fmt.h"
-#include "sanitize.h"
-#include "tree_annot.h"
+#include "base/sanitize.h"
+#include "analysis/tree_annot.h"
 #include "view_tree.h"
 
 #define NAME_MIN 16

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree_annot.h"
+#include "analysis/tree_annot.h"
 #include "view_icicle.h"
 
 #define ICICLE_MAX_LEVELS 128

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "glossary.h"
-#include "tree_annot.h"
+#include "analysis/glossary.h"
+#include "analysis/tree_annot.h"
 
 static void test_size(void **state)
 {

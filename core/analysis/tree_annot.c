@@ -1,0 +1,25 @@
+/* tree_annot — freeing a node's step annotations (see tree_annot.h). */
+#include <stdlib.h>
+
+#include "analysis/tree_annot.h"
+
+void tree_annot_free(struct tree_annot *a)
+{
+	while (a) {
+		struct tree_annot *next = a->next;
+
+		free(a->label);
+		free(a->cond);
+		free(a->secs);
+		free(a->win);
+		free(a);
+		a = next;
+	}
+}
+
+const char *tree_annot_unit(const struct tree_node *n)
+{
+	if (!n || !(n->flags & TREE_F_STEP))
+		return NULL;
+	return n->annot && n->annot->unit ? n->annot->unit : "events";
+}
