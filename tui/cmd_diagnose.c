@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -79,7 +80,24 @@ static void diagnose_usage(FILE *out)
 	opts_session_help(out);
 	opts_agent_help(out);
 	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
-		"4 kernel, 5 the load ended too soon, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
+		"4 kernel, 5 the load ended too soon, 6 the load failed (exited non-zero or by a signal\n"
+		"of its own; the verdict is still printed), 127 the load could not be run,\n"
+		"128+N killed by signal N (loads ended)\n");
+}
+
+/* 1 when the load argus started ended on its own (before argus ended it)
+ * with a non-zero status or a signal; its state ("exited (3)") in buf.
+ * An attached PID has no status to look at: 0. */
+static int diag_load_failed(struct load *l, char *buf, size_t len)
+{
+	int st;
+
+	if (!l || load_exit_status(l, &st) < 0)
+		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	load_state(l, buf, len);
+	return 1;
 }
 
 /* `argus diagnose --ref-file F --load-file F`: the files (folded, perf
@@ -175,7 +193,8 @@ int cmd_diagnose(int argc, char **argv)
 	double budget = 0;
 	char *steps_json = NULL;
 	sigset_t oldmask;
-	char lstate[48] = "", scope_ref[160], scope_load[160];
+	char lstate[48] = "", fstate[48] = "", scope_ref[160], scope_load[160];
+	int load_failed = 0;
 	struct calib_opts co;
 
 	cmd_signals_hold(); /* before any load: see cmd_common.h */
@@ -363,6 +382,8 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (measure_load(msrc))
 		info.load_state = load_state(measure_load(msrc), lstate, sizeof(lstate));
+	/* before argus ends the load: a status now is the load's own */
+	load_failed = diag_load_failed(measure_load(msrc), fstate, sizeof(fstate));
 	if (autorun && !measure_load(msrc)) {
 		fprintf(stderr, "argus: steps compare the load paused and running, and there is no "
 			"load argus may pause (-p without --pause): running none\n");
@@ -395,6 +416,8 @@ int cmd_diagnose(int argc, char **argv)
 		so.running = src;
 		err = diagnose_run_steps(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
+		if (!load_failed)   /* it may have failed during the steps */
+			load_failed = diag_load_failed(measure_load(msrc), fstate, sizeof(fstate));
 		if (err != -EINTR)
 			src->ops->stop(src);
 	} else if (agent) {
@@ -465,6 +488,19 @@ int cmd_diagnose(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_OK;
+	if (load_failed) {
+		/* its output (stderr, above) says why; a verdict on a run
+		 * that failed is no verdict on the workload */
+		fprintf(stderr, "argus: the load failed: %s; the verdict describes the failed run, "
+			"not the workload (exit status 6)\n", fstate);
+		if (ses) {
+			char line[96];
+
+			snprintf(line, sizeof(line), "the load failed: %s", fstate);
+			session_write_note(ses, line);
+		}
+		ret = EXIT_LOAD_FAILED;
+	}
 out:
 	diagnose_result_clear(&res);
 	free(steps_json);
