@@ -379,6 +379,23 @@ static void drain_stderr(struct app *a)
 		log_ring_feed(a->log, buf, (size_t)n);
 }
 
+/* After endwin: the last lines the load wrote (measure's "load: " lines in
+ * the log ring), which the screen never showed: its error, dd's summary. */
+static void app_load_tail(const struct app *a)
+{
+	enum { TAIL = 10 };
+	unsigned n = a->log ? log_ring_count(a->log) : 0, idx[TAIL], k = 0;
+
+	for (unsigned i = n; i-- > 0 && k < TAIL;)
+		if (!strncmp(log_ring_line(a->log, i), "load: ", 6))
+			idx[k++] = i;
+	if (!k)
+		return;
+	fprintf(stderr, "argus: the load's output (last %u line%s):\n", k, k == 1 ? "" : "s");
+	while (k-- > 0)
+		fprintf(stderr, "  %s\n", log_ring_line(a->log, idx[k]) + 6);
+}
+
 static void release_stderr(struct app *a)
 {
 	if (a->saved_err < 0)
@@ -731,6 +748,8 @@ out:
 		for (unsigned i = from; i < n; i++)
 			fprintf(stderr, "argus: log: %s\n", log_ring_line(a.log, i));
 	}
+	else
+		app_load_tail(&a);
 	if (a.sigfd >= 0) {
 		struct signalfd_siginfo si;
 

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,21 +82,6 @@ static void diagnose_usage(FILE *out)
 		"4 kernel, 5 the load ended too soon, 6 the load failed (exited non-zero or by a signal\n"
 		"of its own; the verdict is still printed), 127 the load could not be run,\n"
 		"128+N killed by signal N (loads ended)\n");
-}
-
-/* 1 when the load argus started ended on its own (before argus ended it)
- * with a non-zero status or a signal; its state ("exited (3)") in buf.
- * An attached PID has no status to look at: 0. */
-static int diag_load_failed(struct load *l, char *buf, size_t len)
-{
-	int st;
-
-	if (!l || load_exit_status(l, &st) < 0)
-		return 0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return 0;
-	load_state(l, buf, len);
-	return 1;
 }
 
 /* `argus diagnose --ref-file F --load-file F`: the files (folded, perf
@@ -194,7 +178,6 @@ int cmd_diagnose(int argc, char **argv)
 	char *steps_json = NULL;
 	sigset_t oldmask;
 	char lstate[48] = "", fstate[48] = "", scope_ref[160], scope_load[160];
-	int load_failed = 0;
 	struct calib_opts co;
 
 	cmd_signals_hold(); /* before any load: see cmd_common.h */
@@ -382,8 +365,6 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	if (measure_load(msrc))
 		info.load_state = load_state(measure_load(msrc), lstate, sizeof(lstate));
-	/* before argus ends the load: a status now is the load's own */
-	load_failed = diag_load_failed(measure_load(msrc), fstate, sizeof(fstate));
 	if (autorun && !measure_load(msrc)) {
 		fprintf(stderr, "argus: steps compare the load paused and running, and there is no "
 			"load argus may pause (-p without --pause): running none\n");
@@ -416,8 +397,6 @@ int cmd_diagnose(int argc, char **argv)
 		so.running = src;
 		err = diagnose_run_steps(src->ops->profile(src), &co, ol.m.freq_hz,
 					 (uint32_t)getpid(), &so, &res, &steps_json, &cause);
-		if (!load_failed)   /* it may have failed during the steps */
-			load_failed = diag_load_failed(measure_load(msrc), fstate, sizeof(fstate));
 		if (err != -EINTR)
 			src->ops->stop(src);
 	} else if (agent) {
@@ -488,7 +467,7 @@ int cmd_diagnose(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_OK;
-	if (load_failed) {
+	if (load_failed(measure_load(msrc), fstate, sizeof(fstate))) {
 		/* its output (stderr, above) says why; a verdict on a run
 		 * that failed is no verdict on the workload */
 		fprintf(stderr, "argus: the load failed: %s; the verdict describes the failed run, "

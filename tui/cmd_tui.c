@@ -500,6 +500,15 @@ run:
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		rc = calibrated && measure_noexec(source_session_inner(src)) ? EXIT_NOEXEC :
 		     exit_for(err);
+	} else if (calibrated) {
+		char st[48];
+
+		if (load_failed(measure_load(source_session_inner(src)), st, sizeof(st))) {
+			/* its output is printed above (app's tail) */
+			fprintf(stderr, "argus: the load failed: %s; the verdict describes the failed "
+				"run, not the workload (exit status 6)\n", st);
+			rc = EXIT_LOAD_FAILED;
+		}
 	}
 out:
 	free(cause);

@@ -32,6 +32,7 @@ struct load {
 	int reaped;         /* owned main process waited for */
 	int status;         /* its wait status when reaped */
 	int stopped;        /* load_stop done */
+	int own_end;        /* the main process had ended when load_stop began */
 	int ready_fd;       /* write end: one byte lets the child exec */
 	int err_fd;         /* read end: errno of a failed exec, EOF on success */
 	char *cgroup;       /* cgroup directory, or NULL */
@@ -620,6 +621,21 @@ int load_exit_status(struct load *l, int *status)
 	return 0;
 }
 
+int load_failed(struct load *l, char *buf, size_t len)
+{
+	if (!l || !l->owned || !l->started)
+		return 0;
+	if (!l->stopped)
+		load_reap(l);
+	if (!l->reaped || (l->stopped && !l->own_end))
+		return 0;
+	if (WIFEXITED(l->status) && WEXITSTATUS(l->status) == 0)
+		return 0;
+	if (buf && len)
+		load_state(l, buf, len);
+	return 1;
+}
+
 pid_t load_pid(const struct load *l)
 {
 	return l ? l->pid : 0;
@@ -914,6 +930,7 @@ int load_stop(struct load *l)
 		return 0;
 	}
 	load_reap(l);
+	l->own_end = l->reaped;     /* a status from now on may be argus's SIGTERM */
 	if (load_members_left(l)) {
 		load_signal_all(l, SIGTERM);
 		deadline = util_mono_ms() + LOAD_STOP_GRACE_MS;
