@@ -215,8 +215,20 @@ int cmd_diagnose(int argc, char **argv)
 				    (diag_opts[k].alias && !strcmp(argv[i], diag_opts[k].alias)))
 					o = &diag_opts[k];
 			if (!o) {
-				fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus diagnose "
-					"--help' lists them\n", argv[i]);
+				const char *names[128], *near;
+				size_t n = opts_load_names(names, 64);
+
+				n = n < 64 ? n : 64;
+				for (size_t k = 0; k < DIAG_OPTS_N && n < 128; k++)
+					names[n++] = diag_opts[k].name;
+				near = util_nearest(argv[i], names, n);
+				if (near)
+					fprintf(stderr, "argus: diagnose: unknown option '%s'; did you mean "
+						"'%s'? ('argus diagnose --help' lists them)\n", argv[i],
+						near);
+				else
+					fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus "
+						"diagnose --help' lists them\n", argv[i]);
 				ret = EXIT_USAGE;
 				goto out;
 			}
