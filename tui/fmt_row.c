@@ -7,7 +7,6 @@
 
 #include "fmt.h"
 #include "base/sanitize.h"
-#include "analysis/tree_annot.h"
 #include "view_tree.h"
 
 #define NAME_MIN 16
@@ -199,7 +198,7 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	enum theme_role dr = fmt_delta_role(n, v->calibrated);
 	const char *tag = NULL;
 	enum theme_role tagrole = THEME_NORMAL;
-	const char *unit = tree_annot_unit(n);
+	const char *unit = tree_node_unit(n);
 	int namew = cols->namew, room, tagw = 0;
 	char buf[64], namebuf[256], unitbuf[48];
 

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/tree_annot.h"
 #include "view_icicle.h"
 
 #define ICICLE_MAX_LEVELS 128
@@ -16,7 +15,7 @@ static uint64_t icicle_weight(const struct icicle *ic, const struct tree_node *n
 	/* a step's node counts events, not its parent's samples: under a
 	 * node of the calibration it takes no width (zoomed into, it and the
 	 * step's nodes below it share one unit) */
-	if (tree_annot_unit(n) && n != ic->root && n->parent && !tree_annot_unit(n->parent))
+	if (tree_node_unit(n) && n != ic->root && n->parent && !tree_node_unit(n->parent))
 		return 0;
 	if (ic->t && ic->t->root && ic->t->root->total[COND_LOAD])
 		return n->total[COND_LOAD];
@@ -274,7 +273,7 @@ void icicle_detail(struct fmt_line *l, const struct icicle *ic, const struct gly
 	if (ic->calibrated) {
 		const struct calib_stat *s = &n->stat;
 
-		const char *u = tree_annot_unit(n);
+		const char *u = tree_node_unit(n);
 
 		snprintf(buf, sizeof(buf), "  load %s%s%s/s  ref %s/s  %s %s/s%s",
 			 fmt_rate(s->rate[COND_LOAD], 0, a, sizeof(a)), u ? " " : "", u ? u : "",

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "analysis/glossary.h"
-#include "analysis/tree_annot.h"
 
 static const char *const subsys_texts[SUBSYS_N] = {
 	[SUBSYS_MM] = "Memory management: page faults, the page allocator and slab caches, page tables and TLB flushes, reclaim and compaction, the page cache and memory cgroups. A rise here usually means a program touches new memory, maps and unmaps a lot, or runs short of free memory.",
@@ -119,7 +118,7 @@ char *glossary_numbers(const struct tree_node *n, int calibrated, uint64_t root_
 	const struct calib_stat *s = &n->stat;
 	char rl[32], rr[32], q[32], cmp[96], cpu[96] = "";
 	uint64_t tot = tree_node_sum(n), self = n->self[COND_REF] + n->self[COND_LOAD];
-	const char *unit = tree_annot_unit(n);
+	const char *unit = tree_node_unit(n);
 	size_t off;
 
 	if (!len)

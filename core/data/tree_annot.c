@@ -16,10 +16,3 @@ void tree_annot_free(struct tree_annot *a)
 		a = next;
 	}
 }
-
-const char *tree_annot_unit(const struct tree_node *n)
-{
-	if (!n || !(n->flags & TREE_F_STEP))
-		return NULL;
-	return n->annot && n->annot->unit ? n->annot->unit : "events";
-}

@@ -40,9 +40,4 @@ struct tree_annot {
  * NULL-safe. */
 void tree_annot_free(struct tree_annot *a);
 
-/* The unit a node counts in when a step added it (TREE_F_STEP: "events",
- * "intervals", ... from its first annotation), NULL for a node of the
- * calibration, whose counts are samples.  Static, never freed. */
-const char *tree_annot_unit(const struct tree_node *n);
-
 #endif

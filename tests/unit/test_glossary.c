@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "analysis/glossary.h"
-#include "analysis/tree_annot.h"
+#include "data/tree_annot.h"
 
 static void test_size(void **state)
 {

@@ -13,7 +13,6 @@
 #include "fmt.h"
 #include "data/profile.h"
 #include "data/tree.h"
-#include "analysis/tree_annot.h"
 #include "view_icicle.h"
 
 static void add(struct profile *p, unsigned w, const char *folded, uint64_t n)
