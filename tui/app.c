@@ -307,6 +307,19 @@ static void render(struct app *a)
 	screen_flush(&a->scr);
 }
 
+/* Before endwin: a terminal without an alternate screen (vt100: no smcup)
+ * keeps what curses drew, and the shell's prompt lands over the status
+ * line; cleared, the terminal is left as it was found, blank. */
+static void app_clear_if_no_altscreen(void)
+{
+	char *smcup = tigetstr("smcup");
+
+	if (smcup && smcup != (char *)-1 && *smcup)
+		return;
+	wclear(stdscr);
+	wrefresh(stdscr);
+}
+
 static int handle_resize(struct app *a)
 {
 	struct winsize ws;
@@ -731,6 +744,7 @@ out:
 		if (a.win_in)
 			delwin(a.win_in);
 		curs_set(1);
+		app_clear_if_no_altscreen();
 		endwin();
 		delscreen(a.term);
 	}
