@@ -215,6 +215,29 @@ void app_draw_icicle(struct app *a)
 	screen_put_line(s, s->wtree, &s->ctree, h - 1, &s->scratch);
 }
 
+/* What ref/s and load/s count: samples of the sampler, or with time
+ * accounting (--time wall: TREE_TIME levels) thread time, blocked and
+ * runnable nanoseconds turned into sample-equivalents. */
+static const char *app_rate_unit(const struct tree *t)
+{
+	const struct tree_node *r = t ? t->root : NULL;
+
+	if (!r)
+		return NULL;
+	/* the level is below the root, or below a process (trees by process):
+	 * two levels looked at, not the whole tree at every frame */
+	for (unsigned i = 0; i < r->nchild; i++) {
+		const struct tree_node *c = r->child[i];
+
+		if (c->kind == TREE_TIME)
+			return "thread time, samples/s";
+		for (unsigned k = 0; k < c->nchild; k++)
+			if (c->child[k]->kind == TREE_TIME)
+				return "thread time, samples/s";
+	}
+	return "samples/s";
+}
+
 static void render(struct app *a)
 {
 	struct fmt_cols cols;
@@ -237,6 +260,7 @@ static void render(struct app *a)
 	ctx.cols = &cols;
 	ctx.root_total = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
 	ctx.match = a->mode == MODE_SEARCH ? a->query : a->last_query;
+	ctx.unit = app_rate_unit(a->t);
 	app_header_state(a, state, sizeof(state));
 	/* the analysis's fields, not its text: the header lays them out */
 	hs.text = a->calibrated ? a->an.subsystems : a->o.note;

@@ -79,10 +79,16 @@ enum theme_role fmt_delta_role(const struct tree_node *n, int calibrated)
 void fmt_colhead(struct fmt_line *l, const struct fmt_row_ctx *c)
 {
 	const struct fmt_cols *cols = c->cols;
-	char buf[32];
+	char buf[64];
 
 	fmt_line_reset(l);
 	fmt_line_add(l, THEME_DIM, " name", cols->namew);
+	if (c->unit && cols->calibrated) {
+		/* ref/s and load/s count different things by mode: said once */
+		snprintf(buf, sizeof(buf), "  (rates: %s)", c->unit);
+		if (l->width + fmt_width(buf) <= cols->namew)
+			fmt_line_add(l, THEME_DIM, buf, cols->namew - l->width);
+	}
 	fmt_line_pad(l, THEME_DIM, cols->namew);
 	for (unsigned i = 0; i < cols->ncol; i++) {
 		enum fmt_col k = cols->col[i];
