@@ -454,7 +454,7 @@ int cmd_tui(int argc, char **argv)
 		if (pid) {
 			snprintf(title, sizeof(title), "argus -p");
 			to.title = title;
-			to.note = "no saved reference: 'argus reference save' or --pause to calibrate";
+			to.note = "no reference: --pause, or reference save";
 		}
 	}
 
