@@ -390,6 +390,8 @@ static int act_overlay(struct app *a, enum key_action act, char **cause)
 		app_open_why(a);
 	else if (act == KEY_ACT_HELP)
 		app_open_help(a);
+	else if (act == KEY_ACT_LOAD_OUTPUT)
+		app_open_load_output(a);
 	else
 		app_open_explain(a);
 	return APP_DRAW_OVERLAY;
@@ -705,6 +707,7 @@ static const app_key_fn key_actions[] = {
 	[KEY_ACT_FOCUS_NODE] = act_no_pane,
 	[KEY_ACT_CANCEL] = act_no_pane,
 	[KEY_ACT_EXPLAIN] = act_overlay,
+	[KEY_ACT_LOAD_OUTPUT] = act_overlay,
 	[KEY_ACT_EXPORT] = act_export,
 	[KEY_ACT_REPLAY_NEXT] = act_replay,
 	[KEY_ACT_REPLAY_PREV] = act_replay,
