@@ -601,6 +601,10 @@ static int act_copy_path(struct app *a, enum key_action act, char **cause)
 	fflush(stdout);
 	if (len > 0 && write(STDOUT_FILENO, seq, (size_t)len) != len)
 		app_msg(a, "could not write the copy sequence to the terminal");
+	else if (getenv("TMUX"))
+		/* tmux's default (set-clipboard external) drops what an
+		 * application sends: "copied" would not be true */
+		app_msg(a, "sent (OSC 52; tmux copies it with set-clipboard on): %s", path);
 	else
 		app_msg(a, "copied (OSC 52): %s", path);
 	return APP_DRAW_TREE;
