@@ -294,7 +294,10 @@ int ctl_talk(struct controller *c, const char *text)
 	if (!text || !*text)
 		return 0;
 	ctl_say(c, CTL_LINE_HUMAN, "%s", text);
-	if (ctl_has_verdict(c))
+	/* "stop" ends the descent with the verdict it has: not an exploration
+	 * before the first verdict; "focus" moves it elsewhere: one after the
+	 * agent's first reply */
+	if (first_word_is(text, "focus") ? ctl_has_verdict(c) : c->nverdicts > 0)
 		snprintf(c->explore, sizeof(c->explore), "talk: %s", text);
 	ctl_tell(c, AGENT_EV_SAY, text, NULL, NULL);
 	if (first_word_is(text, "focus") || first_word_is(text, "stop")) {
