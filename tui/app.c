@@ -215,6 +215,29 @@ void app_draw_icicle(struct app *a)
 	screen_put_line(s, s->wtree, &s->ctree, h - 1, &s->scratch);
 }
 
+/* What ref/s and load/s count: samples of the sampler, or with time
+ * accounting (--time wall: TREE_TIME levels) thread time, blocked and
+ * runnable nanoseconds turned into sample-equivalents. */
+static const char *app_rate_unit(const struct tree *t)
+{
+	const struct tree_node *r = t ? t->root : NULL;
+
+	if (!r)
+		return NULL;
+	/* the level is below the root, or below a process (trees by process):
+	 * two levels looked at, not the whole tree at every frame */
+	for (unsigned i = 0; i < r->nchild; i++) {
+		const struct tree_node *c = r->child[i];
+
+		if (c->kind == TREE_TIME)
+			return "thread time, samples/s";
+		for (unsigned k = 0; k < c->nchild; k++)
+			if (c->child[k]->kind == TREE_TIME)
+				return "thread time, samples/s";
+	}
+	return "samples/s";
+}
+
 static void render(struct app *a)
 {
 	struct fmt_cols cols;
@@ -237,6 +260,7 @@ static void render(struct app *a)
 	ctx.cols = &cols;
 	ctx.root_total = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
 	ctx.match = a->mode == MODE_SEARCH ? a->query : a->last_query;
+	ctx.unit = app_rate_unit(a->t);
 	app_header_state(a, state, sizeof(state));
 	/* the analysis's fields, not its text: the header lays them out */
 	hs.text = a->calibrated ? a->an.subsystems : a->o.note;
@@ -305,6 +329,19 @@ static void render(struct app *a)
 		curs_set(0);
 	}
 	screen_flush(&a->scr);
+}
+
+/* Before endwin: a terminal without an alternate screen (vt100: no smcup)
+ * keeps what curses drew, and the shell's prompt lands over the status
+ * line; cleared, the terminal is left as it was found, blank. */
+static void app_clear_if_no_altscreen(void)
+{
+	char *smcup = tigetstr("smcup");
+
+	if (smcup && smcup != (char *)-1 && *smcup)
+		return;
+	wclear(stdscr);
+	wrefresh(stdscr);
 }
 
 static int handle_resize(struct app *a)
@@ -377,6 +414,23 @@ static void drain_stderr(struct app *a)
 		return;
 	while ((n = read(a->errpipe, buf, sizeof(buf))) > 0)
 		log_ring_feed(a->log, buf, (size_t)n);
+}
+
+/* After endwin: the last lines the load wrote (measure's "load: " lines in
+ * the log ring), which the screen never showed: its error, dd's summary. */
+static void app_load_tail(const struct app *a)
+{
+	enum { TAIL = 10 };
+	unsigned n = a->log ? log_ring_count(a->log) : 0, idx[TAIL], k = 0;
+
+	for (unsigned i = n; i-- > 0 && k < TAIL;)
+		if (!strncmp(log_ring_line(a->log, i), "load: ", 6))
+			idx[k++] = i;
+	if (!k)
+		return;
+	fprintf(stderr, "argus: the load's output (last %u line%s):\n", k, k == 1 ? "" : "s");
+	while (k-- > 0)
+		fprintf(stderr, "  %s\n", log_ring_line(a->log, idx[k]) + 6);
 }
 
 static void release_stderr(struct app *a)
@@ -714,6 +768,7 @@ out:
 		if (a.win_in)
 			delwin(a.win_in);
 		curs_set(1);
+		app_clear_if_no_altscreen();
 		endwin();
 		delscreen(a.term);
 	}
@@ -731,6 +786,8 @@ out:
 		for (unsigned i = from; i < n; i++)
 			fprintf(stderr, "argus: log: %s\n", log_ring_line(a.log, i));
 	}
+	else
+		app_load_tail(&a);
 	if (a.sigfd >= 0) {
 		struct signalfd_siginfo si;
 

@@ -390,6 +390,8 @@ static int act_overlay(struct app *a, enum key_action act, char **cause)
 		app_open_why(a);
 	else if (act == KEY_ACT_HELP)
 		app_open_help(a);
+	else if (act == KEY_ACT_LOAD_OUTPUT)
+		app_open_load_output(a);
 	else
 		app_open_explain(a);
 	return APP_DRAW_OVERLAY;
@@ -599,6 +601,10 @@ static int act_copy_path(struct app *a, enum key_action act, char **cause)
 	fflush(stdout);
 	if (len > 0 && write(STDOUT_FILENO, seq, (size_t)len) != len)
 		app_msg(a, "could not write the copy sequence to the terminal");
+	else if (getenv("TMUX"))
+		/* tmux's default (set-clipboard external) drops what an
+		 * application sends: "copied" would not be true */
+		app_msg(a, "sent (OSC 52; tmux copies it with set-clipboard on): %s", path);
 	else
 		app_msg(a, "copied (OSC 52): %s", path);
 	return APP_DRAW_TREE;
@@ -705,6 +711,7 @@ static const app_key_fn key_actions[] = {
 	[KEY_ACT_FOCUS_NODE] = act_no_pane,
 	[KEY_ACT_CANCEL] = act_no_pane,
 	[KEY_ACT_EXPLAIN] = act_overlay,
+	[KEY_ACT_LOAD_OUTPUT] = act_overlay,
 	[KEY_ACT_EXPORT] = act_export,
 	[KEY_ACT_REPLAY_NEXT] = act_replay,
 	[KEY_ACT_REPLAY_PREV] = act_replay,

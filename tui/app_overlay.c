@@ -131,6 +131,25 @@ void app_open_why(struct app *a)
 	app_overlay_open(a, "why is this marked");
 }
 
+void app_open_load_output(struct app *a)
+{
+	enum { MAX_SHOWN = 200 };
+	unsigned n = a->log ? log_ring_count(a->log) : 0, from = 0, k = 0;
+
+	app_overlay_free(a);
+	for (unsigned i = n; i-- > 0 && k < MAX_SHOWN;)
+		if (!strncmp(log_ring_line(a->log, i), "load: ", 6)) {
+			from = i;
+			k++;
+		}
+	for (unsigned i = from; k && i < n; i++)
+		if (!strncmp(log_ring_line(a->log, i), "load: ", 6))
+			app_overlay_add(a, "%s", log_ring_line(a->log, i) + 6);
+	if (!k)
+		app_overlay_add(a, "nothing yet (an attached -p PID writes where it always did)");
+	app_overlay_open(a, "the load's output");
+}
+
 /* Adds text to the overlay wrapped at width columns (the texts are ASCII). */
 static void app_overlay_wrap(struct app *a, const char *text, int width)
 {

@@ -128,6 +128,8 @@ void app_overlay_close(struct app *a);
 void app_open_help(struct app *a);
 void app_open_why(struct app *a);
 void app_open_explain(struct app *a);
+/* The load's output lines (measure's "load: " lines in the log ring). */
+void app_open_load_output(struct app *a);
 
 /* app_model.c: m opens / closes the model view; its keys while open
  * (returns 1 when the key was taken). */

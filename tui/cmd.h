@@ -13,6 +13,8 @@ enum {
 	EXIT_PRIV = 3,         /* missing privileges (root / CAP_BPF + CAP_PERFMON) */
 	EXIT_KERNEL = 4,       /* this kernel cannot do it (no BTF, refused attach) */
 	EXIT_LOAD_ENDED = 5,   /* the load (or the victim) ended before a reference/loaded pair was measured */
+	EXIT_LOAD_FAILED = 6,  /* the load ended on its own with a non-zero status or a signal:
+	                        * the verdict (still printed) describes a failed run */
 	EXIT_NOEXEC = 127,     /* the command after -- could not be run */
 };
 

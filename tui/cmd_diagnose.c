@@ -79,7 +79,9 @@ static void diagnose_usage(FILE *out)
 	opts_session_help(out);
 	opts_agent_help(out);
 	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
-		"4 kernel, 5 the load ended too soon, 127 the load could not be run, 128+N killed by signal N (loads ended)\n");
+		"4 kernel, 5 the load ended too soon, 6 the load failed (exited non-zero or by a signal\n"
+		"of its own; the verdict is still printed), 127 the load could not be run,\n"
+		"128+N killed by signal N (loads ended)\n");
 }
 
 /* `argus diagnose --ref-file F --load-file F`: the files (folded, perf
@@ -175,7 +177,7 @@ int cmd_diagnose(int argc, char **argv)
 	double budget = 0;
 	char *steps_json = NULL;
 	sigset_t oldmask;
-	char lstate[48] = "", scope_ref[160], scope_load[160];
+	char lstate[48] = "", fstate[48] = "", scope_ref[160], scope_load[160];
 	struct calib_opts co;
 
 	cmd_signals_hold(); /* before any load: see cmd_common.h */
@@ -213,8 +215,20 @@ int cmd_diagnose(int argc, char **argv)
 				    (diag_opts[k].alias && !strcmp(argv[i], diag_opts[k].alias)))
 					o = &diag_opts[k];
 			if (!o) {
-				fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus diagnose "
-					"--help' lists them\n", argv[i]);
+				const char *names[128], *near;
+				size_t n = opts_load_names(names, 64);
+
+				n = n < 64 ? n : 64;
+				for (size_t k = 0; k < DIAG_OPTS_N && n < 128; k++)
+					names[n++] = diag_opts[k].name;
+				near = util_nearest(argv[i], names, n);
+				if (near)
+					fprintf(stderr, "argus: diagnose: unknown option '%s'; did you mean "
+						"'%s'? ('argus diagnose --help' lists them)\n", argv[i],
+						near);
+				else
+					fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus "
+						"diagnose --help' lists them\n", argv[i]);
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -465,6 +479,19 @@ int cmd_diagnose(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_OK;
+	if (load_failed(measure_load(msrc), fstate, sizeof(fstate))) {
+		/* its output (stderr, above) says why; a verdict on a run
+		 * that failed is no verdict on the workload */
+		fprintf(stderr, "argus: the load failed: %s; the verdict describes the failed run, "
+			"not the workload (exit status 6)\n", fstate);
+		if (ses) {
+			char line[96];
+
+			snprintf(line, sizeof(line), "the load failed: %s", fstate);
+			session_write_note(ses, line);
+		}
+		ret = EXIT_LOAD_FAILED;
+	}
 out:
 	diagnose_result_clear(&res);
 	free(steps_json);

@@ -71,6 +71,10 @@ static int diff_import(struct profile *p, const char *path, enum cond c,
 	}
 	if (info->note[0])
 		fprintf(stderr, "argus: diff: %s: %s\n", path, info->note);
+	if (!info->secs_known && info->format == IMPORT_FOLDED)
+		/* rates per second need a length: said, not assumed silently */
+		fprintf(stderr, "argus: diff: %s: no '# argus-window secs=S' line: counted as one "
+			"window of 1 s, so its rates are its counts\n", path);
 	return 0;
 }
 

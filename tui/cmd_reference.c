@@ -178,9 +178,12 @@ int cmd_reference(int argc, char **argv)
 	else if (busy > 0 && strict) {
 		fprintf(stderr, "argus: %s; --strict: nothing saved\n", why ? why : "the system was not idle");
 		goto out;
-	} else if (busy > 0)
+	} else if (busy > 0) {
 		fprintf(stderr, "argus: warning: %s (--strict refuses such a reference)\n",
 			why ? why : "the system was not idle");
+		/* kept in the file: every run that uses it says so again */
+		snprintf(meta.busy, sizeof(meta.busy), "%s", why ? why : "the system was not idle");
+	}
 	err = reference_save(src->ops->profile(src), &meta, output, &cause);
 	if (err < 0) {
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));

@@ -225,6 +225,26 @@ static void log_stderr(void *arg, enum probe_log_level level, const char *msg)
 		fputs(msg, stderr);
 }
 
+#define TUI_MAX_KIDS 1024
+
+/* pid and the descendants it has now (the sampler follows forks from its
+ * start only: -p of timeout's PID showed nothing of its running command),
+ * into out; *n gets how many.  0 or -errno. */
+static int tui_pid_tree(uint32_t pid, uint32_t *out, size_t max, size_t *n)
+{
+	struct load *l = load_attach_pid((pid_t)pid, NULL);
+	int k;
+
+	if (!l)
+		return -errno;
+	k = load_tgids(l, out, max);
+	load_free(l);                 /* attached, never paused: nothing done to it */
+	if (k <= 0)
+		return k < 0 ? k : -ESRCH;
+	*n = (size_t)k < max ? (size_t)k : max;
+	return 0;
+}
+
 static int exit_for(int err)
 {
 	switch (-err) {
@@ -249,7 +269,7 @@ int cmd_tui(int argc, char **argv)
 	struct probe_profile_opts po;
 	struct opts_load ol;
 	struct opts_agent oa;
-	uint32_t pid;
+	uint32_t pid, kids[TUI_MAX_KIDS];
 	char *cause = NULL, title[512], comm[64];
 	const char *static_files = NULL;
 	struct source *src = NULL;
@@ -442,6 +462,8 @@ int cmd_tui(int argc, char **argv)
 		po.freq_hz = ol.m.freq_hz;
 		po.tgids = pid ? &pid : NULL;
 		po.ntgids = pid ? 1 : 0;
+		if (pid && tui_pid_tree(pid, kids, TUI_MAX_KIDS, &po.ntgids) == 0)
+			po.tgids = kids; /* its children now too: forks only follow from here */
 		po.filter = pid != 0;
 		po.follow_forks = 1;
 		src = source_live_new(&po, &cause);
@@ -454,7 +476,7 @@ int cmd_tui(int argc, char **argv)
 		if (pid) {
 			snprintf(title, sizeof(title), "argus -p");
 			to.title = title;
-			to.note = "no saved reference: 'argus reference save' or --pause to calibrate";
+			to.note = "no reference: --pause, or reference save";
 		}
 	}
 
@@ -500,6 +522,15 @@ run:
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		rc = calibrated && measure_noexec(source_session_inner(src)) ? EXIT_NOEXEC :
 		     exit_for(err);
+	} else if (calibrated) {
+		char st[48];
+
+		if (load_failed(measure_load(source_session_inner(src)), st, sizeof(st))) {
+			/* its output is printed above (app's tail) */
+			fprintf(stderr, "argus: the load failed: %s; the verdict describes the failed "
+				"run, not the workload (exit status 6)\n", st);
+			rc = EXIT_LOAD_FAILED;
+		}
 	}
 out:
 	free(cause);

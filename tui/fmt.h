@@ -136,6 +136,8 @@ struct fmt_row_ctx {
 	const struct fmt_cols *cols;
 	uint64_t root_total;      /* for % */
 	const char *match;        /* search query to highlight, or NULL */
+	const char *unit;         /* what the rate columns count ("samples/s"),
+	                           * said in the heading; NULL: nothing */
 };
 
 /* The column heading line. */

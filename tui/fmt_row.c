@@ -79,10 +79,16 @@ enum theme_role fmt_delta_role(const struct tree_node *n, int calibrated)
 void fmt_colhead(struct fmt_line *l, const struct fmt_row_ctx *c)
 {
 	const struct fmt_cols *cols = c->cols;
-	char buf[32];
+	char buf[64];
 
 	fmt_line_reset(l);
 	fmt_line_add(l, THEME_DIM, " name", cols->namew);
+	if (c->unit && cols->calibrated) {
+		/* ref/s and load/s count different things by mode: said once */
+		snprintf(buf, sizeof(buf), "  (rates: %s)", c->unit);
+		if (l->width + fmt_width(buf) <= cols->namew)
+			fmt_line_add(l, THEME_DIM, buf, cols->namew - l->width);
+	}
 	fmt_line_pad(l, THEME_DIM, cols->namew);
 	for (unsigned i = 0; i < cols->ncol; i++) {
 		enum fmt_col k = cols->col[i];
@@ -198,8 +204,9 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	enum theme_role dr = fmt_delta_role(n, v->calibrated);
 	const char *tag = NULL;
 	enum theme_role tagrole = THEME_NORMAL;
+	const char *unit = tree_node_unit(n);
 	int namew = cols->namew, room, tagw = 0;
-	char buf[64], namebuf[256];
+	char buf[64], namebuf[256], unitbuf[48];
 
 	fmt_line_reset(l);
 	l->selected = i == v->sel;
@@ -233,7 +240,14 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 		fmt_line_add(l, THEME_VERDICT, gl->g[GLYPH_VERDICT], -1);
 		fmt_line_add(l, THEME_NORMAL, " ", -1);
 	}
-	if (v->calibrated && n->presence == TREE_NEW) {
+	if (unit) {
+		/* a step's node counts its own events over its own windows: the
+		 * columns above it are samples, so its numbers carry their unit
+		 * (a page-fault count is not "350 times its parent") */
+		snprintf(unitbuf, sizeof(unitbuf), " [%s%s]", unit, v->calibrated ? "/s" : "");
+		tag = unitbuf;
+		tagrole = THEME_DIM;
+	} else if (v->calibrated && n->presence == TREE_NEW) {
 		tag = " [new]";
 		tagrole = THEME_NEW;
 	} else if (v->calibrated && n->presence == TREE_VANISHED) {
@@ -243,8 +257,10 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 	room = namew - l->width;
 	if (tag) {
 		tagw = fmt_width(tag);
-		if (room - tagw < 4)
+		if (room - tagw < 4 && !unit)
 			tag = NULL, tagw = 0;
+		else if (room - tagw < 4)
+			tagw = room > 8 ? room - 4 : room / 2; /* the unit, cut at the end */
 	}
 	/* the node the agent's proposal concerns */
 	add_name(l, (n->flags & TREE_F_FOCUS) ? THEME_FOCUS :
@@ -262,7 +278,7 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 			fmt_line_add_mid(l, THEME_DIM, what, left, gl);
 	}
 	if (tag)
-		fmt_line_add(l, tagrole, tag, -1);
+		fmt_line_add(l, tagrole, tag, namew - l->width);
 	fmt_line_pad(l, THEME_NORMAL, namew);
 	for (unsigned k = 0; k < cols->ncol; k++) {
 		enum fmt_col col = cols->col[k];
@@ -274,6 +290,10 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 			add_col(l, THEME_NORMAL, fmt_count(tree_node_sum(n), w, buf, sizeof(buf)), w);
 			break;
 		case FMT_COL_PCT:
+			if (unit) { /* events are no share of the samples */
+				add_col(l, THEME_NORMAL, "", w);
+				break;
+			}
 			add_col(l, THEME_NORMAL,
 				fmt_pct(c->root_total ? 100.0 * (double)tree_node_sum(n) /
 						(double)c->root_total : 0, w, buf, sizeof(buf)), w);

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "base/util.h"
 #include "cmd.h"
 
 const struct cmd cmd_table[] = {
@@ -59,7 +60,20 @@ int main(int argc, char **argv)
 		for (const struct cmd *c = cmd_table; c->name; c++)
 			if (!strcmp(argv[1], c->name))
 				return c->run(argc - 1, argv + 1);
-		fprintf(stderr, "argus: unknown command '%s'; 'argus --help' lists them\n", argv[1]);
+		{
+			const char *names[64], *near;
+			size_t n = 0;
+
+			for (const struct cmd *c = cmd_table; c->name && n < 64; c++)
+				names[n++] = c->name;
+			near = util_nearest(argv[1], names, n);
+			if (near)
+				fprintf(stderr, "argus: unknown command '%s'; did you mean '%s'? "
+					"('argus --help' lists them)\n", argv[1], near);
+			else
+				fprintf(stderr, "argus: unknown command '%s'; 'argus --help' lists "
+					"them\n", argv[1]);
+		}
 		return EXIT_USAGE;
 	}
 	return cmd_tui(argc, argv);

@@ -450,3 +450,10 @@ void opts_load_free(struct opts_load *ol)
 	free(ol->load_cmd);
 	memset(ol, 0, sizeof(*ol));
 }
+
+size_t opts_load_names(const char **out, size_t max)
+{
+	for (size_t k = 0; k < OPTS_LOAD_N && k < max; k++)
+		out[k] = opts_load_table[k].name;
+	return OPTS_LOAD_N;
+}

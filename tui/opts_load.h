@@ -46,6 +46,9 @@ int opts_load_finish(struct opts_load *ol, int need_load, FILE *err);
 
 /* The options' help lines ("  --load CMD   ..."), from the table. */
 void opts_load_help(FILE *out);
+/* The long names of the load options into out (at most max); returns how
+ * many there are.  Static strings. */
+size_t opts_load_names(const char **out, size_t max);
 
 /* Frees what ol owns; ol.m's argv pointers die with it. */
 void opts_load_free(struct opts_load *ol);

@@ -12,6 +12,11 @@
  * the tree has no loaded window (a live tree, an import). */
 static uint64_t icicle_weight(const struct icicle *ic, const struct tree_node *n)
 {
+	/* a step's node counts events, not its parent's samples: under a
+	 * node of the calibration it takes no width (zoomed into, it and the
+	 * step's nodes below it share one unit) */
+	if (tree_node_unit(n) && n != ic->root && n->parent && !tree_node_unit(n->parent))
+		return 0;
 	if (ic->t && ic->t->root && ic->t->root->total[COND_LOAD])
 		return n->total[COND_LOAD];
 	return tree_node_sum(n);
@@ -268,8 +273,10 @@ void icicle_detail(struct fmt_line *l, const struct icicle *ic, const struct gly
 	if (ic->calibrated) {
 		const struct calib_stat *s = &n->stat;
 
-		snprintf(buf, sizeof(buf), "  load %s/s  ref %s/s  %s %s/s%s",
-			 fmt_rate(s->rate[COND_LOAD], 0, a, sizeof(a)),
+		const char *u = tree_node_unit(n);
+
+		snprintf(buf, sizeof(buf), "  load %s%s%s/s  ref %s/s  %s %s/s%s",
+			 fmt_rate(s->rate[COND_LOAD], 0, a, sizeof(a)), u ? " " : "", u ? u : "",
 			 fmt_rate(s->rate[COND_REF], 0, b, sizeof(b)), gl->g[GLYPH_DELTA],
 			 fmt_signed(s->delta, 0, d, sizeof(d)), s->significant ? " (significant)" : "");
 		fmt_line_add(l, fmt_delta_role(n, 1), buf, ic->width - l->width);

@@ -38,6 +38,8 @@ const struct key_binding key_table[] = {
 	{ "[", { '[' }, KEY_ACT_SIG_PREV, "previous significant node (calibrated)", 0 },
 	{ "y", { 'y' }, KEY_ACT_WHY, "why is this node marked: numbers and test", 0 },
 	{ "p", { 'p' }, KEY_ACT_GROUP, "group by process / by subsystem", 0 },
+	{ "O", { 'O' }, KEY_ACT_LOAD_OUTPUT,
+	  "the load's output: the last lines it wrote (printed again when argus quits)", 0 },
 	{ "x", { 'x' }, KEY_ACT_EXPLAIN,
 	  "explain the selected function or subsystem, and its numbers in words", 0 },
 	{ "w", { 'w' }, KEY_ACT_EXPORT,

@@ -607,6 +607,8 @@ char *calib_summary(const struct tree *t, int utf8, char *buf, size_t len)
 		else if (x->pct < 0 && lround(x->pct) != 0)
 			snprintf(pct, sizeof(pct), "%s%.0f%%", utf8 ? "\xe2\x88\x92" : "-",
 				 -x->pct);
+		else if (x->pct >= 9999.5)   /* as the tree's delta-% column says it */
+			snprintf(pct, sizeof(pct), "x%.0f", x->load / x->ref);
 		else
 			snprintf(pct, sizeof(pct), "+%.0f%%", fabs(x->pct));
 		char ent[80];

@@ -256,10 +256,14 @@ static int idle_only(const struct tree_node *c)
 	return 1;
 }
 
-/* falls of idle are what any load takes from it: not a finding */
+/* idle is never a finding: its falls are what any load takes from it, and
+ * its rises say the reference was busier than the loaded windows (a
+ * reference saved on a busy machine, a light -p PID), not where the load
+ * spends its time */
 static int skipped(const struct descent *d, const struct tree_node *c)
 {
-	return d->sign < 0 && idle_only(c);
+	(void)d;
+	return idle_only(c);
 }
 
 /* The child with the largest mass in the parent's unit; a step's event

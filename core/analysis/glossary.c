@@ -118,10 +118,16 @@ char *glossary_numbers(const struct tree_node *n, int calibrated, uint64_t root_
 	const struct calib_stat *s = &n->stat;
 	char rl[32], rr[32], q[32], cmp[96], cpu[96] = "";
 	uint64_t tot = tree_node_sum(n), self = n->self[COND_REF] + n->self[COND_LOAD];
+	const char *unit = tree_node_unit(n);
 	size_t off;
 
 	if (!len)
 		return buf;
+	if (!calibrated && unit) {
+		snprintf(buf, len, "A step counted %llu %s here, over its own windows: they are "
+			 "not samples and no share of the tree's.", (unsigned long long)tot, unit);
+		return buf;
+	}
 	if (!calibrated) {
 		snprintf(buf, len, "This node has %llu samples (%.1f%% of all), %llu of them in "
 			 "the function itself rather than in what it calls. There is no reference "
@@ -152,12 +158,20 @@ char *glossary_numbers(const struct tree_node *n, int calibrated, uint64_t root_
 			 (1 - s->ratio) * 100);
 	else
 		snprintf(cmp, sizeof(cmp), "%s in the reference: about the same", rr);
+	if (unit) {
+		/* a step's node: its own events over the step's windows, not
+		 * samples, so no CPU time follows from them */
+		off = (size_t)snprintf(buf, len, "A step counted these %s %s times a second while "
+				       "loaded against %s; ", unit, rl, cmp);
+		goto verdict;
+	}
 	if (freq_hz)
 		snprintf(cpu, sizeof(cpu), " (at %u Hz, about %.1f ms of CPU per second against %.1f)",
 			 freq_hz, s->rate[COND_LOAD] * 1000.0 / freq_hz,
 			 s->rate[COND_REF] * 1000.0 / freq_hz);
 	off = (size_t)snprintf(buf, len, "This node was sampled %s times a second while loaded "
 			       "against %s%s; ", rl, cmp, cpu);
+verdict:
 	if (off >= len)
 		return buf;
 	if (s->significant)
@@ -168,8 +182,8 @@ char *glossary_numbers(const struct tree_node *n, int calibrated, uint64_t root_
 			 "%u of %u window pairs agree, so it is not trusted.", q, s->pairs_agree,
 			 s->pairs);
 	else if (tot < 5)
-		snprintf(buf + off, len - off, "with %llu samples that is too few to tell.",
-			 (unsigned long long)tot);
+		snprintf(buf + off, len - off, "with %llu %s that is too few to tell.",
+			 (unsigned long long)tot, unit ? unit : "samples");
 	else
 		snprintf(buf + off, len - off, "the difference is not significant (%s, %u of %u "
 			 "window pairs agree): it may be noise.", q, s->pairs_agree, s->pairs);

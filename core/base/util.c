@@ -162,3 +162,56 @@ int util_cgroup2_mount(char *buf, size_t len)
 	fclose(f);
 	return err;
 }
+
+/* Optimal string alignment distance of a and b, capped at 8 (names are
+ * short; nothing further is near). */
+static unsigned util_edits(const char *a, const char *b)
+{
+	enum { MAX = 64 };
+	unsigned d[MAX + 1][MAX + 1];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > MAX || lb > MAX)
+		return 8;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	return d[la][lb] < 8 ? d[la][lb] : 8;
+}
+
+const char *util_nearest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	unsigned bd = 3, letters = 0;
+
+	if (!word)
+		return NULL;
+	for (const char *p = word; *p; p++)
+		letters += *p != '-';
+	for (size_t i = 0; i < n; i++) {
+		unsigned e;
+
+		if (!cands[i] || !strcmp(cands[i], word))
+			continue;
+		e = util_edits(word, cands[i]);
+		if (e < bd && 2 * e < letters) {
+			bd = e;
+			best = cands[i];
+		}
+	}
+	return best;
+}

@@ -48,4 +48,10 @@ int util_read_file_cause(const char *path, size_t max, char **out, size_t *len, 
  * buf; 0, -ENOENT when none is, or -errno. */
 int util_cgroup2_mount(char *buf, size_t len);
 
+/* The candidate nearest to word ("recrod" -> "record", "--lod" ->
+ * "--load"), for a "did you mean" after an unknown name: at most 2 edits
+ * (insertions, deletions, substitutions, swaps of neighbours) and fewer than
+ * half of word's letters; NULL when none is that near.  Borrowed from cands. */
+const char *util_nearest(const char *word, const char *const *cands, size_t n);
+
 #endif

@@ -900,3 +900,10 @@ void tree_free(struct tree *t)
 	tree_kworkers_free(t);
 	free(t);
 }
+
+const char *tree_node_unit(const struct tree_node *n)
+{
+	if (!n || !(n->flags & TREE_F_STEP))
+		return NULL;
+	return n->annot && n->annot->unit ? n->annot->unit : "events";
+}

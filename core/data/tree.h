@@ -268,6 +268,11 @@ int tree_walk(struct tree_node *n, tree_walk_cb cb, void *arg);
  * (at most max names); returns the depth of n. */
 unsigned tree_path(const struct tree_node *n, const char **out, unsigned max);
 
+/* The unit a node counts in when a step added it (TREE_F_STEP: "events",
+ * "intervals", ... from its first annotation), NULL for a node of the
+ * calibration, whose counts are samples.  Static, never freed. */
+const char *tree_node_unit(const struct tree_node *n);
+
 /* Total of a node over both conditions. */
 static inline uint64_t tree_node_sum(const struct tree_node *n)
 {

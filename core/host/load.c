@@ -32,6 +32,7 @@ struct load {
 	int reaped;         /* owned main process waited for */
 	int status;         /* its wait status when reaped */
 	int stopped;        /* load_stop done */
+	int own_end;        /* the main process had ended when load_stop began */
 	int ready_fd;       /* write end: one byte lets the child exec */
 	int err_fd;         /* read end: errno of a failed exec, EOF on success */
 	char *cgroup;       /* cgroup directory, or NULL */
@@ -39,6 +40,8 @@ struct load {
 	char *path;         /* resolved executable */
 	char **argv;        /* copy, NULL-terminated */
 	int out_fd[2];      /* read ends of its stdout / stderr pipes, or -1 */
+	pid_t *held;        /* attached: the descendants load_pause stopped */
+	size_t nheld, held_cap;
 	struct load *next;  /* registry */
 };
 
@@ -394,6 +397,7 @@ static void load_release(struct load *l)
 		for (char **a = l->argv; *a; a++)
 			free(*a);
 	free(l->argv);
+	free(l->held);
 	free(l->path);
 	free(l->cmd);
 	free(l);
@@ -617,6 +621,21 @@ int load_exit_status(struct load *l, int *status)
 	return 0;
 }
 
+int load_failed(struct load *l, char *buf, size_t len)
+{
+	if (!l || !l->owned || !l->started)
+		return 0;
+	if (!l->stopped)
+		load_reap(l);
+	if (!l->reaped || (l->stopped && !l->own_end))
+		return 0;
+	if (WIFEXITED(l->status) && WEXITSTATUS(l->status) == 0)
+		return 0;
+	if (buf && len)
+		load_state(l, buf, len);
+	return 1;
+}
+
 pid_t load_pid(const struct load *l)
 {
 	return l ? l->pid : 0;
@@ -654,6 +673,82 @@ static void load_wait_stopped(pid_t pid)
 	}
 }
 
+/* 1 when pid is argus or one of its descendants, found by walking pid's
+ * parents up to top (an attached shell may have started this argus:
+ * stopping argus would leave nobody to resume the tree). */
+static int load_is_ours(pid_t pid, pid_t top)
+{
+	pid_t self = getpid();
+
+	for (int depth = 0; pid > 1 && pid != top && depth < 64; depth++) {
+		if (pid == self)
+			return 1;
+		if (!load_proc_stat(pid, &pid, NULL))
+			return 0;
+	}
+	return 0;
+}
+
+static int load_held_has(const struct load *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->nheld; i++)
+		if (l->held[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Stops an attached PID's descendants (the PID itself is stopped already):
+ * a reference window of a shell is no reference while its find runs.
+ * Rescans until a pass stops nobody new, since a child may fork before it
+ * is stopped.  The stopped ones are kept for load_resume and the guard.
+ * 0 or -errno. */
+static int load_pause_tree(struct load *l)
+{
+	enum { MAX = 4096 };
+	uint32_t *tg = malloc(MAX * sizeof(*tg));
+	int err = 0;
+
+	if (!tg)
+		return -ENOMEM;
+	for (int pass = 0; pass < 16; pass++) {
+		int n = load_tgids(l, tg, MAX), added = 0;
+
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		for (int i = 0; i < n && i < MAX; i++) {
+			pid_t pid = (pid_t)tg[i];
+
+			if (pid == l->pid || load_held_has(l, pid) || load_is_ours(pid, l->pid))
+				continue;
+			if (l->nheld == l->held_cap) {
+				size_t cap = l->held_cap ? l->held_cap * 2 : 16;
+				pid_t *h = realloc(l->held, cap * sizeof(*h));
+
+				if (!h) {
+					err = -ENOMEM;
+					goto out;
+				}
+				l->held = h;
+				l->held_cap = cap;
+			}
+			if (kill(pid, SIGSTOP) < 0)
+				continue;         /* exited meanwhile */
+			l->held[l->nheld++] = pid;
+			load_guard_pid_note(LOAD_GUARD_STOPPED, pid, 1);
+			added++;
+		}
+		if (!added)
+			break;
+	}
+	for (size_t i = 0; i < l->nheld; i++)
+		load_wait_stopped(l->held[i]);
+out:
+	free(tg);
+	return err;
+}
+
 int load_pause(struct load *l)
 {
 	int err = 0;
@@ -677,12 +772,19 @@ int load_pause(struct load *l)
 		return -errno;
 	l->paused = 1;
 	load_wait_stopped(l->pid);
-	if (!l->owned)
-		load_guard_pid_note(LOAD_GUARD_STOPPED, l->pid, 1);
-	if (!l->owned)
+	if (l->owned)
+		return 0;
+	load_guard_pid_note(LOAD_GUARD_STOPPED, l->pid, 1);
+	err = load_pause_tree(l);
+	if (l->nheld)
+		load_log("load: paused PID %d and %zu of its descendants with SIGSTOP; if argus "
+			 "is killed before it resumes them, run: kill -CONT %d and its "
+			 "children (pgrep -P %d)", (int)l->pid, l->nheld, (int)l->pid,
+			 (int)l->pid);
+	else
 		load_log("load: paused PID %d with SIGSTOP; if argus is killed before it "
 			 "resumes it, run: kill -CONT %d", (int)l->pid, (int)l->pid);
-	return 0;
+	return err;
 }
 
 int load_resume(struct load *l)
@@ -693,6 +795,14 @@ int load_resume(struct load *l)
 		return 0;
 	if (l->cgroup)
 		err = load_write_file(l->cgroup, "cgroup.freeze", "0");
+	/* an attached PID's descendants before the PID: a shell resumed
+	 * first would find its find stopped (waitpid WUNTRACED) and take it
+	 * for a stopped job; continued before it looks, it sees nothing */
+	for (size_t i = l->nheld; i-- > 0;) {
+		kill(l->held[i], SIGCONT);
+		load_guard_pid_note(LOAD_GUARD_STOPPED, l->held[i], 0);
+	}
+	l->nheld = 0;
 	/* SIGCONT as well: covers the signal fallback and any stop that came
 	 * from elsewhere while frozen.  Harmless on a running group. */
 	if (kill(l->owned ? -l->pid : l->pid, SIGCONT) < 0 && errno != ESRCH && !l->cgroup)
@@ -820,6 +930,7 @@ int load_stop(struct load *l)
 		return 0;
 	}
 	load_reap(l);
+	l->own_end = l->reaped;     /* a status from now on may be argus's SIGTERM */
 	if (load_members_left(l)) {
 		load_signal_all(l, SIGTERM);
 		deadline = util_mono_ms() + LOAD_STOP_GRACE_MS;

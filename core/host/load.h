@@ -104,6 +104,12 @@ int load_alive(struct load *l);
  * *status.  -EAGAIN while it runs, -ECHILD for attached loads. */
 int load_exit_status(struct load *l, int *status);
 
+/* 1 when an owned load's main process ended on its own (before load_stop
+ * ended it) with a non-zero status or by a signal; its state ("exited (3)")
+ * in buf (may be NULL).  0 while it runs, when it exited 0, when argus
+ * ended it, and for attached loads (no status to see). */
+int load_failed(struct load *l, char *buf, size_t len);
+
 /* PID of the load's main process. */
 pid_t load_pid(const struct load *l);
 

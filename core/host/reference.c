@@ -127,6 +127,8 @@ int reference_save(const struct profile *p, const struct reference_meta *m,
 	cJSON_AddNumberToObject(hdr, "freq_hz", m->freq_hz);
 	cJSON_AddNumberToObject(hdr, "created", (double)time(NULL));
 	cJSON_AddStringToObject(hdr, "scope", m->scope[0] ? m->scope : REFERENCE_SCOPE_SYSTEM);
+	if (m->busy[0])
+		cJSON_AddStringToObject(hdr, "busy", m->busy);
 	wins = cJSON_AddArrayToObject(hdr, "windows");
 	for (unsigned w = 0; w < p->nwin; w++) {
 		cJSON *jw;
@@ -254,6 +256,8 @@ int reference_load(const char *path, const struct reference_meta *want, double m
 		m.created = v;
 	snprintf(m.scope, sizeof(m.scope), "%s",
 		 ref_str(hdr, "scope") ? ref_str(hdr, "scope") : REFERENCE_SCOPE_SYSTEM);
+	/* anyone may have written the file: its words are shown escaped */
+	sanitize_into(m.busy, sizeof(m.busy), ref_str(hdr, "busy"), 0);
 	if (got)
 		*got = m;
 	if (want) {

@@ -5,6 +5,7 @@
  *   line 1: {"format":"argus-reference","version":1,"host":"H","kernel":"R",
  *            "probe_set":"sample@999Hz","freq_hz":999,"created":EPOCH_S,
  *            "scope":"system-wide","windows":[{"secs":1.0},...]}
+ *           ("busy":"WHY" too when the system was not idle while recording)
  *   then one line per stack and window with a count:
  *           {"win":0,"count":12,"tgid":7,"comm":"kworker/0:1",
  *            "frames":["entry_SYSCALL_64","do_syscall_64",...]}   (root first)
@@ -29,6 +30,8 @@ struct reference_meta {
 	char scope[64];        /* whose samples: REFERENCE_SCOPE_SYSTEM (what
 	                          'argus reference save' records); a file without
 	                          the key is system-wide too */
+	char busy[160];        /* why the system was not idle while it was
+	                          recorded (file key "busy"), "" when it was */
 };
 
 #define REFERENCE_SCOPE_SYSTEM "system-wide"

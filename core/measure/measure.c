@@ -696,6 +696,11 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			goto fail;
 		m->saved_ref_windows = m->prof->nwin;
 		meas_log(m, "using a saved reference of %u windows", m->saved_ref_windows);
+		if (m->ref_meta.busy[0])
+			meas_log(m, "warning: the saved reference was recorded on a busy system (%s): "
+				 "what the load does may hide under what ran then; save it again "
+				 "on an idle system ('argus reference save --strict')",
+				 m->ref_meta.busy);
 		/* the loaded windows of -p without --pause are sampled system-wide */
 		err = reference_scope_check(&m->ref_meta, REFERENCE_SCOPE_SYSTEM, o->strict, &path);
 		if (err > 0)

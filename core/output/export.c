@@ -15,6 +15,7 @@
 #include "data/pprof.h"
 #include "measure/source_session.h"
 #include "measure/source_replay.h"
+#include "base/sanitize.h"
 #include "base/util.h"
 
 #define EXPORT_SIBLINGS 6   /* children shown per level of the path */
@@ -715,14 +716,88 @@ static int md_repeated(const struct export_view *xv, size_t i)
 	return 0;
 }
 
+/* What was diagnosed, from the session's options: the load's command (a
+ * string, or argv joined), else "PID N"; "" when the options name none. */
+static void md_load(const struct session_log *l, char *buf, size_t len)
+{
+	cJSON *o = l && l->options_json ? cJSON_Parse(l->options_json) : NULL;
+	const cJSON *ld = o ? cJSON_GetObjectItemCaseSensitive(o, "load") : NULL;
+	const cJSON *pid = o ? cJSON_GetObjectItemCaseSensitive(o, "pid") : NULL;
+	size_t at = 0;
+
+	buf[0] = 0;
+	if (cJSON_IsString(ld)) {
+		snprintf(buf, len, "%s", ld->valuestring);
+	} else if (cJSON_IsArray(ld)) {
+		const cJSON *a;
+
+		cJSON_ArrayForEach(a, ld) {
+			int w;
+
+			if (!cJSON_IsString(a))
+				continue;
+			w = snprintf(buf + at, len - at, "%s%s", at ? " " : "", a->valuestring);
+			if (w < 0 || (size_t)w >= len - at)
+				break;
+			at += (size_t)w;
+		}
+	} else if (cJSON_IsNumber(pid) && pid->valuedouble > 0) {
+		snprintf(buf, len, "PID %.0f", pid->valuedouble);
+	}
+	cJSON_Delete(o);
+	/* anyone may have written the session: no control bytes */
+	{
+		char raw[512];
+
+		snprintf(raw, sizeof(raw), "%s", buf);
+		sanitize_into(buf, len, raw, 0);
+	}
+	/* a backquote would end the code span of the title */
+	for (char *p = buf; *p; p++)
+		if (*p == '`' || *p == '\n' || *p == '\r')
+			*p = '\'';
+}
+
+/* Whether proposal line k of event i was printed with an earlier proposal
+ * (each turn re-tells the descent: the report says it once). */
+static int md_line_seen(const struct export_view *xv, size_t i, unsigned k)
+{
+	const char *t = xv->log->ev[i].lines[k];
+
+	for (size_t j = 0; j < i; j++) {
+		const struct session_event *p = &xv->log->ev[j];
+
+		if (p->type != SESSION_EV_PROPOSAL)
+			continue;
+		for (unsigned m = 1; m < p->nlines; m++)
+			if (p->lines[m] && t && !strcmp(p->lines[m], t))
+				return 1;
+	}
+	return 0;
+}
+
 int export_markdown(const struct export_view *xv, FILE *out)
 {
 	const struct session_log *l = xv->log;
-	unsigned nsteps = 0, nlines = 0, nref = 0, nload = 0;
+	unsigned nsteps = 0, nlines = 0, nref = 0, nload = 0, heading = 0;
 	double secs[COND_N] = { 0, 0 };
+	char load[512];
 	uint64_t samples = 0;
 
-	fprintf(out, "# argus report: %s\n\n", xv->name ? xv->name : "session");
+	md_load(l, load, sizeof(load));
+	/* a bug tracker's title: what was diagnosed and what was found, the
+	 * file it came from below */
+	if (xv->v && xv->v->found && xv->v->leaf)
+		fprintf(out, "# argus: `%s` (%s)%s%s%s\n\n", xv->v->leaf, xv->v->subsystem,
+			*load ? " in `" : "", load, *load ? "`" : "");
+	else if (xv->v)
+		fprintf(out, "# argus: no bottleneck found%s%s%s\n\n", *load ? " in `" : "", load,
+			*load ? "`" : "");
+	else
+		fprintf(out, "# argus report%s%s%s\n\n", *load ? ": `" : "", load, *load ? "`" : "");
+	if (*load)
+		fprintf(out, "- load: `%s`\n", load);
+	fprintf(out, "- session: `%s`\n", xv->name ? xv->name : "-");
 	if (l) {
 		fprintf(out, "- host `%s`, kernel `%s`, recorded %s by argus %s\n",
 			l->host ? l->host : "?", l->kernel ? l->kernel : "?",
@@ -783,12 +858,27 @@ int export_markdown(const struct export_view *xv, FILE *out)
 			continue;
 		if (e->type == SESSION_EV_PROPOSAL) {
 			nsteps++;
-			fprintf(out, "### Step %u\n\n", e->step);
+			/* one heading a step number: a vetoed proposal and the
+			 * next one (the same number, nothing ran) share it */
+			if (e->step != heading)
+				fprintf(out, "%s### Step %u\n\n", heading ? "\n" : "", e->step);
+			heading = e->step;
 		}
 		fprintf(out, "- %s\n", source_replay_event_text(e, text, sizeof(text)));
-		if (e->type == SESSION_EV_PROPOSAL)
-			for (unsigned k = 1; k < e->nlines; k++)
+		if (e->type == SESSION_EV_PROPOSAL) {
+			unsigned same = 0;
+
+			for (unsigned k = 1; k < e->nlines; k++) {
+				if (md_line_seen(xv, i, k)) {
+					same++;
+					continue;
+				}
 				fprintf(out, "  - %s\n", e->lines[k]);
+			}
+			if (same)
+				fprintf(out, "  - (%u line%s of the descent as in an earlier step)\n",
+					same, same == 1 ? "" : "s");
+		}
 		if (e->type == SESSION_EV_DECISION && e->edited_json)
 			fprintf(out, "  - edited spec: `%s`\n", e->edited_json);
 	}

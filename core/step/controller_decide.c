@@ -281,12 +281,23 @@ static int first_word_is(const char *s, const char *w)
 	return !strncasecmp(s, w, n) && (!s[n] || isspace((unsigned char)s[n]));
 }
 
+/* 1 once the session has a verdict a focus or a talk must not replace: a
+ * final one, or the interim one the agent gave with a proposal (any reply
+ * so far).  What the descent finds from there is an exploration. */
+static int ctl_has_verdict(const struct controller *c)
+{
+	return c->nverdicts || c->turns;
+}
+
 int ctl_talk(struct controller *c, const char *text)
 {
 	if (!text || !*text)
 		return 0;
 	ctl_say(c, CTL_LINE_HUMAN, "%s", text);
-	if (c->nverdicts)
+	/* "stop" ends the descent with the verdict it has: not an exploration
+	 * before the first verdict; "focus" moves it elsewhere: one after the
+	 * agent's first reply */
+	if (first_word_is(text, "focus") ? ctl_has_verdict(c) : c->nverdicts > 0)
 		snprintf(c->explore, sizeof(c->explore), "talk: %s", text);
 	ctl_tell(c, AGENT_EV_SAY, text, NULL, NULL);
 	if (first_word_is(text, "focus") || first_word_is(text, "stop")) {
@@ -308,7 +319,7 @@ int ctl_focus(struct controller *c, const struct tree_node *n, const char *path)
 	if (!n)
 		return -EINVAL;
 	ctl_say(c, CTL_LINE_HUMAN, "focus on %s", path ? path : n->name);
-	if (c->nverdicts)
+	if (ctl_has_verdict(c))
 		snprintf(c->explore, sizeof(c->explore), "focus on %s", n->name);
 	ctl_tell(c, AGENT_EV_FOCUS, n->name, NULL, n);
 	if (c->mode == CTL_PROPOSAL) {

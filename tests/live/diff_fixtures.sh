@@ -86,4 +86,18 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	path_has "$TMP/nobody.json" do_anonymous_page
 	echo "ok: as nobody"
 fi
+# a folded file without its window length is counted as 1 s, and says so
+# (issue 24 item 11: it was assumed silently); one with it says nothing
+printf 'a;do_anonymous_page 10\n' > "$TMP/h0.folded"
+printf 'a;do_anonymous_page 90\n' > "$TMP/h1.folded"
+"$ARGUS" diff "$TMP/h0.folded" "$TMP/h1.folded" --batch --json >/dev/null 2>"$TMP/h.err" ||
+	fail "diff of headerless files failed: $(cat "$TMP/h.err")"
+n=$(grep -c "no '# argus-window secs=S' line: counted as one window of 1 s" "$TMP/h.err")
+[ "$n" = 2 ] || fail "headerless folded files: $n notes, want 2: $(cat "$TMP/h.err")"
+{ echo "# argus-window secs=2 cond=ref"; cat "$TMP/h0.folded"; } > "$TMP/w0.folded"
+{ echo "# argus-window secs=2 cond=load"; cat "$TMP/h1.folded"; } > "$TMP/w1.folded"
+"$ARGUS" diff "$TMP/w0.folded" "$TMP/w1.folded" --batch --json >/dev/null 2>"$TMP/w.err" ||
+	fail "diff of files with window lengths failed: $(cat "$TMP/w.err")"
+grep -q "counted as one window" "$TMP/w.err" && fail "a file with its window length is said to have none"
+echo "ok: window lengths said"
 echo "diff fixtures: all good"

@@ -9,6 +9,8 @@
 start 80 40 LANG=C.UTF-8 TERM=xterm-256color -- --static "$FOLDED_CAL"
 wait_for "load/s"
 screen | head -n 1 | grep -q 'mm +' || fail "no subsystem summary in the header"
+# what the rate columns count, said in their heading (issue 24 item 9)
+screen | grep -F 'load/s' | grep -qF '(rates: samples/s)' || fail "the column heading does not say the unit"
 wait_for "◆ do_anonymous_page"
 screen | grep -qF '[new]' || fail "no [new] marker"
 screen | grep -qF '[gone]' || fail "no [gone] marker"

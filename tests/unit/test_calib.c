@@ -333,7 +333,9 @@ static void test_words(void **state)
 	 * then the rest: mm +N% (+120/s) | sched -75% (-75/s) |
 	 * fs -40% (n.s., -67/s) | net new (n.s., +1/s) */
 	calib_summary(t, 0, buf, sizeof(buf));
-	mm = strstr(buf, "mm +");
+	mm = strstr(buf, "mm x");   /* over +9999%: x N, as the tree says it */
+	if (!mm)
+		mm = strstr(buf, "mm +");
 	sched = strstr(buf, "sched -75%");
 	net = strstr(buf, "net new (n.s.)");
 	fs = strstr(buf, "fs -40% (n.s.)");
@@ -384,6 +386,34 @@ static void test_summary_idle(void **state)
 	tree_free(t);
 }
 
+/* issue 24 item 9: the header says a large change as the tree's delta-%
+ * column does ("x600", not "+59900%" beside a row's "x600") */
+static void test_summary_times(void **state)
+{
+	struct profile *p = profile_new();
+	struct calib_opts o;
+	struct tree *t;
+	char buf[512];
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned w = 0; w < 2 * NPAIR; w++) {
+		assert_int_equal(profile_window_begin(p, w % 2 ? COND_LOAD : COND_REF, w), (int)w);
+		profile_window_end(p, w, 1.0);
+	}
+	ADD(p, V(1, 1, 1), V(600, 600, 600), PF, "do_anonymous_page");
+	t = tree_build(p, NULL);
+	assert_non_null(t);
+	profile_free(p);
+	calib_opts_default(&o);
+	o.freq_hz = 1000;
+	assert_int_equal(calib_run(t, &o), 0);
+	calib_summary(t, 1, buf, sizeof(buf));
+	assert_true(strncmp(buf, "mm x600", 7) == 0);
+	assert_null(strstr(buf, "%"));
+	tree_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_bh_monotone),
 		cmocka_unit_test(test_run_rates),
 		cmocka_unit_test(test_summary_idle),
+		cmocka_unit_test(test_summary_times),
 		cmocka_unit_test(test_run_decrease_and_pairs),
 		cmocka_unit_test(test_run_needs_both),
 		cmocka_unit_test(test_words),

@@ -442,6 +442,58 @@ static void test_veto_accept_verdict(void **state)
 	caps_free(caps);
 }
 
+/* issue 24 item 8: a focus while a proposal waits withdraws it, and the
+ * verdict the descent then gives is a finding of the exploration ("focus on
+ * ..."), never the session's verdict */
+static int verdict_focus_seen;
+static char verdict_focus[160];
+
+static void focus_event(void *arg, const struct ctl_event *ev)
+{
+	(void)arg;
+	if (ev->kind != CTL_EV_VERDICT)
+		return;
+	verdict_focus_seen++;
+	snprintf(verdict_focus, sizeof(verdict_focus), "%s", ev->focus ? ev->focus : "");
+}
+
+static void test_focus_keeps_verdict(void **state)
+{
+	struct script s = { .targets = { "kmem:mm_page_alloc", NULL } };
+	struct heard h = { 0 };
+	struct caps *caps = fake_caps();
+	struct profile *p = fault_profile();
+	struct analysis an;
+	struct ctl_opts o = { .steps = 3, .caps = caps, .exec = &fake_exec,
+			      .sinks = { { heard_event, &h }, { focus_event, NULL } } };
+	struct controller *c;
+	struct tree_node *n;
+
+	(void)state;
+	verdict_focus_seen = 0;
+	fx_started = fx_preflights = 0;
+	fx_preflight_err = 0;
+	assert_int_equal(analysis_run(p, NULL, 0, NULL, &an, NULL), 0);
+	c = ctl_new(&o, script_agent(&s));
+	assert_non_null(c);
+	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
+	assert_int_equal(c->mode, CTL_PROPOSAL);
+	n = tree_child(an.t, an.t->root, "syscall");
+	if (!n)
+		n = an.t->root->child[0];
+	assert_int_equal(ctl_focus(c, n, NULL), 0);
+	assert_null(ctl_proposal(c));
+	assert_non_null(strstr(h.said, "the waiting proposal is withdrawn"));
+	assert_true(ctl_tick(c, an.t, 1, NULL, 1) > 0);
+	assert_int_equal(verdict_focus_seen, 1);
+	assert_non_null(strstr(verdict_focus, "focus on"));
+	assert_int_equal(fx_started, 0);
+	ctl_free(c);
+	analysis_clear(&an);
+	profile_free(p);
+	caps_free(caps);
+}
+
 /* issue 24: one step number everywhere (a step undone keeps its number, so
  * the next is step 2 in the proposal, the accept and the run); nothing is
  * proposed or accepted once the load has exited */
@@ -740,6 +792,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_veto_accept_verdict),
+		cmocka_unit_test(test_focus_keeps_verdict),
 		cmocka_unit_test(test_numbers_and_gone_load),
 		cmocka_unit_test(test_batch_not_run),
 		cmocka_unit_test(test_batch_gate_and_budget),

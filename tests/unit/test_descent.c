@@ -308,6 +308,32 @@ static void test_nothing(void **state)
 	tree_free(t);
 }
 
+/* issue 24 item 7: a reference busier than the loaded windows (saved on a
+ * busy machine, then -p of a light process): idle rises, and idle is no
+ * verdict; what else moved is too small to be one */
+static void test_idle_rise(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, V(500, 510, 490), V(40, 42, 38), PIPE);
+	ADD(p, V(50, 52, 48), V(51, 49, 50), SCHED);
+	ADD(p, V(400, 405, 395), V(880, 878, 882), "secondary_startup_64", "cpu_startup_entry",
+	    "do_idle", "default_idle_call", "pv_native_safe_halt");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_false(v.found && !strcmp(v.subsystem, "idle"));
+	assert_null(v.leaf && strstr(v.leaf, "halt") ? v.leaf : NULL);
+	assert_false(NODE(t, "idle")->flags & TREE_F_VERDICT);
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
 /* A busy neighbor runs in both conditions; the load adds a smaller path. */
 static void test_noisy_neighbor(void **state)
 {
@@ -1220,6 +1246,7 @@ int main(void)
 		cmocka_unit_test(test_decreases_only),
 		cmocka_unit_test(test_nothing),
 		cmocka_unit_test(test_noisy_neighbor),
+		cmocka_unit_test(test_idle_rise),
 		cmocka_unit_test(test_self_dominated),
 		cmocka_unit_test(test_skid_unlock),
 		cmocka_unit_test(test_focus),

@@ -174,7 +174,7 @@ static void test_rows(void **state)
 	assert_null(find_row(v, "asm_exc_page_fault", NULL));
 	assert_true(v->nhidden >= 1);
 	fmt_cols_layout(&cols, 80, 0);
-	ctx = (struct fmt_row_ctx){ glyphs_get(1), &cols, tree_node_sum(t->root), NULL };
+	ctx = (struct fmt_row_ctx){ glyphs_get(1), &cols, tree_node_sum(t->root), NULL, NULL };
 	assert_non_null(find_row(v, "mm", &i));
 	fmt_row(&l, v, i, &ctx);
 	assert_non_null(strstr(l.text, "\u251c\u2500\u25b8 mm"));

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "analysis/glossary.h"
+#include "data/tree_annot.h"
 
 static void test_size(void **state)
 {
@@ -119,6 +120,36 @@ static void test_numbers(void **state)
 	assert_non_null(strstr(buf, "2490 samples (50.0% of all)"));
 }
 
+/* A step's node counts events: x speaks of them, never of CPU time
+ * (issue 24: "491307.8 ms of CPU per second" for a tracepoint's rate). */
+static void test_numbers_step(void **state)
+{
+	struct tree_annot a = { .unit = "events" };
+	struct tree_node n;
+	char buf[1024];
+
+	(void)state;
+	memset(&n, 0, sizeof(n));
+	n.kind = TREE_EVENT;
+	n.name = "[tp] exceptions:page_fault_user";
+	n.flags = TREE_F_STEP;
+	n.annot = &a;
+	n.total[COND_LOAD] = 2945000;
+	n.stat.rate[COND_LOAD] = 490800;
+	n.stat.delta = 490800;
+	n.stat.q = 1e-40;
+	n.stat.significant = 1;
+	n.stat.pairs = n.stat.pairs_agree = 6;
+	glossary_numbers(&n, 1, 5000, 99, buf, sizeof(buf));
+	assert_null(strstr(buf, "ms of CPU"));
+	assert_null(strstr(buf, "sampled"));
+	assert_non_null(strstr(buf, "events"));
+	assert_non_null(strstr(buf, "significant"));
+	glossary_numbers(&n, 0, 5000, 99, buf, sizeof(buf));
+	assert_null(strstr(buf, "% of all"));
+	assert_non_null(strstr(buf, "2945000 events"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_explain),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_numbers_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

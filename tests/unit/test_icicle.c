@@ -94,6 +94,34 @@ static void test_layout(void **state)
 	tree_free(t);
 }
 
+/* A step's node (events, not samples) beside the frames takes no width,
+ * however many events it counted (issue 24: it took all of mm's). */
+static void test_step_node(void **state)
+{
+	struct tree *t = sample();
+	struct icicle ic = { 0 };
+	struct tree_node *e, *ev;
+	const struct icicle_cell *a;
+
+	(void)state;
+	e = tree_child(t, t->root, "mm");
+	e = e ? tree_child(t, e, "asm_exc_page_fault") : NULL;
+	e = e ? tree_child(t, e, "exc_page_fault") : NULL;
+	assert_non_null(e);
+	ev = tree_node_add(t, e, "[tp] exceptions:page_fault_user", TREE_EVENT);
+	assert_non_null(ev);
+	ev->flags |= TREE_F_STEP;
+	ev->total[COND_LOAD] = 490000;
+	icicle_open(&ic, NULL);
+	assert_int_equal(icicle_layout(&ic, t, 1, 80, 10), 0);
+	assert_null(cell(&ic, "[tp] exceptions:page_fault_user"));
+	a = cell(&ic, "do_anonymous_page");
+	assert_non_null(a);
+	assert_true(a->x1 - a->x0 >= 10);
+	icicle_fini(&ic);
+	tree_free(t);
+}
+
 static void test_moves_and_zoom(void **state)
 {
 	struct tree *t = sample(), *t2;
@@ -175,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_step_node),
 		cmocka_unit_test(test_moves_and_zoom),
 		cmocka_unit_test(test_scroll),
 	};

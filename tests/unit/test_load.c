@@ -202,6 +202,60 @@ static void test_attach_pause_resume_never_kills(void **state)
 	waitpid(pid, NULL, 0);
 }
 
+/* -p PID --pause: the PID's children stop with it and resume with it
+ * (issue 24: a shell was T while its find ran on in the reference). */
+static void test_attach_pause_stops_children(void **state)
+{
+	struct load *l;
+	pid_t pid, kid = 0;
+	int fd[2];
+
+	(void)state;
+	assert_int_equal(pipe(fd), 0);
+	pid = fork();
+	if (pid == 0) {
+		/* a parent with a busy child, like sh running find */
+		pid_t c = fork();
+
+		if (c == 0) {
+			close(fd[0]);
+			close(fd[1]);
+			for (;;)
+				;
+		}
+		close(fd[0]);
+		if (write(fd[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		close(fd[1]);
+		for (;;)
+			pause();
+	}
+	close(fd[1]);
+	assert_int_equal(read(fd[0], &kid, sizeof(kid)), sizeof(kid));
+	close(fd[0]);
+	l = load_attach_pid(pid, NULL);
+	assert_non_null(l);
+	assert_int_equal(load_pause(l), 0);
+	assert_int_equal(proc_state(pid), 'T');
+	assert_int_equal(proc_state(kid), 'T');
+	assert_int_equal(load_resume(l), 0);
+	for (int i = 0; i < WAIT_MS && proc_state(kid) == 'T'; i++)
+		sleep_ms(1);
+	assert_int_not_equal(proc_state(kid), 'T');
+	assert_int_not_equal(proc_state(pid), 'T');
+	/* paused again: stopped again; the registry's cleanup resumes both */
+	assert_int_equal(load_pause(l), 0);
+	assert_int_equal(proc_state(kid), 'T');
+	load_registry_cleanup();
+	for (int i = 0; i < WAIT_MS && proc_state(kid) == 'T'; i++)
+		sleep_ms(1);
+	assert_int_not_equal(proc_state(kid), 'T');
+	load_free(l);
+	kill(kid, SIGKILL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 static void test_registry_cleanup_ends_owned(void **state)
 {
 	char *argv[] = { "sh", "-c", "sleep 30 & sleep 30; wait", NULL };
@@ -236,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_exec_failure_after_fork),
 		cmocka_unit_test(test_attach_dead_pid),
 		cmocka_unit_test(test_attach_pause_resume_never_kills),
+		cmocka_unit_test(test_attach_pause_stops_children),
 		cmocka_unit_test(test_registry_cleanup_ends_owned),
 	};
 

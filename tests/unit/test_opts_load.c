@@ -8,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "base/util.h"
 #include "opts_load.h"
 
 /* Parses argv fully; returns -1 on the first error, else how many
@@ -172,6 +173,24 @@ static void test_help_from_table(void **state)
 	assert_non_null(strstr(buf, "-- CMD ARGS"));
 }
 
+/* "did you mean" (issue 24 item 11): recrod -> record, --lod -> --load;
+ * nothing for a word that is near no name. */
+static void test_nearest(void **state)
+{
+	const char *cmds[] = { "record", "replay", "diagnose", "reference", "export" };
+	const char *names[64];
+	size_t n = opts_load_names(names, 64);
+
+	(void)state;
+	assert_true(n > 3 && n <= 64);
+	assert_string_equal(util_nearest("recrod", cmds, 5), "record");
+	assert_string_equal(util_nearest("diagnsoe", cmds, 5), "diagnose");
+	assert_null(util_nearest("xyzzy", cmds, 5));
+	assert_null(util_nearest("record", cmds, 5));   /* itself is no suggestion */
+	assert_string_equal(util_nearest("--lod", names, n), "--load");
+	assert_null(util_nearest("--zzzzzz", names, n));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_help_from_table),
+		cmocka_unit_test(test_nearest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

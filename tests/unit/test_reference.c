@@ -56,6 +56,27 @@ static void test_round_trip(void **state)
 	assert_int_equal(profile_cond_samples(q, COND_REF), 11);
 	assert_int_equal(profile_cond_samples(q, COND_LOAD), 0);
 	assert_int_equal(q->nstacks, 2);
+	assert_string_equal(got.busy, "");            /* recorded idle */
+	profile_free(p);
+	profile_free(q);
+}
+
+/* issue 24 item 7: a reference saved on a busy system keeps why, so every
+ * run that uses it can say so again */
+static void test_busy_kept(void **state)
+{
+	struct reference_meta m, got;
+	struct profile *p = sample_profile(), *q = profile_new();
+	char path[256], *cause = NULL;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/busy.jsonl", dir);
+	reference_meta_here(&m, "sample@999Hz", 999);
+	snprintf(m.busy, sizeof(m.busy), "the CPUs were 63%% busy while recording");
+	assert_int_equal(reference_save(p, &m, path, &cause), 0);
+	assert_int_equal(reference_load(path, &m, 0, q, &got, &cause), 0);
+	assert_null(cause);
+	assert_string_equal(got.busy, "the CPUs were 63% busy while recording");
 	profile_free(p);
 	profile_free(q);
 }
@@ -187,6 +208,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_busy_kept),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_default_path),
 	};
