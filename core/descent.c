@@ -167,6 +167,13 @@ int descent_not_a_path(const struct tree_node *n)
 	return is_grouping(n) || is_dispatch(n) || is_entry(n);
 }
 
+int descent_is_unlock_skid(const struct tree_node *n)
+{
+	const struct skid *sk = skid_of(n);
+
+	return sk && sk->kind == SKID_UNLOCK;
+}
+
 /* ---- numbers ---------------------------------------------------------------- */
 
 struct stop {

@@ -831,6 +831,39 @@ static void test_convergence(void **state)
 	tree_free(t);
 }
 
+/* Convergence and sampling skid (stress-ng --futex on real hardware
+ * without a PMU): schedule is reached from a futex wait and from a
+ * preemption on the return to user space, and nearly all of it is
+ * finish_task_switch's self time, the skid of the context switch's
+ * interrupts-off section.  Summed over callers that skid is no
+ * convergence: the walk's answer (futex_wake > get_futex_key) stands. */
+static void test_convergence_skid(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, ZERO, V(50, 52, 48), SYS, "__x64_sys_futex", "do_futex", "futex_wake",
+	    "get_futex_key");
+	ADD(p, ZERO, V(20, 21, 19), SYS, "__x64_sys_futex", "do_futex", "futex_wake", "wake_up_q");
+	ADD(p, ZERO, V(45, 44, 46), SYS, "__x64_sys_futex", "do_futex", "futex_wait", "__futex_wait",
+	    "futex_do_wait", "schedule", "__schedule", "finish_task_switch");
+	ADD(p, ZERO, V(45, 46, 44), SYS, "syscall_exit_to_user_mode", "exit_to_user_mode_loop",
+	    "schedule", "__schedule", "finish_task_switch");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_null(v.convergence);
+	assert_int_equal(v.ncallers, 0);
+	assert_string_equal(v.leaf, "get_futex_key");
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
 /* Displaced work with a process level (a tree by process): the fall of a
  * process that is not the diagnosed one is displaced, never the verdict;
  * without knowing the diagnosed processes nothing is called displaced. */
@@ -1229,6 +1262,7 @@ int main(void)
 		cmocka_unit_test(test_victim_falling_root),
 		cmocka_unit_test(test_spread_branches),
 		cmocka_unit_test(test_convergence),
+		cmocka_unit_test(test_convergence_skid),
 		cmocka_unit_test(test_displaced_by_process),
 		cmocka_unit_test(test_time_level),
 		cmocka_unit_test(test_subsystem_deepest),
