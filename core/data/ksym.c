@@ -29,14 +29,47 @@ struct ksym_raw {
 	const char *module;
 	uint32_t order;         /* position in the file */
 	int text;
+	char type;              /* kallsyms' type letter */
 };
 
+static size_t ksym_underscores(const char *n)
+{
+	size_t k = 0;
+
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+/* By address; aliases (one address, several names) in perf's order of
+ * preference (choose_best_symbol), so a stack names a function as perf
+ * does and a ground truth taken with perf compares by name: a non-weak
+ * symbol before a weak one, a global before a local (__x64_sys_sched_yield
+ * before the local __do_sys_sched_yield it aliases), fewer leading
+ * underscores, the longer name; then the order in the file. */
 static int ksym_raw_cmp(const void *a, const void *b)
 {
 	const struct ksym_raw *x = a, *y = b;
+	int wx = x->type == 'w' || x->type == 'W', wy = y->type == 'w' || y->type == 'W';
+	int gx = x->type >= 'A' && x->type <= 'Z', gy = y->type >= 'A' && y->type <= 'Z';
+	size_t ux, uy, lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (x->text != y->text)
+		return y->text - x->text;
+	if (wx != wy)
+		return wx - wy;
+	if (gx != gy)
+		return gy - gx;
+	ux = ksym_underscores(x->name);
+	uy = ksym_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
 	return (x->order > y->order) - (x->order < y->order);
 }
 
@@ -136,16 +169,13 @@ struct ksym_table *ksym_load(const char *path)
 		raw[nraw].module = module;
 		raw[nraw].order = (uint32_t)nraw;
 		raw[nraw].text = ksym_is_text(type) && !ksym_is_marker(name);
+		raw[nraw].type = type;
 		ntext += raw[nraw].text;
 		nraw++;
 	}
 	t->hidden = nraw > 0 && !any_nonzero;
-	for (size_t i = 1; i < nraw; i++) {
-		if (raw[i].addr < raw[i - 1].addr) {   /* modules may be out of order */
-			qsort(raw, nraw, sizeof(*raw), ksym_raw_cmp);
-			break;
-		}
-	}
+	/* modules may be out of order, and aliases go in perf's preference */
+	qsort(raw, nraw, sizeof(*raw), ksym_raw_cmp);
 	t->syms = malloc((ntext ? ntext : 1) * sizeof(*t->syms));
 	t->end = malloc((ntext ? ntext : 1) * sizeof(*t->end));
 	for (t->name_cap = 1024; t->name_cap < ntext * 2; t->name_cap *= 2)
@@ -238,7 +268,7 @@ const struct ksym *ksym_lookup(const struct ksym_table *t, uint64_t addr)
 	if (addr >= t->end[lo])
 		return NULL;
 	while (lo > 0 && t->syms[lo - 1].addr == t->syms[lo].addr)
-		lo--;   /* aliases: the first one listed */
+		lo--;   /* aliases: the preferred one (ksym_raw_cmp) */
 	return &t->syms[lo];
 }
 

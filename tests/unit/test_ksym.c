@@ -115,10 +115,27 @@ static void test_missing(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* Aliases name a function as perf does (its choose_best_symbol), so a
+ * ground truth taken with perf compares by name: global before local (a
+ * syscall's __x64_sys_ wrapper before the local __do_sys_ it aliases),
+ * non-weak before weak, fewer leading underscores. */
+static void test_alias_preference(void **state)
+{
+	struct ksym_table *t = ksym_load(fixture("kallsyms-alias.fixture"));
+
+	(void)state;
+	assert_non_null(t);
+	assert_string_equal(ksym_lookup(t, 0xffffffff81000110ULL)->name, "__x64_sys_sched_yield");
+	assert_string_equal(ksym_lookup(t, 0xffffffff81000200ULL)->name, "strong_local");
+	assert_string_equal(ksym_lookup(t, 0xffffffff81000310ULL)->name, "b_func");
+	ksym_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_and_lookup),
+		cmocka_unit_test(test_alias_preference),
 		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_missing),
 	};
