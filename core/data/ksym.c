@@ -29,48 +29,25 @@ struct ksym_raw {
 	const char *module;
 	uint32_t order;         /* position in the file */
 	int text;
-	char type;              /* kallsyms' type letter */
 };
 
-static size_t ksym_underscores(const char *n)
-{
-	size_t k = 0;
-
-	while (n[k] == '_')
-		k++;
-	return k;
-}
-
-/* By address; aliases (one address, several names) in perf's order of
- * preference (choose_best_symbol), so a stack names a function as perf
- * does and a ground truth taken with perf compares by name: a non-weak
- * symbol before a weak one, a global before a local (__x64_sys_sched_yield
- * before the local __do_sys_sched_yield it aliases), fewer leading
- * underscores, the longer name; then the order in the file. */
+/* By address; aliases (one address, several names) in the order perf
+ * ends up naming them, so a stack names a function as perf does and a
+ * ground truth taken with perf compares by name.  perf gives a kallsyms
+ * symbol the size up to the next address (symbols__fixup_end), so of
+ * several names at one address only the last listed has a size, and
+ * symbols__fixup_duplicate keeps the one with a size: the last listed
+ * (__x64_sys_sched_yield, after __do_sys_sched_yield and
+ * __ia32_sys_sched_yield at the same address).  Text before data. */
 static int ksym_raw_cmp(const void *a, const void *b)
 {
 	const struct ksym_raw *x = a, *y = b;
-	int wx = x->type == 'w' || x->type == 'W', wy = y->type == 'w' || y->type == 'W';
-	int gx = x->type >= 'A' && x->type <= 'Z', gy = y->type >= 'A' && y->type <= 'Z';
-	size_t ux, uy, lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->text != y->text)
 		return y->text - x->text;
-	if (wx != wy)
-		return wx - wy;
-	if (gx != gy)
-		return gy - gx;
-	ux = ksym_underscores(x->name);
-	uy = ksym_underscores(y->name);
-	if (ux != uy)
-		return ux < uy ? -1 : 1;
-	lx = strlen(x->name);
-	ly = strlen(y->name);
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
-	return (x->order > y->order) - (x->order < y->order);
+	return (x->order < y->order) - (x->order > y->order);
 }
 
 static int ksym_is_text(char type)
@@ -169,7 +146,6 @@ struct ksym_table *ksym_load(const char *path)
 		raw[nraw].module = module;
 		raw[nraw].order = (uint32_t)nraw;
 		raw[nraw].text = ksym_is_text(type) && !ksym_is_marker(name);
-		raw[nraw].type = type;
 		ntext += raw[nraw].text;
 		nraw++;
 	}
