@@ -1022,6 +1022,82 @@ static int verdict_not_found(struct descent *d, const struct tree_node *start)
 	return err;
 }
 
+/* ---- wait chains (issue 23, item 2) ----------------------------------------- */
+
+enum chain_role { CHAIN_NEUTRAL, CHAIN_LINK, CHAIN_ROOT };
+
+static const struct tree_node *time_above(const struct tree_node *n)
+{
+	while (n && n->kind != TREE_TIME)
+		n = n->parent;
+	return n;
+}
+
+/* Is a stop a link of a wait chain or its root?  A link: blocked time that
+ * another task ends — a task of the diagnosed work ("[woken by task sqlite3
+ * (tgid N)]"), a network softirq (a peer's send: on one host, the client
+ * process that is itself waiting), or a wait not ended yet ("[still blocked
+ * at a read]": whoever ends it is not known).  A root: time that waits on
+ * no other task of the work — a CPU taken by someone else (runnable, "ran
+ * instead"), a device (softirq BLOCK, a hardirq other than the timer), a
+ * task outside the work (a lock holder running).  Anything else (on-CPU
+ * work, timers, no wakeup seen) is neither. */
+static enum chain_role chain_role(const struct descent *d, const struct tree_node *n)
+{
+	const struct tree_node *tn = time_above(n);
+	char who[160], cls[32];
+	const char *tg;
+
+	if (!tn || !strcmp(tn->name, tree_time_name[TREE_TIME_ONCPU]))
+		return CHAIN_NEUTRAL;
+	if (!strcmp(tn->name, tree_time_name[TREE_TIME_RUNNABLE]))
+		return CHAIN_ROOT;
+	if (strcmp(tn->name, tree_time_name[TREE_TIME_BLOCKED]))
+		return CHAIN_NEUTRAL;
+	if (!strncmp(n->name, "[still blocked", 14))
+		return CHAIN_LINK;
+	descent_waker_of(n, who, sizeof(who), cls, sizeof(cls));
+	if (!strcmp(cls, "softirq"))
+		return strstr(who, "NET_") ? CHAIN_LINK : strstr(who, "BLOCK") ? CHAIN_ROOT
+								       : CHAIN_NEUTRAL;
+	if (!strcmp(cls, "hardirq"))
+		return strstr(who, "timer") ? CHAIN_NEUTRAL : CHAIN_ROOT;
+	if (!strcmp(cls, "task")) {
+		tg = strstr(who, "(tgid ");
+		if (!tg)
+			return CHAIN_NEUTRAL;
+		return tree_is_diagnosed(d->t, (uint32_t)strtoul(tg + 6, NULL, 10)) ? CHAIN_LINK
+										     : CHAIN_ROOT;
+	}
+	return CHAIN_NEUTRAL;
+}
+
+/* When the walk's path (stops[0]) ends in a link of a wait chain and
+ * another branch is a root, the root is the answer: a wait on a task that
+ * is itself waiting is not a cause (wPerf's cascaded redistribution, Trace
+ * Compass's critical path).  The largest root moves to the front; the
+ * others keep their order.  Returns the link moved behind it, or NULL. */
+static const struct tree_node *chain_root_first(struct descent *d)
+{
+	unsigned best = 0;
+	const struct tree_node *link;
+	struct stop s;
+
+	if (d->nstops < 2 || d->sign < 0 || chain_role(d, d->stops[0].n) != CHAIN_LINK)
+		return NULL;
+	for (unsigned i = 1; i < d->nstops; i++)
+		if (chain_role(d, d->stops[i].n) == CHAIN_ROOT &&
+		    (!best || d->stops[i].mass > d->stops[best].mass))
+			best = i;
+	if (!best)
+		return NULL;
+	link = d->stops[0].n;
+	s = d->stops[best];
+	memmove(&d->stops[1], &d->stops[0], best * sizeof(d->stops[0]));
+	d->stops[0] = s;
+	return link;
+}
+
 /* ---- the descent ------------------------------------------------------------ */
 
 int descent_line(struct descent_why *w, const char *fmt, ...)
@@ -1052,6 +1128,7 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 		struct verdict *v, struct descent_why *r)
 {
 	struct descent d = { .t = t, .v = v, .r = r, .sign = +1 };
+	const struct tree_node *link;
 	int err = 0;
 
 	if (!t || !t->root || !v)
@@ -1077,7 +1154,20 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 		return err;
 	if (!d.nstops)
 		return verdict_not_found(&d, d.start);
-	err = verdict_found(&d);
+	link = chain_root_first(&d);
+	if (link)
+		err = descent_line(r, "%s (%s time, +%.1f/s) waits on other tasks of the work: a link of a "
+				   "wait chain, not its root -> the verdict is the root, %s",
+				   link->name, time_above(link) ? time_above(link)->name : "?",
+				   link->stat.rise, d.stops[0].n->name);
+	if (!err)
+		err = verdict_found(&d);
+	if (!err && link)
+		err = verdict_add_note(v, "wait chain: %s (%s, +%.1f/s) waits on other tasks of the work "
+				       "(a task of it, a peer's send, or a wait not ended), which wait in "
+				       "turn; its root is the verdict: %s",
+				       link->name, time_above(link) ? time_above(link)->name : "?",
+				       link->stat.rise, d.stops[0].n->name);
 	/* a spread or weak answer: does the increase converge on one function
 	 * under several callers? (core/analysis/descent_converge.c) */
 	if (!err && (d.nstops > 1 || v->rise < d.explain * d.start_mass)) {

@@ -865,6 +865,56 @@ static void test_convergence_skid(void **state)
 	tree_free(t);
 }
 
+/* Wait chains (issue 23, item 2): a Redis victim beside CPU hogs.  Its
+ * largest rise is an epoll wait woken by the network softirq (a client's
+ * send, the client itself waiting for a CPU): a link of a chain, not its
+ * root.  The root is the runnable time behind the hogs: the verdict, with
+ * the chain in a note.  A wait woken by the disk (softirq BLOCK) is a root
+ * itself and stays the verdict. */
+static void test_wait_chain_root(void **state)
+{
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct profile *p;
+	struct tree *t;
+	int note = 0;
+
+	(void)state;
+	for (int disk = 0; disk < 2; disk++) {
+		p = prof();
+		if (disk)
+			ADD(p, V(100, 104, 96), V(400, 410, 390), "[blocked]", SYS, "__x64_sys_fdatasync",
+			    "ext4_sync_file", "file_write_and_wait_range", "folio_wait_writeback",
+			    "io_schedule", "schedule", "__schedule", "[woken by softirq BLOCK]");
+		else
+			ADD(p, V(100, 104, 96), V(400, 410, 390), "[blocked]", SYS, "__x64_sys_epoll_wait",
+			    "do_epoll_wait", "schedule_hrtimeout_range_clock", "schedule", "__schedule",
+			    "[woken by softirq NET_RX]");
+		ADD(p, ZERO, V(200, 205, 195), "[runnable]", SYS, "__x64_sys_epoll_wait", "do_epoll_wait",
+		    "schedule_hrtimeout_range_clock", "schedule", "__schedule",
+		    "[ran instead: stress-ng-cpu (tgid 50)]");
+		t = calibrate(p);
+		assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+		dump(&r);
+		assert_true(v.found);
+		assert_int_equal(v.nbranches, 2);
+		note = note_has(&v, "wait chain");
+		if (disk) {
+			assert_string_equal(v.time, "blocked");
+			assert_string_equal(v.leaf, "[woken by softirq BLOCK]");
+			assert_false(note);
+		} else {
+			assert_string_equal(v.time, "runnable");
+			assert_string_equal(v.leaf, "[ran instead: stress-ng-cpu (tgid 50)]");
+			assert_true(note);
+			assert_true(line_has(&r, "a link of a wait chain"));
+		}
+		verdict_clear(&v);
+		agent_reply_clear(&r);
+		tree_free(t);
+	}
+}
+
 /* Displaced work with a process level (a tree by process): the fall of a
  * process that is not the diagnosed one is displaced, never the verdict;
  * without knowing the diagnosed processes nothing is called displaced. */
@@ -1264,6 +1314,7 @@ int main(void)
 		cmocka_unit_test(test_spread_branches),
 		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_convergence_skid),
+		cmocka_unit_test(test_wait_chain_root),
 		cmocka_unit_test(test_displaced_by_process),
 		cmocka_unit_test(test_time_level),
 		cmocka_unit_test(test_subsystem_deepest),
