@@ -1024,7 +1024,13 @@ static int verdict_not_found(struct descent *d, const struct tree_node *start)
 
 /* ---- wait chains (issue 23, item 2) ----------------------------------------- */
 
-enum chain_role { CHAIN_NEUTRAL, CHAIN_LINK, CHAIN_ROOT };
+enum chain_role {
+	CHAIN_NEUTRAL,
+	CHAIN_LINK,   /* a wait another task of the work ends */
+	CHAIN_SHIFT,  /* runnable time that falls as a whole: only who ran
+	               * instead changed, the wait for a CPU did not grow */
+	CHAIN_ROOT,
+};
 
 static const struct tree_node *time_above(const struct tree_node *n)
 {
@@ -1040,8 +1046,10 @@ static const struct tree_node *time_above(const struct tree_node *n)
  * at a read]": whoever ends it is not known).  A root: time that waits on
  * no other task of the work — a CPU taken by someone else (runnable, "ran
  * instead"), a device (softirq BLOCK, a hardirq other than the timer), a
- * task outside the work (a lock holder running).  Anything else (on-CPU
- * work, timers, no wakeup seen) is neither. */
+ * task outside the work (a lock holder running) — but runnable time only
+ * while the work's runnable time grows as a whole (else a rise under it is
+ * a change of who ran instead: a shift).  Anything else (on-CPU work,
+ * timers, no wakeup seen) is neither. */
 static enum chain_role chain_role(const struct descent *d, const struct tree_node *n)
 {
 	const struct tree_node *tn = time_above(n);
@@ -1051,7 +1059,7 @@ static enum chain_role chain_role(const struct descent *d, const struct tree_nod
 	if (!tn || !strcmp(tn->name, tree_time_name[TREE_TIME_ONCPU]))
 		return CHAIN_NEUTRAL;
 	if (!strcmp(tn->name, tree_time_name[TREE_TIME_RUNNABLE]))
-		return CHAIN_ROOT;
+		return tn->stat.delta > 0 ? CHAIN_ROOT : CHAIN_SHIFT;
 	if (strcmp(tn->name, tree_time_name[TREE_TIME_BLOCKED]))
 		return CHAIN_NEUTRAL;
 	if (!strncmp(n->name, "[still blocked", 14))
@@ -1072,18 +1080,22 @@ static enum chain_role chain_role(const struct descent *d, const struct tree_nod
 	return CHAIN_NEUTRAL;
 }
 
-/* When the walk's path (stops[0]) ends in a link of a wait chain and
- * another branch is a root, the root is the answer: a wait on a task that
- * is itself waiting is not a cause (wPerf's cascaded redistribution, Trace
- * Compass's critical path).  The largest root moves to the front; the
- * others keep their order.  Returns the link moved behind it, or NULL. */
-static const struct tree_node *chain_root_first(struct descent *d)
+/* When the walk's path (stops[0]) ends in a link of a wait chain (or a
+ * shift) and another branch is a root, the root is the answer: a wait on a
+ * task that is itself waiting is not a cause (wPerf's cascaded
+ * redistribution, Trace Compass's critical path).  The largest root moves
+ * to the front; the others keep their order.  Returns the stop moved
+ * behind it, or NULL; *role says what it was. */
+static const struct tree_node *chain_root_first(struct descent *d, enum chain_role *role)
 {
 	unsigned best = 0;
 	const struct tree_node *link;
 	struct stop s;
 
-	if (d->nstops < 2 || d->sign < 0 || chain_role(d, d->stops[0].n) != CHAIN_LINK)
+	if (d->nstops < 2 || d->sign < 0)
+		return NULL;
+	*role = chain_role(d, d->stops[0].n);
+	if (*role != CHAIN_LINK && *role != CHAIN_SHIFT)
 		return NULL;
 	for (unsigned i = 1; i < d->nstops; i++)
 		if (chain_role(d, d->stops[i].n) == CHAIN_ROOT &&
@@ -1129,6 +1141,8 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 {
 	struct descent d = { .t = t, .v = v, .r = r, .sign = +1 };
 	const struct tree_node *link;
+	enum chain_role role = CHAIN_NEUTRAL;
+	const char *why;
 	int err = 0;
 
 	if (!t || !t->root || !v)
@@ -1154,20 +1168,21 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 		return err;
 	if (!d.nstops)
 		return verdict_not_found(&d, d.start);
-	link = chain_root_first(&d);
+	link = chain_root_first(&d, &role);
+	why = role == CHAIN_SHIFT ? "the work's runnable time falls as a whole: who ran instead "
+				    "changed, the wait for a CPU did not grow"
+				  : "it waits on other tasks of the work (a task of it, a peer's send, "
+				    "or a wait not ended), which wait in turn: a link of a wait chain";
 	if (link)
-		err = descent_line(r, "%s (%s time, +%.1f/s) waits on other tasks of the work: a link of a "
-				   "wait chain, not its root -> the verdict is the root, %s",
+		err = descent_line(r, "%s (%s time, +%.1f/s): %s, not a root -> the verdict is the root, %s",
 				   link->name, time_above(link) ? time_above(link)->name : "?",
-				   link->stat.rise, d.stops[0].n->name);
+				   link->stat.rise, why, d.stops[0].n->name);
 	if (!err)
 		err = verdict_found(&d);
 	if (!err && link)
-		err = verdict_add_note(v, "wait chain: %s (%s, +%.1f/s) waits on other tasks of the work "
-				       "(a task of it, a peer's send, or a wait not ended), which wait in "
-				       "turn; its root is the verdict: %s",
+		err = verdict_add_note(v, "wait chain: %s (%s, +%.1f/s): %s; the root is the verdict: %s",
 				       link->name, time_above(link) ? time_above(link)->name : "?",
-				       link->stat.rise, d.stops[0].n->name);
+				       link->stat.rise, why, d.stops[0].n->name);
 	/* a spread or weak answer: does the increase converge on one function
 	 * under several callers? (core/analysis/descent_converge.c) */
 	if (!err && (d.nstops > 1 || v->rise < d.explain * d.start_mass)) {

@@ -882,6 +882,9 @@ static void test_wait_chain_root(void **state)
 	(void)state;
 	for (int disk = 0; disk < 2; disk++) {
 		p = prof();
+		/* a victim's runnable time also falls as a whole: less work done */
+		ADD(p, V(300, 305, 295), V(120, 122, 118), "[runnable]", SYS, "__x64_sys_write",
+		    "ksys_write", "schedule", "__schedule", "[ran instead: cc1 (tgid 60)]");
 		if (disk)
 			ADD(p, V(100, 104, 96), V(400, 410, 390), "[blocked]", SYS, "__x64_sys_fdatasync",
 			    "ext4_sync_file", "file_write_and_wait_range", "folio_wait_writeback",
@@ -913,6 +916,27 @@ static void test_wait_chain_root(void **state)
 		agent_reply_clear(&r);
 		tree_free(t);
 	}
+	/* a shift: the runnable time falls as a whole (-180/s behind cc1) while
+	 * a new task runs instead (+150/s behind fio, the largest rise); the
+	 * wait for a CPU did not grow, the disk wait is the root */
+	p = prof();
+	ADD(p, V(300, 305, 295), V(120, 122, 118), "[runnable]", SYS, "__x64_sys_write", "ksys_write",
+	    "schedule", "__schedule", "[ran instead: cc1 (tgid 60)]");
+	ADD(p, ZERO, V(150, 152, 148), "[runnable]", SYS, "__x64_sys_fdatasync", "ext4_sync_file",
+	    "schedule", "__schedule", "[ran instead: fio (tgid 61)]");
+	ADD(p, V(100, 104, 96), V(200, 205, 195), "[blocked]", SYS, "__x64_sys_fdatasync",
+	    "ext4_sync_file", "file_write_and_wait_range", "folio_wait_writeback", "io_schedule",
+	    "schedule", "__schedule", "[woken by softirq BLOCK]");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.time, "blocked");
+	assert_string_equal(v.leaf, "[woken by softirq BLOCK]");
+	assert_true(note_has(&v, "who ran instead changed"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
 }
 
 /* Displaced work with a process level (a tree by process): the fall of a
