@@ -1110,6 +1110,54 @@ static const struct tree_node *chain_root_first(struct descent *d, enum chain_ro
 	return link;
 }
 
+/* ---- a load not yet steady (issue 23, item 4) -------------------------------- */
+
+#define STEADY_MIN_WINDOWS 4      /* loaded windows, to judge a trend */
+#define STEADY_MIN_SAMPLES 50     /* the verdict node's, over them */
+#define STEADY_FACTOR 2.0         /* first half against second half */
+
+/* Does the verdict's share of the work change between the loaded windows
+ * (a filesystem walk whose first pass is cold: its block I/O under
+ * getdents64 is the first windows' character, not the load's)?  The share
+ * of n in start, per loaded window in time order; when the first half's
+ * and the second half's differ by more than STEADY_FACTOR, a note says so
+ * and names the steady window: from the first loaded window whose share is
+ * within STEADY_FACTOR of the second half's for good. */
+static int steady_note(struct descent *d, const struct tree_node *n)
+{
+	const struct tree *t = d->t;
+	double sh[64], first = 0, second = 0;
+	unsigned k = 0, from = 0;
+	uint64_t sum = 0;
+
+	if (!n || !n->win_total || !d->start->win_total)
+		return 0;
+	for (unsigned w = 0; w < t->nwin && k < 64; w++) {
+		if (t->wins[w].cond != COND_LOAD || !(t->wins[w].secs > 0))
+			continue;
+		sh[k] = d->start->win_total[w] ? (double)n->win_total[w] / d->start->win_total[w] : 0;
+		sum += n->win_total[w];
+		k++;
+	}
+	if (k < STEADY_MIN_WINDOWS || sum < STEADY_MIN_SAMPLES)
+		return 0;
+	for (unsigned i = 0; i < k; i++)
+		*(i < k / 2 ? &first : &second) += sh[i];
+	first /= k / 2;
+	second /= k - k / 2;
+	if (!(first > STEADY_FACTOR * second) && !(second > STEADY_FACTOR * first))
+		return 0;
+	for (unsigned i = k; i-- > 0;) {
+		if (sh[i] > STEADY_FACTOR * second || sh[i] * STEADY_FACTOR < second)
+			break;
+		from = i;
+	}
+	return verdict_add_note(d->v, "not steady: the verdict's share of the work was %.0f%% in the first "
+				"%u loaded windows and %.0f%% in the last %u (the load changed character "
+				"while measured: a cold start, a phase); steady from loaded window %u of %u",
+				first * 100, k / 2, second * 100, k - k / 2, from + 1, k);
+}
+
 /* ---- the descent ------------------------------------------------------------ */
 
 int descent_line(struct descent_why *w, const char *fmt, ...)
@@ -1189,6 +1237,8 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 		err = descent_converge(t, d.start, d.explain, d.stops[0].n, d.secs, v, r);
 		err = err > 0 ? 0 : err;
 	}
+	if (!err && !v->convergence)
+		err = steady_note(&d, d.stops[0].n);
 	if (!err)
 		err = find_falls(&d, d.start);
 	if (!err)

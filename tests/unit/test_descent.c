@@ -939,6 +939,53 @@ static void test_wait_chain_root(void **state)
 	tree_free(t);
 }
 
+/* A load not yet steady (issue 23, item 4): a filesystem walk whose first
+ * passes are cold.  Six pairs; the block I/O under getdents64 is heavy in
+ * the first three loaded windows and small after, the stat path steady:
+ * the verdict says it is not steady and from which loaded window it is.
+ * The same profile with the block I/O steady has no such note. */
+static void test_not_steady(void **state)
+{
+	static const char *const cold[] = { "entry_SYSCALL_64", "do_syscall_64",
+		"__x64_sys_getdents64", "iterate_dir", "ext4_readdir", "ext4_bread", "submit_bio" };
+	static const char *const warm[] = { "entry_SYSCALL_64", "do_syscall_64",
+		"__do_sys_newfstatat", "vfs_statx", "filename_lookup", "path_lookupat" };
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+
+	(void)state;
+	for (int steady = 0; steady < 2; steady++) {
+		struct profile *p = profile_new();
+		struct tree *t;
+
+		assert_non_null(p);
+		for (unsigned w = 0; w < 12; w++) {
+			int load = w % 2, early = w < 6;
+
+			assert_int_equal(profile_window_begin(p, load ? COND_LOAD : COND_REF, w), (int)w);
+			if (load) {
+				assert_int_equal(profile_add(p, w, cold, 7, 1, "find",
+							     steady || early ? 400 : 30), 0);
+				assert_int_equal(profile_add(p, w, warm, 6, 1, "find", 150 + w), 0);
+			}
+			profile_window_end(p, w, 1.0);
+		}
+		t = calibrate(p);
+		assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+		dump(&r);
+		assert_true(v.found);
+		if (steady) {
+			assert_false(note_has(&v, "not steady"));
+		} else {
+			assert_true(note_has(&v, "not steady"));
+			assert_true(note_has(&v, "steady from loaded window 4 of 6"));
+		}
+		verdict_clear(&v);
+		agent_reply_clear(&r);
+		tree_free(t);
+	}
+}
+
 /* Displaced work with a process level (a tree by process): the fall of a
  * process that is not the diagnosed one is displaced, never the verdict;
  * without knowing the diagnosed processes nothing is called displaced. */
@@ -1339,6 +1386,7 @@ int main(void)
 		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_convergence_skid),
 		cmocka_unit_test(test_wait_chain_root),
+		cmocka_unit_test(test_not_steady),
 		cmocka_unit_test(test_displaced_by_process),
 		cmocka_unit_test(test_time_level),
 		cmocka_unit_test(test_subsystem_deepest),
