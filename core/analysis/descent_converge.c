@@ -264,17 +264,15 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 			continue;
 		if (real_callers(all.n + i, k, CONV_CALLER_MIN * m) < 2)
 			continue;
-		/* what converges is the code's own time, not the skid below it */
-		for (unsigned j = 0; j < k; j++)
-			m -= skid_below(all.n[i + j], secs);
-		if (m <= best)
-			continue;
 		best = m;
 		bi = i;
 		bk = k;
 	}
-	/* the convergence must carry more than the walk's answer, and a real
-	 * part of the whole */
+	/* what converges is the code's own time, not the skid below it: the
+	 * largest sum (chosen as it is) without its skid must still carry
+	 * more than the walk's answer, and a real part of the whole */
+	for (unsigned j = 0; j < bk; j++)
+		best -= skid_below(all.n[bi + j], secs);
 	if (!bk || best <= walk_mass * 1.2 || best < CONV_TOTAL_MIN * total)
 		goto out;
 	/* the walk's answer already goes through it (and on below it): that
