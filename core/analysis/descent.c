@@ -167,6 +167,13 @@ int descent_not_a_path(const struct tree_node *n)
 	return is_grouping(n) || is_dispatch(n) || is_entry(n);
 }
 
+int descent_is_unlock_skid(const struct tree_node *n)
+{
+	const struct skid *sk = skid_of(n);
+
+	return sk && sk->kind == SKID_UNLOCK;
+}
+
 /* ---- numbers ---------------------------------------------------------------- */
 
 struct stop {
@@ -1019,6 +1026,142 @@ static int verdict_not_found(struct descent *d, const struct tree_node *start)
 	return err;
 }
 
+/* ---- wait chains (issue 23, item 2) ----------------------------------------- */
+
+enum chain_role {
+	CHAIN_NEUTRAL,
+	CHAIN_LINK,   /* a wait another task of the work ends */
+	CHAIN_SHIFT,  /* runnable time that falls as a whole: only who ran
+	               * instead changed, the wait for a CPU did not grow */
+	CHAIN_ROOT,
+};
+
+static const struct tree_node *time_above(const struct tree_node *n)
+{
+	while (n && n->kind != TREE_TIME)
+		n = n->parent;
+	return n;
+}
+
+/* Is a stop a link of a wait chain or its root?  A link: blocked time that
+ * another task ends — a task of the diagnosed work ("[woken by task sqlite3
+ * (tgid N)]"), a network softirq (a peer's send: on one host, the client
+ * process that is itself waiting), or a wait not ended yet ("[still blocked
+ * at a read]": whoever ends it is not known).  A root: time that waits on
+ * no other task of the work — a CPU taken by someone else (runnable, "ran
+ * instead"), a device (softirq BLOCK, a hardirq other than the timer), a
+ * task outside the work (a lock holder running) — but runnable time only
+ * while the work's runnable time grows as a whole (else a rise under it is
+ * a change of who ran instead: a shift).  Anything else (on-CPU work,
+ * timers, no wakeup seen) is neither. */
+static enum chain_role chain_role(const struct descent *d, const struct tree_node *n)
+{
+	const struct tree_node *tn = time_above(n);
+	char who[160], cls[32];
+	const char *tg;
+
+	if (!tn || !strcmp(tn->name, tree_time_name[TREE_TIME_ONCPU]))
+		return CHAIN_NEUTRAL;
+	if (!strcmp(tn->name, tree_time_name[TREE_TIME_RUNNABLE]))
+		return tn->stat.delta > 0 ? CHAIN_ROOT : CHAIN_SHIFT;
+	if (strcmp(tn->name, tree_time_name[TREE_TIME_BLOCKED]))
+		return CHAIN_NEUTRAL;
+	if (!strncmp(n->name, "[still blocked", 14))
+		return CHAIN_LINK;
+	descent_waker_of(n, who, sizeof(who), cls, sizeof(cls));
+	if (!strcmp(cls, "softirq"))
+		return strstr(who, "NET_") ? CHAIN_LINK : strstr(who, "BLOCK") ? CHAIN_ROOT
+								       : CHAIN_NEUTRAL;
+	if (!strcmp(cls, "hardirq"))
+		return strstr(who, "timer") ? CHAIN_NEUTRAL : CHAIN_ROOT;
+	if (!strcmp(cls, "task")) {
+		tg = strstr(who, "(tgid ");
+		if (!tg)
+			return CHAIN_NEUTRAL;
+		return tree_is_diagnosed(d->t, (uint32_t)strtoul(tg + 6, NULL, 10)) ? CHAIN_LINK
+										     : CHAIN_ROOT;
+	}
+	return CHAIN_NEUTRAL;
+}
+
+/* When the walk's path (stops[0]) ends in a link of a wait chain (or a
+ * shift) and another branch is a root, the root is the answer: a wait on a
+ * task that is itself waiting is not a cause (wPerf's cascaded
+ * redistribution, Trace Compass's critical path).  The largest root moves
+ * to the front; the others keep their order.  Returns the stop moved
+ * behind it, or NULL; *role says what it was. */
+static const struct tree_node *chain_root_first(struct descent *d, enum chain_role *role)
+{
+	unsigned best = 0;
+	const struct tree_node *link;
+	struct stop s;
+
+	if (d->nstops < 2 || d->sign < 0)
+		return NULL;
+	*role = chain_role(d, d->stops[0].n);
+	if (*role != CHAIN_LINK && *role != CHAIN_SHIFT)
+		return NULL;
+	for (unsigned i = 1; i < d->nstops; i++)
+		if (chain_role(d, d->stops[i].n) == CHAIN_ROOT &&
+		    (!best || d->stops[i].mass > d->stops[best].mass))
+			best = i;
+	if (!best)
+		return NULL;
+	link = d->stops[0].n;
+	s = d->stops[best];
+	memmove(&d->stops[1], &d->stops[0], best * sizeof(d->stops[0]));
+	d->stops[0] = s;
+	return link;
+}
+
+/* ---- a load not yet steady (issue 23, item 4) -------------------------------- */
+
+#define STEADY_MIN_WINDOWS 4      /* loaded windows, to judge a trend */
+#define STEADY_MIN_SAMPLES 50     /* the verdict node's, over them */
+#define STEADY_FACTOR 2.0         /* first half against second half */
+
+/* Does the verdict's share of the work change between the loaded windows
+ * (a filesystem walk whose first pass is cold: its block I/O under
+ * getdents64 is the first windows' character, not the load's)?  The share
+ * of n in start, per loaded window in time order; when the first half's
+ * and the second half's differ by more than STEADY_FACTOR, a note says so
+ * and names the steady window: from the first loaded window whose share is
+ * within STEADY_FACTOR of the second half's for good. */
+static int steady_note(struct descent *d, const struct tree_node *n)
+{
+	const struct tree *t = d->t;
+	double sh[64], first = 0, second = 0;
+	unsigned k = 0, from = 0;
+	uint64_t sum = 0;
+
+	if (!n || !n->win_total || !d->start->win_total)
+		return 0;
+	for (unsigned w = 0; w < t->nwin && k < 64; w++) {
+		if (t->wins[w].cond != COND_LOAD || !(t->wins[w].secs > 0))
+			continue;
+		sh[k] = d->start->win_total[w] ? (double)n->win_total[w] / d->start->win_total[w] : 0;
+		sum += n->win_total[w];
+		k++;
+	}
+	if (k < STEADY_MIN_WINDOWS || sum < STEADY_MIN_SAMPLES)
+		return 0;
+	for (unsigned i = 0; i < k; i++)
+		*(i < k / 2 ? &first : &second) += sh[i];
+	first /= k / 2;
+	second /= k - k / 2;
+	if (!(first > STEADY_FACTOR * second) && !(second > STEADY_FACTOR * first))
+		return 0;
+	for (unsigned i = k; i-- > 0;) {
+		if (sh[i] > STEADY_FACTOR * second || sh[i] * STEADY_FACTOR < second)
+			break;
+		from = i;
+	}
+	return verdict_add_note(d->v, "not steady: the verdict's share of the work was %.0f%% in the first "
+				"%u loaded windows and %.0f%% in the last %u (the load changed character "
+				"while measured: a cold start, a phase); steady from loaded window %u of %u",
+				first * 100, k / 2, second * 100, k - k / 2, from + 1, k);
+}
+
 /* ---- the descent ------------------------------------------------------------ */
 
 int descent_line(struct descent_why *w, const char *fmt, ...)
@@ -1049,6 +1192,9 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 		struct verdict *v, struct descent_why *r)
 {
 	struct descent d = { .t = t, .v = v, .r = r, .sign = +1 };
+	const struct tree_node *link;
+	enum chain_role role = CHAIN_NEUTRAL;
+	const char *why;
 	int err = 0;
 
 	if (!t || !t->root || !v)
@@ -1074,13 +1220,29 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 		return err;
 	if (!d.nstops)
 		return verdict_not_found(&d, d.start);
-	err = verdict_found(&d);
+	link = chain_root_first(&d, &role);
+	why = role == CHAIN_SHIFT ? "the work's runnable time falls as a whole: who ran instead "
+				    "changed, the wait for a CPU did not grow"
+				  : "it waits on other tasks of the work (a task of it, a peer's send, "
+				    "or a wait not ended), which wait in turn: a link of a wait chain";
+	if (link)
+		err = descent_line(r, "%s (%s time, +%.1f/s): %s, not a root -> the verdict is the root, %s",
+				   link->name, time_above(link) ? time_above(link)->name : "?",
+				   link->stat.rise, why, d.stops[0].n->name);
+	if (!err)
+		err = verdict_found(&d);
+	if (!err && link)
+		err = verdict_add_note(v, "wait chain: %s (%s, +%.1f/s): %s; the root is the verdict: %s",
+				       link->name, time_above(link) ? time_above(link)->name : "?",
+				       link->stat.rise, why, d.stops[0].n->name);
 	/* a spread or weak answer: does the increase converge on one function
 	 * under several callers? (core/analysis/descent_converge.c) */
 	if (!err && (d.nstops > 1 || v->rise < d.explain * d.start_mass)) {
 		err = descent_converge(t, d.start, d.explain, d.stops[0].n, d.secs, v, r);
 		err = err > 0 ? 0 : err;
 	}
+	if (!err && !v->convergence)
+		err = steady_note(&d, d.stops[0].n);
 	if (!err)
 		err = find_falls(&d, d.start);
 	if (!err)

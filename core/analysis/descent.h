@@ -63,6 +63,11 @@ int descent_note_moves(struct verdict *v, struct tree_node *under, int sign);
  * kthread entry) or a skid frame: not a code path of its own */
 int descent_not_a_path(const struct tree_node *n);
 
+/* core/analysis/descent.c: an unlock frame whose self time is sampling skid
+ * (finish_task_switch, _raw_spin_unlock_irqrestore): the time belongs to
+ * the interrupts-off section of whoever called it */
+int descent_is_unlock_skid(const struct tree_node *n);
+
 /* core/analysis/descent_converge.c: when the walk's answer (walk_stop, in v) is
  * spread or weak, the function the increase converges on, summed over its
  * callers below start, replaces v's path, leaf, subsystem and evidence and

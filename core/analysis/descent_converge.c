@@ -74,7 +74,28 @@ static int repeated(const struct tree_node *n, const struct tree_node *start)
 static int candidate(const struct tree_node *n)
 {
 	return n->kind == TREE_FRAME && n->name[0] != '[' && !descent_not_a_path(n) &&
-	       n->stat.rise > 0;
+	       !descent_is_unlock_skid(n) && n->stat.rise > 0;
+}
+
+static double self_rise(const struct tree_node *n, const double secs[COND_N])
+{
+	return n->self[COND_LOAD] / secs[COND_LOAD] - n->self[COND_REF] / secs[COND_REF];
+}
+
+/* the rise of the unlock skid frames' self time in n's subtree: the time
+ * with interrupts off charged where they come back on (finish_task_switch
+ * below schedule).  The walk gives it to the caller's interrupts-off
+ * section; summed over callers it would make any function every path
+ * passes through (schedule, reached from a futex wait and from a
+ * preemption on the return to user space) look like a convergence. */
+static double skid_below(const struct tree_node *n, const double secs[COND_N])
+{
+	double s = descent_is_unlock_skid(n) ? fmax(0, self_rise(n, secs)) : 0;
+
+	for (unsigned i = 0; i < n->nchild; i++)
+		if (n->child[i]->stat.rise > 0)
+			s += skid_below(n->child[i], secs);
+	return s;
 }
 
 static int collect(const struct tree_node *n, const struct tree_node *start, struct conv_set *s)
@@ -164,11 +185,6 @@ static double merged_child(const struct conv_set *at, struct conv_set *out)
 	return bm;
 }
 
-static double self_rise(const struct tree_node *n, const double secs[COND_N])
-{
-	return n->self[COND_LOAD] / secs[COND_LOAD] - n->self[COND_REF] / secs[COND_REF];
-}
-
 /* the summary of a converged verdict; the walk's own is kept as a note */
 static int conv_summary(struct verdict *v, double best, double total)
 {
@@ -224,7 +240,7 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 	double walk_mass = walk_stop->stat.rise;
 	struct conv_set all = { 0 }, at = { 0 }, next = { 0 };
 	const struct tree_node *largest = NULL;
-	double total = start->stat.rise, best = 0, sum;
+	double total = start->stat.rise, best = 0, raw = 0, sum;
 	unsigned bi = 0, bk = 0;
 	char *names[VERDICT_MAX_PATH];
 	struct verdict_branch b;
@@ -252,8 +268,11 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 		bi = i;
 		bk = k;
 	}
-	/* the convergence must carry more than the walk's answer, and a real
-	 * part of the whole */
+	/* what converges is the code's own time, not the skid below it: the
+	 * largest sum (chosen as it is) without its skid must still carry
+	 * more than the walk's answer, and a real part of the whole */
+	for (unsigned j = 0; j < bk; j++)
+		best -= skid_below(all.n[bi + j], secs);
 	if (!bk || best <= walk_mass * 1.2 || best < CONV_TOTAL_MIN * total)
 		goto out;
 	/* the walk's answer already goes through it (and on below it): that
@@ -266,8 +285,10 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 			       best / total * 100, walk_mass);
 	if (err)
 		goto out;
-	for (unsigned i = 0; i < bk && !err; i++)
+	for (unsigned i = 0; i < bk && !err; i++) {
 		err = set_add(&at, all.n[bi + i]);
+		raw += all.n[bi + i]->stat.rise;
+	}
 	/* the callers, for the verdict: one line each */
 	for (unsigned i = 0; i < bk && !err; i++) {
 		double m = 0;
@@ -280,7 +301,7 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 		for (unsigned j = i; j < bk; j++)
 			if (!strcmp(caller_of(at.n[j]), caller_of(at.n[i])))
 				m += at.n[j]->stat.rise;
-		err = verdict_caller_add(v, caller_of(at.n[i]), m, m / best);
+		err = verdict_caller_add(v, caller_of(at.n[i]), m, raw > 0 ? m / raw : 0);
 	}
 	if (err)
 		goto out;

@@ -31,13 +31,23 @@ struct ksym_raw {
 	int text;
 };
 
+/* By address; aliases (one address, several names) in the order perf
+ * ends up naming them, so a stack names a function as perf does and a
+ * ground truth taken with perf compares by name.  perf gives a kallsyms
+ * symbol the size up to the next address (symbols__fixup_end), so of
+ * several names at one address only the last listed has a size, and
+ * symbols__fixup_duplicate keeps the one with a size: the last listed
+ * (__x64_sys_sched_yield, after __do_sys_sched_yield and
+ * __ia32_sys_sched_yield at the same address).  Text before data. */
 static int ksym_raw_cmp(const void *a, const void *b)
 {
 	const struct ksym_raw *x = a, *y = b;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return (x->order > y->order) - (x->order < y->order);
+	if (x->text != y->text)
+		return y->text - x->text;
+	return (x->order < y->order) - (x->order > y->order);
 }
 
 static int ksym_is_text(char type)
@@ -140,12 +150,8 @@ struct ksym_table *ksym_load(const char *path)
 		nraw++;
 	}
 	t->hidden = nraw > 0 && !any_nonzero;
-	for (size_t i = 1; i < nraw; i++) {
-		if (raw[i].addr < raw[i - 1].addr) {   /* modules may be out of order */
-			qsort(raw, nraw, sizeof(*raw), ksym_raw_cmp);
-			break;
-		}
-	}
+	/* modules may be out of order, and aliases go in perf's preference */
+	qsort(raw, nraw, sizeof(*raw), ksym_raw_cmp);
 	t->syms = malloc((ntext ? ntext : 1) * sizeof(*t->syms));
 	t->end = malloc((ntext ? ntext : 1) * sizeof(*t->end));
 	for (t->name_cap = 1024; t->name_cap < ntext * 2; t->name_cap *= 2)
@@ -238,7 +244,7 @@ const struct ksym *ksym_lookup(const struct ksym_table *t, uint64_t addr)
 	if (addr >= t->end[lo])
 		return NULL;
 	while (lo > 0 && t->syms[lo - 1].addr == t->syms[lo].addr)
-		lo--;   /* aliases: the first one listed */
+		lo--;   /* aliases: the preferred one (ksym_raw_cmp) */
 	return &t->syms[lo];
 }
 

@@ -12,7 +12,11 @@ set -u
 REAL_PIDS=
 REAL_SCR=
 real_cleanup() {
-	trap - EXIT TERM INT HUP
+	# ignored, not reset: argus signals the leader up to three times (the
+	# process, its group, each member of its cgroup), and a second SIGTERM
+	# arriving after a reset would end this shell before the rm below
+	trap - EXIT
+	trap '' TERM INT HUP
 	# argus sends SIGTERM to the whole process group and SIGKILLs what is
 	# left 2 s later, so this is quick: the children end on SIGTERM within
 	# milliseconds (no polling loop, no extra processes)

@@ -858,6 +858,160 @@ static void test_convergence(void **state)
 	tree_free(t);
 }
 
+/* Convergence and sampling skid (stress-ng --futex on real hardware
+ * without a PMU): schedule is reached from a futex wait and from a
+ * preemption on the return to user space, and nearly all of it is
+ * finish_task_switch's self time, the skid of the context switch's
+ * interrupts-off section.  Summed over callers that skid is no
+ * convergence: the walk's answer (futex_wake > get_futex_key) stands. */
+static void test_convergence_skid(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, ZERO, V(50, 52, 48), SYS, "__x64_sys_futex", "do_futex", "futex_wake",
+	    "get_futex_key");
+	ADD(p, ZERO, V(20, 21, 19), SYS, "__x64_sys_futex", "do_futex", "futex_wake", "wake_up_q");
+	ADD(p, ZERO, V(45, 44, 46), SYS, "__x64_sys_futex", "do_futex", "futex_wait", "__futex_wait",
+	    "futex_do_wait", "schedule", "__schedule", "finish_task_switch");
+	ADD(p, ZERO, V(45, 46, 44), SYS, "syscall_exit_to_user_mode", "exit_to_user_mode_loop",
+	    "schedule", "__schedule", "finish_task_switch");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_null(v.convergence);
+	assert_int_equal(v.ncallers, 0);
+	assert_string_equal(v.leaf, "get_futex_key");
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+/* Wait chains (issue 23, item 2): a Redis victim beside CPU hogs.  Its
+ * largest rise is an epoll wait woken by the network softirq (a client's
+ * send, the client itself waiting for a CPU): a link of a chain, not its
+ * root.  The root is the runnable time behind the hogs: the verdict, with
+ * the chain in a note.  A wait woken by the disk (softirq BLOCK) is a root
+ * itself and stays the verdict. */
+static void test_wait_chain_root(void **state)
+{
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct profile *p;
+	struct tree *t;
+	int note = 0;
+
+	(void)state;
+	for (int disk = 0; disk < 2; disk++) {
+		p = prof();
+		/* a victim's runnable time also falls as a whole: less work done */
+		ADD(p, V(300, 305, 295), V(120, 122, 118), "[runnable]", SYS, "__x64_sys_write",
+		    "ksys_write", "schedule", "__schedule", "[ran instead: cc1 (tgid 60)]");
+		if (disk)
+			ADD(p, V(100, 104, 96), V(400, 410, 390), "[blocked]", SYS, "__x64_sys_fdatasync",
+			    "ext4_sync_file", "file_write_and_wait_range", "folio_wait_writeback",
+			    "io_schedule", "schedule", "__schedule", "[woken by softirq BLOCK]");
+		else
+			ADD(p, V(100, 104, 96), V(400, 410, 390), "[blocked]", SYS, "__x64_sys_epoll_wait",
+			    "do_epoll_wait", "schedule_hrtimeout_range_clock", "schedule", "__schedule",
+			    "[woken by softirq NET_RX]");
+		ADD(p, ZERO, V(200, 205, 195), "[runnable]", SYS, "__x64_sys_epoll_wait", "do_epoll_wait",
+		    "schedule_hrtimeout_range_clock", "schedule", "__schedule",
+		    "[ran instead: stress-ng-cpu (tgid 50)]");
+		t = calibrate(p);
+		assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+		dump(&r);
+		assert_true(v.found);
+		assert_int_equal(v.nbranches, 2);
+		note = note_has(&v, "wait chain");
+		if (disk) {
+			assert_string_equal(v.time, "blocked");
+			assert_string_equal(v.leaf, "[woken by softirq BLOCK]");
+			assert_false(note);
+		} else {
+			assert_string_equal(v.time, "runnable");
+			assert_string_equal(v.leaf, "[ran instead: stress-ng-cpu (tgid 50)]");
+			assert_true(note);
+			assert_true(line_has(&r, "a link of a wait chain"));
+		}
+		verdict_clear(&v);
+		agent_reply_clear(&r);
+		tree_free(t);
+	}
+	/* a shift: the runnable time falls as a whole (-180/s behind cc1) while
+	 * a new task runs instead (+150/s behind fio, the largest rise); the
+	 * wait for a CPU did not grow, the disk wait is the root */
+	p = prof();
+	ADD(p, V(300, 305, 295), V(120, 122, 118), "[runnable]", SYS, "__x64_sys_write", "ksys_write",
+	    "schedule", "__schedule", "[ran instead: cc1 (tgid 60)]");
+	ADD(p, ZERO, V(150, 152, 148), "[runnable]", SYS, "__x64_sys_fdatasync", "ext4_sync_file",
+	    "schedule", "__schedule", "[ran instead: fio (tgid 61)]");
+	ADD(p, V(100, 104, 96), V(200, 205, 195), "[blocked]", SYS, "__x64_sys_fdatasync",
+	    "ext4_sync_file", "file_write_and_wait_range", "folio_wait_writeback", "io_schedule",
+	    "schedule", "__schedule", "[woken by softirq BLOCK]");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.time, "blocked");
+	assert_string_equal(v.leaf, "[woken by softirq BLOCK]");
+	assert_true(note_has(&v, "who ran instead changed"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+/* A load not yet steady (issue 23, item 4): a filesystem walk whose first
+ * passes are cold.  Six pairs; the block I/O under getdents64 is heavy in
+ * the first three loaded windows and small after, the stat path steady:
+ * the verdict says it is not steady and from which loaded window it is.
+ * The same profile with the block I/O steady has no such note. */
+static void test_not_steady(void **state)
+{
+	static const char *const cold[] = { "entry_SYSCALL_64", "do_syscall_64",
+		"__x64_sys_getdents64", "iterate_dir", "ext4_readdir", "ext4_bread", "submit_bio" };
+	static const char *const warm[] = { "entry_SYSCALL_64", "do_syscall_64",
+		"__do_sys_newfstatat", "vfs_statx", "filename_lookup", "path_lookupat" };
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+
+	(void)state;
+	for (int steady = 0; steady < 2; steady++) {
+		struct profile *p = profile_new();
+		struct tree *t;
+
+		assert_non_null(p);
+		for (unsigned w = 0; w < 12; w++) {
+			int load = w % 2, early = w < 6;
+
+			assert_int_equal(profile_window_begin(p, load ? COND_LOAD : COND_REF, w), (int)w);
+			if (load) {
+				assert_int_equal(profile_add(p, w, cold, 7, 1, "find",
+							     steady || early ? 400 : 30), 0);
+				assert_int_equal(profile_add(p, w, warm, 6, 1, "find", 150 + w), 0);
+			}
+			profile_window_end(p, w, 1.0);
+		}
+		t = calibrate(p);
+		assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+		dump(&r);
+		assert_true(v.found);
+		if (steady) {
+			assert_false(note_has(&v, "not steady"));
+		} else {
+			assert_true(note_has(&v, "not steady"));
+			assert_true(note_has(&v, "steady from loaded window 4 of 6"));
+		}
+		verdict_clear(&v);
+		agent_reply_clear(&r);
+		tree_free(t);
+	}
+}
+
 /* Displaced work with a process level (a tree by process): the fall of a
  * process that is not the diagnosed one is displaced, never the verdict;
  * without knowing the diagnosed processes nothing is called displaced. */
@@ -1257,6 +1411,9 @@ int main(void)
 		cmocka_unit_test(test_victim_falling_root),
 		cmocka_unit_test(test_spread_branches),
 		cmocka_unit_test(test_convergence),
+		cmocka_unit_test(test_convergence_skid),
+		cmocka_unit_test(test_wait_chain_root),
+		cmocka_unit_test(test_not_steady),
 		cmocka_unit_test(test_displaced_by_process),
 		cmocka_unit_test(test_time_level),
 		cmocka_unit_test(test_subsystem_deepest),
