@@ -22,7 +22,13 @@
  * hardirqs without a tracepoint (IPIs), but this kernel does not resolve
  * the per-CPU __preempt_count ksym ("failed to find the address"), so those
  * are named after the task they interrupted.  The interrupted task is not
- * the waker otherwise.
+ * the waker otherwise.  A wakeup in a softirq delivering a packet that a
+ * tracked task sent is that task's (issue 25: over loopback TCP the NET_RX
+ * softirq wakes the receiver): net_dev_queue records the sender by the
+ * sk_buff, netif_receive_skb finds it as the softirq delivers it; the key
+ * is then a TASK waker with other_vec SCHEDTIME_VIA(vector).  A packet
+ * the sender's stack split or copied on the way (GSO segments, a veth's
+ * GRO) is not found: that wakeup stays the softirq's.
  *
  * Cost (this runs on every context switch of the machine): the scope is
  * decided first (the state map, else the filter and the tgid set), and
@@ -175,6 +181,16 @@ struct {
 	__type(value, struct schedtime_runs);
 	__uint(max_entries, 1);
 } runs SEC(".maps");
+
+/* sk_buff address -> the tracked task that sent it (schedtime.h).  LRU:
+ * a packet never delivered here (sent off the machine, dropped) ages
+ * out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct schedtime_sender);
+	__uint(max_entries, 4096);
+} senders SEC(".maps");
 
 /* A zeroed value to insert; too large for the BPF stack. */
 struct {
@@ -386,13 +402,16 @@ static __always_inline void charge_part(struct schedtime_akey *k, __u64 d, __u32
 		v->total_ns += d * w;
 }
 
-/* The waker: interrupt context when the wakeup runs in one, else current. */
+/* The waker: interrupt context when the wakeup runs in one, else current;
+ * in a softirq delivering a packet a tracked task sent, that task (*name:
+ * its task_struct, for the name of a new key; else NULL, current). */
 static __always_inline __u32 waker_of(struct schedtime_akey *k, struct schedtime_counters *c,
-				      __u64 pt)
+				      __u64 pt, struct task_struct **name)
 {
 	struct schedtime_cpuctx *x;
 	__u32 zero = 0;
 
+	*name = NULL;
 	x = bpf_map_lookup_elem(&cpuctx, &zero);
 	if (x && (x->irq || (x->hrtimer && !x->softirq))) {
 		k->other_kind = SCHEDTIME_OTHER_HARDIRQ;
@@ -400,6 +419,17 @@ static __always_inline __u32 waker_of(struct schedtime_akey *k, struct schedtime
 		if (c)
 			c->wake_hardirq++;
 		return 0;
+	}
+	if (x && x->softirq && x->rx.pid) {
+		k->other_kind = SCHEDTIME_OTHER_TASK;
+		k->other_pid = x->rx.pid;
+		k->other_vec = SCHEDTIME_VIA(x->softirq - 1);
+		*name = (struct task_struct *)x->rx.task;
+		if (c) {
+			c->wake_task++;
+			c->wake_sender++;
+		}
+		return x->rx.tgid;
 	}
 	if (x && x->softirq) {
 		k->other_kind = SCHEDTIME_OTHER_SOFTIRQ;
@@ -645,6 +675,7 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 	struct schedtime_state *sp, *dead, st;
 	struct schedtime_akey k = { .kind = SCHEDTIME_BLOCKED };
 	struct schedtime_counters *c;
+	struct task_struct *wname;
 	__u32 pid = ST_READ(btf, p, pid), tgid, wtgid, w;
 	__u64 now, pt, full;
 	int fresh = 0;
@@ -693,8 +724,8 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 		pt = bpf_get_current_pid_tgid();
 		k.pid = pid;
 		k.stack_id = sp->stack_id;
-		wtgid = waker_of(&k, c, pt);
-		charge(&k, st_part(sp->ts, now), full, w, wtgid, 0, c);
+		wtgid = waker_of(&k, c, pt, &wname);
+		charge(&k, st_part(sp->ts, now), full, w, wtgid, wname, c);
 	}
 	/* the runnable interval that follows has the same weight: it needs
 	 * the same stack */
@@ -752,6 +783,55 @@ static __always_inline struct schedtime_cpuctx *cur_ctx(void)
 	return bpf_map_lookup_elem(&cpuctx, &zero);
 }
 
+/* net_dev_queue, in the sender's context: a tracked thread's packet is
+ * remembered by its sk_buff's address.  A thread out of scope costs the
+ * tgid check (not_followed) or one state lookup. */
+static __always_inline void on_net_queue(void *skb)
+{
+	__u64 pt = bpf_get_current_pid_tgid(), key = (__u64)skb;
+	struct schedtime_state *sp, *dead;
+	struct schedtime_sender v;
+	struct schedtime_counters *c;
+
+	if (!(__u32)pt || not_followed(pt >> 32))
+		return;
+	sp = st_get((__u32)pt, &dead);
+	if (!sp)
+		return;
+	v.pid = (__u32)pt;
+	v.tgid = pt >> 32;
+	v.task = (__u64)bpf_get_current_task_btf();
+	bpf_map_update_elem(&senders, &key, &v, BPF_ANY);
+	c = ctrs();
+	if (c)
+		c->sent++;
+}
+
+/* netif_receive_skb, in the softirq delivering skb: its sender (if one
+ * was recorded) becomes the waker of what this delivery wakes, until the
+ * next packet or the softirq's end.  The entry is taken: the address is
+ * reused for other packets. */
+static __always_inline void on_net_receive(void *skb)
+{
+	struct schedtime_cpuctx *x = cur_ctx();
+	struct schedtime_sender *v;
+	struct schedtime_counters *c;
+	__u64 key = (__u64)skb;
+
+	if (!x)
+		return;
+	v = bpf_map_lookup_elem(&senders, &key);
+	if (!v) {
+		x->rx.pid = 0;
+		return;
+	}
+	x->rx = *v;
+	bpf_map_delete_elem(&senders, &key);
+	c = ctrs();
+	if (c)
+		c->delivered++;
+}
+
 /* Both flavours of every program: tp_btf (preferred; btf = 1) and raw_tp. */
 #define ST_PROGS(tp, name, args, body)                                                    \
 	SEC("tp_btf/" #tp) int BPF_PROG(argus_st_##name, args) { const int btf = 1; body; return 0; } \
@@ -769,10 +849,12 @@ ST_PROGS(irq_handler_entry, irq_entry, ARGS(int irq),
 ST_PROGS(irq_handler_exit, irq_exit, ARGS(int irq),
 	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->irq = 0; })
 ST_PROGS(softirq_entry, softirq_entry, ARGS(unsigned int vec),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->softirq = vec + 1; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) { x->softirq = vec + 1; x->rx.pid = 0; } })
 ST_PROGS(softirq_exit, softirq_exit, ARGS(unsigned int vec),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->softirq = 0; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) { x->softirq = 0; x->rx.pid = 0; } })
 ST_PROGS(hrtimer_expire_entry, hrtimer_entry, ARGS(void *timer),
 	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->hrtimer++; })
 ST_PROGS(hrtimer_expire_exit, hrtimer_exit, ARGS(void *timer),
 	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x && x->hrtimer) x->hrtimer--; })
+ST_PROGS(net_dev_queue, net_queue, ARGS(struct sk_buff *skb), { (void)btf; on_net_queue(skb); })
+ST_PROGS(netif_receive_skb, net_receive, ARGS(struct sk_buff *skb), { (void)btf; on_net_receive(skb); })

@@ -35,7 +35,12 @@ enum schedtime_other {
 	SCHEDTIME_OTHER_TASK = 1,    /* BLOCKED: the waking task; RUNNABLE: a
 	                              * task that ran on the CPU while it waited
 	                              * (pid 0: the CPU was idle); the wait is
-	                              * split among them (struct schedtime_runs) */
+	                              * split among them (struct schedtime_runs).
+	                              * BLOCKED with other_vec SCHEDTIME_VIA(v):
+	                              * woken in softirq v (NET_RX) while it
+	                              * delivered a packet this task sent (see
+	                              * schedtime_sender); other_vec 0: woken by
+	                              * the task itself */
 	SCHEDTIME_OTHER_HARDIRQ = 2, /* other_vec: irq number, or one of the
 	                              * SCHEDTIME_IRQ_* below */
 	SCHEDTIME_OTHER_SOFTIRQ = 3, /* other_vec: softirq vector (HI_SOFTIRQ 0 ..
@@ -44,6 +49,10 @@ enum schedtime_other {
 	                              * still in progress at a read (its waker is
 	                              * not known yet) */
 };
+
+/* other_vec of an OTHER_TASK waker found through the packet it sent: the
+ * softirq vector + 1 (0: a direct wakeup from the task's own context). */
+#define SCHEDTIME_VIA(vec) ((vec) + 1u)
 
 #define SCHEDTIME_IRQ_TIMER 0xfffffffeu   /* hrtimer expiry in hardirq context */
 #define SCHEDTIME_IRQ_OTHER 0xffffffffu   /* hardirq without a handler tracepoint
@@ -142,12 +151,28 @@ struct schedtime_state {
 	__u32 pad;
 };
 
+/* The task that sent a packet (map `senders`, key: the sk_buff's address,
+ * LRU): written at net:net_dev_queue in the sender's own context for a
+ * tracked sender, taken (and deleted) at net:netif_receive_skb, where the
+ * packet is delivered in the NET_RX softirq.  Over loopback (and any
+ * device that hands the same sk_buff to the receive path) the wakeup of
+ * the receiver runs inside that delivery: its waker is the sender, not the
+ * softirq nor whoever it interrupted (issue 25). */
+struct schedtime_sender {
+	__u32 pid, tgid;
+	__u64 task;                  /* its task_struct, to read its name */
+};
+
 /* Per-CPU interrupt context, from the irq/softirq/hrtimer tracepoints. */
 struct schedtime_cpuctx {
 	__u32 irq;                   /* irq number + 1 while in its handler */
 	__u32 softirq;               /* vector + 1 while serving it */
 	__u32 hrtimer;               /* hrtimer expiries in progress */
 	__u32 pad;
+	struct schedtime_sender rx;  /* the sender of the packet the softirq
+	                              * delivers now (pid 0: none known):
+	                              * set per packet at netif_receive_skb,
+	                              * cleared at softirq entry and exit */
 };
 
 /* Per-CPU history of who ran (per-CPU array, one entry): a runnable
@@ -181,6 +206,11 @@ struct schedtime_counters {
 	__u64 unsampled;             /* blocked/runnable intervals not sampled */
 	__u64 stale;                 /* states of an earlier on-phase met (duty
 	                              * cycling): started afresh, no interval */
+	__u64 wake_sender;           /* softirq wakeups charged to the task that
+	                              * sent the packet (also in wake_task) */
+	__u64 sent, delivered;       /* tracked senders' packets recorded at
+	                              * net_dev_queue; of those, found again at
+	                              * netif_receive_skb */
 };
 
 #endif
