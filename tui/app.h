@@ -16,12 +16,12 @@
 #ifndef ARGUS_APP_H
 #define ARGUS_APP_H
 
-#include "source.h"
-#include "step_scope.h"
+#include "measure/source.h"
+#include "step/step_scope.h"
 
 struct load;
 struct session;
-#include "tree.h"
+#include "data/tree.h"
 
 struct opts_agent;
 
