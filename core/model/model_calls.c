@@ -64,6 +64,8 @@ void model_calls_add(struct model_work *w, unsigned a, unsigned b, const struct 
 	if (e->count > w->wake_all[k] / 2 + 1 || !w->wake_all[k])
 		w->wake_ch[k] = e->channel;
 	w->wake_all[k] += e->count;
+	if (e->waker == WG_WAKER_TASK && e->vec)
+		w->wake_via[k] += e->count;
 	w->wake_ns[k] += e->total_ns;
 	if (model_stream(e->channel) && hs) {
 		for (int i = 0; i < WG_BUCKETS; i++)
