@@ -789,11 +789,16 @@ static __always_inline struct schedtime_cpuctx *cur_ctx(void)
 static __always_inline void on_net_queue(void *skb)
 {
 	__u64 pt = bpf_get_current_pid_tgid(), key = (__u64)skb;
+	struct schedtime_cpuctx *x = cur_ctx();
 	struct schedtime_state *sp, *dead;
 	struct schedtime_sender v;
 	struct schedtime_counters *c;
 
 	if (!(__u32)pt || not_followed(pt >> 32))
+		return;
+	/* queued in an interrupt: an ACK the receive path sends, a timer's
+	 * retransmission; current did not send it */
+	if (!x || x->softirq || x->irq || x->hrtimer)
 		return;
 	sp = st_get((__u32)pt, &dead);
 	if (!sp)
