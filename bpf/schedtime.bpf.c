@@ -402,6 +402,26 @@ static __always_inline void charge_part(struct schedtime_akey *k, __u64 d, __u32
 		v->total_ns += d * w;
 }
 
+/* What current's syscall says of a wakeup it makes (schedtime.h
+ * SCHEDTIME_BY_*): x86_64 numbers. */
+static __always_inline __u32 waker_syscall(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	long nr = regs ? (long)regs->orig_ax : -1;
+
+	switch (nr) {
+	case 1: case 18: case 20: case 44: case 46: case 296: case 307: case 328:
+		/* write pwrite64 writev sendto sendmsg pwritev sendmmsg pwritev2 */
+		return SCHEDTIME_BY_SEND;
+	case 0: case 17: case 19: case 45: case 47: case 295: case 299: case 327:
+		/* read pread64 readv recvfrom recvmsg preadv recvmmsg preadv2 */
+		return SCHEDTIME_BY_RECV;
+	}
+#endif
+	return 0;
+}
+
 /* The waker: interrupt context when the wakeup runs in one, else current;
  * in a softirq delivering a packet a tracked task sent, that task (*name:
  * its task_struct, for the name of a new key; else NULL, current). */
@@ -440,6 +460,7 @@ static __always_inline __u32 waker_of(struct schedtime_akey *k, struct schedtime
 	}
 	k->other_kind = SCHEDTIME_OTHER_TASK;
 	k->other_pid = (__u32)pt;
+	k->other_vec = waker_syscall();
 	if (c)
 		c->wake_task++;
 	return pt >> 32;
@@ -720,13 +741,20 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 		c->wakeups++;
 	full = now > sp->start_ts ? now - sp->start_ts : 0;
 	w = fresh && gen > 1 ? 0 : st_w_end(sp->w, full);
-	if (w) {
-		pt = bpf_get_current_pid_tgid();
-		k.pid = pid;
-		k.stack_id = sp->stack_id;
-		wtgid = waker_of(&k, c, pt, &wname);
+	pt = bpf_get_current_pid_tgid();
+	k.pid = pid;
+	k.stack_id = sp->stack_id;
+	/* every wakeup, charged or not: the flag below follows each one */
+	wtgid = waker_of(&k, w ? c : NULL, pt, &wname);
+	/* a message after a write-space wakeup by the same process: the
+	 * call that process's read of the request already showed */
+	if (k.other_kind == SCHEDTIME_OTHER_TASK && (k.other_vec & SCHEDTIME_BY_SEND) &&
+	    sp->recv_waker && sp->recv_waker == wtgid)
+		k.other_vec |= SCHEDTIME_AFTER_RECV;
+	sp->recv_waker = k.other_kind == SCHEDTIME_OTHER_TASK && (k.other_vec & SCHEDTIME_BY_RECV) ?
+			 wtgid : 0;
+	if (w)
 		charge(&k, st_part(sp->ts, now), full, w, wtgid, wname, c);
-	}
 	/* the runnable interval that follows has the same weight: it needs
 	 * the same stack */
 	sp->state = SCHEDTIME_S_RUNNABLE;

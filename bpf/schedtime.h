@@ -53,6 +53,23 @@ enum schedtime_other {
 /* other_vec of an OTHER_TASK waker found through the packet it sent: the
  * softirq vector + 1 (0: a direct wakeup from the task's own context). */
 #define SCHEDTIME_VIA(vec) ((vec) + 1u)
+#define SCHEDTIME_VIA_MASK 0xffu
+/* other_vec flags of a direct OTHER_TASK wakeup (BLOCKED): the waker was
+ * in a syscall that sends (write, writev, send*, pwrite*: the wakeup
+ * delivered a message) or one that receives (read, readv, recv*, pread*:
+ * a write-space wakeup, the peer freed room in a buffer it wrote to).  A
+ * message is then counted where it is sent, not guessed from how long the
+ * wakee blocked (issue 25 item 3).  Neither: another syscall (futex,
+ * close), no syscall, or an arch without the numbers here. */
+#define SCHEDTIME_BY_SEND 0x100u
+#define SCHEDTIME_BY_RECV 0x200u
+/* With BY_SEND: the wakee's wakeup before this one was a BY_RECV by the
+ * same process (the peer read its request, then answered): one call, which
+ * that first wakeup counts.  A call is so counted once, at the first
+ * wakeup it causes: the peer's read of the request, or the reply when no
+ * read woke the caller first (it had not blocked yet), or the read alone
+ * (the reply came while the caller was still awake). */
+#define SCHEDTIME_AFTER_RECV 0x400u
 
 #define SCHEDTIME_IRQ_TIMER 0xfffffffeu   /* hrtimer expiry in hardirq context */
 #define SCHEDTIME_IRQ_OTHER 0xffffffffu   /* hardirq without a handler tracepoint
@@ -148,7 +165,9 @@ struct schedtime_state {
 	__u32 gen;                   /* the attach (on-phase) that wrote the
 	                              * state: one of an earlier phase is stale
 	                              * (core/probe/schedtime_duty.h) */
-	__u32 pad;
+	__u32 recv_waker;            /* tgid of the BY_RECV waker of its last
+	                              * wakeup, 0 when that was another kind
+	                              * (SCHEDTIME_AFTER_RECV) */
 };
 
 /* The task that sent a packet (map `senders`, key: the sk_buff's address,

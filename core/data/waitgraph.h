@@ -29,8 +29,13 @@ enum wg_softirq {
  * reports it). */
 #define WG_IRQ_TIMER 0xfffffffeu
 /* WG_WAKER_TASK vec: the waker found through its packet (as
- * SCHEDTIME_VIA). */
+ * SCHEDTIME_VIA), or the flags of a direct wakeup: made while sending
+ * (a message) or receiving (a write-space wakeup), as SCHEDTIME_BY_*. */
 #define WG_VIA(vec) ((vec) + 1u)
+#define WG_VIA_MASK 0xffu
+#define WG_BY_SEND 0x100u
+#define WG_BY_RECV 0x200u
+#define WG_AFTER_RECV 0x400u
 #define WG_BUCKETS 32
 
 /* What the blocking stack shows the thread waited on. */

@@ -113,9 +113,10 @@ char *timeacct_leaf(const struct schedtime_key *k, char *buf, size_t len)
 	case SCHEDTIME_OTHER_TASK:
 		if (run && !k->other_pid)
 			snprintf(buf, len, "[ran instead: idle]");
-		else if (!run && k->other_vec)
+		else if (!run && (k->other_vec & SCHEDTIME_VIA_MASK))
 			snprintf(buf, len, "[woken by task %s (tgid %u) via softirq %s]", comm,
-				 k->other_tgid, probe_schedtime_softirq_name(k->other_vec - 1));
+				 k->other_tgid,
+				 probe_schedtime_softirq_name((k->other_vec & SCHEDTIME_VIA_MASK) - 1));
 		else
 			snprintf(buf, len, run ? "[ran instead: %s (tgid %u)]" : "[woken by task %s (tgid %u)]",
 				 comm, k->other_tgid);
