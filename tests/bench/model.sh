@@ -74,7 +74,9 @@ print(m.get("unprobed", {}).get("throughput", m["throughput"]), p["throughput"],
 #    server task, the back for a chain, a lock where there is one), calls
 #    per request client -> server, the check, the errors of the model
 #    without the probe at N and of the what-ifs at 2N and 4N.  "tuned" apps
-#    are the ones the model was changed on; "measured" apps only measured.
+#    are the ones the model was changed on (the event loop: session 5;
+#    TCP with client processes: the NET_RX sender and the calls at the
+#    request's boundary, session 6); "measured" apps only measured.
 if [ "$PART" = family ]; then
 	CS="$BUILD/scenarios/csapp"
 	FAMN=${FAMN:-2}
@@ -120,7 +122,7 @@ print("%-22s %-8s %-9s %6s %-7s %9.1f %7s %7s %7s  %s" % (name, st, "right" if n
 PY
 	}
 	fam evloop-unix-threads tuned cs-server 0 0 --ipc unix --server epoll --work-us 1000
-	fam tpc-tcp-procs-lock measured cs-server 1 0 --ipc tcp --server thread --clients-as procs --work-us 600 --lock-us 300
+	fam tpc-tcp-procs-lock tuned cs-server 1 0 --ipc tcp --server thread --clients-as procs --work-us 600 --lock-us 300
 	fam pool-pipe-threads measured cs-server 0 0 --ipc pipe --server pool --pool 2 --work-us 800
 	fam fork-unix-procs-disk measured cs-handler 0 0 --ipc unix --server fork --clients-as procs --work-us 300 --disk
 	fam udp-epoll-procs measured cs-server 0 0 --ipc udp --server epoll --clients-as procs --work-us 500
