@@ -14,6 +14,7 @@
 #include "app_priv.h"
 #include "opts_agent.h"
 #include "edit_line.h"
+#include "agent/agent_heuristic.h"
 #include "probe/probe.h"
 #include "measure/session.h"
 #include "probe/kind.h"

@@ -117,8 +117,6 @@ struct agent {
 	void *priv;
 };
 
-/* The heuristic agent.  Returns NULL with errno set. */
-struct agent *agent_heuristic_new(void);
 
 static inline void agent_free(struct agent *a)
 {
@@ -146,14 +144,5 @@ static inline int agent_timeout_ms(struct agent *a)
 {
 	return a && a->ops->timeout_ms ? a->ops->timeout_ms(a) : -1;
 }
-
-/* Tree-guided descent (doc/ARCHITECTURE.md, "The analysis"): from the root, follow the child with
- * the largest significant positive delta while it explains at least
- * `explain` (0.5 by default) of its parent's delta; stop where the delta
- * spreads or at a leaf.  Fills v (found=0 with the numbers when no node is
- * significant) and appends one explanation line per decision to r (may be
- * NULL).  Marks the verdict path with TREE_F_VERDICT. Returns 0 or -errno. */
-int agent_descend(struct tree *t, const struct tree_node *start, double explain,
-		  struct verdict *v, struct agent_reply *r);
 
 #endif

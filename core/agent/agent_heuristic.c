@@ -10,13 +10,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent.h"
+#include "agent/agent_heuristic.h"
 #include "agent/agent_second.h"
 #include "analysis/calib.h"
 #include "analysis/descent.h"
 #include "data/step.h"
 
-#define DESCEND_EXPLAIN_DEFAULT 0.5
+
+int agent_descend(struct tree *t, const struct tree_node *start, double explain,
+		  struct verdict *v, struct agent_reply *r)
+{
+	/* the descent appends to the reply's own lines: they change hands, not copies */
+	struct descent_why why = { r ? r->lines : NULL, r ? r->nlines : 0 };
+	int err = descent_run(t, start, explain, v, r ? &why : NULL);
+
+	if (r) {
+		r->lines = why.lines;
+		r->nlines = why.nlines;
+	}
+	return err;
+}
 
 static int name_has_prefix(const char *name, const char *prefix)
 {
@@ -303,7 +316,7 @@ static int heur_turn(struct agent *a, const struct agent_ctx *ctx, struct agent_
 	}
 	out->kind = AGENT_REPLY_VERDICT;
 	/* the descent marks the verdict path on the tree the caller shows */
-	err = agent_descend((struct tree *)ctx->tree, focus, DESCEND_EXPLAIN_DEFAULT,
+	err = agent_descend((struct tree *)ctx->tree, focus, DESCENT_EXPLAIN_DEFAULT,
 			    &out->verdict, out);
 	if (err)
 		goto cleanup;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent_heuristic.h"
 #include "agent/agent_select.h"
 #include "probe/caps.h"
 #include "base/util.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent.h"
+#include "analysis/descent.h"
 #include "analysis/analysis.h"
 #include "analysis/step_merge.h"
 #include "data/subsys.h"
@@ -211,7 +211,7 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 {
 	static const struct analysis_opts defaults = { .group = TREE_BY_SUBSYS };
 	struct tree_opts topts = { 0 };
-	struct agent_reply reply = { 0 };
+	struct descent_why why = { 0 };
 	struct calib_opts co;
 	int err;
 
@@ -246,14 +246,11 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 		out->calib_err = -EINVAL;
 	out->calibrated = out->calib_err == 0;
 	if (out->calibrated) {
-		out->descent_err = agent_descend(out->t, NULL, o->explain > 0 ? o->explain : 0.5,
-						 &out->verdict, &reply);
+		out->descent_err = descent_run(out->t, NULL, o->explain > 0 ? o->explain : 0.5,
+					       &out->verdict, &why);
 		out->descended = out->descent_err == 0;
-		out->lines = reply.lines;
-		out->nlines = reply.nlines;
-		reply.lines = NULL;
-		reply.nlines = 0;
-		agent_reply_clear(&reply);
+		out->lines = why.lines; /* the analysis owns the descent's lines now */
+		out->nlines = why.nlines;
 		analysis_header(out, o->utf8);
 		err = analysis_naive(out->t, out);
 		if (err) {

@@ -6,13 +6,13 @@
  *   -> step_merge_into_tree for every accepted step, in order
  *   -> calib_run (which calibrates the steps' nodes too: calib_annot_run)
  *      when the profile has windows of both conditions
- *   -> agent_descend from the root (the verdict, its decision lines)
+ *   -> descent_run from the root (the verdict, its decision lines)
  *   -> the header's fields (calib_summary's subsystems, the processes the
  *      load displaced) and their joined text, and the naive answer
  *   -> tree_sort (optional: the views sort, the batch verdict does not).
  * The TUI's rebuild, diagnose (batch, with an agent, with steps), export,
  * diff (through diagnose), the session recorder (source_session) and replay
- * call it; nothing else calls calib_run or agent_descend (the agents' own
+ * call it; nothing else calls calib_run or descent_run (the agents' own
  * turns call the descent inside core/agent/agent_heuristic.c).
  *
  * Contract for repeated calls (the TUI after every refresh, diagnose after
@@ -73,7 +73,7 @@ struct analysis {
 	int calib_err;                 /* why not: -EINVAL (no reference or no
 	                                * loaded window), or calib_run's -errno */
 	int descended;                 /* verdict and lines are the descent's */
-	int descent_err;               /* agent_descend's -errno when it failed */
+	int descent_err;               /* descent_run's -errno when it failed */
 	struct verdict verdict;        /* owned */
 	char **lines;                  /* one per descent decision; owned */
 	unsigned nlines;

@@ -68,16 +68,16 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent.h"
 #include "analysis/calib.h"
 #include "analysis/descent.h"
+#include "base/util.h"
 #include "data/subsys.h"
 
-#define DESCEND_EXPLAIN_DEFAULT 0.5
 
 #define DESCEND_BRANCH_LOCAL 0.1  /* of the rise at a hub, to be a branch */
 #define DESCEND_BRANCH_MIN 0.05   /* and of the start's rise */
@@ -189,7 +189,7 @@ struct descent {
 	struct stop stops[VERDICT_MAX_BRANCH];
 	unsigned nstops;
 	struct verdict *v;
-	struct agent_reply *r; /* NULL: quiet */
+	struct descent_why *r; /* NULL: quiet */
 };
 
 static double mass(const struct descent *d, const struct tree_node *n)
@@ -454,7 +454,7 @@ static struct tree_node *thin_walk(const struct descent *d, struct tree_node *c)
 static int entry_end(struct descent *d, struct tree_node *cur, double M, double skid,
 		     unsigned room)
 {
-	struct agent_reply *r = d->r;
+	struct descent_why *r = d->r;
 	struct tree_node *v[VERDICT_MAX_BRANCH];
 	double up = 0, carried = 0;
 	unsigned nv = 0;
@@ -496,7 +496,7 @@ static int entry_end(struct descent *d, struct tree_node *cur, double M, double 
 	}
 	M = fmin(M, up);
 	if (!nv || !(M > 0)) {
-		err = agent_reply_line(r, "%s: an entry frame and no code path below it rises: "
+		err = descent_line(r, "%s: an entry frame and no code path below it rises: "
 				       "its %+.1f/s is the crossing's own time, not a branch",
 				       cur->name, d->sign * mass(d, cur));
 		if (!err && d->sign > 0)
@@ -505,7 +505,7 @@ static int entry_end(struct descent *d, struct tree_node *cur, double M, double 
 					       cur->name, mass(d, cur));
 		return err;
 	}
-	err = agent_reply_line(r, "%s: an entry frame, no code path; its %+.1f/s (q=%s) spreads "
+	err = descent_line(r, "%s: an entry frame, no code path; its %+.1f/s (q=%s) spreads "
 			       "over its entries, none significant alone (%s): %s by their net deltas",
 			       cur->name, d->sign * M, fmt_q(qs, sizeof(qs), cur->stat.q),
 			       spread, nv > 1 ? "a branch each" : "following");
@@ -520,14 +520,14 @@ static int entry_end(struct descent *d, struct tree_node *cur, double M, double 
 		if (!stop)
 			continue;
 		carried += m;
-		err = agent_reply_line(r, "branch %s: %s > ... > %s, %.0f%% of %s's rise by net delta "
+		err = descent_line(r, "branch %s: %s > ... > %s, %.0f%% of %s's rise by net delta "
 				       "(%+.1f/s) -> stop here", v[i]->name, v[i]->name, stop->name,
 				       net(d, v[i]) / up * 100, cur->name, d->sign * m);
 		if (!err)
 			err = add_part(d, stop, skid, m, cur);
 	}
 	if (!err && !(carried > 0))
-		err = agent_reply_line(r, "%s: every way below it ends at an entry frame: not a branch",
+		err = descent_line(r, "%s: every way below it ends at an entry frame: not a branch",
 				       cur->name);
 	return err;
 }
@@ -541,7 +541,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 static int hub_step(struct descent *d, struct tree_node *cur, struct tree_node *best,
 		    double skid, unsigned room, int *done)
 {
-	struct agent_reply *r = d->r;
+	struct descent_why *r = d->r;
 	char ev[64], spread[512], ms[64];
 	struct tree_node **v;
 	unsigned nv = 0, nb = 0;
@@ -563,7 +563,7 @@ static int hub_step(struct descent *d, struct tree_node *cur, struct tree_node *
 	}
 	if (nb >= 2) {
 		top_shares(d, cur, up, spread, sizeof(spread));
-		err = agent_reply_line(r, "%s: increases spread over unrelated entries (%s); "
+		err = descent_line(r, "%s: increases spread over unrelated entries (%s); "
 				       "descending each of the %u branches that carry "
 				       "%.0f%% of them", cur->parent ? cur->name : "the root",
 				       spread, nb, up > 0 ? carried / up * 100 : 0.0);
@@ -576,7 +576,7 @@ static int hub_step(struct descent *d, struct tree_node *cur, struct tree_node *
 
 			evidence(ev, sizeof(ev), v[i]);
 			fmt_mass(d, v[i], ms, sizeof(ms));
-			err = agent_reply_line(r, "branch %u: %s: %s, %.0f%% of the increases at %s, %s",
+			err = descent_line(r, "branch %u: %s: %s, %.0f%% of the increases at %s, %s",
 					       i + 1, v[i]->name, ms,
 					       up > 0 ? mass(d, v[i]) / up * 100 : 0.0,
 					       cur->parent ? cur->name : "the root", ev);
@@ -590,14 +590,14 @@ static int hub_step(struct descent *d, struct tree_node *cur, struct tree_node *
 	free(v);
 	evidence(ev, sizeof(ev), best);
 	fmt_mass(d, best, ms, sizeof(ms));
-	err = agent_reply_line(r, "%s: %s, %.0f%% of the increases at %s%s (%+.1f/s; net %+.1f/s), %s -> descend%s",
+	err = descent_line(r, "%s: %s, %.0f%% of the increases at %s%s (%+.1f/s; net %+.1f/s), %s -> descend%s",
 			       best->name, ms, share * 100,
 			       cur->parent ? "" : "the ", cur->parent ? cur->name : "root",
 			       up, D, ev,
 			       share < d->explain ? " (the largest of several increases)" : "");
 	if (!err && share < d->explain) {
 		top_shares(d, cur, up, spread, sizeof(spread));
-		err = agent_reply_line(r, "%s: increases spread over unrelated entries (%s); "
+		err = descent_line(r, "%s: increases spread over unrelated entries (%s); "
 				       "following the largest, the confidence says how much it explains",
 				       cur->parent ? cur->name : "the root", spread);
 	}
@@ -608,7 +608,7 @@ static int hub_step(struct descent *d, struct tree_node *cur, struct tree_node *
  * this walk may still add (its branches share them). */
 static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned room)
 {
-	struct agent_reply *r = d->r;
+	struct descent_why *r = d->r;
 	char ev[64], spread[512];
 	int err = 0;
 
@@ -630,7 +630,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 				 * it), no code path; what rises is below it */
 				if (Sx > 0) {
 					skid += Sx;
-					err = agent_reply_line(r, "%s: self %+.1f/s is entry and exit time "
+					err = descent_line(r, "%s: self %+.1f/s is entry and exit time "
 							       "(no code path), not attributed", cur->name, S);
 					if (err)
 						return err;
@@ -639,7 +639,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 					return entry_end(d, cur, fmax(0, M - Sx), skid, room);
 			} else if (cur->nchild && Sx > 0 && Sx >= d->explain * M &&
 				   (!best || Sx >= mass(d, best))) {
-				err = agent_reply_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> "
+				err = descent_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> "
 						       "the function itself is the hot spot, stop here",
 						       cur->name, S, S / M * 100, M);
 				if (err)
@@ -655,7 +655,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 				if (cur == d->start)
 					return 0; /* nothing: the caller says so */
 				top_shares(d, cur, M, spread, sizeof(spread));
-				err = agent_reply_line(r, "%s: no child rises significantly%s%s%s -> stop here",
+				err = descent_line(r, "%s: no child rises significantly%s%s%s -> stop here",
 						       cur->name, spread[0] ? " (" : "", spread,
 						       spread[0] ? ")" : "");
 				if (err)
@@ -674,7 +674,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 		if (sk && sk->kind == SKID_ENTRY && S > 0) {
 			base = fmax(M - S, children_mass(d, cur));
 			skid += S;
-			err = agent_reply_line(r, "%s: self %+.1f/s (%.0f%% of its delta) is sampling skid "
+			err = descent_line(r, "%s: self %+.1f/s (%.0f%% of its delta) is sampling skid "
 					       "(interrupts off on entry), not attributed; judging children against the other %+.1f/s",
 					       cur->name, S, M > 0 ? S / M * 100 : 0.0, base);
 			if (!err && d->sign > 0)
@@ -690,7 +690,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 
 			if (!sk && cur->nchild && Sx > 0 && Sx >= d->explain * base &&
 			    (!best || other_unit(cur, best) || Sx >= mass(d, best))) {
-				err = agent_reply_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> the function itself is the hot spot, stop here",
+				err = descent_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> the function itself is the hot spot, stop here",
 						       cur->name, S, S / base * 100, base);
 				if (err)
 					return err;
@@ -701,11 +701,11 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			return entry_end(d, cur, M, skid, room);
 		if (!best) {
 			if (!cur->nchild)
-				err = agent_reply_line(r, "%s: a leaf (its own time, %+.1f/s) -> stop here",
+				err = descent_line(r, "%s: a leaf (its own time, %+.1f/s) -> stop here",
 						       cur->name, S);
 			else {
 				top_shares(d, cur, base, spread, sizeof(spread));
-				err = agent_reply_line(r, "%s: no child rises significantly%s%s%s -> stop here",
+				err = descent_line(r, "%s: no child rises significantly%s%s%s -> stop here",
 						       cur->name, spread[0] ? " (" : "", spread,
 						       spread[0] ? ")" : "");
 			}
@@ -716,7 +716,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 		share = base > 0 ? mass(d, best) / base : 0;
 		if (other_unit(cur, best)) {
 			evidence(ev, sizeof(ev), best);
-			err = agent_reply_line(r, "%s -> %s: no child of %s rises in samples; the step's "
+			err = descent_line(r, "%s -> %s: no child of %s rises in samples; the step's "
 					       "events rise %+.1f/s there (ref %.1f/s, load %.1f/s), %s",
 					       cur->name, best->name, cur->name, best->stat.delta,
 					       best->stat.rate[COND_REF], best->stat.rate[COND_LOAD], ev);
@@ -730,7 +730,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			double bself = self_delta(d, best);
 
 			if (bs && bs->kind == SKID_UNLOCK && bself >= d->explain * mass(d, best)) {
-				err = agent_reply_line(r, "%s: %.0f%% of the delta lands in %s, whose self time is "
+				err = descent_line(r, "%s: %.0f%% of the delta lands in %s, whose self time is "
 						       "sampling skid (interrupts off until it) -> the cost is %s's "
 						       "interrupts-off section, stop here",
 						       cur->name, share * 100, best->name, cur->name);
@@ -746,12 +746,12 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			evidence(ev, sizeof(ev), best);
 			if (fabs(mass(d, best) - d->sign * best->stat.delta) > 0.05 * mass(d, best) + 0.05 ||
 			    fabs(base - d->sign * D) > 0.05 * base + 0.05)
-				err = agent_reply_line(r, "%s -> %s: %.0f%% of its parent's rise (%+.1f/s of %+.1f/s; "
+				err = descent_line(r, "%s -> %s: %.0f%% of its parent's rise (%+.1f/s of %+.1f/s; "
 						       "net %+.1f/s of %+.1f/s), %s",
 						       cur->name, best->name, share * 100, mass(d, best), base,
 						       best->stat.delta, D, ev);
 			else
-				err = agent_reply_line(r, "%s -> %s: %.0f%% of its parent's delta (%+.1f/s of %+.1f/s), %s",
+				err = descent_line(r, "%s -> %s: %.0f%% of its parent's delta (%+.1f/s of %+.1f/s), %s",
 						       cur->name, best->name, share * 100, best->stat.delta,
 						       base, ev);
 			if (err)
@@ -770,7 +770,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			continue;
 		}
 		top_shares(d, cur, base, spread, sizeof(spread));
-		err = agent_reply_line(r, "%s: children spread (%s) -> stop here", cur->name, spread);
+		err = descent_line(r, "%s: children spread (%s) -> stop here", cur->name, spread);
 		if (err)
 			return err;
 		return add_stop(d, cur, skid);
@@ -1007,7 +1007,7 @@ static int verdict_not_found(struct descent *d, const struct tree_node *start)
 		d->v->summary = NULL;
 		return -ENOMEM;
 	}
-	err = agent_reply_line(d->r, "%s", d->v->summary);
+	err = descent_line(d->r, "%s", d->v->summary);
 	if (!err)
 		err = descent_note_moves(d->v, (struct tree_node *)start, +1);
 	if (!err)
@@ -1017,8 +1017,32 @@ static int verdict_not_found(struct descent *d, const struct tree_node *start)
 
 /* ---- the descent ------------------------------------------------------------ */
 
-int agent_descend(struct tree *t, const struct tree_node *start, double explain,
-		  struct verdict *v, struct agent_reply *r)
+int descent_line(struct descent_why *w, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	if (!w)
+		return 0;
+	va_start(ap, fmt);
+	err = util_lines_vadd(&w->lines, &w->nlines, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+void descent_why_clear(struct descent_why *w)
+{
+	if (!w)
+		return;
+	for (unsigned i = 0; i < w->nlines; i++)
+		free(w->lines[i]);
+	free(w->lines);
+	w->lines = NULL;
+	w->nlines = 0;
+}
+
+int descent_run(struct tree *t, const struct tree_node *start, double explain,
+		struct verdict *v, struct descent_why *r)
 {
 	struct descent d = { .t = t, .v = v, .r = r, .sign = +1 };
 	int err = 0;
@@ -1026,7 +1050,7 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 	if (!t || !t->root || !v)
 		return -EINVAL;
 	verdict_clear(v);
-	d.explain = explain > 0 && explain <= 1 ? explain : DESCEND_EXPLAIN_DEFAULT;
+	d.explain = explain > 0 && explain <= 1 ? explain : DESCENT_EXPLAIN_DEFAULT;
 	for (unsigned w = 0; w < t->nwin; w++)
 		if (t->wins[w].secs > 0 && t->wins[w].cond < COND_N)
 			d.secs[t->wins[w].cond] += t->wins[w].secs;
@@ -1056,11 +1080,11 @@ int agent_descend(struct tree *t, const struct tree_node *start, double explain,
 	if (!err)
 		err = find_falls(&d, d.start);
 	if (!err)
-		err = agent_reply_line(r, "verdict: %s", v->summary);
+		err = descent_line(r, "verdict: %s", v->summary);
 	for (unsigned i = 0; i < v->ndisplaced && !err; i++) {
 		const struct verdict_branch *b = &v->displaced[i];
 
-		err = agent_reply_line(r, "displaced (reported, not diagnosed): %s lost %.1f/s at %s",
+		err = descent_line(r, "displaced (reported, not diagnosed): %s lost %.1f/s at %s",
 				       b->process ? b->process : "?", b->mass,
 				       b->npath ? b->path[b->npath - 1] : b->subsystem);
 	}

@@ -1,14 +1,38 @@
-/* descent — the tree-guided descent (agent_descend, declared in agent.h)
- * and the little it shares with the heuristic agent's rule table
- * (core/agent/agent_heuristic.c). */
+/* descent — the tree-guided descent (descent_run), its reasoning lines, and
+ * the little it shares with the heuristic agent's rule table
+ * (core/agent/agent_heuristic.c, whose agent_descend wraps descent_run). */
 #ifndef ARGUS_DESCENT_H
 #define ARGUS_DESCENT_H
 
 #include <string.h>
 
-#include "agent/agent.h"
 #include "data/tree.h"
 #include "data/verdict.h"
+
+/* The explain share a child must carry of its parent's rise (0.5). */
+#define DESCENT_EXPLAIN_DEFAULT 0.5
+
+/* The descent's reasoning: one line per decision, owned (freed with
+ * descent_why_clear, or taken over by whoever holds the lines). */
+struct descent_why {
+	char **lines;
+	unsigned nlines;
+};
+
+/* Appends a formatted line to w; w NULL: quiet, 0.  0 or -ENOMEM. */
+int descent_line(struct descent_why *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void descent_why_clear(struct descent_why *w);
+
+/* Tree-guided descent (doc/ARCHITECTURE.md, "The analysis"): from start (the
+ * root when NULL), follow the child with the largest significant positive
+ * delta while it explains at least `explain` (DESCENT_EXPLAIN_DEFAULT when
+ * out of (0, 1]) of its parent's delta; stop where the delta spreads or at a
+ * leaf.  Fills v (found=0 with the numbers when no node is significant) and
+ * appends one line per decision to why (may be NULL).  Marks the verdict
+ * path with TREE_F_VERDICT.  0 or -errno. */
+int descent_run(struct tree *t, const struct tree_node *start, double explain,
+		struct verdict *v, struct descent_why *why);
 
 /* core/analysis/descent_paths.c */
 /* b from node n: its frames root first (b->path points into names, at most
@@ -46,7 +70,7 @@ int descent_not_a_path(const struct tree_node *n);
  * condition.  1 when it did, 0 when nothing converges, -errno. */
 int descent_converge(struct tree *t, const struct tree_node *start, double explain,
 		     const struct tree_node *walk_stop, const double secs[COND_N],
-		     struct verdict *v, struct agent_reply *r);
+		     struct verdict *v, struct descent_why *r);
 
 /* name equals want once a compiler suffix (".isra.0", ".cold", ...) is cut */
 static inline int descent_name_is(const char *name, const char *want)

@@ -219,7 +219,7 @@ static int on_path(const struct tree_node *n, const char *name)
 
 int descent_converge(struct tree *t, const struct tree_node *start, double explain,
 		     const struct tree_node *walk_stop, const double secs[COND_N],
-		     struct verdict *v, struct agent_reply *r)
+		     struct verdict *v, struct descent_why *r)
 {
 	double walk_mass = walk_stop->stat.rise;
 	struct conv_set all = { 0 }, at = { 0 }, next = { 0 };
@@ -260,7 +260,7 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 	 * answer stands, its branches name the rest */
 	if (on_path(walk_stop, all.n[bi]->name))
 		goto out;
-	err = agent_reply_line(r, "%s: %+.1f/s summed over its %u places (the callee view), "
+	err = descent_line(r, "%s: %+.1f/s summed over its %u places (the callee view), "
 			       "%.0f%% of the increase, more than the walk's answer (%+.1f/s) -> "
 			       "the increase converges there", all.n[bi]->name, best, bk,
 			       best / total * 100, walk_mass);
@@ -305,7 +305,7 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 		}
 		if (!(m > 0) || m < explain * sum || own >= m || !candidate(next.n[0]))
 			break;
-		err = agent_reply_line(r, "%s -> %s: %.0f%% of it over all its places (%+.1f/s of %+.1f/s)",
+		err = descent_line(r, "%s -> %s: %.0f%% of it over all its places (%+.1f/s of %+.1f/s)",
 				       at.n[0]->name, next.n[0]->name, m / sum * 100, m, sum);
 		if (err)
 			goto out;
@@ -354,7 +354,7 @@ int descent_converge(struct tree *t, const struct tree_node *start, double expla
 				       fmin(1.0, best / total)));
 	err = conv_summary(v, best, total);
 	if (!err)
-		err = agent_reply_line(r, "verdict (converged): %s", v->summary);
+		err = descent_line(r, "verdict (converged): %s", v->summary);
 	if (!err)
 		err = 1; /* converged */
 out:

@@ -24,7 +24,7 @@
  * step window time, the two-rate Poisson test, Benjamini–Hochberg across
  * all annotations of one step, sign consistency over the step's pairs.
  * share_of_parent of a step node under a node of the calibration is 0
- * (other unit); the descent (agent_descend) turns to such a node only when
+ * (other unit); the descent (descent_run) turns to such a node only when
  * no child in the parent's unit rises.
  *
  * Latency.  Per condition p50/p99 from the log2 histograms (upper bucket
@@ -44,7 +44,7 @@
 #include "probe/kind.h"
 #include "data/step.h"
 #include "data/tree.h"
-#include "analysis/tree_annot.h"
+#include "data/tree_annot.h"
 
 /* Merges step s's data d into t as described above, tagging annotations
  * with step index idx.  t must have been built (and may be calibrated);

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/agent.h"
+#include "agent/agent_heuristic.h"
 #include "agent/agent_select.h"
 #include "analysis/analysis.h"
 #include "step/controller.h"

@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/agent.h"
+#include "agent/agent_heuristic.h"
 #include "agent/agent_llm.h"
 #include "analysis/calib.h"
 #include "analysis/descent.h"

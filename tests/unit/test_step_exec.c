@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "agent/agent.h"
+#include "agent/agent_heuristic.h"
 #include "analysis/calib.h"
 #include "probe/kind.h"
 #include "data/step.h"
