@@ -433,7 +433,10 @@ static __always_inline __u32 waker_of(struct schedtime_akey *k, struct schedtime
 
 	*name = NULL;
 	x = bpf_map_lookup_elem(&cpuctx, &zero);
-	if (x && (x->irq || (x->hrtimer && !x->softirq))) {
+	/* an hrtimer expiring inside a softirq other than HRTIMER_SOFTIRQ (8)
+	 * runs in the hardirq that interrupted it: a timer, not the softirq
+	 * (nor the sender of the packet the softirq was delivering) */
+	if (x && (x->irq || (x->hrtimer && x->softirq != 8 + 1))) {
 		k->other_kind = SCHEDTIME_OTHER_HARDIRQ;
 		k->other_vec = x->irq ? x->irq - 1 : SCHEDTIME_IRQ_TIMER;
 		if (c)
