@@ -25,7 +25,8 @@
 #     from e0770a7, before the overhead work).
 # The machine is shared: say so with the numbers (load average printed).
 #   ROUNDS (default 2)  SECS per run (default 6)  THINK (ms, default 10)
-#   PART=predict|overhead (default both) | family (part 3 alone; FAMN)
+#   PART=predict|overhead (default both) | family (part 3 alone; FAMN;
+#   FAMONLY=pattern: only the apps whose name matches)
 #   T3ARGS: more tier3 options for the prediction part (e.g. lighter CPU work
 #   and a short think time, where the probe is a larger share of a request)
 cd "$(dirname "$0")/../.." || exit 2
@@ -85,6 +86,7 @@ if [ "$PART" = family ]; then
 	fam() { # name set server-task lock(0|1) chain(0|1) csapp-args...
 		name=$1 set=$2 srv=$3 lk=$4 ch=$5
 		shift 5
+		case "$name" in *${FAMONLY:-}*) ;; *) return 0 ;; esac
 		a1=$("$CS" "$@" --clients "$FAMN" --seconds "$SECS" 2>/dev/null | sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p')
 		a2=$("$CS" "$@" --clients $((2 * FAMN)) --seconds "$SECS" 2>/dev/null | sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p')
 		a4=$("$CS" "$@" --clients $((4 * FAMN)) --seconds "$SECS" 2>/dev/null | sed -n 's/.*ops_per_sec=\([0-9.]*\).*/\1/p')
@@ -127,6 +129,7 @@ PY
 	fam fork-unix-procs-disk measured cs-handler 0 0 --ipc unix --server fork --clients-as procs --work-us 300 --disk
 	fam udp-epoll-procs measured cs-server 0 0 --ipc udp --server epoll --clients-as procs --work-us 500
 	fam chain-sockpair-lock measured cs-server 1 1 --ipc socketpair --server thread --chain --work-us 300 --back-us 500 --lock-us 200
+	fam fork-tcp-procs-lock measured cs-handler 1 0 --ipc tcp --server fork --clients-as procs --work-us 300 --lock-us 300
 	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	exit 0
 fi
