@@ -1046,6 +1046,35 @@ static void test_tcp_sender(void **state)
 	assert_non_null(strstr(text, "-> tc-server x 1.00 (tcp; 100% of its wakeups in a softirq, "
 				     "charged to the packet's sender)"));
 	free(text);
+	/* the session keeps it, and the model view (the TUI's m) says it */
+	{
+		struct model *back = calloc(1, sizeof(*back));
+		struct model_prediction p;
+		struct model_row *rows = NULL;
+		const char *why;
+		char *json = NULL;
+		size_t len = 0;
+		FILE *f;
+		int n, found = 0;
+
+		assert_non_null(back);
+		assert_int_equal(model_solve(m, NULL, &p, &why), 0);
+		f = open_memstream(&json, &len);
+		assert_non_null(f);
+		assert_int_equal(model_write_json(m, &p, f), 0);
+		fclose(f);
+		assert_int_equal(model_read_json(json, back, &cause), 0);
+		NEAR(back->task[back->ref].calls[0].via_softirq, 1.0, 1e-9);
+		n = model_rows(back, NULL, &rows);
+		for (int i = 0; i < n; i++)
+			if (rows[i].kind == MODEL_ROW_CALL && strstr(rows[i].text, "tc-server") &&
+			    strstr(rows[i].text, "(100% via softirq, the sender's)"))
+				found = 1;
+		assert_true(found);
+		free(rows);
+		free(json);
+		free(back);
+	}
 	wg_free(g);
 
 	/* no sender known: the softirq's waits, not a call */
