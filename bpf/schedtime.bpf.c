@@ -192,6 +192,15 @@ struct {
 	__uint(max_entries, 4096);
 } senders SEC(".maps");
 
+/* work_struct address -> the tracked task that queued it (LRU, as
+ * senders). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct schedtime_sender);
+	__uint(max_entries, 4096);
+} queuers SEC(".maps");
+
 /* A zeroed value to insert; too large for the BPF stack. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -407,8 +416,14 @@ static __always_inline void charge_part(struct schedtime_akey *k, __u64 d, __u32
 static __always_inline __u32 waker_syscall(void)
 {
 #if defined(__TARGET_ARCH_x86)
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-	long nr = regs ? (long)regs->orig_ax : -1;
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+	long nr;
+
+	if (cur->flags & 0x00200000) /* PF_KTHREAD: no syscall, its regs mean nothing */
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	nr = regs ? (long)regs->orig_ax : -1;
 
 	switch (nr) {
 	case 1: case 18: case 20: case 44: case 46: case 296: case 307: case 328:
@@ -462,6 +477,17 @@ static __always_inline __u32 waker_of(struct schedtime_akey *k, struct schedtime
 		return 0;
 	}
 	k->other_kind = SCHEDTIME_OTHER_TASK;
+	if (x && x->wq.pid && x->wq_worker == (__u32)pt) {
+		/* a kworker running a work item a tracked task queued */
+		k->other_pid = x->wq.pid;
+		k->other_vec = SCHEDTIME_VIA_WORK;
+		*name = (struct task_struct *)x->wq.task;
+		if (c) {
+			c->wake_task++;
+			c->wake_queuer++;
+		}
+		return x->wq.tgid;
+	}
 	k->other_pid = (__u32)pt;
 	k->other_vec = waker_syscall();
 	if (c)
@@ -843,6 +869,58 @@ static __always_inline void on_net_queue(void *skb)
 		c->sent++;
 }
 
+/* workqueue_queue_work, in the queuing context: a tracked task's work
+ * item is remembered by its address (as on_net_queue). */
+static __always_inline void on_wq_queue(void *work)
+{
+	__u64 pt = bpf_get_current_pid_tgid(), key = (__u64)work;
+	struct schedtime_cpuctx *x = cur_ctx();
+	struct schedtime_state *sp, *dead;
+	struct schedtime_sender v;
+
+	if (!(__u32)pt || not_followed(pt >> 32))
+		return;
+	if (!x || x->softirq || x->irq || x->hrtimer)
+		return; /* queued by an interrupt: not current's */
+	sp = st_get((__u32)pt, &dead);
+	if (!sp)
+		return;
+	v.pid = (__u32)pt;
+	v.tgid = pt >> 32;
+	v.task = (__u64)bpf_get_current_task_btf();
+	bpf_map_update_elem(&queuers, &key, &v, BPF_ANY);
+}
+
+/* workqueue_execute_start / _end, in the kworker: while it runs a work
+ * item a tracked task queued, that task is the waker of what it wakes
+ * (only this kworker's wakeups on this CPU: a work item that sleeps lets
+ * other tasks run here meanwhile). */
+static __always_inline void on_wq_start(void *work)
+{
+	struct schedtime_cpuctx *x = cur_ctx();
+	struct schedtime_sender *v;
+	__u64 key = (__u64)work;
+
+	if (!x)
+		return;
+	v = bpf_map_lookup_elem(&queuers, &key);
+	if (!v) {
+		x->wq.pid = 0;
+		return;
+	}
+	x->wq = *v;
+	x->wq_worker = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_delete_elem(&queuers, &key);
+}
+
+static __always_inline void on_wq_end(void)
+{
+	struct schedtime_cpuctx *x = cur_ctx();
+
+	if (x)
+		x->wq.pid = 0;
+}
+
 /* netif_receive_skb, in the softirq delivering skb: its sender (if one
  * was recorded) becomes the waker of what this delivery wakes, until the
  * next packet or the softirq's end.  The entry is taken: the address is
@@ -894,3 +972,7 @@ ST_PROGS(hrtimer_expire_exit, hrtimer_exit, ARGS(void *timer),
 	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x && x->hrtimer) x->hrtimer--; })
 ST_PROGS(net_dev_queue, net_queue, ARGS(struct sk_buff *skb), { (void)btf; on_net_queue(skb); })
 ST_PROGS(netif_receive_skb, net_receive, ARGS(struct sk_buff *skb), { (void)btf; on_net_receive(skb); })
+ST_PROGS(workqueue_queue_work, wq_queue, ARGS(int cpu, struct pool_workqueue *pwq, struct work_struct *work),
+	 { (void)btf; on_wq_queue(work); })
+ST_PROGS(workqueue_execute_start, wq_start, ARGS(struct work_struct *work), { (void)btf; on_wq_start(work); })
+ST_PROGS(workqueue_execute_end, wq_end, ARGS(struct work_struct *work, work_func_t fn), { (void)btf; on_wq_end(); })

@@ -70,6 +70,11 @@ enum schedtime_other {
  * read woke the caller first (it had not blocked yet), or the read alone
  * (the reply came while the caller was still awake). */
 #define SCHEDTIME_AFTER_RECV 0x400u
+/* The waker is the task that queued the work a kworker was running when
+ * it made the wakeup (workqueue_queue_work in that task's context, then
+ * workqueue_execute_start in the kworker): a pty's writer, whose bytes a
+ * kworker pushes to the reader (flush_to_ldisc).  other_pid is that task. */
+#define SCHEDTIME_VIA_WORK 0x800u
 
 #define SCHEDTIME_IRQ_TIMER 0xfffffffeu   /* hrtimer expiry in hardirq context */
 #define SCHEDTIME_IRQ_OTHER 0xffffffffu   /* hardirq without a handler tracepoint
@@ -192,6 +197,9 @@ struct schedtime_cpuctx {
 	                              * delivers now (pid 0: none known):
 	                              * set per packet at netif_receive_skb,
 	                              * cleared at softirq entry and exit */
+	struct schedtime_sender wq;  /* who queued the work item the kworker
+	                              * wq_worker runs now (pid 0: none) */
+	__u32 wq_worker, pad2;
 };
 
 /* Per-CPU history of who ran (per-CPU array, one entry): a runnable
@@ -230,6 +238,8 @@ struct schedtime_counters {
 	__u64 sent, delivered;       /* tracked senders' packets recorded at
 	                              * net_dev_queue; of those, found again at
 	                              * netif_receive_skb */
+	__u64 wake_queuer;           /* kworker wakeups charged to the task
+	                              * that queued the work (also wake_task) */
 };
 
 #endif

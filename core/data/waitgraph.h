@@ -36,6 +36,7 @@ enum wg_softirq {
 #define WG_BY_SEND 0x100u
 #define WG_BY_RECV 0x200u
 #define WG_AFTER_RECV 0x400u
+#define WG_VIA_WORK 0x800u     /* through a work item it queued (a kworker) */
 #define WG_BUCKETS 32
 
 /* What the blocking stack shows the thread waited on. */

@@ -10,6 +10,8 @@
 #  st-tping / st-tpong  a byte over loopback TCP: woken in the NET_RX
 #                     softirq, charged to the task that sent the byte
 #                     ("via softirq NET_RX"), not to the softirq (issue 25)
+#  st-pwrite / st-pread  a byte a ms through a pty: a kworker wakes the
+#                     reader, charged to the writer ("via kworker")
 # Every thread's on-CPU + blocked + runnable time is its wall time (within
 # 10%), per-window reads add up to the cumulative read, and nothing stays
 # loaded afterwards.
@@ -58,6 +60,17 @@ for pair in "st-tpong st-tping" "st-tping st-tpong"; do
 		fail "$1: under 80% of its blocked time in tcp_recvmsg charged to $2"
 done
 grep -q '^counters .*via_sender [1-9]' "$TMP/out" || fail "no wakeup counted as charged to a packet's sender"
+# through a pty a kworker (flush_to_ldisc) wakes the reader: charged to
+# the writer that queued the work; of the reader's blocks a task ended, at
+# least 80% charged to st-pwrite (directly or via kworker), some via kworker
+awk '$1 == "key" && $2 == "st-pread" && $3 == "blocked" && $4 == "task" {
+		for (i = 5; i <= NF && $i != "|"; i++) ; t = $(i - 1); all += t
+		if (index($0, "task st-pwrite (")) w += t
+		if (index($0, "task st-pwrite (") && index($0, "via kworker")) v += t }
+	END { printf "st-pread: %.3f s of %.3f s woken by tasks charged to st-pwrite, %.3f s via kworker\n", w, all, v
+	      exit !(all > 0 && w >= 0.8 * all && v > 0) }' "$TMP/out" ||
+	fail "st-pread's wakeups by the pty's kworker are not charged to st-pwrite"
+
 # (several keys print alike: stacks that differ only in return addresses)
 sl=$(grep '^key st-sleep blocked hardirq timer .*do_nanosleep' "$TMP/out" | awk '{ s += $6 } END { if (NR) print s }')
 [ -n "$sl" ] || fail "st-sleep's wakeups are not the timer interrupt under do_nanosleep"

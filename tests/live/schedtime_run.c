@@ -13,6 +13,9 @@
  *                                 also "st-tping"/"st-tpong", a byte back
  *                                 and forth over loopback TCP (their
  *                                 wakeups run in the NET_RX softirq), and
+ *                                 "st-pwrite"/"st-pread", a byte a ms
+ *                                 through a pty (a kworker wakes the
+ *                                 reader), and
  *                                 "cumulative_blocked_s X windows_blocked_s Y"
  *   schedtime_run pingpong SECS [MODE]
  *                                 the ping-pong alone for SECS, without the
@@ -29,6 +32,7 @@
  *                                 bpf_runs N"
  * Exit 0 ok, 3 the probe refused (cause printed), 1 other.
  */
+#define _GNU_SOURCE /* posix_openpt, ptsname, cfmakeraw */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +44,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -145,6 +150,44 @@ static void tcp_pingpong(double secs)
 	waitpid(k, NULL, 0);
 }
 
+/* A byte a millisecond from st-pwrite into a pty's master, read by st-pread
+ * on its slave (raw): a kworker pushes the bytes to the reader
+ * (flush_to_ldisc) and makes its wakeups. */
+static void pty_feed(double secs)
+{
+	struct timespec ms = { 0, 1000000 };
+	double end = now() + secs;
+	struct termios tio;
+	int m = posix_openpt(O_RDWR | O_NOCTTY), sl;
+	char c = 'x';
+	pid_t k;
+
+	if (m < 0 || grantpt(m) || unlockpt(m))
+		_exit(1);
+	sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+	if (sl < 0 || tcgetattr(sl, &tio))
+		_exit(1);
+	cfmakeraw(&tio);
+	if (tcsetattr(sl, TCSANOW, &tio))
+		_exit(1);
+	k = fork();
+	if (k == 0) {
+		prctl(PR_SET_NAME, "st-pread");
+		close(m);
+		while (read(sl, &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(sl);
+	while (now() < end) {
+		if (write(m, &c, 1) != 1)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	kill(k, SIGKILL);
+	waitpid(k, NULL, 0);
+}
+
 static void nsleep(double secs)
 {
 	struct timespec ms = { 0, 1000000 };
@@ -201,10 +244,10 @@ static int account(double secs)
 	struct probe_schedtime *ps;
 	struct ksym_table *ks = ksym_load(NULL);
 	int go[2], wp[2];
-	uint32_t tgids[4];
+	uint32_t tgids[5];
 	char *cause = NULL;
 	double t0, win_blocked = 0, cum_blocked = 0;
-	pid_t p[4];
+	pid_t p[5];
 
 	if (!ks || pipe(go) || pipe(wp))
 		return 1;
@@ -215,22 +258,24 @@ static int account(double secs)
 	p[0] = spawn("st-ping", go[0], pingpong, secs);
 	p[1] = spawn("st-sleep", go[0], nsleep, secs);
 	p[3] = spawn("st-tping", go[0], tcp_pingpong, secs);
+	p[4] = spawn("st-pwrite", go[0], pty_feed, secs);
 	close(wp[0]);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		tgids[i] = (uint32_t)p[i];
 	o.tgids = tgids;
-	o.ntgids = 4;
+	o.ntgids = 5;
 	o.follow_forks = 1;
 	o.windows = 1;
 	ps = probe_schedtime_open(&o, &cause);
 	if (!ps) {
 		printf("cause %s\n", cause ? cause : "?");
 		kill(p[0], SIGKILL); kill(p[1], SIGKILL); kill(p[2], SIGKILL); kill(p[3], SIGKILL);
+		kill(p[4], SIGKILL);
 		return 3;
 	}
 	printf("mechanism %s\n", probe_schedtime_mechanism(ps));
 	t0 = now();
-	if (write(go[1], "xxxx", 4) != 4)
+	if (write(go[1], "xxxxx", 5) != 5)
 		return 1;
 	while (now() < t0 + secs) {
 		usleep(250000);
@@ -285,7 +330,7 @@ static int account(double secs)
 	probe_schedtime_snap_free(s);
 	probe_schedtime_close(ps);
 	close(wp[1]);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		waitpid(p[i], NULL, 0);
 	ksym_free(ks);
 	return 0;
