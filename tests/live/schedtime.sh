@@ -62,13 +62,18 @@ done
 grep -q '^counters .*via_sender [1-9]' "$TMP/out" || fail "no wakeup counted as charged to a packet's sender"
 # through a pty a kworker (flush_to_ldisc) wakes the reader: charged to
 # the writer that queued the work; of the reader's blocks a task ended, at
-# least 80% charged to st-pwrite (directly or via kworker), some via kworker
-awk '$1 == "key" && $2 == "st-pread" && $3 == "blocked" && $4 == "task" {
+# least 60% charged to st-pwrite (directly or via kworker), some via
+# kworker.  (81-99% in runs at load 8; what stays the kworker's is the
+# reader's own wait in flush_work: a barrier work item the reader queued
+# without the queue_work tracepoint.  Without the attribution: 0-43%.)
+# (the reader by its stack, n_tty_read: the name it set after its fork may
+# show a few switches late)
+awk '$1 == "key" && $3 == "blocked" && $4 == "task" && / n_tty_read / {
 		for (i = 5; i <= NF && $i != "|"; i++) ; t = $(i - 1); all += t
 		if (index($0, "task st-pwrite (")) w += t
 		if (index($0, "task st-pwrite (") && index($0, "via kworker")) v += t }
 	END { printf "st-pread: %.3f s of %.3f s woken by tasks charged to st-pwrite, %.3f s via kworker\n", w, all, v
-	      exit !(all > 0 && w >= 0.8 * all && v > 0) }' "$TMP/out" ||
+	      exit !(all > 0 && w >= 0.6 * all && v > 0) }' "$TMP/out" ||
 	fail "st-pread's wakeups by the pty's kworker are not charged to st-pwrite"
 
 # (several keys print alike: stacks that differ only in return addresses)
