@@ -22,7 +22,13 @@
  * hardirqs without a tracepoint (IPIs), but this kernel does not resolve
  * the per-CPU __preempt_count ksym ("failed to find the address"), so those
  * are named after the task they interrupted.  The interrupted task is not
- * the waker otherwise.
+ * the waker otherwise.  A wakeup in a softirq delivering a packet that a
+ * tracked task sent is that task's (issue 25: over loopback TCP the NET_RX
+ * softirq wakes the receiver): net_dev_queue records the sender by the
+ * sk_buff, netif_receive_skb finds it as the softirq delivers it; the key
+ * is then a TASK waker with other_vec SCHEDTIME_VIA(vector).  A packet
+ * the sender's stack split or copied on the way (GSO segments, a veth's
+ * GRO) is not found: that wakeup stays the softirq's.
  *
  * Cost (this runs on every context switch of the machine): the scope is
  * decided first (the state map, else the filter and the tgid set), and
@@ -175,6 +181,25 @@ struct {
 	__type(value, struct schedtime_runs);
 	__uint(max_entries, 1);
 } runs SEC(".maps");
+
+/* sk_buff address -> the tracked task that sent it (schedtime.h).  LRU:
+ * a packet never delivered here (sent off the machine, dropped) ages
+ * out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct schedtime_sender);
+	__uint(max_entries, 4096);
+} senders SEC(".maps");
+
+/* work_struct address -> the tracked task that queued it (LRU, as
+ * senders). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct schedtime_sender);
+	__uint(max_entries, 4096);
+} queuers SEC(".maps");
 
 /* A zeroed value to insert; too large for the BPF stack. */
 struct {
@@ -386,20 +411,63 @@ static __always_inline void charge_part(struct schedtime_akey *k, __u64 d, __u32
 		v->total_ns += d * w;
 }
 
-/* The waker: interrupt context when the wakeup runs in one, else current. */
+/* What current's syscall says of a wakeup it makes (schedtime.h
+ * SCHEDTIME_BY_*): x86_64 numbers. */
+static __always_inline __u32 waker_syscall(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct pt_regs *regs;
+	long nr;
+
+	if (cur->flags & 0x00200000) /* PF_KTHREAD: no syscall, its regs mean nothing */
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	nr = regs ? (long)regs->orig_ax : -1;
+
+	switch (nr) {
+	case 1: case 18: case 20: case 44: case 46: case 296: case 307: case 328:
+		/* write pwrite64 writev sendto sendmsg pwritev sendmmsg pwritev2 */
+		return SCHEDTIME_BY_SEND;
+	case 0: case 17: case 19: case 45: case 47: case 295: case 299: case 327:
+		/* read pread64 readv recvfrom recvmsg preadv recvmmsg preadv2 */
+		return SCHEDTIME_BY_RECV;
+	}
+#endif
+	return 0;
+}
+
+/* The waker: interrupt context when the wakeup runs in one, else current;
+ * in a softirq delivering a packet a tracked task sent, that task (*name:
+ * its task_struct, for the name of a new key; else NULL, current). */
 static __always_inline __u32 waker_of(struct schedtime_akey *k, struct schedtime_counters *c,
-				      __u64 pt)
+				      __u64 pt, struct task_struct **name)
 {
 	struct schedtime_cpuctx *x;
 	__u32 zero = 0;
 
+	*name = NULL;
 	x = bpf_map_lookup_elem(&cpuctx, &zero);
-	if (x && (x->irq || (x->hrtimer && !x->softirq))) {
+	/* an hrtimer expiring inside a softirq other than HRTIMER_SOFTIRQ (8)
+	 * runs in the hardirq that interrupted it: a timer, not the softirq
+	 * (nor the sender of the packet the softirq was delivering) */
+	if (x && (x->irq || (x->hrtimer && x->softirq != 8 + 1))) {
 		k->other_kind = SCHEDTIME_OTHER_HARDIRQ;
 		k->other_vec = x->irq ? x->irq - 1 : SCHEDTIME_IRQ_TIMER;
 		if (c)
 			c->wake_hardirq++;
 		return 0;
+	}
+	if (x && x->softirq && x->rx.pid) {
+		k->other_kind = SCHEDTIME_OTHER_TASK;
+		k->other_pid = x->rx.pid;
+		k->other_vec = SCHEDTIME_VIA(x->softirq - 1);
+		*name = (struct task_struct *)x->rx.task;
+		if (c) {
+			c->wake_task++;
+			c->wake_sender++;
+		}
+		return x->rx.tgid;
 	}
 	if (x && x->softirq) {
 		k->other_kind = SCHEDTIME_OTHER_SOFTIRQ;
@@ -409,7 +477,19 @@ static __always_inline __u32 waker_of(struct schedtime_akey *k, struct schedtime
 		return 0;
 	}
 	k->other_kind = SCHEDTIME_OTHER_TASK;
+	if (x && x->wq.pid && x->wq_worker == (__u32)pt) {
+		/* a kworker running a work item a tracked task queued */
+		k->other_pid = x->wq.pid;
+		k->other_vec = SCHEDTIME_VIA_WORK;
+		*name = (struct task_struct *)x->wq.task;
+		if (c) {
+			c->wake_task++;
+			c->wake_queuer++;
+		}
+		return x->wq.tgid;
+	}
 	k->other_pid = (__u32)pt;
+	k->other_vec = waker_syscall();
 	if (c)
 		c->wake_task++;
 	return pt >> 32;
@@ -645,6 +725,7 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 	struct schedtime_state *sp, *dead, st;
 	struct schedtime_akey k = { .kind = SCHEDTIME_BLOCKED };
 	struct schedtime_counters *c;
+	struct task_struct *wname;
 	__u32 pid = ST_READ(btf, p, pid), tgid, wtgid, w;
 	__u64 now, pt, full;
 	int fresh = 0;
@@ -689,13 +770,20 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 		c->wakeups++;
 	full = now > sp->start_ts ? now - sp->start_ts : 0;
 	w = fresh && gen > 1 ? 0 : st_w_end(sp->w, full);
-	if (w) {
-		pt = bpf_get_current_pid_tgid();
-		k.pid = pid;
-		k.stack_id = sp->stack_id;
-		wtgid = waker_of(&k, c, pt);
-		charge(&k, st_part(sp->ts, now), full, w, wtgid, 0, c);
-	}
+	pt = bpf_get_current_pid_tgid();
+	k.pid = pid;
+	k.stack_id = sp->stack_id;
+	/* every wakeup, charged or not: the flag below follows each one */
+	wtgid = waker_of(&k, w ? c : NULL, pt, &wname);
+	/* a message after a write-space wakeup by the same process: the
+	 * call that process's read of the request already showed */
+	if (k.other_kind == SCHEDTIME_OTHER_TASK && (k.other_vec & SCHEDTIME_BY_SEND) &&
+	    sp->recv_waker && sp->recv_waker == wtgid)
+		k.other_vec |= SCHEDTIME_AFTER_RECV;
+	sp->recv_waker = k.other_kind == SCHEDTIME_OTHER_TASK && (k.other_vec & SCHEDTIME_BY_RECV) ?
+			 wtgid : 0;
+	if (w)
+		charge(&k, st_part(sp->ts, now), full, w, wtgid, wname, c);
 	/* the runnable interval that follows has the same weight: it needs
 	 * the same stack */
 	sp->state = SCHEDTIME_S_RUNNABLE;
@@ -752,6 +840,112 @@ static __always_inline struct schedtime_cpuctx *cur_ctx(void)
 	return bpf_map_lookup_elem(&cpuctx, &zero);
 }
 
+/* net_dev_queue, in the sender's context: a tracked thread's packet is
+ * remembered by its sk_buff's address.  A thread out of scope costs the
+ * tgid check (not_followed) or one state lookup. */
+static __always_inline void on_net_queue(void *skb)
+{
+	__u64 pt = bpf_get_current_pid_tgid(), key = (__u64)skb;
+	struct schedtime_cpuctx *x = cur_ctx();
+	struct schedtime_state *sp, *dead;
+	struct schedtime_sender v;
+	struct schedtime_counters *c;
+
+	if (!(__u32)pt || not_followed(pt >> 32))
+		return;
+	/* queued in an interrupt: an ACK the receive path sends, a timer's
+	 * retransmission; current did not send it */
+	if (!x || x->softirq || x->irq || x->hrtimer)
+		return;
+	sp = st_get((__u32)pt, &dead);
+	if (!sp)
+		return;
+	v.pid = (__u32)pt;
+	v.tgid = pt >> 32;
+	v.task = (__u64)bpf_get_current_task_btf();
+	bpf_map_update_elem(&senders, &key, &v, BPF_ANY);
+	c = ctrs();
+	if (c)
+		c->sent++;
+}
+
+/* workqueue_queue_work, in the queuing context: a tracked task's work
+ * item is remembered by its address (as on_net_queue). */
+static __always_inline void on_wq_queue(void *work)
+{
+	__u64 pt = bpf_get_current_pid_tgid(), key = (__u64)work;
+	struct schedtime_cpuctx *x = cur_ctx();
+	struct schedtime_state *sp, *dead;
+	struct schedtime_sender v;
+
+	if (!(__u32)pt || not_followed(pt >> 32))
+		return;
+	if (!x || x->softirq || x->irq || x->hrtimer)
+		return; /* queued by an interrupt: not current's */
+	sp = st_get((__u32)pt, &dead);
+	if (!sp)
+		return;
+	v.pid = (__u32)pt;
+	v.tgid = pt >> 32;
+	v.task = (__u64)bpf_get_current_task_btf();
+	bpf_map_update_elem(&queuers, &key, &v, BPF_ANY);
+}
+
+/* workqueue_execute_start / _end, in the kworker: while it runs a work
+ * item a tracked task queued, that task is the waker of what it wakes
+ * (only this kworker's wakeups on this CPU: a work item that sleeps lets
+ * other tasks run here meanwhile). */
+static __always_inline void on_wq_start(void *work)
+{
+	struct schedtime_cpuctx *x = cur_ctx();
+	struct schedtime_sender *v;
+	__u64 key = (__u64)work;
+
+	if (!x)
+		return;
+	v = bpf_map_lookup_elem(&queuers, &key);
+	if (!v) {
+		x->wq.pid = 0;
+		return;
+	}
+	x->wq = *v;
+	x->wq_worker = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_delete_elem(&queuers, &key);
+}
+
+static __always_inline void on_wq_end(void)
+{
+	struct schedtime_cpuctx *x = cur_ctx();
+
+	if (x)
+		x->wq.pid = 0;
+}
+
+/* netif_receive_skb, in the softirq delivering skb: its sender (if one
+ * was recorded) becomes the waker of what this delivery wakes, until the
+ * next packet or the softirq's end.  The entry is taken: the address is
+ * reused for other packets. */
+static __always_inline void on_net_receive(void *skb)
+{
+	struct schedtime_cpuctx *x = cur_ctx();
+	struct schedtime_sender *v;
+	struct schedtime_counters *c;
+	__u64 key = (__u64)skb;
+
+	if (!x)
+		return;
+	v = bpf_map_lookup_elem(&senders, &key);
+	if (!v) {
+		x->rx.pid = 0;
+		return;
+	}
+	x->rx = *v;
+	bpf_map_delete_elem(&senders, &key);
+	c = ctrs();
+	if (c)
+		c->delivered++;
+}
+
 /* Both flavours of every program: tp_btf (preferred; btf = 1) and raw_tp. */
 #define ST_PROGS(tp, name, args, body)                                                    \
 	SEC("tp_btf/" #tp) int BPF_PROG(argus_st_##name, args) { const int btf = 1; body; return 0; } \
@@ -769,10 +963,16 @@ ST_PROGS(irq_handler_entry, irq_entry, ARGS(int irq),
 ST_PROGS(irq_handler_exit, irq_exit, ARGS(int irq),
 	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->irq = 0; })
 ST_PROGS(softirq_entry, softirq_entry, ARGS(unsigned int vec),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->softirq = vec + 1; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) { x->softirq = vec + 1; x->rx.pid = 0; } })
 ST_PROGS(softirq_exit, softirq_exit, ARGS(unsigned int vec),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->softirq = 0; })
+	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) { x->softirq = 0; x->rx.pid = 0; } })
 ST_PROGS(hrtimer_expire_entry, hrtimer_entry, ARGS(void *timer),
 	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->hrtimer++; })
 ST_PROGS(hrtimer_expire_exit, hrtimer_exit, ARGS(void *timer),
 	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x && x->hrtimer) x->hrtimer--; })
+ST_PROGS(net_dev_queue, net_queue, ARGS(struct sk_buff *skb), { (void)btf; on_net_queue(skb); })
+ST_PROGS(netif_receive_skb, net_receive, ARGS(struct sk_buff *skb), { (void)btf; on_net_receive(skb); })
+ST_PROGS(workqueue_queue_work, wq_queue, ARGS(int cpu, struct pool_workqueue *pwq, struct work_struct *work),
+	 { (void)btf; on_wq_queue(work); })
+ST_PROGS(workqueue_execute_start, wq_start, ARGS(struct work_struct *work), { (void)btf; on_wq_start(work); })
+ST_PROGS(workqueue_execute_end, wq_end, ARGS(struct work_struct *work, work_func_t fn), { (void)btf; on_wq_end(); })

@@ -35,7 +35,12 @@ enum schedtime_other {
 	SCHEDTIME_OTHER_TASK = 1,    /* BLOCKED: the waking task; RUNNABLE: a
 	                              * task that ran on the CPU while it waited
 	                              * (pid 0: the CPU was idle); the wait is
-	                              * split among them (struct schedtime_runs) */
+	                              * split among them (struct schedtime_runs).
+	                              * BLOCKED with other_vec SCHEDTIME_VIA(v):
+	                              * woken in softirq v (NET_RX) while it
+	                              * delivered a packet this task sent (see
+	                              * schedtime_sender); other_vec 0: woken by
+	                              * the task itself */
 	SCHEDTIME_OTHER_HARDIRQ = 2, /* other_vec: irq number, or one of the
 	                              * SCHEDTIME_IRQ_* below */
 	SCHEDTIME_OTHER_SOFTIRQ = 3, /* other_vec: softirq vector (HI_SOFTIRQ 0 ..
@@ -44,6 +49,32 @@ enum schedtime_other {
 	                              * still in progress at a read (its waker is
 	                              * not known yet) */
 };
+
+/* other_vec of an OTHER_TASK waker found through the packet it sent: the
+ * softirq vector + 1 (0: a direct wakeup from the task's own context). */
+#define SCHEDTIME_VIA(vec) ((vec) + 1u)
+#define SCHEDTIME_VIA_MASK 0xffu
+/* other_vec flags of a direct OTHER_TASK wakeup (BLOCKED): the waker was
+ * in a syscall that sends (write, writev, send*, pwrite*: the wakeup
+ * delivered a message) or one that receives (read, readv, recv*, pread*:
+ * a write-space wakeup, the peer freed room in a buffer it wrote to).  A
+ * message is then counted where it is sent, not guessed from how long the
+ * wakee blocked (issue 25 item 3).  Neither: another syscall (futex,
+ * close), no syscall, or an arch without the numbers here. */
+#define SCHEDTIME_BY_SEND 0x100u
+#define SCHEDTIME_BY_RECV 0x200u
+/* With BY_SEND: the wakee's wakeup before this one was a BY_RECV by the
+ * same process (the peer read its request, then answered): one call, which
+ * that first wakeup counts.  A call is so counted once, at the first
+ * wakeup it causes: the peer's read of the request, or the reply when no
+ * read woke the caller first (it had not blocked yet), or the read alone
+ * (the reply came while the caller was still awake). */
+#define SCHEDTIME_AFTER_RECV 0x400u
+/* The waker is the task that queued the work a kworker was running when
+ * it made the wakeup (workqueue_queue_work in that task's context, then
+ * workqueue_execute_start in the kworker): a pty's writer, whose bytes a
+ * kworker pushes to the reader (flush_to_ldisc).  other_pid is that task. */
+#define SCHEDTIME_VIA_WORK 0x800u
 
 #define SCHEDTIME_IRQ_TIMER 0xfffffffeu   /* hrtimer expiry in hardirq context */
 #define SCHEDTIME_IRQ_OTHER 0xffffffffu   /* hardirq without a handler tracepoint
@@ -139,7 +170,21 @@ struct schedtime_state {
 	__u32 gen;                   /* the attach (on-phase) that wrote the
 	                              * state: one of an earlier phase is stale
 	                              * (core/probe/schedtime_duty.h) */
-	__u32 pad;
+	__u32 recv_waker;            /* tgid of the BY_RECV waker of its last
+	                              * wakeup, 0 when that was another kind
+	                              * (SCHEDTIME_AFTER_RECV) */
+};
+
+/* The task that sent a packet (map `senders`, key: the sk_buff's address,
+ * LRU): written at net:net_dev_queue in the sender's own context for a
+ * tracked sender, taken (and deleted) at net:netif_receive_skb, where the
+ * packet is delivered in the NET_RX softirq.  Over loopback (and any
+ * device that hands the same sk_buff to the receive path) the wakeup of
+ * the receiver runs inside that delivery: its waker is the sender, not the
+ * softirq nor whoever it interrupted (issue 25). */
+struct schedtime_sender {
+	__u32 pid, tgid;
+	__u64 task;                  /* its task_struct, to read its name */
 };
 
 /* Per-CPU interrupt context, from the irq/softirq/hrtimer tracepoints. */
@@ -148,6 +193,13 @@ struct schedtime_cpuctx {
 	__u32 softirq;               /* vector + 1 while serving it */
 	__u32 hrtimer;               /* hrtimer expiries in progress */
 	__u32 pad;
+	struct schedtime_sender rx;  /* the sender of the packet the softirq
+	                              * delivers now (pid 0: none known):
+	                              * set per packet at netif_receive_skb,
+	                              * cleared at softirq entry and exit */
+	struct schedtime_sender wq;  /* who queued the work item the kworker
+	                              * wq_worker runs now (pid 0: none) */
+	__u32 wq_worker, pad2;
 };
 
 /* Per-CPU history of who ran (per-CPU array, one entry): a runnable
@@ -181,6 +233,13 @@ struct schedtime_counters {
 	__u64 unsampled;             /* blocked/runnable intervals not sampled */
 	__u64 stale;                 /* states of an earlier on-phase met (duty
 	                              * cycling): started afresh, no interval */
+	__u64 wake_sender;           /* softirq wakeups charged to the task that
+	                              * sent the packet (also in wake_task) */
+	__u64 sent, delivered;       /* tracked senders' packets recorded at
+	                              * net_dev_queue; of those, found again at
+	                              * netif_receive_skb */
+	__u64 wake_queuer;           /* kworker wakeups charged to the task
+	                              * that queued the work (also wake_task) */
 };
 
 #endif

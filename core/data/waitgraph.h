@@ -28,6 +28,15 @@ enum wg_softirq {
 /* WG_WAKER_HARDIRQ vec of an hrtimer expiry (as core/probe_schedtime
  * reports it). */
 #define WG_IRQ_TIMER 0xfffffffeu
+/* WG_WAKER_TASK vec: the waker found through its packet (as
+ * SCHEDTIME_VIA), or the flags of a direct wakeup: made while sending
+ * (a message) or receiving (a write-space wakeup), as SCHEDTIME_BY_*. */
+#define WG_VIA(vec) ((vec) + 1u)
+#define WG_VIA_MASK 0xffu
+#define WG_BY_SEND 0x100u
+#define WG_BY_RECV 0x200u
+#define WG_AFTER_RECV 0x400u
+#define WG_VIA_WORK 0x800u     /* through a work item it queued (a kworker) */
 #define WG_BUCKETS 32
 
 /* What the blocking stack shows the thread waited on. */
@@ -54,7 +63,10 @@ struct wg_edge {
 	uint32_t wpid, wtgid;       /* WG_WAKER_TASK: the waker */
 	char wcomm[16];
 	enum wg_waker waker;
-	uint32_t vec;               /* irq number / softirq vector */
+	uint32_t vec;               /* irq number / softirq vector; for
+	                             * WG_WAKER_TASK, WG_VIA(vector) when the
+	                             * task was found through the packet it
+	                             * sent, delivered in that softirq, else 0 */
 	char *stack;                /* blocking kernel stack, "a;b;c" root first,
 	                             * owned; "" when none */
 	enum wg_channel channel;    /* from the stack (wg_edge_add sets it) */

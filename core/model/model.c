@@ -185,6 +185,7 @@ static void model_work_free(struct model_work *w)
 	free(w->wake_all);
 	free(w->wake_hist);
 	free(w->wake_ch);
+	free(w->wake_via);
 }
 
 static int model_collect(const struct waitgraph *g, const struct model_opts *o,
@@ -226,8 +227,9 @@ static int model_collect(const struct waitgraph *g, const struct model_opts *o,
 	w->wake_ns = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_ns));
 	w->wake_ch = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_ch));
 	w->wake_all = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_all));
+	w->wake_via = calloc((size_t)w->ng * w->ng, sizeof(*w->wake_via));
 	w->wake_hist = calloc((size_t)w->ng * w->ng * WG_BUCKETS, sizeof(*w->wake_hist));
-	if (!w->wake || !w->wake_ns || !w->wake_ch || !w->wake_all || !w->wake_hist)
+	if (!w->wake || !w->wake_ns || !w->wake_ch || !w->wake_all || !w->wake_hist || !w->wake_via)
 		return -ENOMEM;
 	for (size_t i = 0; i < g->nedges; i++) {
 		const struct wg_edge *e = &g->edges[i];
@@ -501,6 +503,12 @@ int model_build(const struct waitgraph *g, const struct model_opts *o,
 			c->channel = wg_channel_name(w.wake_ch[(unsigned)a * ng + b]);
 			/* the caller's blocks ended by the callee: its replies */
 			c->wait_s = c->wakes ? w.wake_ns[(unsigned)a * ng + b] / 1e9 / c->wakes : 0;
+			{
+				size_t ab = (size_t)a * ng + b, ba = (size_t)b * ng + (unsigned)a;
+				uint64_t all = w.wake_all[ab] + w.wake_all[ba];
+
+				c->via_softirq = all ? (double)(w.wake_via[ab] + w.wake_via[ba]) / all : 0;
+			}
 		}
 	}
 	m->ref = map[ref];

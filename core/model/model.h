@@ -55,6 +55,11 @@ struct model_call {
 	double wait_s;          /* measured: the caller blocked on the callee
 	                         * per call (until its reply); 0 when not
 	                         * measured (locks, the disk: see the callee) */
+	double via_softirq;     /* share of the wakeups between the two (both
+	                         * ways) that ran in a softirq delivering the
+	                         * other's packet (NET_RX over loopback TCP):
+	                         * found through the packet's sender, not the
+	                         * context (bpf/schedtime.h SCHEDTIME_VIA) */
 };
 
 struct model_task {

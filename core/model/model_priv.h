@@ -35,6 +35,8 @@ struct model_work {
 	                      * channels' blocks by log2 length, for
 	                      * model_calls_finish */
 	enum wg_channel *wake_ch;
+	uint64_t *wake_via;  /* of wake_all, those through a softirq (a
+	                      * packet's sender: wg_edge.vec) */
 };
 
 

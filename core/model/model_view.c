@@ -290,6 +290,13 @@ static int mv_task_rows(const struct model *m, const struct model_prediction *p,
 		else
 			snprintf(cr->text, sizeof(cr->text), "  -> %-14s %.2f/%s %s", to, k->mean,
 				 t->ref ? "cycle" : "call", k->channel ? k->channel : "");
+		if (k->via_softirq > 0) {
+			/* the waker found through the packet the softirq delivered */
+			size_t n = strlen(cr->text);
+
+			snprintf(cr->text + n, sizeof(cr->text) - n, " (%.0f%% via softirq, the sender's)",
+				 k->via_softirq * 100);
+		}
 	}
 	for (unsigned c = 0; c < t->ncalls; c++) {
 		int to = t->calls[c].to;
@@ -484,6 +491,7 @@ int model_read_json(const char *json, struct model *m, char **cause)
 			mc->mean = mv_num(c, "mean");
 			mc->wakes = (uint64_t)mv_num(c, "wakeups");
 			mc->wait_s = mv_num(c, "wait_s");
+			mc->via_softirq = mv_num(c, "via_softirq");
 			mv_str(c, "channel", ch, sizeof(ch));
 			mc->channel = mv_channel(ch);
 		}

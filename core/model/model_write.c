@@ -368,6 +368,7 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 			cJSON_AddNumberToObject(co, "wakeups", (double)t->calls[c].wakes);
 			cJSON_AddStringToObject(co, "channel", t->calls[c].channel ? t->calls[c].channel : "");
 			cJSON_AddNumberToObject(co, "wait_s", t->calls[c].wait_s);
+			cJSON_AddNumberToObject(co, "via_softirq", t->calls[c].via_softirq);
 		}
 	}
 	{
@@ -511,15 +512,21 @@ int model_write_text(const struct model *m, const struct model_prediction *p, FI
 			else if (t->sleep_s > 0)
 				fprintf(out, ", sleep %.3f ms", t->sleep_s * 1e3);
 			if (t->net_s > 0)
-				fprintf(out, ", network %.3f ms", t->net_s * 1e3);
+				fprintf(out, ", network %.3f ms (woken by a softirq, no sender found)",
+					t->net_s * 1e3);
 		}
 		if (p)
 			fprintf(out, "; predicted util %.0f%%", p->task_util[i] * 100);
 		fputc('\n', out);
 		for (unsigned c = 0; c < t->ncalls; c++) {
 			model_escape(m->task[t->calls[c].to].name, esc2, sizeof(esc2));
-			fprintf(out, "      -> %s x %.2f (%s)\n", esc2, t->calls[c].mean,
+			fprintf(out, "      -> %s x %.2f (%s", esc2, t->calls[c].mean,
 				t->calls[c].channel ? t->calls[c].channel : "");
+			/* the wakeups the probe tied to a packet's sender */
+			if (t->calls[c].via_softirq > 0)
+				fprintf(out, "; %.0f%% of its wakeups in a softirq, charged to the "
+					"packet's sender", t->calls[c].via_softirq * 100);
+			fputs(")\n", out);
 		}
 	}
 	if (m->other_tasks)

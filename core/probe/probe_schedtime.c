@@ -26,7 +26,7 @@ _Static_assert(sizeof(struct schedtime_akey) == 20, "schedtime_akey layout");
 _Static_assert(sizeof(struct schedtime_name) == 24, "schedtime_name layout");
 _Static_assert(sizeof(struct schedtime_val) == 8 * (2 + SCHEDTIME_BUCKETS), "schedtime_val layout");
 
-#define ST_NPROGS 10
+#define ST_NPROGS 15
 
 /* One read of the state map. */
 struct st_thread {
@@ -137,6 +137,11 @@ static int st_load(void *arg, int raw)
 	tp[7] = s->progs.argus_st_softirq_exit;    rt[7] = s->progs.argus_st_softirq_exit_raw;
 	tp[8] = s->progs.argus_st_hrtimer_entry;   rt[8] = s->progs.argus_st_hrtimer_entry_raw;
 	tp[9] = s->progs.argus_st_hrtimer_exit;    rt[9] = s->progs.argus_st_hrtimer_exit_raw;
+	tp[10] = s->progs.argus_st_net_queue;      rt[10] = s->progs.argus_st_net_queue_raw;
+	tp[11] = s->progs.argus_st_net_receive;    rt[11] = s->progs.argus_st_net_receive_raw;
+	tp[12] = s->progs.argus_st_wq_queue;       rt[12] = s->progs.argus_st_wq_queue_raw;
+	tp[13] = s->progs.argus_st_wq_start;       rt[13] = s->progs.argus_st_wq_start_raw;
+	tp[14] = s->progs.argus_st_wq_end;         rt[14] = s->progs.argus_st_wq_end_raw;
 	for (int i = 0; i < ST_NPROGS; i++) {
 		bpf_program__set_autoload(tp[i], !raw);
 		bpf_program__set_autoload(rt[i], raw);

@@ -39,6 +39,16 @@ char *probe_schedtime_other_str(const struct schedtime_key *k, char *buf, size_t
 	case SCHEDTIME_OTHER_TASK:
 		if (!k->other_pid)
 			snprintf(buf, len, "idle (%s)", comm);
+		else if (k->kind == SCHEDTIME_BLOCKED && (k->other_vec & SCHEDTIME_VIA_MASK))
+			snprintf(buf, len, "task %s (pid %u, tgid %u) via softirq %s", comm, k->other_pid,
+				 k->other_tgid,
+				 probe_schedtime_softirq_name((k->other_vec & SCHEDTIME_VIA_MASK) - 1));
+		else if (k->kind == SCHEDTIME_BLOCKED && (k->other_vec & SCHEDTIME_VIA_WORK))
+			snprintf(buf, len, "task %s (pid %u, tgid %u) via kworker", comm, k->other_pid,
+				 k->other_tgid);
+		else if (k->kind == SCHEDTIME_BLOCKED && k->other_vec)
+			snprintf(buf, len, "task %s (pid %u, tgid %u) %s", comm, k->other_pid,
+				 k->other_tgid, k->other_vec & SCHEDTIME_BY_SEND ? "sending" : "receiving");
 		else
 			snprintf(buf, len, "task %s (pid %u, tgid %u)", comm, k->other_pid, k->other_tgid);
 		break;

@@ -9,6 +9,13 @@
  *                                 thread, "thread COMM oncpu B blocked B
  *                                 runnable B wall W" (seconds), per key
  *                                 "key COMM KIND OTHER SECS | FRAMES", and
+ *                                 "cumulative_blocked_s X windows_blocked_s Y";
+ *                                 also "st-tping"/"st-tpong", a byte back
+ *                                 and forth over loopback TCP (their
+ *                                 wakeups run in the NET_RX softirq), and
+ *                                 "st-pwrite"/"st-pread", a byte a ms
+ *                                 through a pty (a kworker wakes the
+ *                                 reader), and
  *                                 "cumulative_blocked_s X windows_blocked_s Y"
  *   schedtime_run pingpong SECS [MODE]
  *                                 the ping-pong alone for SECS, without the
@@ -25,13 +32,19 @@
  *                                 bpf_runs N"
  * Exit 0 ok, 3 the probe refused (cause printed), 1 other.
  */
+#define _GNU_SOURCE /* posix_openpt, ptsname, cfmakeraw */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <termios.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,6 +110,84 @@ static void pingpong(double secs)
 	fflush(stdout);
 }
 
+/* A byte back and forth over loopback TCP (st-tping here, st-tpong its
+ * child): each is woken from the NET_RX softirq that delivers the other's
+ * byte. */
+static void tcp_pingpong(double secs)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+	double end = now() + secs;
+	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1, fd;
+	char c = 'x';
+	pid_t k;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &al))
+		_exit(1);
+	k = fork();
+	if (k == 0) {
+		prctl(PR_SET_NAME, "st-tpong");
+		fd = accept(l, NULL, NULL);
+		if (fd < 0)
+			_exit(1);
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		while (read(fd, &c, 1) == 1 && write(fd, &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(l);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		_exit(1);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	while (now() < end)
+		for (int i = 0; i < 100; i++)
+			if (write(fd, &c, 1) != 1 || read(fd, &c, 1) != 1)
+				_exit(1);
+	close(fd);
+	waitpid(k, NULL, 0);
+}
+
+/* A byte a millisecond from st-pwrite into a pty's master, read by st-pread
+ * on its slave (raw): a kworker pushes the bytes to the reader
+ * (flush_to_ldisc) and makes its wakeups. */
+static void pty_feed(double secs)
+{
+	struct timespec ms = { 0, 1000000 };
+	double end = now() + secs;
+	struct termios tio;
+	int m = posix_openpt(O_RDWR | O_NOCTTY), sl;
+	char c = 'x';
+	pid_t k;
+
+	if (m < 0 || grantpt(m) || unlockpt(m))
+		_exit(1);
+	sl = open(ptsname(m), O_RDWR | O_NOCTTY);
+	if (sl < 0 || tcgetattr(sl, &tio))
+		_exit(1);
+	cfmakeraw(&tio);
+	if (tcsetattr(sl, TCSANOW, &tio))
+		_exit(1);
+	k = fork();
+	if (k == 0) {
+		prctl(PR_SET_NAME, "st-pread");
+		close(m);
+		while (read(sl, &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(sl);
+	while (now() < end) {
+		if (write(m, &c, 1) != 1)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	kill(k, SIGKILL);
+	waitpid(k, NULL, 0);
+}
+
 static void nsleep(double secs)
 {
 	struct timespec ms = { 0, 1000000 };
@@ -153,10 +244,10 @@ static int account(double secs)
 	struct probe_schedtime *ps;
 	struct ksym_table *ks = ksym_load(NULL);
 	int go[2], wp[2];
-	uint32_t tgids[3];
+	uint32_t tgids[5];
 	char *cause = NULL;
 	double t0, win_blocked = 0, cum_blocked = 0;
-	pid_t p[3];
+	pid_t p[5];
 
 	if (!ks || pipe(go) || pipe(wp))
 		return 1;
@@ -166,22 +257,25 @@ static int account(double secs)
 	fcntl(wp[1], F_SETFD, FD_CLOEXEC);
 	p[0] = spawn("st-ping", go[0], pingpong, secs);
 	p[1] = spawn("st-sleep", go[0], nsleep, secs);
+	p[3] = spawn("st-tping", go[0], tcp_pingpong, secs);
+	p[4] = spawn("st-pwrite", go[0], pty_feed, secs);
 	close(wp[0]);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		tgids[i] = (uint32_t)p[i];
 	o.tgids = tgids;
-	o.ntgids = 3;
+	o.ntgids = 5;
 	o.follow_forks = 1;
 	o.windows = 1;
 	ps = probe_schedtime_open(&o, &cause);
 	if (!ps) {
 		printf("cause %s\n", cause ? cause : "?");
-		kill(p[0], SIGKILL); kill(p[1], SIGKILL); kill(p[2], SIGKILL);
+		kill(p[0], SIGKILL); kill(p[1], SIGKILL); kill(p[2], SIGKILL); kill(p[3], SIGKILL);
+		kill(p[4], SIGKILL);
 		return 3;
 	}
 	printf("mechanism %s\n", probe_schedtime_mechanism(ps));
 	t0 = now();
-	if (write(go[1], "xxx", 3) != 3)
+	if (write(go[1], "xxxxx", 5) != 5)
 		return 1;
 	while (now() < t0 + secs) {
 		usleep(250000);
@@ -219,11 +313,13 @@ static int account(double secs)
 	}
 	printf("secs %.4f\n", s->secs);
 	printf("counters switches %llu wakeups %llu task %llu hardirq %llu softirq %llu unseen %llu "
-	       "map_full %llu stack_error %llu\n",
+	       "map_full %llu stack_error %llu via_sender %llu sent %llu delivered %llu\n",
 	       (unsigned long long)s->ctr.switches, (unsigned long long)s->ctr.wakeups,
 	       (unsigned long long)s->ctr.wake_task, (unsigned long long)s->ctr.wake_hardirq,
 	       (unsigned long long)s->ctr.wake_softirq, (unsigned long long)s->ctr.unseen_wakeups,
-	       (unsigned long long)s->ctr.map_full, (unsigned long long)s->ctr.stack_error);
+	       (unsigned long long)s->ctr.map_full, (unsigned long long)s->ctr.stack_error,
+	       (unsigned long long)s->ctr.wake_sender, (unsigned long long)s->ctr.sent,
+	       (unsigned long long)s->ctr.delivered);
 	for (int i = 0; i < nthr; i++)
 		printf("thread %s oncpu %.4f blocked %.4f runnable %.4f wall %.4f\n", thr[i].comm,
 		       thr[i].ns[SCHEDTIME_ONCPU] / 1e9, thr[i].ns[SCHEDTIME_BLOCKED] / 1e9,
@@ -234,7 +330,7 @@ static int account(double secs)
 	probe_schedtime_snap_free(s);
 	probe_schedtime_close(ps);
 	close(wp[1]);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		waitpid(p[i], NULL, 0);
 	ksym_free(ks);
 	return 0;

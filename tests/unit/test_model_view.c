@@ -385,6 +385,7 @@ static void test_build_wait(void **state)
 	e.total_ns = 5000000000ull;
 	assert_int_equal(wg_edge_add(g, &e), 0);
 	e.waker = WG_WAKER_TASK;
+	e.vec = 0; /* a direct wakeup, no syscall seen (for a task, vec has a meaning) */
 	e.wpid = e.wtgid = 20;
 	snprintf(e.wcomm, sizeof(e.wcomm), "srv");
 	e.stack = (char *)st_unix;
