@@ -16,7 +16,7 @@ VMLINUX_DIR := bpf/vmlinux/$(ARCH)
 CC          ?= cc
 CLANG       ?= clang
 BPFTOOL     ?= bpftool
-PKGS        := ncursesw libbpf libcurl libcjson libedit
+PKGS        := ncursesw libbpf libcurl libcjson libedit libdw
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -79,7 +79,7 @@ help:
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
 
 # ---- dependencies -----------------------------------------------------------
-DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
+DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev pkg-config \
             libncurses-dev libcurl4-openssl-dev libcjson-dev libedit-dev libcmocka-dev \
             libclang-rt-14-dev tmux python3 jq util-linux procps linux-perf \
             golang-go graphviz \
