@@ -1,7 +1,7 @@
 # argus — build, test, install.  `make help` lists the targets.
 #
 # Layout: bpf/*.bpf.c -> build/bpf/*.bpf.o -> build/NAME.skel.h (bpftool)
-#         core/*.c    -> build/libargus.a   (no terminal code; unit tests link it)
+#         core/*/*.c  -> build/libargus.a   (no terminal code; unit tests link it)
 #         tui/*.c     -> ./argus            (main, subcommands, ncurses screens)
 # Quiet by default; V=1 shows the commands.
 
@@ -45,7 +45,7 @@ endif
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 BPF_NAMES   := $(patsubst bpf/%.bpf.c,%,$(BPF_SRCS))
 SKELS       := $(patsubst %,$(BUILD)/%.skel.h,$(BPF_NAMES))
-CORE_SRCS   := $(wildcard core/*.c)
+CORE_SRCS   := $(wildcard core/*/*.c)
 CORE_OBJS   := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
 TUI_SRCS    := $(wildcard tui/*.c)
 TUI_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(TUI_SRCS))

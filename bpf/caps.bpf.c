@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* caps — tiny programs that argus loads and attaches once at start-up to
- * learn which attach mechanisms this kernel allows (core/probe_caps.c).
+ * learn which attach mechanisms this kernel allows (core/probe/probe_caps.c).
  * Each only counts that it ran; the perf_event one also takes a kernel
  * stack, so that its load proves stack maps and bpf_get_stackid work. */
 #include "vmlinux.h"

@@ -1,4 +1,4 @@
-/* caps — shared between bpf/caps.bpf.c and core/probe_caps.c: slots of the
+/* caps — shared between bpf/caps.bpf.c and core/probe/probe_caps.c: slots of the
  * hit counters the tiny test programs bump when they run. */
 #ifndef ARGUS_BPF_CAPS_H
 #define ARGUS_BPF_CAPS_H

@@ -1,4 +1,4 @@
-/* counts — structs shared by bpf/counts.bpf.c and core/probe_counts.c.
+/* counts — structs shared by bpf/counts.bpf.c and core/probe/probe_counts.c.
  *
  * Firings of up to COUNTS_MAX_TPS raw tracepoints, one program per slot
  * (argus_cnt_0 .. argus_cnt_63; the program says which tracepoint fired),

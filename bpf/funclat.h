@@ -1,4 +1,4 @@
-/* funclat — structs shared by bpf/funclat.bpf.c and core/probe_funclat.c.
+/* funclat — structs shared by bpf/funclat.bpf.c and core/probe/probe_funclat.c.
  *
  * Latency of up to FUNCLAT_MAX_FNS kernel functions: entry stores {time,
  * stack} per {thread, slot}; return adds the interval to the slot's per-CPU

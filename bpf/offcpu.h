@@ -1,4 +1,4 @@
-/* offcpu — structs shared by bpf/offcpu.bpf.c and core/probe_offcpu.c.
+/* offcpu — structs shared by bpf/offcpu.bpf.c and core/probe/probe_offcpu.c.
  *
  * Time blocked per {blocked kernel stack, tgid, comm, waker stack, waker
  * tgid, waker comm, waker context}: sched_switch notes when a task that

@@ -1,4 +1,4 @@
-/* profile — structs shared by bpf/profile.bpf.c and core/probe_profile.c.
+/* profile — structs shared by bpf/profile.bpf.c and core/probe/probe_profile.c.
  *
  * CPU sampling (perf_event cpu-clock) with kernel stacks aggregated in the
  * kernel: a stack map (stack id -> addresses, leaf first) and a hash of

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* schedtime — blocked, runnable and on-CPU time per tracked thread, with
  * the waker (task, hardirq or softirq) and who ran instead.  See
- * bpf/schedtime.h for the maps' meaning; /work/helpers/SCHEDTIME.md is the
- * contract.
+ * bpf/schedtime.h for the maps' meaning: it is the contract between this
+ * program and its user side (core/probe/probe_schedtime.c).
  *
  * State machine per thread (map `state`, key pid):
  *   sched_switch, prev (current):  RUNNING -> BLOCKED (not runnable) or
@@ -52,7 +52,7 @@
  * windows it covers.  The histogram takes the full length.  tp_btf programs
  * are preferred, raw_tp twins are the fallback (same code, CO-RE reads).
  *
- * Duty cycling (core/schedtime_duty.h): user space may detach the programs
+ * Duty cycling (core/probe/schedtime_duty.h): user space may detach the programs
  * and attach them again; `gen` counts the attaches and every state entry
  * holds the gen that wrote it.  A state of an earlier gen says what a
  * thread did before a gap the programs did not see, so it starts nothing:
@@ -97,7 +97,7 @@ __u32 gen = 0;                             /* the on-phase: user space counts it
  * before any map lookup: a task of any other process (a message-heavy
  * aggressor switching 10^5 times a second) costs the run history of its
  * CPU and nothing more.  Written by user space only (open, add_tgid and
- * each read_window: core/probe_schedtime.c st_fast_rebuild); a followed
+ * each read_window: core/probe/probe_schedtime.c st_fast_rebuild); a followed
  * fork turns it off (fast_dirty, then fast_n beyond SCHEDTIME_FAST_TGIDS:
  * the tgids map decides, as before) until user space has rebuilt it from
  * the map — no atomics with a result, which this target lacks. */

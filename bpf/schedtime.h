@@ -1,4 +1,4 @@
-/* schedtime — structs shared by bpf/schedtime.bpf.c and core/probe_schedtime.c.
+/* schedtime — structs shared by bpf/schedtime.bpf.c and core/probe/probe_schedtime.c.
  *
  * Where a tracked thread's time goes when it is not sampled on a CPU:
  * BLOCKED (switched out not runnable, until its wakeup: by the kernel stack
@@ -7,8 +7,8 @@
  * intervals (switch-in to switch-out, no stack) are counted too, so that a
  * thread's three parts can be checked against its wall time.  Aggregated in
  * the kernel; nothing per event goes to user space.  Fixed-width types only.
- * The contract is /work/helpers/SCHEDTIME.md; the user side API is
- * core/probe_schedtime.h.
+ * This header is the contract between the two sides; the user side API is
+ * core/probe/probe_schedtime.h.
  */
 #ifndef ARGUS_BPF_SCHEDTIME_H
 #define ARGUS_BPF_SCHEDTIME_H
@@ -49,7 +49,7 @@ enum schedtime_other {
 #define SCHEDTIME_IRQ_OTHER 0xffffffffu   /* hardirq without a handler tracepoint
                                            * (IPI, local timer, ...) */
 
-/* The key user space sees (core/probe_schedtime.h): the kernel's
+/* The key user space sees (core/probe/probe_schedtime.h): the kernel's
  * schedtime_akey with the names filled in from the state and names maps.
  * Zero-filled before use (padding-free by layout). */
 struct schedtime_key {
@@ -138,7 +138,7 @@ struct schedtime_state {
 	                              * sampled (only the state is updated) */
 	__u32 gen;                   /* the attach (on-phase) that wrote the
 	                              * state: one of an earlier phase is stale
-	                              * (core/schedtime_duty.h) */
+	                              * (core/probe/schedtime_duty.h) */
 	__u32 pad;
 };
 

@@ -1,4 +1,4 @@
-/* tplat — structs shared by bpf/tplat.bpf.c and core/probe_tplat.c.
+/* tplat — structs shared by bpf/tplat.bpf.c and core/probe/probe_tplat.c.
  *
  * A begin/end pair of raw tracepoints: begin stores {time, kernel stack,
  * tgid, comm} under a key (the thread, or the tracepoints' first argument

@@ -1,4 +1,4 @@
-/* tpstacks — structs shared by bpf/tpstacks.bpf.c and core/probe_tpstacks.c.
+/* tpstacks — structs shared by bpf/tpstacks.bpf.c and core/probe/probe_tpstacks.c.
  *
  * Firings of up to TPSTACKS_MAX_TPS raw tracepoints (one program each, the
  * program's index says which tracepoint fired), counted per {kernel stack,

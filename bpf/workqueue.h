@@ -1,4 +1,4 @@
-/* workqueue — structs shared by bpf/workqueue.bpf.c and core/probe_workqueue.c.
+/* workqueue — structs shared by bpf/workqueue.bpf.c and core/probe/probe_workqueue.c.
  *
  * Which work function each kernel worker thread ran (the
  * workqueue_execute_start tracepoint), counted per {worker pid, function}:

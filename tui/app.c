@@ -14,10 +14,11 @@
 #include "app_priv.h"
 #include "opts_agent.h"
 #include "edit_line.h"
-#include "probe.h"
-#include "session.h"
-#include "kind.h"
-#include "source_replay.h"
+#include "agent/agent_heuristic.h"
+#include "probe/probe.h"
+#include "measure/session.h"
+#include "probe/kind.h"
+#include "measure/source_replay.h"
 #include "view_agent.h"
 
 static const char *const theme_cycle[] = { "default", "light", "high-contrast", "mono" };

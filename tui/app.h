@@ -16,12 +16,12 @@
 #ifndef ARGUS_APP_H
 #define ARGUS_APP_H
 
-#include "source.h"
-#include "step_scope.h"
+#include "measure/source.h"
+#include "step/step_scope.h"
 
 struct load;
 struct session;
-#include "tree.h"
+#include "data/tree.h"
 
 struct opts_agent;
 
@@ -36,7 +36,7 @@ struct tui_opts {
 	                           * the tree is not calibrated; NULL: none */
 	uint32_t pid;             /* -p PID: the header names it; 0: none */
 	const char *pid_comm;     /* its comm, escaped (sanitize.h); NULL: unknown */
-	double explain;           /* agent_descend's share; 0.5 by default */
+	double explain;           /* the descent's explain share; 0.5 by default */
 	enum tree_group group;    /* initial grouping */
 	double refresh_s;         /* tree rebuild at most this often; 1 s */
 	int agent_pane;           /* show the agent pane (calibrated runs) */

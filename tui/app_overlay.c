@@ -5,8 +5,8 @@
 
 
 #include "app_priv.h"
-#include "glossary.h"
-#include "sanitize.h"
+#include "analysis/glossary.h"
+#include "base/sanitize.h"
 
 /* ---- overlays -------------------------------------------------------------------- */
 
@@ -214,7 +214,7 @@ static void app_explain_kwork_exec(struct app *a, const struct tree_kworker *kw,
 
 /* A kworker's work functions: those its stacks name, each with its share
  * of the kworker's samples (the frame process_one_work called:
- * core/kwork.h), then those the workqueue tracepoint counted it running,
+ * core/data/kwork.h), then those the workqueue tracepoint counted it running,
  * with their executions. */
 static void app_explain_kwork(struct app *a, const struct tree_kworker *kw, int width)
 {

@@ -1,7 +1,7 @@
 /* app_priv — the interactive tree's state, shared by its files (no one
  * else includes this):
  *   app.c          the poll loop, drawing, signals, terminal set-up/teardown,
- *                  the tree rebuild (core/analysis.h) and the theme
+ *                  the tree rebuild (core/analysis/analysis.h) and the theme
  *   app_keys.c     keys: the action table (each action says what to redraw),
  *                  search, the agent pane's keys and prompts
  *   app_overlay.c  the help, why and explain overlays
@@ -16,11 +16,11 @@
 
 #include <curses.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "app.h"
 #include "pane.h"
 #include "theme.h"
-#include "util.h"
+#include "base/util.h"
 #include "view_keys.h"
 #include "view_log.h"
 #include "view_model.h"
@@ -107,7 +107,7 @@ enum app_draw {
 /* app.c */
 void app_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The tree again from the source's profile and the steps' results (the
- * pane's, a replay's): core/analysis.h.  0 or -errno with *cause. */
+ * pane's, a replay's): core/analysis/analysis.h.  0 or -errno with *cause. */
 int app_rebuild(struct app *a, char **cause);
 enum theme_depth app_term_depth(void);
 void app_cycle_theme(struct app *a);

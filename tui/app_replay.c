@@ -9,9 +9,9 @@
 
 
 #include "app_priv.h"
-#include "export.h"
-#include "session_step.h"
-#include "source_replay.h"
+#include "output/export.h"
+#include "output/session_step.h"
+#include "measure/source_replay.h"
 
 /* In a replay, the steps whose results were recorded up to the current
  * event go into the tree as they did live (their event nodes and

@@ -7,7 +7,7 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
-#include "probe.h"
+#include "probe/probe.h"
 
 const int cmd_end_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
 

@@ -15,17 +15,17 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
-#include "diagnose.h"
-#include "load.h"
-#include "measure.h"
-#include "step_scope.h"
-#include "num.h"
+#include "output/diagnose.h"
+#include "host/load.h"
+#include "measure/measure.h"
+#include "step/step_scope.h"
+#include "base/num.h"
 #include "opts_agent.h"
 #include "opts_load.h"
 #include "opts_session.h"
-#include "probe.h"
-#include "step_exec.h"
-#include "util.h"
+#include "probe/probe.h"
+#include "step/step_exec.h"
+#include "base/util.h"
 
 enum diag_opt_id { DO_BATCH, DO_JSON, DO_AUTO, DO_STEPS, DO_BUDGET, DO_HELP };
 

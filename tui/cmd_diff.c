@@ -11,15 +11,15 @@
 
 #include "app.h"
 #include "cmd.h"
-#include "diagnose.h"
-#include "import.h"
-#include "num.h"
+#include "output/diagnose.h"
+#include "data/import.h"
+#include "base/num.h"
 #include "opts_agent.h"
-#include "profile.h"
-#include "session.h"
-#include "source_static.h"
+#include "data/profile.h"
+#include "measure/session.h"
+#include "measure/source_static.h"
 #include "theme.h"
-#include "util.h"
+#include "base/util.h"
 
 static void diff_usage(FILE *out)
 {

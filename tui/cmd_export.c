@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "export.h"
+#include "output/export.h"
 #include "opts_push.h"
-#include "pprof.h"
-#include "push.h"
-#include "session.h"
+#include "data/pprof.h"
+#include "output/push.h"
+#include "measure/session.h"
 #include <time.h>
 #include <unistd.h>
 

@@ -13,10 +13,10 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
-#include "model.h"
-#include "model_capture.h"
+#include "model/model.h"
+#include "model/model_capture.h"
 #include "opts_load.h"
-#include "probe.h"
+#include "probe/probe.h"
 
 static const char model_usage[] =
 	"usage: argus model [--duration S] [--window S] [--steady [--tolerance F] | --mark RE]\n"

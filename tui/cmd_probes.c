@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "caps.h"
+#include "probe/caps.h"
 #include "cmd.h"
 
 static void probes_usage(FILE *out)

@@ -19,17 +19,17 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
-#include "load.h"
+#include "host/load.h"
 #include "opts_push.h"
-#include "pprof.h"
-#include "num.h"
-#include "probe.h"
-#include "probe_profile.h"
-#include "push.h"
-#include "push_delta.h"
-#include "source_live.h"
-#include "tree.h"
-#include "util.h"
+#include "data/pprof.h"
+#include "base/num.h"
+#include "probe/probe.h"
+#include "probe/probe_profile.h"
+#include "output/push.h"
+#include "data/push_delta.h"
+#include "measure/source_live.h"
+#include "data/tree.h"
+#include "base/util.h"
 
 #define RECORD_MAX_PIDS 64
 #define RECORD_PUSH_DRAIN_MS 15000  /* at the end: how long queued pushes may take */
@@ -96,7 +96,7 @@ static long record_tgid(long pid)
 	return tgid;
 }
 
-/* A whole number of unit in [min, max] (core/num.c); prints why not. */
+/* A whole number of unit in [min, max] (core/base/num.c); prints why not. */
 static int record_uint(const char *opt, const char *s, unsigned long min, unsigned long max,
 		       const char *unit, unsigned long *out)
 {

@@ -1,6 +1,6 @@
 /* cmd_reference — `argus reference save [--duration S] [--window S]
  * [--freq HZ] [--output FILE]`: records the idle system as a saved reference
- * (core/reference.h) for loads argus may not pause (-p PID without --pause).
+ * (core/host/reference.h) for loads argus may not pause (-p PID without --pause).
  * Keyed by host, kernel release and probe set ("sample@999Hz"). */
 #include <errno.h>
 #include <poll.h>
@@ -14,14 +14,14 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
-#include "idle.h"
-#include "load.h"
-#include "measure.h"
-#include "num.h"
-#include "probe.h"
-#include "reference.h"
-#include "sanitize.h"
-#include "util.h"
+#include "host/idle.h"
+#include "host/load.h"
+#include "measure/measure.h"
+#include "base/num.h"
+#include "probe/probe.h"
+#include "host/reference.h"
+#include "base/sanitize.h"
+#include "base/util.h"
 
 static void reference_usage(FILE *out)
 {

@@ -10,10 +10,10 @@
 
 #include "app.h"
 #include "cmd.h"
-#include "source_session.h"
-#include "export.h"
-#include "session.h"
-#include "source_replay.h"
+#include "measure/source_session.h"
+#include "output/export.h"
+#include "measure/session.h"
+#include "measure/source_replay.h"
 #include "theme.h"
 
 static void replay_usage(FILE *out)

@@ -12,20 +12,20 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "probe/caps.h"
 #include "cmd.h"
 #include "cmd_common.h"
-#include "load.h"
-#include "measure.h"
-#include "num.h"
+#include "host/load.h"
+#include "measure/measure.h"
+#include "base/num.h"
 #include "opts_load.h"
-#include "probe.h"
-#include "step.h"
-#include "step_exec.h"
-#include "step_json.h"
-#include "step_preflight.h"
-#include "step_scope.h"
-#include "util.h"
+#include "probe/probe.h"
+#include "data/step.h"
+#include "step/step_exec.h"
+#include "step/step_json.h"
+#include "step/step_preflight.h"
+#include "step/step_scope.h"
+#include "base/util.h"
 
 enum step_opt_id { SO_CHECK, SO_JSON, SO_ONLY_LOAD, SO_BUDGET, SO_PAIRS, SO_HELP };
 

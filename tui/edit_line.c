@@ -10,7 +10,7 @@
 #include <curses.h>
 #include <histedit.h>
 
-#include "caps.h"
+#include "probe/caps.h"
 #include "edit_line.h"
 #include "fmt_agent.h"
 

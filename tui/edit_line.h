@@ -1,7 +1,7 @@
 /* edit_line — a one-line prompt edited with libedit, on the screen's bottom
  * row, while the panes stay visible above it.
  *
- * The open choice of STYLE.md ("libedit inside curses") is settled here by
+ * The open choice of how libedit lives inside curses is settled here by
  * suspending curses around el_gets: the terminal stays in the alternate
  * screen (no endwin, so the tree stays visible), curses' tty modes are put
  * aside (reset_shell_mode), libedit edits the bottom line with its own

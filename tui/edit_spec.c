@@ -10,7 +10,7 @@
 #include <curses.h>
 
 #include "edit_spec.h"
-#include "util.h"
+#include "base/util.h"
 
 int edit_spec_run(const char *json, char **out, char **cause)
 {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "source.h"
+#include "measure/source.h"
 #include "theme.h"
 
 struct view_tree;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "fmt.h"
-#include "step.h"
+#include "data/step.h"
 
 /* What a transcript entry is; each has its own prefix and role. */
 enum fmt_agent_kind {

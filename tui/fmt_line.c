@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "sanitize.h"
+#include "base/sanitize.h"
 
 void fmt_line_reset(struct fmt_line *l)
 {

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "fmt.h"
-#include "sanitize.h"
+#include "base/sanitize.h"
 #include "view_tree.h"
 
 #define NAME_MIN 16

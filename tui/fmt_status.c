@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "fmt.h"
 
 char *fmt_phase(const struct source_status *st, char *buf, size_t len)

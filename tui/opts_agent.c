@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "opts_agent.h"
-#include "redact.h"
-#include "session.h"
+#include "base/redact.h"
+#include "measure/session.h"
 
 enum opts_agent_id { OA_AGENT, OA_REDACT };
 

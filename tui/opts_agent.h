@@ -20,7 +20,7 @@
 
 #include <stdio.h>
 
-#include "agent_select.h"
+#include "agent/agent_select.h"
 
 struct session;
 struct redact;

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "num.h"
+#include "base/num.h"
 #include "opts_load.h"
-#include "seqstop.h"
+#include "analysis/seqstop.h"
 
 enum opts_load_id {
 	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
@@ -149,7 +149,7 @@ char **opts_load_split(const char *cmd)
 	return argv;
 }
 
-/* Every number goes through core/num.c: finite, in range, the unit said. */
+/* Every number goes through core/base/num.c: finite, in range, the unit said. */
 static int opts_load_num(const char *name, const char *val, double min, double max,
 			 const char *unit, double *out, FILE *err)
 {

@@ -21,7 +21,7 @@
 
 #include <stdio.h>
 
-#include "measure.h"
+#include "measure/measure.h"
 
 struct opts_load {
 	struct measure_opts m;   /* defaults from measure_opts_default */

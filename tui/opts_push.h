@@ -1,7 +1,7 @@
 /* opts_push — the push options of `argus record` and `argus export` (one
  * table: parsing, --help and the man page's PUSH OPTIONS):
  *
- *   --push URL        a Pyroscope or Parca server (core/push.h)
+ *   --push URL        a Pyroscope or Parca server (core/output/push.h)
  *   --every S         record: push every S seconds while sampling
  *   --labels k=v,...  series labels (host=<nodename> added unless given)
  *   --app NAME        application / __name__ (default argus)
@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "push.h"
+#include "output/push.h"
 
 struct opts_push {
 	const char *url;          /* NULL: no push */

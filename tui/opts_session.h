@@ -18,8 +18,8 @@
 #include <stdio.h>
 
 #include "opts_load.h"
-#include "session.h"
-#include "source_session.h"
+#include "measure/session.h"
+#include "measure/source_session.h"
 
 struct opts_session {
 	const char *path;        /* --session FILE; NULL: the default path */

@@ -1,11 +1,11 @@
 /* pane — the agent pane's view state over the step controller
- * (core/controller.h): the transcript, the person's edit of a proposal, the
+ * (core/step/controller.h): the transcript, the person's edit of a proposal, the
  * focus to select, the scroll.  No curses here (view_agent.c draws,
  * app_keys.c turns keys and prompts into these calls).
  *
  * The controller runs the conversation (turns, decisions, steps, results)
  * and emits events; the pane is one sink (it keeps the transcript and its
- * mode), the session another (core/session_sink.h).  Nothing is loaded
+ * mode), the session another (core/output/session_sink.h).  Nothing is loaded
  * before the person accepts (`a`), unless auto_accept (--auto) was given.
  * A finished step's data stays with the controller so that every tree
  * rebuild merges it again (pane_steps), and `u` drops it.
@@ -15,17 +15,17 @@
 
 #include <stdint.h>
 
-#include "agent.h"
-#include "analysis.h"
-#include "controller.h"
+#include "agent/agent.h"
+#include "analysis/analysis.h"
+#include "step/controller.h"
 #include "fmt_agent.h"
 #include "pane_stream.h"
-#include "session.h"
-#include "session_sink.h"
-#include "source.h"
-#include "step.h"
-#include "step_exec.h"
-#include "tree.h"
+#include "measure/session.h"
+#include "output/session_sink.h"
+#include "measure/source.h"
+#include "data/step.h"
+#include "step/step_exec.h"
+#include "data/tree.h"
 
 #define PANE_DEFAULT_STEPS CTL_DEFAULT_STEPS
 
@@ -53,7 +53,7 @@ struct pane_entry {
 /* The view's state; the step loop itself is the controller's (ctl). */
 struct pane {
 	struct pane_opts o;
-	struct controller *ctl;   /* owned: turns, decisions, runs (core/controller.h) */
+	struct controller *ctl;   /* owned: turns, decisions, runs (core/step/controller.h) */
 	struct agent *agent;      /* ctl's agent (borrowed); NULL: none (a replay) */
 	int replay;               /* showing a recorded transcript: nothing runs */
 	enum fmt_agent_mode mode; /* the controller's, EDIT while the person edits */
@@ -142,7 +142,7 @@ static inline int pane_over_budget(const struct pane *p, double *est, double *bu
 	return p->est_pct > b;
 }
 
-/* The kept results as steps for the analysis (core/analysis.h), at most
+/* The kept results as steps for the analysis (core/analysis/analysis.h), at most
  * max into out (borrowed from p: valid until the next decision); returns
  * the count.  pane_merged then says in the transcript which of them could
  * not go into the tree. */

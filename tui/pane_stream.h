@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "llm.h"
+#include "agent/llm.h"
 
 #define PANE_STREAM_THINK 512     /* bytes of thinking kept (the end) */
 

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sanitize.h"
+#include "base/sanitize.h"
 #include "theme.h"
-#include "util.h"
+#include "base/util.h"
 
 #ifndef ARGUS_DATADIR
 #define ARGUS_DATADIR "/usr/local/share/argus"

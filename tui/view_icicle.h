@@ -9,7 +9,7 @@
  * cell is coloured as the tree marks its delta (significant rise, fall,
  * insignificant).
  *
- * The root and the selection are kept by node id (core/tree.h), so they
+ * The root and the selection are kept by node id (core/data/tree.h), so they
  * survive the rebuilds of a live refresh; a node that has gone falls back
  * to the tree's root.  Pure: lines are struct fmt_line, no curses here
  * (tui/app.c draws them in the tree pane).
@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "fmt.h"
-#include "tree.h"
+#include "data/tree.h"
 
 struct icicle_cell {
 	const struct tree_node *n;

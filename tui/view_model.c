@@ -5,11 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "measure.h"
-#include "sanitize.h"
-#include "session.h"
-#include "source_replay.h"
-#include "source_session.h"
+#include "measure/measure.h"
+#include "base/sanitize.h"
+#include "measure/session.h"
+#include "measure/source_replay.h"
+#include "measure/source_session.h"
 #include "view_model.h"
 #include "view_screen.h"
 

@@ -6,14 +6,14 @@
  * Where the model comes from: a live calibrated run with time accounting
  * (--time wall, the default with --victim) keeps the wait graph of each
  * loaded window, and --steady / --mark choose which of them the model is
- * built from (core/measure.h: measure_model_windows); the view builds the
- * model from them (core/model.h), again when more loaded windows arrived,
+ * built from (core/measure/measure.h: measure_model_windows); the view builds the
+ * model from them (core/model/model.h), again when more loaded windows arrived,
  * and says first which windows those are and why.  While the windows are
  * not there (no mark seen yet, too few windows for a steady state) or
  * when measuring ended without them, it says so.  A replay shows the model saved in the session
- * (core/session.h: session_log_model).  Otherwise the view says why there
+ * (core/measure/session.h: session_log_model).  Otherwise the view says why there
  * is none and how to get one.  Rows and the chain come from core
- * (core/model_view.h); this file only lays them out.
+ * (core/model/model_view.h); this file only lays them out.
  *
  * Where it goes: the side pane's rect (where the agent pane is; the model
  * replaces the agent pane while open), and on terminals narrower than 120
@@ -23,8 +23,8 @@
 #define ARGUS_VIEW_MODEL_H
 
 #include "fmt.h"
-#include "model.h"
-#include "model_view.h"
+#include "model/model.h"
+#include "model/model_view.h"
 
 struct screen;
 struct source;

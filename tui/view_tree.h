@@ -2,7 +2,7 @@
  * which one is selected.  No curses here (view_screen.c draws).
  *
  * Expanded state and the selection are keyed by node id (a hash of the path,
- * see core/tree.h), so they survive the rebuild that follows every live
+ * see core/data/tree.h), so they survive the rebuild that follows every live
  * refresh and any re-sorting.  Nodes whose total is below the display
  * threshold (a fraction of the root's total) are not shown, unless they are
  * significant or on the verdict path; they are counted for the footer line.
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tree.h"
+#include "data/tree.h"
 
 /* A set of node ids (open addressing). */
 struct idset {

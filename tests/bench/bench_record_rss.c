@@ -25,9 +25,9 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "pprof.h"
-#include "profile.h"
-#include "push_delta.h"
+#include "data/pprof.h"
+#include "data/profile.h"
+#include "data/push_delta.h"
 
 #define LIVE 200
 #define VOCAB 3000

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "profile.h"
-#include "tree.h"
+#include "data/profile.h"
+#include "data/tree.h"
 
 #define NSTACKS   100000u
 #define NSAMPLES  1000000u

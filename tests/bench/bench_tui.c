@@ -17,9 +17,9 @@
 #include <locale.h>
 
 #include "fmt.h"
-#include "profile.h"
+#include "data/profile.h"
 #include "theme.h"
-#include "tree.h"
+#include "data/tree.h"
 #include "view_screen.h"
 #include "view_tree.h"
 

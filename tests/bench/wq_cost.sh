@@ -1,6 +1,6 @@
 #!/bin/sh
 # Cost of the workqueue tracepoint that names kworkers during the sampling
-# measurement (core/probe_workqueue.c, run by core/measure_live.c): its BPF
+# measurement (core/probe/probe_workqueue.c, run by core/measure/measure_live.c): its BPF
 # program's run time per work item and as a share of one CPU, from the BPF
 # run-time statistics (kernel.bpf_stats_enabled, turned on for the run and
 # restored after), which argus prints when the sampler closes.  Three

@@ -80,8 +80,8 @@ fi
 # "a glossary of over N kernel functions ships with argus"
 n=$(tr '\n' ' ' <"$ROOT/README.md" | sed -n 's/.*a glossary of over \([0-9]*\) kernel functions.*/\1/p')
 [ -n "$n" ] || fail "README no longer says how large the glossary is"
-have=$(grep -c '^	G("' "$ROOT/core/glossary_table.c")
-[ "$have" -gt "$n" ] || fail "README says a glossary of over $n functions; core/glossary_table.c has $have"
+have=$(grep -c '^	G("' "$ROOT/core/analysis/glossary_table.c")
+[ "$have" -gt "$n" ] || fail "README says a glossary of over $n functions; core/analysis/glossary_table.c has $have"
 echo "glossary: $have functions (README: over $n)"
 
 "$ARGUS" export "$D/session-pagefault.jsonl" --format json >"$TMP/pf.json" || fail "export json"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import.h"
+#include "data/import.h"
 
 static int fuzz_import(const uint8_t *data, size_t size, enum import_format fmt)
 {

@@ -4,13 +4,13 @@
  * a stream); the rest is the reply.  Properties beyond "no crash, no leak":
  * a parsed reply has text (maybe ""), and neither it, the thinking, the tool
  * name nor an error message holds a control byte that could drive a terminal
- * (core/sanitize.h); a failure always explains itself. */
+ * (core/base/sanitize.h); a failure always explains itself. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "llm.h"
-#include "sanitize.h"
+#include "agent/llm.h"
+#include "base/sanitize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz_import.h"
-#include "pprof.h"
+#include "data/pprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
-#include "source_replay.h"
+#include "measure/session.h"
+#include "measure/source_replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,14 +2,14 @@
  * LLM, files and people: untrusted text).  Properties checked beyond "no
  * crash, no leak": a spec that parses serialises, the serialisation parses
  * again to the same serialisation, and a failed parse always explains itself.
- * Needs core/step.c and cJSON only:
+ * Needs core/data/step.c and cJSON only:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icore \
- *         tests/fuzz/fuzz_step.c core/step.c -lcjson -o fuzz_step */
+ *         tests/fuzz/fuzz_step.c core/data/step.c -lcjson -o fuzz_step */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "step.h"
+#include "data/step.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sanitize.h"
+#include "base/sanitize.h"
 #include "theme.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

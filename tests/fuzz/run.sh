@@ -36,6 +36,10 @@ LIBS="$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson) -lz -lm"
 [ -f build/theme_builtin.h ] || make -s build/theme_builtin.h >/dev/null 2>&1 ||
 	{ echo "FAIL: build/theme_builtin.h missing (run make)"; exit 1; }
 
+src() { # a core module's name -> its file (core/LAYER/NAME.c)
+	for f in core/*/"$1".c; do [ -f "$f" ] && { echo "$f"; return 0; }; done
+	echo "FAIL: no core/*/$1.c" >&2; return 1
+}
 obj() { # dir/name.c -> its fuzz object path (built when stale)
 	o="$OUT/obj/$(echo "$1" | tr / _ | sed 's/\.c$/.o/')"
 	if [ ! -f "$o" ] || [ "$1" -nt "$o" ] || [ -n "$(find core tui -name '*.h' -newer "$o" 2>/dev/null | head -n 1)" ]; then
@@ -46,7 +50,7 @@ obj() { # dir/name.c -> its fuzz object path (built when stale)
 }
 objs=""
 for c in $CORE; do
-	o=$(obj "core/$c.c") || exit 1
+	o=$(obj "$(src "$c")") || exit 1
 	objs="$objs $o"
 done
 
@@ -56,7 +60,7 @@ for t in $TARGETS; do
 	# shellcheck disable=SC2086
 	extra="" xlibs=""
 	case $t in
-	llm) for c in $CORE_LLM; do extra="$extra $(obj "core/$c.c")" || exit 1; done
+	llm) for c in $CORE_LLM; do extra="$extra $(obj "$(src "$c")")" || exit 1; done
 	     xlibs="$(pkg-config --libs libcurl 2>/dev/null || echo -lcurl)" ;;
 	theme) extra=$(obj tui/theme.c) || exit 1 ;;
 	esac

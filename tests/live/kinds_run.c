@@ -112,10 +112,10 @@ static int load_pipe(double secs)
 	return 0;
 }
 
-#include "caps.h"
-#include "kind.h"
-#include "ksym.h"
-#include "step.h"
+#include "probe/caps.h"
+#include "probe/kind.h"
+#include "data/ksym.h"
+#include "data/step.h"
 
 static int by_count(const void *a, const void *b)
 {

@@ -4,7 +4,7 @@
 # running or stopped, no argus cgroup is left, and no argus BPF program stays
 # loaded; a -p --pause load is resumed and left running.  (q in the TUI is
 # tested with the TUI.)  The internal error comes from the documented test
-# hook ARGUS_TEST_FAIL_AFTER=window:N (core/measure.h).  The runs are
+# hook ARGUS_TEST_FAIL_AFTER=window:N (core/measure/measure.h).  The runs are
 # --fixed: a long measurement to interrupt (sequential stopping would end a
 # strong load's after 2 or 3 pairs).
 . "$(dirname "$0")/../lib.sh"

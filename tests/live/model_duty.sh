@@ -1,6 +1,6 @@
 #!/bin/sh
 # model_duty — `argus model` holds the probe's CPU budget on a message-heavy
-# load by a duty cycle (core/schedtime_duty.h), and the model stays right.
+# load by a duty cycle (core/probe/schedtime_duty.h), and the model stays right.
 # Load: tests/scenarios/tier3 with 2 clients, a 20 us think time and no CPU
 # work, lock hold or I/O (~10^4 requests/s, ~10^5 switches/s: the probe
 # watching all the time costs ~6% of a CPU here), under --budget 2 so the
@@ -23,7 +23,7 @@
 # and its model: t3-client the reference (the root of the calls, though it
 # has no think time and the front a few timer sleeps), ~1 call per request
 # client -> front and front -> back (counted from the blocks' lengths both
-# ways, core/model_calls.c); its throughput is printed, not checked.
+# ways, core/model/model_calls.c); its throughput is printed, not checked.
 # tier3 runs shorter than --duration and ends by itself: argus leaves the
 # window it ended in out, and tier3's own throughput line is always printed
 # (ended by argus's SIGTERM instead, its front and back went at the same
@@ -72,7 +72,7 @@ need(own, "tier3 printed no throughput")
 x = float(own.group(1))
 if think == "0":
     # the ping-pong: its calls are estimated from the blocks' lengths
-    # (core/model_calls.c), its throughput with them: said, not checked
+    # (core/model/model_calls.c), its throughput with them: said, not checked
     print("ping-pong: reference %s, calls %.2f / %.2f per request, throughput %.0f/s (tier3: %.0f/s)" %
           (m["reference"], calls[("t3-client", "t3-front")]["mean"], calls[("t3-front", "t3-back")]["mean"],
            m["throughput"], x))

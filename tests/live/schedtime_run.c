@@ -36,8 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ksym.h"
-#include "probe_schedtime.h"
+#include "data/ksym.h"
+#include "probe/probe_schedtime.h"
 
 static double now(void)
 {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # After a SIGKILL: argus killed during a reference window cannot clean up
 # (the parent-death signal ends only argus's own child, not the load's
-# children).  1: its guard (core/load_guard.h) thaws, kills and removes the
+# children).  1: its guard (core/host/load_guard.h) thaws, kills and removes the
 # load's cgroup at once.  2: with the guard killed first, the load stays
 # frozen in its argus-PID-N cgroup, and the next argus that starts a load
 # treats it as the dead one would have on a clean exit: thaws it, ends it

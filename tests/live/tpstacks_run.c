@@ -13,7 +13,7 @@
 
 #include <dirent.h>
 
-#include "probe_tpstacks.h"
+#include "probe/probe_tpstacks.h"
 
 /* Prints "prog_id N" for every BPF program this process holds, so the test
  * can check that exactly these are gone after exit (other runs may hold

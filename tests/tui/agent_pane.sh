@@ -97,7 +97,7 @@ keys BSpace 999 Enter
 wait_for "^ duration_s:"
 screen | grep -q "between 0.001 and 30" || { screen; fail "the field error does not say the real limit"; }
 keys Enter
-wait_for "duration_s> 5"   # refused at entry (core/num.c): the field keeps 5
+wait_for "duration_s> 5"   # refused at entry (core/base/num.c): the field keeps 5
 keys BSpace 5 Enter
 wait_gone "^ duration_s:"
 accept

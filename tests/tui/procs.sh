@@ -123,7 +123,7 @@ for x in w:
     assert x["ref_samples"] == work["ref"][x["function"]], x
     assert x["load_samples"] == work["load"][x["function"]], x
     assert x["samples"] == x["ref_samples"] + x["load_samples"], x
-# as the session reader keeps it: escaped (core/sanitize.h)
+# as the session reader keeps it: escaped (core/base/sanitize.h)
 assert p[301]["work"][0]["function"] == r"evil\x1b[2J\x1b]0;owned\x07_workfn", p[301]
 assert "work" not in p[101] and "work" not in p[200], (p[101], p[200])
 ' "$SRC" || fail "the JSON export lacks the identities or the kworkers' work"

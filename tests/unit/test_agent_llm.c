@@ -19,9 +19,9 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
-#include "agent_llm.h"
-#include "agent_llm_int.h"
-#include "redact.h"
+#include "agent/agent_llm.h"
+#include "agent/agent_llm_int.h"
+#include "base/redact.h"
 
 #define CANARY "sk-CANARY-5b1e0c77a9f2d3"
 

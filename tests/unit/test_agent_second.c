@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "agent_second.h"
-#include "step.h"
+#include "agent/agent_second.h"
+#include "data/step.h"
 
 static void verdict_mm(struct verdict *v)
 {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "agent_select.h"
+#include "agent/agent_select.h"
 
 static char dir[64];
 

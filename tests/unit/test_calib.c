@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "calib.h"
-#include "profile.h"
-#include "tree.h"
+#include "analysis/calib.h"
+#include "data/profile.h"
+#include "data/tree.h"
 
 /* Exact two-sided p-values (minimum-likelihood rule, tolerance 1e-7),
  * computed with integer arithmetic by tests/unit/calib_ref.py. */

@@ -1,6 +1,6 @@
 /* test_controller — the step controller without a terminal or a kernel: a
  * scripted agent, a fake executor and a hand-built kernel (caps); the
- * analysis (core/analysis.h) rebuilds the tree after the result. */
+ * analysis (core/analysis/analysis.h) rebuilds the tree after the result. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -14,12 +14,12 @@
 
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "caps.h"
-#include "controller.h"
-#include "kind.h"
-#include "step_exec.h"
-#include "step_preflight.h"
+#include "analysis/analysis.h"
+#include "probe/caps.h"
+#include "step/controller.h"
+#include "probe/kind.h"
+#include "step/step_exec.h"
+#include "step/step_preflight.h"
 
 /* ---- a scripted agent ------------------------------------------------------------- */
 

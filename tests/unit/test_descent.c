@@ -16,13 +16,14 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "agent.h"
-#include "agent_llm.h"
-#include "calib.h"
-#include "descent.h"
-#include "profile.h"
-#include "step.h"
-#include "tree.h"
+#include "agent/agent.h"
+#include "agent/agent_heuristic.h"
+#include "agent/agent_llm.h"
+#include "analysis/calib.h"
+#include "analysis/descent.h"
+#include "data/profile.h"
+#include "data/step.h"
+#include "data/tree.h"
 
 #define NPAIR 3
 

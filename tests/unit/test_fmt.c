@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analysis/analysis.h"
 #include "fmt.h"
-#include "profile.h"
+#include "data/profile.h"
 #include "theme.h"
-#include "tree.h"
+#include "data/tree.h"
 #include "view_keys.h"
 #include "view_log.h"
 #include "view_tree.h"

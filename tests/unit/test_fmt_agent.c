@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calib.h"
+#include "analysis/calib.h"
 #include "fmt.h"
 #include "fmt_agent.h"
-#include "profile.h"
-#include "step.h"
-#include "tree.h"
+#include "data/profile.h"
+#include "data/step.h"
+#include "data/tree.h"
 #include "view_tree.h"
 
 static const struct glyphs *gl_utf8(void)

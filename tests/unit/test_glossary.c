@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "glossary.h"
+#include "analysis/glossary.h"
 
 static void test_size(void **state)
 {

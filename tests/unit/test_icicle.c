@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "calib.h"
+#include "analysis/calib.h"
 #include "fmt.h"
-#include "profile.h"
-#include "tree.h"
+#include "data/profile.h"
+#include "data/tree.h"
 #include "view_icicle.h"
 
 static void add(struct profile *p, unsigned w, const char *folded, uint64_t n)

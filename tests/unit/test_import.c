@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "import.h"
+#include "data/import.h"
 
 #ifndef TEST_DATA
 #define TEST_DATA "tests/data"

@@ -14,10 +14,10 @@
 
 #include <bpf/bpf.h>
 
-#include "kind.h"
-#include "kind_util.h"
-#include "ksym.h"
-#include "probe_funclat.h"
+#include "probe/kind.h"
+#include "probe/kind_util.h"
+#include "data/ksym.h"
+#include "probe/probe_funclat.h"
 
 static void test_step_data(void **state)
 {

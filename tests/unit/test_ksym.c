@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ksym.h"
+#include "data/ksym.h"
 
 static const char *fixture(const char *name)
 {

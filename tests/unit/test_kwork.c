@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "fmt.h"
-#include "kwork.h"
-#include "profile.h"
-#include "session.h"
-#include "tree.h"
+#include "data/kwork.h"
+#include "data/profile.h"
+#include "measure/session.h"
+#include "data/tree.h"
 #include "view_tree.h"
 
 #define KW "ret_from_fork_asm;ret_from_fork;kthread;worker_thread;process_one_work;"

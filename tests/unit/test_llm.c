@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "llm.h"
+#include "agent/llm.h"
 
 #define CANARY "sk-CANARY-7f3a9e21d4c8b6"
 

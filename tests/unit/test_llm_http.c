@@ -19,7 +19,7 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
-#include "llm.h"
+#include "agent/llm.h"
 
 #define CANARY "sk-CANARY-5b1e0c77a9f2d3"
 

@@ -1,4 +1,4 @@
-/* test_load — spawn, pause, resume and stop loads (core/load.c). */
+/* test_load — spawn, pause, resume and stop loads (core/host/load.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "load.h"
+#include "host/load.h"
 
 static char proc_state(pid_t pid)
 {

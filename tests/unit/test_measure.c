@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "load.h"
-#include "measure.h"
-#include "reference.h"
+#include "host/load.h"
+#include "measure/measure.h"
+#include "host/reference.h"
 
 /* The fake: every collect adds one stack with `per_collect` samples, whose
  * leaf says the condition of the window it went to; settle collects go to a

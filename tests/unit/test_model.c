@@ -14,11 +14,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "model.h"
-#include "model_view.h"
-#include "waitgraph.h"
-#include "model_capture.h"
-#include "model_view.h"
+#include "model/model.h"
+#include "model/model_view.h"
+#include "data/waitgraph.h"
+#include "model/model_capture.h"
+#include "model/model_view.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "model.h"
-#include "model_view.h"
-#include "session.h"
-#include "waitgraph.h"
+#include "model/model.h"
+#include "model/model_view.h"
+#include "measure/session.h"
+#include "data/waitgraph.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "model_window.h"
+#include "model/model_window.h"
 
 struct seen {
 	char lines[8][64];

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mva.h"
+#include "model/mva.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

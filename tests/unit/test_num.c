@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "num.h"
+#include "base/num.h"
 
 static void bad_double(const char *in, const char *needle)
 {

@@ -9,9 +9,9 @@
 #include <cmocka.h>
 #include <cJSON.h>
 
-#include "profile.h"
-#include "tree.h"
-#include "verdict.h"
+#include "data/profile.h"
+#include "data/tree.h"
+#include "data/verdict.h"
 
 #define ADD(p, w, count, ...) do { \
 	static const char *const fr_[] = { __VA_ARGS__ }; \

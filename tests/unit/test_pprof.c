@@ -11,11 +11,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "import.h"
-#include "pb.h"
-#include "pprof.h"
-#include "push.h"
-#include "push_delta.h"
+#include "data/import.h"
+#include "base/pb.h"
+#include "data/pprof.h"
+#include "output/push.h"
+#include "data/push_delta.h"
 
 /* ---- pb ------------------------------------------------------------------- */
 

@@ -15,7 +15,7 @@
 
 #include <linux/types.h>
 #include "../../bpf/profile.h"
-#include "probe.h"
+#include "probe/probe.h"
 
 static void test_cpulist(void **state)
 {

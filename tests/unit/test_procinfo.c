@@ -13,8 +13,8 @@
 
 #include <sys/wait.h>
 
-#include "procinfo.h"
-#include "profile.h"
+#include "data/procinfo.h"
+#include "data/profile.h"
 
 static void test_cgroup_path(void **state)
 {

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "redact.h"
+#include "base/redact.h"
 
 static void test_names_stable(void **state)
 {

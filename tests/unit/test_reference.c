@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "reference.h"
+#include "host/reference.h"
 
 static char dir[] = "/tmp/argus-test-refdir.XXXXXX";
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "sanitize.h"
+#include "base/sanitize.h"
 
 static void check(const char *in, unsigned flags, const char *want)
 {

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "probe_schedtime.h"
-#include "schedtime_duty.h"
+#include "probe/probe_schedtime.h"
+#include "probe/schedtime_duty.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

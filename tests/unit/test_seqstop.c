@@ -15,12 +15,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "calib.h"
-#include "profile.h"
-#include "seqstop.h"
+#include "analysis/analysis.h"
+#include "analysis/calib.h"
+#include "data/profile.h"
+#include "analysis/seqstop.h"
 #include "seqsim.h"
-#include "tree.h"
+#include "data/tree.h"
 
 /* ---- the rule, case by case --------------------------------------------------- */
 

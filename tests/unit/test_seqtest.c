@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "calib.h"
-#include "seqtest.h"
+#include "analysis/calib.h"
+#include "base/seqtest.h"
 #include "seqsim.h"
 
 #define LOOKS 12

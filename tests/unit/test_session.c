@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
-#include "import.h"
-#include "session.h"
+#include "analysis/analysis.h"
+#include "data/import.h"
+#include "measure/session.h"
 
 static char tmpdir[] = "/tmp/argus-test-session.XXXXXX";
 

@@ -14,9 +14,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "caps.h"
-#include "step.h"
-#include "step_scope.h"
+#include "probe/caps.h"
+#include "data/step.h"
+#include "step/step_scope.h"
 
 #define assert_contains(hay, needle) do { \
 	if (!strstr((hay), (needle))) \
@@ -317,7 +317,7 @@ static void test_set_field(void **state)
 	assert_contains(e.msg, "did you mean 'offcpu'");
 	assert_int_equal(step_set_field(s, "filter.pid", "-1", &e), -EINVAL);
 	assert_string_equal(e.field, "filter.pid");
-	/* typed values go through core/num.c: NaN, inf and 1e308 refused */
+	/* typed values go through core/base/num.c: NaN, inf and 1e308 refused */
 	assert_int_equal(step_set_field(s, "duration_s", "nan", &e), -EINVAL);
 	assert_int_equal(step_set_field(s, "duration_s", "inf", &e), -EINVAL);
 	assert_int_equal(step_set_field(s, "duration_s", "1e308", &e), -EINVAL);

@@ -14,14 +14,15 @@
 
 #include <cmocka.h>
 
-#include "agent.h"
-#include "calib.h"
-#include "kind.h"
-#include "step.h"
-#include "step_exec.h"
-#include "step_merge.h"
-#include "step_preflight.h"
-#include "tree.h"
+#include "agent/agent.h"
+#include "agent/agent_heuristic.h"
+#include "analysis/calib.h"
+#include "probe/kind.h"
+#include "data/step.h"
+#include "step/step_exec.h"
+#include "analysis/step_merge.h"
+#include "step/step_preflight.h"
+#include "data/tree.h"
 
 /* ---- the fake kind ---------------------------------------------------------- */
 

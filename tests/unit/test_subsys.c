@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "subsys.h"
-#include "subsys_table.h"
+#include "data/subsys.h"
+#include "data/subsys_table.h"
 
 #define CLASSIFY(...) ({ \
 	static const char *const fr_[] = { __VA_ARGS__ }; \

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "calib.h"
-#include "profile.h"
-#include "tree.h"
+#include "analysis/calib.h"
+#include "data/profile.h"
+#include "data/tree.h"
 
 #define ADD(p, w, tgid, comm, count, ...) do { \
 	static const char *const fr_[] = { __VA_ARGS__ }; \

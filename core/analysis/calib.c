@@ -1,0 +1,625 @@
+/* calib — reference calibration: rates, deltas and which deltas are real.
+ *
+ * The rate test.  Under H0 both conditions share one Poisson rate, so given
+ * the total n = k_ref + k_load, k_load ~ Binomial(n, t_load / (t_ref + t_load)).
+ * The two-sided p-value sums the probabilities of every outcome no more
+ * likely than the observed one (the "minimum likelihood" rule of R's
+ * binom.test, relative tolerance 1e-7).  Both tails are summed exactly, in
+ * log space, from their largest term outwards until the terms no longer
+ * matter (so the cost grows with the standard deviation, not with n); only
+ * when that would take more than CALIB_EXACT_TERMS terms (n in the
+ * billions near the mean, where the p-value is large anyway) does it fall
+ * back to the normal approximation with continuity correction (also for
+ * n > 2^50, where doubles no longer count one by one).  p-values
+ * are clamped to [CALIB_P_FLOOR, 1]: below 1e-300 every p is "1e-300".
+ *
+ * Multiple testing.  Benjamini–Hochberg over every node but the root whose
+ * count (both conditions) reaches min_count.  Leaving out nodes that can
+ * never be significant is valid "independent filtering": under H0 the
+ * conditional test's p-value does not depend on n, and it keeps thousands of
+ * one-sample leaves from diluting the family.  Those nodes get q = 1.  The
+ * root is its own single test: q = p.
+ *
+ * Sign consistency.  Pair i is the i-th reference window with the i-th
+ * loaded window; its delta is the node's rate difference in that pair.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/calib.h"
+#include "base/seqtest.h"
+
+#define CALIB_P_FLOOR 1e-300
+#define CALIB_EXACT_TERMS 4e6
+#define CALIB_REL_ERR 1e-7
+
+void calib_opts_default(struct calib_opts *o)
+{
+	o->alpha = 0.05;
+	o->freq_hz = 0;
+	o->min_agree = 0.5;
+	o->min_count = 5;
+	o->sequential = 0;
+}
+
+/* ---- the rate test ------------------------------------------------------ */
+
+struct binom {
+	double n, lp, lq, lcn; /* log p, log(1 - p), lgamma(n + 1) */
+};
+
+static double binom_lpmf(const struct binom *b, double k)
+{
+	return b->lcn - lgamma(k + 1) - lgamma(b->n - k + 1) + k * b->lp +
+	       (b->n - k) * b->lq;
+}
+
+/* log of the sum of the pmf from j0 outwards (dir -1: down to 0, +1: up to
+ * n).  The terms decrease away from the mode, so j0's is the largest and the
+ * sum stops once a term is below 1e-17 of it. */
+static double binom_tail_log(const struct binom *b, double j0, int dir, double l0)
+{
+	double sum = 1.0, lt = l0, j = j0, r = b->lp - b->lq;
+
+	for (unsigned long it = 0; it < 4 * (unsigned long)CALIB_EXACT_TERMS; it++) {
+		double t;
+
+		if (dir > 0) {
+			if (j >= b->n)
+				break;
+			lt += log(b->n - j) - log(j + 1) + r;
+			j += 1;
+		} else {
+			if (j <= 0)
+				break;
+			lt += log(j) - log(b->n - j + 1) - r;
+			j -= 1;
+		}
+		t = exp(lt - l0);
+		sum += t;
+		if (t < sum * 1e-17)
+			break;
+	}
+	return l0 + log(sum);
+}
+
+static double log_add(double a, double b)
+{
+	if (a == -INFINITY)
+		return b;
+	if (b == -INFINITY)
+		return a;
+	if (a < b) {
+		double t = a;
+		a = b;
+		b = t;
+	}
+	return a + log1p(exp(b - a));
+}
+
+double calib_poisson_p(uint64_t k1, double t1, uint64_t k2, double t2)
+{
+	struct binom b;
+	double n = (double)k1 + (double)k2, k = (double)k1;
+	double p, q, sd, z, cost, mode, lk, thr, own, other = -INFINITY, lo, hi, res;
+
+	if (!(t1 > 0) || !(t2 > 0) || !isfinite(t1) || !isfinite(t2) || n == 0)
+		return 1.0;
+	p = t1 / (t1 + t2);
+	q = t2 / (t1 + t2);
+	sd = sqrt(n * p * q);
+	z = (k - n * p) / sd;
+	/* terms summed: about 12 sd near the mean, 60/|z| sd far out */
+	cost = 2 * sd * fmin(12.0, 60.0 / fmax(fabs(z), 1e-3)) + 16;
+	/* past 2^50 counts, j + 1 == j is near in doubles: no summation */
+	if (cost > CALIB_EXACT_TERMS || n > 0x1p50) {
+		double zc = (fabs(k - n * p) - 0.5) / sd;
+
+		res = zc <= 0 ? 1.0 : erfc(zc / M_SQRT2);
+		goto out;
+	}
+	b.n = n;
+	b.lp = log(p);
+	b.lq = log(q);
+	b.lcn = lgamma(n + 1);
+	mode = floor((n + 1) * p);
+	if (mode > n)
+		mode = n;
+	lk = binom_lpmf(&b, k);
+	thr = lk + log1p(CALIB_REL_ERR);
+	if (k <= mode) {
+		own = binom_tail_log(&b, k, -1, lk);
+		/* first j past k, from the mode on, no more likely than k (the
+		 * mode itself when it ties with k) */
+		lo = fmax(k + 1, mode);
+		hi = n;
+		if (lo <= n && binom_lpmf(&b, n) <= thr) {
+			while (lo < hi) {
+				double mid = floor((lo + hi) / 2);
+
+				if (binom_lpmf(&b, mid) <= thr)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			other = binom_tail_log(&b, lo, +1, binom_lpmf(&b, lo));
+		}
+	} else {
+		own = binom_tail_log(&b, k, +1, lk);
+		/* last j before k, up to the mode, no more likely than k */
+		lo = 0;
+		hi = fmin(k - 1, mode);
+		if (hi >= 0 && binom_lpmf(&b, 0) <= thr) {
+			while (lo < hi) {
+				double mid = ceil((lo + hi) / 2);
+
+				if (binom_lpmf(&b, mid) <= thr)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			other = binom_tail_log(&b, lo, -1, binom_lpmf(&b, lo));
+		}
+	}
+	res = exp(log_add(own, other));
+out:
+	if (!(res >= CALIB_P_FLOOR)) /* NaN too */
+		res = CALIB_P_FLOOR;
+	if (res > 1)
+		res = 1;
+	return res;
+}
+
+/* ---- Benjamini–Hochberg -------------------------------------------------- */
+
+struct bh_item {
+	double p;
+	size_t i;
+};
+
+static int bh_cmp(const void *a, const void *b)
+{
+	const struct bh_item *x = a, *y = b;
+
+	if (x->p < y->p)
+		return -1;
+	if (x->p > y->p)
+		return 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+int calib_bh(const double *p, double *q, size_t n)
+{
+	struct bh_item *it;
+	double run = 1.0;
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	it = malloc(n * sizeof(*it));
+	if (!it)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		it[i].p = (p[i] >= 0 && p[i] <= 1) ? p[i] : 1.0; /* NaN -> 1 */
+		it[i].i = i;
+	}
+	qsort(it, n, sizeof(*it), bh_cmp);
+	for (i = n; i-- > 0;) {
+		double v = it[i].p * (double)n / (double)(i + 1);
+
+		if (v < run)
+			run = v;
+		q[it[i].i] = run;
+	}
+	free(it);
+	return 0;
+}
+
+/* ---- per node -------------------------------------------------------------- */
+
+struct node_vec {
+	struct tree_node **v;
+	size_t n, cap;
+};
+
+static int node_vec_push(struct tree_node *node, void *arg)
+{
+	struct node_vec *nv = arg;
+
+	if (nv->n == nv->cap) {
+		size_t cap = nv->cap ? nv->cap * 2 : 256;
+		struct tree_node **v = realloc(nv->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		nv->v = v;
+		nv->cap = cap;
+	}
+	nv->v[nv->n++] = node;
+	return 0;
+}
+
+static int sign_of(double x)
+{
+	return (x > 0) - (x < 0);
+}
+
+int calib_run(struct tree *t, const struct calib_opts *o)
+{
+	struct calib_opts def;
+	struct node_vec nv = { 0 };
+	double secs[COND_N] = { 0 };
+	unsigned *ref_w = NULL, *load_w = NULL, nref = 0, nload = 0, npairs;
+	double *fp = NULL, *pair_secs = NULL;
+	uint64_t *pair_n = NULL;
+	struct seqtest *seq = NULL;
+	size_t *fi = NULL, nf = 0, i;
+	int err = 0;
+
+	if (!t || !t->root)
+		return -EINVAL;
+	if (!o) {
+		calib_opts_default(&def);
+		o = &def;
+	}
+	ref_w = calloc(t->nwin + 1, sizeof(*ref_w));
+	load_w = calloc(t->nwin + 1, sizeof(*load_w));
+	if (!ref_w || !load_w) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (unsigned w = 0; w < t->nwin; w++) {
+		const struct profile_window *pw = &t->wins[w];
+
+		if (!(pw->secs > 0) || pw->cond >= COND_N)
+			continue;
+		secs[pw->cond] += pw->secs;
+		if (pw->cond == COND_REF)
+			ref_w[nref++] = w;
+		else
+			load_w[nload++] = w;
+	}
+	if (!(secs[COND_REF] > 0) || !(secs[COND_LOAD] > 0)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	npairs = nref < nload ? nref : nload;
+	if (o->sequential && npairs) {
+		/* the per-pair exposures once; each node adds its counts */
+		pair_secs = malloc(2 * npairs * sizeof(*pair_secs));
+		pair_n = malloc(2 * npairs * sizeof(*pair_n));
+		if (!pair_secs || !pair_n) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		for (unsigned k = 0; k < npairs; k++) {
+			pair_secs[k] = t->wins[ref_w[k]].secs;
+			pair_secs[npairs + k] = t->wins[load_w[k]].secs;
+		}
+		seq = seqtest_new(pair_secs, pair_secs + npairs, npairs);
+		if (!seq) {
+			err = -errno;
+			goto cleanup;
+		}
+	}
+
+	err = tree_walk(t->root, node_vec_push, &nv);
+	if (err)
+		goto cleanup;
+	fp = calloc(nv.n + 1, sizeof(*fp));
+	fi = malloc((nv.n + 1) * sizeof(*fi));
+	if (!fp || !fi) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+
+	for (i = 0; i < nv.n; i++) {
+		struct tree_node *n = nv.v[i];
+		struct calib_stat *s = &n->stat;
+		uint64_t cnt = n->total[COND_REF] + n->total[COND_LOAD];
+		int sg;
+
+		if (n->flags & TREE_F_STEP)
+			continue; /* other unit, own windows: tree_annot_calib */
+		memset(s, 0, sizeof(*s));
+		s->rate[COND_REF] = n->total[COND_REF] / secs[COND_REF];
+		s->rate[COND_LOAD] = n->total[COND_LOAD] / secs[COND_LOAD];
+		if (o->freq_hz > 0)
+			for (int c = 0; c < COND_N; c++)
+				s->cpu_ms[c] = s->rate[c] / o->freq_hz * 1000.0;
+		s->delta = s->rate[COND_LOAD] - s->rate[COND_REF];
+		if (s->rate[COND_REF] > 0)
+			s->ratio = s->rate[COND_LOAD] / s->rate[COND_REF];
+		else
+			s->ratio = s->rate[COND_LOAD] > 0 ? INFINITY : 1.0;
+		if (seq && n->win_total) {
+			for (unsigned k = 0; k < npairs; k++) {
+				pair_n[k] = n->win_total[ref_w[k]];
+				pair_n[npairs + k] = n->win_total[load_w[k]];
+			}
+			s->p = seqtest_p_of(seqtest_log_e(seq, pair_n, pair_n + npairs, npairs));
+			s->anytime = 1;
+		} else {
+			s->p = calib_poisson_p(n->total[COND_REF], secs[COND_REF],
+					       n->total[COND_LOAD], secs[COND_LOAD]);
+		}
+		s->q = 1.0;
+		sg = sign_of(s->delta);
+		if (n->win_total) {
+			for (unsigned k = 0; k < npairs; k++) {
+				unsigned wr = ref_w[k], wl = load_w[k];
+				double d = n->win_total[wl] / t->wins[wl].secs -
+					   n->win_total[wr] / t->wins[wr].secs;
+
+				s->pairs++;
+				if (sign_of(d) == sg)
+					s->pairs_agree++;
+			}
+		}
+		{
+			uint64_t sc = n->self[COND_REF] + n->self[COND_LOAD];
+			double sd = n->self[COND_LOAD] / secs[COND_LOAD] -
+				    n->self[COND_REF] / secs[COND_REF];
+
+			/* a per-node test, not part of the family: it only adds
+			 * a node's own time to rises its children already show */
+			if (sc >= o->min_count && sd != 0 &&
+			    calib_poisson_p(n->self[COND_REF], secs[COND_REF], n->self[COND_LOAD],
+					    secs[COND_LOAD]) <= o->alpha)
+				s->self_sign = sign_of(sd);
+		}
+		if (n == t->root)
+			s->q = s->p;
+		else if (cnt >= o->min_count) {
+			fp[nf] = s->p;
+			fi[nf++] = i;
+		}
+	}
+	err = calib_bh(fp, fp, nf);
+	if (err)
+		goto cleanup;
+	for (i = 0; i < nf; i++)
+		nv.v[fi[i]]->stat.q = fp[i];
+
+	for (i = 0; i < nv.n; i++) {
+		struct tree_node *n = nv.v[i];
+		struct calib_stat *s = &n->stat;
+		uint64_t cnt = n->total[COND_REF] + n->total[COND_LOAD];
+
+		if (n->flags & TREE_F_STEP)
+			continue;
+		if (cnt < o->min_count)
+			s->why = "too few samples to test";
+		else if (s->delta == 0)
+			s->why = "no change";
+		else if (!(s->q <= o->alpha))
+			s->why = "q above the FDR level";
+		else if (s->pairs >= 2 &&
+			 !((double)s->pairs_agree / s->pairs > o->min_agree))
+			s->why = "window pairs disagree in sign";
+		else {
+			s->significant = 1;
+			s->sign = sign_of(s->delta);
+			s->why = s->sign > 0 ? "significant increase" : "significant decrease";
+		}
+		if (!n->parent)
+			s->share_of_parent = 1.0;
+		else if (n->parent->stat.delta != 0)
+			s->share_of_parent = s->delta / n->parent->stat.delta;
+	}
+	/* share_of_parent above read the parent's delta: pre-order walk, so the
+	 * parent was filled in the first loop already */
+	err = calib_annot_run(t, o);
+	calib_masses(t);
+cleanup:
+	seqtest_free(seq);
+	free(pair_secs);
+	free(pair_n);
+	free(nv.v);
+	free(fp);
+	free(fi);
+	free(ref_w);
+	free(load_w);
+	return err;
+}
+
+/* ---- rises and falls apart ------------------------------------------------ */
+
+static int calib_other_unit(const struct tree_node *parent, const struct tree_node *c)
+{
+	return (c->flags & TREE_F_STEP) && !(parent->flags & TREE_F_STEP);
+}
+
+/* post-order: children first */
+static void calib_mass_node(struct tree_node *n, double secs_ref, double secs_load)
+{
+	const struct calib_stat *s = &n->stat;
+	double up = 0, down = 0, self = 0;
+
+	for (unsigned i = 0; i < n->nchild; i++) {
+		struct tree_node *c = n->child[i];
+
+		calib_mass_node(c, secs_ref, secs_load);
+		if (calib_other_unit(n, c))
+			continue;
+		up += c->stat.rise;
+		down += c->stat.fall;
+	}
+	if (!(n->flags & TREE_F_STEP))
+		self = n->self[COND_LOAD] / secs_load - n->self[COND_REF] / secs_ref;
+	/* the self test is per node, outside the FDR family: its time joins a
+	 * rise (fall) only where one is established already, by the node's own
+	 * test or its children's; alone it would let chance self counts, one
+	 * node in twenty at alpha 0.05, make a rise out of no true delta */
+	if (s->self_sign > 0 && self > 0 && (up > 0 || (s->significant && s->sign > 0)))
+		up += self;
+	if (s->self_sign < 0 && self < 0 && (down > 0 || (s->significant && s->sign < 0)))
+		down += -self;
+	n->stat.rise = fmax(s->significant && s->sign > 0 ? s->delta : 0, up);
+	n->stat.fall = fmax(s->significant && s->sign < 0 ? -s->delta : 0, down);
+}
+
+void calib_masses(struct tree *t)
+{
+	double secs[COND_N] = { 0 };
+
+	if (!t || !t->root)
+		return;
+	for (unsigned w = 0; w < t->nwin; w++)
+		if (t->wins[w].secs > 0 && t->wins[w].cond < COND_N)
+			secs[t->wins[w].cond] += t->wins[w].secs;
+	if (!(secs[COND_REF] > 0) || !(secs[COND_LOAD] > 0))
+		return;
+	calib_mass_node(t->root, secs[COND_REF], secs[COND_LOAD]);
+}
+
+/* ---- words ----------------------------------------------------------------- */
+
+static void fmt_p(char *b, size_t len, double p)
+{
+	if (p <= CALIB_P_FLOOR)
+		snprintf(b, len, "<1e-300");
+	else if (p >= 0.01)
+		snprintf(b, len, "=%.2f", p);
+	else
+		snprintf(b, len, "=%.1e", p);
+}
+
+char *calib_explain(const struct tree_node *n, char *buf, size_t len)
+{
+	const struct calib_stat *s = &n->stat;
+	char ps[24], qs[24], ratio[32], cpu[48] = "";
+	uint64_t cnt = n->total[COND_REF] + n->total[COND_LOAD];
+
+	if (!len)
+		return buf;
+	fmt_p(ps, sizeof(ps), s->p);
+	fmt_p(qs, sizeof(qs), s->q);
+	if (isinf(s->ratio))
+		snprintf(ratio, sizeof(ratio), "new when loaded");
+	else if (s->rate[COND_LOAD] == 0 && s->rate[COND_REF] > 0)
+		snprintf(ratio, sizeof(ratio), "vanished when loaded");
+	else
+		snprintf(ratio, sizeof(ratio), "x%.2f", s->ratio);
+	if (s->cpu_ms[COND_LOAD] > 0 || s->cpu_ms[COND_REF] > 0)
+		snprintf(cpu, sizeof(cpu), " = %+.1f CPU-ms/s",
+			 s->cpu_ms[COND_LOAD] - s->cpu_ms[COND_REF]);
+	snprintf(buf, len,
+		 "%+.1f/s%s (ref %.1f/s, load %.1f/s, %s), n=%llu, p%s q%s "
+		 "(%s), %u/%u pairs agree: %s",
+		 s->delta, cpu, s->rate[COND_REF], s->rate[COND_LOAD], ratio,
+		 (unsigned long long)cnt, ps, qs,
+		 s->anytime ? "anytime-valid mixture test of two Poisson rates over the "
+			      "window pairs, e-BH" :
+			      "two-sided conditional binomial test of two Poisson rates, "
+			      "Benjamini-Hochberg",
+		 s->pairs_agree, s->pairs,
+		 s->why ? s->why : "not calibrated");
+	return buf;
+}
+
+struct sum_ent {
+	int subsys;
+	double ref, load;
+	int sig, any;
+	double pct; /* INFINITY when new */
+};
+
+static int sum_collect(struct tree_node *n, void *arg)
+{
+	struct sum_ent *e = arg;
+
+	if (n->kind == TREE_SUBSYS && n->subsys < SUBSYS_N) {
+		struct sum_ent *x = &e[n->subsys];
+
+		x->ref += n->stat.rate[COND_REF];
+		x->load += n->stat.rate[COND_LOAD];
+		x->any = 1;
+		if (n->stat.significant)
+			x->sig |= n->stat.sign > 0 ? 1 : 2;
+	}
+	return 0;
+}
+
+/* significant first, then by |delta| in samples per second (what costs
+ * most first: irq +2201% at +7.3/s is not before mm +1200% at +654.6/s),
+ * then table order */
+static int sum_cmp(const void *a, const void *b)
+{
+	const struct sum_ent *x = a, *y = b;
+	double ax = fabs(x->load - x->ref), ay = fabs(y->load - y->ref);
+
+	if (!!x->sig != !!y->sig)
+		return y->sig ? 1 : -1;
+	if (ax != ay)
+		return ax > ay ? -1 : 1;
+	return x->subsys - y->subsys;
+}
+
+char *calib_summary(const struct tree *t, int utf8, char *buf, size_t len)
+{
+	struct sum_ent e[SUBSYS_N];
+	int no = 0;
+	size_t off = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	memset(e, 0, sizeof(e));
+	if (!t || !t->root)
+		return buf;
+	tree_walk(t->root, sum_collect, e);
+	for (int s = 0; s < SUBSYS_N; s++) {
+		struct sum_ent x = e[s];
+		double d = x.load - x.ref;
+
+		if (!x.any || (x.ref == 0 && x.load == 0))
+			continue;
+		x.subsys = s;
+		x.pct = x.ref > 0 ? d / x.ref * 100.0 : INFINITY;
+		/* significant only when a node agrees with the sum's sign */
+		x.sig = (d > 0 && (x.sig & 1)) || (d < 0 && (x.sig & 2));
+		e[no++] = x; /* no <= s: compacting in place is safe */
+	}
+	qsort(e, no, sizeof(e[0]), sum_cmp);
+	/* idle is not work: when the load runs, the CPUs idle less and idle
+	 * falls (-100% on a busy host), which is not a cost of the load.  It
+	 * is left out of the ranking and said last, as "idle time" */
+	for (int i = 0; i < no; i++)
+		if (e[i].subsys == SUBSYS_IDLE && i < no - 1) {
+			struct sum_ent x = e[i];
+
+			memmove(&e[i], &e[i + 1], (size_t)(no - 1 - i) * sizeof(e[0]));
+			e[no - 1] = x;
+			break;
+		}
+	for (int i = 0; i < no; i++) {
+		const struct sum_ent *x = &e[i];
+		int idle = x->subsys == SUBSYS_IDLE;
+		char pct[32];
+		int w;
+
+		if (isinf(x->pct))
+			snprintf(pct, sizeof(pct), "new");
+		else if (x->pct < 0 && lround(x->pct) != 0)
+			snprintf(pct, sizeof(pct), "%s%.0f%%", utf8 ? "\xe2\x88\x92" : "-",
+				 -x->pct);
+		else
+			snprintf(pct, sizeof(pct), "+%.0f%%", fabs(x->pct));
+		char ent[80];
+
+		w = snprintf(ent, sizeof(ent), "%s%s%s %s%s%s",
+			     i ? (utf8 ? " \xc2\xb7 " : " | ") : "",
+			     subsys_name((enum subsys)x->subsys), idle ? " time" : "", pct,
+			     x->sig ? "" : " (n.s.)", idle ? " (not ranked: not work)" : "");
+		/* whole entries only: never cut a UTF-8 sequence */
+		if (w < 0 || (size_t)w >= len - off)
+			break;
+		memcpy(buf + off, ent, (size_t)w + 1);
+		off += (size_t)w;
+	}
+	return buf;
+}

@@ -1,0 +1,447 @@
+/* pprof_write — a profile's windows as gzip-compressed profile.proto
+ * (see pprof.h).  A small writer of our own over core/pb: profile.proto
+ * needs varints and length-delimited fields only, and zlib is linked
+ * already. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "base/pb.h"
+#include "data/pprof.h"
+#include "data/subsys.h"
+#include "base/util.h"
+
+/* profile.proto field numbers */
+enum {
+	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5,
+	P_STRING_TABLE = 6, P_TIME_NANOS = 9, P_DURATION_NANOS = 10, P_PERIOD_TYPE = 11,
+	P_PERIOD = 12, P_COMMENT = 13, P_DEFAULT_SAMPLE_TYPE = 14,
+	VT_TYPE = 1, VT_UNIT = 2,
+	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
+	L_KEY = 1, L_STR = 2, L_NUM = 3, L_NUM_UNIT = 4,
+	M_ID = 1, M_FILENAME = 5, M_HAS_FUNCTIONS = 7,
+	LOC_ID = 1, LOC_MAPPING_ID = 2, LOC_ADDRESS = 3, LOC_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3,
+};
+
+/* ---- a string -> index table (content hashed) ------------------------------ */
+
+struct pw_strtab {
+	char **s;               /* owned copies, s[0] = "" */
+	size_t n, cap;
+	uint32_t *slot;         /* open addressing: index + 1, 0 empty */
+	size_t nslot;
+};
+
+static uint64_t pw_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static int pw_rehash(struct pw_strtab *t)
+{
+	size_t ns = t->nslot ? t->nslot * 2 : 1024;
+	uint32_t *sl = calloc(ns, sizeof(*sl));
+
+	if (!sl)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = (size_t)pw_hash(t->s[i], strlen(t->s[i])) & (ns - 1);
+		while (sl[h])
+			h = (h + 1) & (ns - 1);
+		sl[h] = (uint32_t)i + 1;
+	}
+	free(t->slot);
+	t->slot = sl;
+	t->nslot = ns;
+	return 0;
+}
+
+/* Index of s[0..n) in the table, added when new; -errno. */
+static int64_t pw_str(struct pw_strtab *t, const char *s, size_t n)
+{
+	if ((t->n + 1) * 2 > t->nslot && pw_rehash(t))
+		return -ENOMEM;
+	size_t h = (size_t)pw_hash(s, n) & (t->nslot - 1);
+	while (t->slot[h]) {
+		const char *o = t->s[t->slot[h] - 1];
+		if (!strncmp(o, s, n) && o[n] == 0)
+			return t->slot[h] - 1;
+		h = (h + 1) & (t->nslot - 1);
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		char **a = realloc(t->s, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		t->s = a;
+		t->cap = cap;
+	}
+	char *c = strndup(s, n);
+	if (!c)
+		return -ENOMEM;
+	t->s[t->n] = c;
+	t->slot[h] = (uint32_t)t->n + 1;
+	return (int64_t)t->n++;
+}
+
+static int64_t pw_cstr(struct pw_strtab *t, const char *s)
+{
+	return pw_str(t, s, strlen(s));
+}
+
+static void pw_strtab_free(struct pw_strtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	free(t->slot);
+}
+
+/* ---- frames -> locations ---------------------------------------------------- */
+
+/* Splits "sym [module]" into the symbol's length and the module; returns
+ * the module's length (0: no module suffix). */
+static size_t pw_split_module(const char *f, size_t n, size_t *symlen, const char **mod)
+{
+	if (n < 4 || f[n - 1] != ']')
+		return 0;
+	size_t i = n - 1;
+	while (i > 0 && f[i - 1] != '[') {
+		char c = f[i - 1];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
+			return 0;
+		i--;
+	}
+	/* "[" at i - 1, preceded by a space, with a non-empty symbol before */
+	if (i < 3 || i == n - 1 || f[i - 2] != ' ')
+		return 0;
+	*symlen = i - 2;
+	*mod = f + i;
+	return n - 1 - i;
+}
+
+static int pw_hexaddr(const char *f, uint64_t *addr)
+{
+	if (strncmp(f, "0x", 2) || !f[2] || strlen(f) > 18)
+		return 0;
+	uint64_t v = 0;
+	for (const char *c = f + 2; *c; c++) {
+		int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10 :
+			*c >= 'A' && *c <= 'F' ? *c - 'A' + 10 : -1;
+		if (d < 0)
+			return 0;
+		v = v << 4 | (uint64_t)d;
+	}
+	*addr = v;
+	return 1;
+}
+
+struct pw {
+	struct pw_strtab st;
+	struct pw_strtab frames;    /* frame name -> location id - 1 */
+	struct pw_strtab mods;      /* mapping file name -> mapping id - 1 */
+	struct pb_buf out, msg, sub;
+	uint64_t *locs;
+	size_t locs_cap;
+};
+
+/* Location id (1-based) of frame f, writing its function, location and,
+ * when new, mapping to w->out.  0 on error (w->out.err or -ENOMEM). */
+static uint64_t pw_location(struct pw *w, const char *f)
+{
+	size_t n = strlen(f), symlen = n;
+	const char *mod = NULL;
+	size_t modlen = pw_split_module(f, n, &symlen, &mod);
+	size_t before = w->frames.n;
+	int64_t li = pw_str(&w->frames, f, n);
+
+	if (li < 0)
+		return 0;
+	if ((size_t)li < before)
+		return (uint64_t)li + 1;
+	uint64_t id = (uint64_t)li + 1, addr = 0;
+	char mname[80];
+	if (modlen && modlen < sizeof(mname) - 2)
+		snprintf(mname, sizeof(mname), "[%.*s]", (int)modlen, mod);
+	else
+		snprintf(mname, sizeof(mname), "[kernel.kallsyms]");
+	size_t mb = w->mods.n;
+	int64_t mi = pw_cstr(&w->mods, mname);
+	int64_t name = pw_str(&w->st, f, modlen ? symlen : n);
+	int64_t file = pw_cstr(&w->st, mname);
+	if (mi < 0 || name < 0 || file < 0)
+		return 0;
+	if ((size_t)mi >= mb) {
+		pb_buf_reset(&w->msg);
+		pb_put_uint(&w->msg, M_ID, (uint64_t)mi + 1);
+		pb_put_uint(&w->msg, M_FILENAME, (uint64_t)file);
+		pb_put_uint(&w->msg, M_HAS_FUNCTIONS, 1);
+		if (w->msg.err)
+			return 0;
+		pb_put_bytes(&w->out, P_MAPPING, w->msg.p, w->msg.len);
+	}
+	pb_buf_reset(&w->msg);
+	pb_put_uint(&w->msg, F_ID, id);
+	pb_put_uint(&w->msg, F_NAME, (uint64_t)name);
+	pb_put_uint(&w->msg, F_SYSTEM_NAME, (uint64_t)name);
+	if (w->msg.err)
+		return 0;
+	pb_put_bytes(&w->out, P_FUNCTION, w->msg.p, w->msg.len);
+	pb_buf_reset(&w->msg);
+	pb_buf_reset(&w->sub);
+	pb_put_uint(&w->sub, LINE_FUNCTION_ID, id);
+	pb_put_uint(&w->msg, LOC_ID, id);
+	pb_put_uint(&w->msg, LOC_MAPPING_ID, (uint64_t)mi + 1);
+	if (pw_hexaddr(f, &addr))
+		pb_put_uint(&w->msg, LOC_ADDRESS, addr);
+	if (w->sub.err)
+		return 0;
+	pb_put_bytes(&w->msg, LOC_LINE, w->sub.p, w->sub.len);
+	if (w->msg.err)
+		return 0;
+	pb_put_bytes(&w->out, P_LOCATION, w->msg.p, w->msg.len);
+	return w->out.err ? 0 : id;
+}
+
+static void pw_label_str(struct pb_buf *msg, struct pb_buf *sub, int64_t key, int64_t val)
+{
+	pb_buf_reset(sub);
+	pb_put_uint(sub, L_KEY, (uint64_t)key);
+	pb_put_uint(sub, L_STR, (uint64_t)val);
+	if (!sub->err)
+		pb_put_bytes(msg, S_LABEL, sub->p, sub->len);
+	else
+		msg->err = sub->err;
+}
+
+static void pw_label_num(struct pb_buf *msg, struct pb_buf *sub, int64_t key, uint64_t v)
+{
+	pb_buf_reset(sub);
+	pb_put_uint(sub, L_KEY, (uint64_t)key);
+	pb_put_uint(sub, L_NUM, v);
+	if (!sub->err)
+		pb_put_bytes(msg, S_LABEL, sub->p, sub->len);
+	else
+		msg->err = sub->err;
+}
+
+static void pw_value_type(struct pb_buf *out, struct pb_buf *sub, uint32_t field,
+			  int64_t type, int64_t unit)
+{
+	pb_buf_reset(sub);
+	pb_put_uint(sub, VT_TYPE, (uint64_t)type);
+	pb_put_uint(sub, VT_UNIT, (uint64_t)unit);
+	if (!sub->err)
+		pb_put_bytes(out, field, sub->p, sub->len);
+	else
+		out->err = sub->err;
+}
+
+static int pw_selected(const struct profile *p, const struct pprof_write_opts *o, unsigned w)
+{
+	unsigned to = o->win_to && o->win_to < p->nwin ? o->win_to : p->nwin;
+
+	return w >= o->win_from && w < to && (o->cond == COND_N || p->wins[w].cond == (enum cond)o->cond);
+}
+
+/* gzip of in[0..n) into a new buffer. */
+static int pw_gzip(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen)
+{
+	z_stream z = { 0 };
+	uint8_t *buf = NULL;
+	int err = -ENOMEM;
+
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	size_t cap = deflateBound(&z, (uLong)n) + 64;
+	buf = malloc(cap);
+	if (!buf)
+		goto out;
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)n;
+	z.next_out = buf;
+	z.avail_out = (uInt)cap;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		err = -EIO;
+		goto out;
+	}
+	*out = buf;
+	*outlen = z.total_out;
+	buf = NULL;
+	err = 0;
+out:
+	deflateEnd(&z);
+	free(buf);
+	return err;
+}
+
+int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8_t **out,
+		size_t *outlen, struct pprof_write_info *info, char **cause)
+{
+	struct pprof_write_info local;
+	struct pw w = { 0 };
+	int64_t k_samples, k_count, k_cpu, k_ns, k_cond, k_win, k_comm, k_pid, k_subsys;
+	int64_t cond_s[COND_N];
+	uint64_t period = o->freq_hz ? 1000000000ull / o->freq_hz : 0;
+	double secs = 0, start = -1;
+	int err = -ENOMEM;
+
+	if (!info)
+		info = &local;
+	memset(info, 0, sizeof(*info));
+	*out = NULL;
+	*outlen = 0;
+	for (unsigned i = 0; i < p->nwin; i++)
+		if (pw_selected(p, o, i)) {
+			info->windows++;
+			secs += p->wins[i].secs;
+			if (start < 0)
+				start = p->wins[i].start_s;
+		}
+	if (!info->windows) {
+		util_cause(cause, "no %s window to write", o->cond == COND_N ? "measurement" :
+			 o->cond == COND_REF ? "reference" : "loaded");
+		return -ENODATA;
+	}
+	if (pw_cstr(&w.st, "") < 0 ||
+	    (k_samples = pw_cstr(&w.st, "samples")) < 0 || (k_count = pw_cstr(&w.st, "count")) < 0 ||
+	    (k_cpu = pw_cstr(&w.st, "cpu")) < 0 || (k_ns = pw_cstr(&w.st, "nanoseconds")) < 0 ||
+	    (k_cond = pw_cstr(&w.st, "condition")) < 0 || (k_win = pw_cstr(&w.st, "window")) < 0 ||
+	    (k_comm = pw_cstr(&w.st, "comm")) < 0 || (k_pid = pw_cstr(&w.st, "pid")) < 0 ||
+	    (k_subsys = pw_cstr(&w.st, "subsystem")) < 0 ||
+	    (cond_s[COND_REF] = pw_cstr(&w.st, cond_name(COND_REF))) < 0 ||
+	    (cond_s[COND_LOAD] = pw_cstr(&w.st, cond_name(COND_LOAD))) < 0)
+		goto fail_mem;
+
+	pw_value_type(&w.out, &w.sub, P_SAMPLE_TYPE, k_samples, k_count);
+	pw_value_type(&w.out, &w.sub, P_SAMPLE_TYPE, k_cpu, k_ns);
+	for (size_t si = 0; si < p->nstacks; si++) {
+		const struct profile_stack *s = &p->stacks[si];
+		int64_t subsys = -1, comm = -1;
+		int any = 0;
+
+		for (unsigned wi = 0; wi < p->nwin && !any; wi++)
+			any = pw_selected(p, o, wi) && s->win[wi];
+		if (!any || !s->nframes)
+			continue;
+		if (s->nframes > w.locs_cap) {
+			uint64_t *l = realloc(w.locs, s->nframes * sizeof(*l));
+			if (!l)
+				goto fail_mem;
+			w.locs = l;
+			w.locs_cap = s->nframes;
+		}
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			/* leaf first */
+			w.locs[k] = pw_location(&w, s->frames[s->nframes - 1 - k]);
+			if (!w.locs[k])
+				goto fail_mem;
+		}
+		subsys = pw_cstr(&w.st, subsys_name(subsys_classify(s->frames, s->nframes)));
+		if (subsys < 0 || (s->comm && *s->comm && (comm = pw_cstr(&w.st, s->comm)) < 0))
+			goto fail_mem;
+		for (unsigned wi = 0; wi < p->nwin; wi++) {
+			uint64_t v[2];
+
+			if (!pw_selected(p, o, wi) || !s->win[wi])
+				continue;
+			v[0] = s->win[wi];
+			v[1] = s->win[wi] * period;
+			pb_buf_reset(&w.msg);
+			pb_put_packed(&w.msg, S_LOCATION_ID, w.locs, s->nframes);
+			pb_put_packed(&w.msg, S_VALUE, v, 2);
+			if (!o->plain)
+				pw_label_str(&w.msg, &w.sub, k_cond, cond_s[p->wins[wi].cond]);
+			pw_label_num(&w.msg, &w.sub, k_win, wi);
+			if (comm > 0)
+				pw_label_str(&w.msg, &w.sub, k_comm, comm);
+			if (s->tgid)
+				pw_label_num(&w.msg, &w.sub, k_pid, s->tgid);
+			pw_label_str(&w.msg, &w.sub, k_subsys, subsys);
+			if (w.msg.err)
+				goto fail_mem;
+			pb_put_bytes(&w.out, P_SAMPLE, w.msg.p, w.msg.len);
+			info->records++;
+			info->samples += s->win[wi];
+		}
+	}
+	for (unsigned wi = 0; wi < p->nwin; wi++) {
+		char c[160];
+		int64_t ci;
+
+		if (!pw_selected(p, o, wi) || o->plain)
+			continue;
+		snprintf(c, sizeof(c), "argus-window index=%u cond=%s secs=%.9g start=%.9g lost=%llu",
+			 wi, cond_name(p->wins[wi].cond), p->wins[wi].secs, p->wins[wi].start_s,
+			 (unsigned long long)p->wins[wi].lost);
+		if ((ci = pw_cstr(&w.st, c)) < 0)
+			goto fail_mem;
+		pb_put_uint(&w.out, P_COMMENT, (uint64_t)ci);
+	}
+	for (size_t i = 0; i < w.st.n; i++)
+		pb_put_str(&w.out, P_STRING_TABLE, w.st.s[i]);
+	if (o->time_nanos)
+		pb_put_uint(&w.out, P_TIME_NANOS,
+			    (uint64_t)(o->time_nanos + (int64_t)(start > 0 ? start * 1e9 : 0)));
+	pb_put_uint(&w.out, P_DURATION_NANOS, (uint64_t)(secs * 1e9 + 0.5));
+	pw_value_type(&w.out, &w.sub, P_PERIOD_TYPE, k_cpu, k_ns);
+	pb_put_uint(&w.out, P_PERIOD, period);
+	pb_put_uint(&w.out, P_DEFAULT_SAMPLE_TYPE, (uint64_t)k_cpu);
+	if (w.out.err) {
+		err = w.out.err;
+		util_cause(cause, "cannot encode the profile: %s", strerror(-err));
+		goto out;
+	}
+	info->locations = (unsigned)w.frames.n;
+	info->mappings = (unsigned)w.mods.n;
+	info->secs = secs;
+	if (o->raw) {
+		*out = w.out.p;
+		*outlen = w.out.len;
+		w.out.p = NULL;
+		err = 0;
+	} else {
+		err = pw_gzip(w.out.p, w.out.len, out, outlen);
+		if (err)
+			util_cause(cause, "cannot compress the profile: %s", strerror(-err));
+	}
+	goto out;
+fail_mem:
+	err = w.out.err ? w.out.err : -ENOMEM;
+	util_cause(cause, "cannot encode the profile: %s", strerror(-err));
+out:
+	pw_strtab_free(&w.st);
+	pw_strtab_free(&w.frames);
+	pw_strtab_free(&w.mods);
+	pb_buf_free(&w.out);
+	pb_buf_free(&w.msg);
+	pb_buf_free(&w.sub);
+	free(w.locs);
+	return err;
+}
+
+int pprof_write_stream(const struct profile *p, const struct pprof_write_opts *o, FILE *f,
+		       struct pprof_write_info *info, char **cause)
+{
+	uint8_t *buf = NULL;
+	size_t n = 0;
+	int err = pprof_write(p, o, &buf, &n, info, cause);
+
+	if (err)
+		return err;
+	if (fwrite(buf, 1, n, f) != n || fflush(f)) {
+		err = -EIO;
+		util_cause(cause, "cannot write the profile: %s", strerror(errno ? errno : EIO));
+	}
+	free(buf);
+	return err;
+}

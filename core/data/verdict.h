@@ -1,0 +1,122 @@
+/* verdict — what a diagnosis concludes, with its evidence. */
+#ifndef ARGUS_VERDICT_H
+#define ARGUS_VERDICT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define VERDICT_MAX_PATH 128
+#define VERDICT_MAX_BRANCH 8    /* branches of a spread verdict */
+#define VERDICT_MAX_FALLS 4     /* falls / displaced paths reported */
+
+/* One path the verdict names beside its own: a branch of a spread
+ * verdict, a significant fall of the diagnosed work, or work of another
+ * process the load displaced. */
+struct verdict_branch {
+	char *process;             /* displaced: "comm [tgid]"; NULL otherwise; owned */
+	char subsystem[16];        /* the deepest classified frame's subsystem */
+	char time[16];             /* "on-cpu", "blocked", "runnable" */
+	char **path;               /* root-first frames, owned */
+	unsigned npath;
+	double delta;              /* net delta of the node the path ends at */
+	double mass;               /* its significant rise (branches) or fall
+	                            * (falls, displaced; positive) */
+	double share;              /* mass / the rise (or fall) at the start */
+};
+
+/* A caller of the function a spread increase converges on (issue 23). */
+struct verdict_caller {
+	char *name;                /* owned */
+	double mass;               /* the rise of the function under it */
+	double share;              /* mass / the function's summed rise */
+};
+
+struct verdict {
+	int found;                 /* 0: "no bottleneck found" (honest) */
+	char subsystem[16];
+	char *path[VERDICT_MAX_PATH]; /* root-first kernel function names, owned */
+	unsigned npath;
+	char *leaf;                /* owned; last element of the path */
+	double confidence;         /* 0..1 */
+	/* evidence, from the node the descent stopped at */
+	double rate_ref, rate_load, delta, ratio, q;
+	unsigned pairs, pairs_agree;
+	double share_of_root;      /* node delta / the sum of the increases of
+	                            * the root's children (not the net root
+	                            * delta: idle falls as work rises) */
+	char *summary;             /* one line for people, owned */
+	char **notes;              /* extra evidence lines (step results), owned */
+	unsigned nnotes;
+	/* issue 11 */
+	char time[16];             /* the kind of time of the verdict path:
+	                            * "on-cpu" (no TREE_TIME level), "blocked",
+	                            * "runnable"; "" when not found */
+	/* issue 26: a blocked verdict's waker, apart from its subsystem (which
+	 * is where it waited): who woke it most, "softirq BLOCK", "task nginx
+	 * (tgid 12)", "hardirq timer", "none seen"; its class "task",
+	 * "softirq", "hardirq", "none"; "" when not blocked or not known */
+	char waker[64];
+	char waker_class[16];
+	double rise;               /* the significant rise at the verdict node */
+	struct verdict_branch *branches; /* a spread verdict: every branch,
+	                            * the largest branch first at every split
+	                            * (branches[0] is path); owned */
+	unsigned nbranches;        /* 0: one path */
+	struct verdict_branch *falls;    /* significant falls of the diagnosed
+	                            * work (something vanished); owned */
+	unsigned nfalls;
+	struct verdict_branch *displaced; /* falls of other processes: displaced
+	                            * by the load, reported, never the verdict */
+	unsigned ndisplaced;
+	/* issue 23: where a spread increase converges (core/analysis/descent_converge.c):
+	 * the function summed over its callers (the callee view), NULL when
+	 * the verdict is the walk's own */
+	char *convergence;         /* owned */
+	double convergence_rise;   /* its summed rise */
+	struct verdict_caller *callers; /* who reaches it, largest first; owned */
+	unsigned ncallers;
+};
+
+/* Appends a copy of b (strings duplicated) to *list.  0 or -ENOMEM. */
+int verdict_branch_add(struct verdict_branch **list, unsigned *n,
+		       const struct verdict_branch *b);
+void verdict_branch_clear(struct verdict_branch *b);
+/* Appends a caller (name copied) to v->callers.  0 or -ENOMEM. */
+int verdict_caller_add(struct verdict *v, const char *name, double mass, double share);
+
+void verdict_clear(struct verdict *v); /* frees owned strings, zeroes */
+int verdict_add_note(struct verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* JSON for verdicts (core/data/verdict_json.c).  The object is the "verdict" of
+ * `argus diagnose --batch --json` and of `argus diff`, and of the session's
+ * verdict event:
+ *   {"found":1,"subsystem":"mm","path":[...],"leaf":"...","confidence":0.9,
+ *    "summary":"...","evidence":{"rate_ref":..,"rate_load":..,"delta":..,
+ *    "ratio":..|null,"q":..,"pairs":..,"pairs_agree":..,"share_of_root":..},
+ *    "notes":[...],"time":"on-cpu","rise":..,"waker"?:"softirq BLOCK",
+ *    "waker_class"?:"softirq","branches":[...],"falls":[...],
+ *    "displaced":[...]}
+ * ratio is null when the reference rate is 0 (infinite).  A cJSON object is
+ * returned so callers can embed it; caller frees with cJSON_Delete. */
+struct cJSON;
+struct cJSON *verdict_json_new(const struct verdict *v);
+
+/* Adds the fields of issue 11 to a verdict object o: "time", "rise",
+ * "branches" (only for a spread verdict), "falls" and "displaced" (arrays of
+ * {"process"?,"subsystem","time","path","leaf","delta","mass","share"}).
+ * verdict_json_new calls it; diagnose's own writer too.  0 or -ENOMEM. */
+int verdict_json_add_paths(struct cJSON *o, const struct verdict *v);
+
+/* Reads such an object into v (zeroed first; verdict_clear frees it).
+ * Returns 0, or -EINVAL with *cause set (caller frees) naming the field. */
+int verdict_json_parse(const struct cJSON *o, struct verdict *v, char **cause);
+
+/* Writes one line, the shape `argus diagnose --batch --json` prints:
+ * {"verdict":{...},"decisions":[lines...],"steps":[],"elapsed_s":S}
+ * lines are the agent's explanations (may be NULL when nlines is 0); steps
+ * is steps_json (a JSON array text) or [] when NULL.  Returns 0 or -errno. */
+int verdict_json_report(FILE *out, const struct verdict *v, char *const *lines,
+			unsigned nlines, const char *steps_json, double elapsed_s);
+
+#endif

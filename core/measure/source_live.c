@@ -1,0 +1,235 @@
+/* source_live — live sampling behind the source interface. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "data/ksym.h"
+#include "probe/probe.h"
+#include "probe/probe_profile.h"
+#include "data/procinfo.h"
+#include "measure/source_live.h"
+#include "base/util.h"
+
+#define SOURCE_LIVE_TICK_S 1.0
+
+struct source_live {
+	struct source src;
+	struct probe_profile *pp;
+	struct ksym_table *ks;
+	struct profile *prof;
+	unsigned win;
+	double t0;              /* monotonic seconds at start */
+	double last_tick;       /* time of the last collect */
+	double elapsed;         /* at the last collect */
+	double rate;
+	double overhead_pct;    /* BPF run time over the last tick, <0 unknown */
+	uint64_t samples;       /* accepted (added to the profile) */
+	struct probe_profile_stats st; /* at the last collect */
+	int stopped;
+};
+
+/* One collect at time now: counts since the last one into the window. */
+static int live_collect(struct source_live *l, double now, char **cause)
+{
+	int64_t n = probe_profile_collect(l->pp, l->prof, l->win, l->ks);
+	double dt = now - l->last_tick;
+
+	if (n < 0) {
+		if (cause && asprintf(cause, "cannot read the sampler's maps: %s",
+				      strerror((int)-n)) < 0)
+			*cause = NULL;
+		return (int)n;
+	}
+	/* who the new processes are, while they run (issue 15) */
+	if (procinfo_profile_capture(l->prof, (uint32_t)getpid()) < 0) {
+		if (cause && asprintf(cause, "out of memory naming the sampled processes") < 0)
+			*cause = NULL;
+		return -ENOMEM;
+	}
+	{
+		uint64_t prev_ns = l->st.bpf_run_ns;
+
+		probe_profile_stats(l->pp, &l->st);
+		/* one open window: everything lost since the start is its loss */
+		l->prof->wins[l->win].lost = l->st.dropped;
+		l->overhead_pct = dt > 0 && l->st.bpf_run_ns
+			? (l->st.bpf_run_ns - prev_ns) / (dt * 1e9) * 100 : -1;
+	}
+	l->samples += (uint64_t)n;
+	l->rate = dt > 0 ? n / dt : 0;
+	l->last_tick = now;
+	l->elapsed = now - l->t0;
+	profile_window_end(l->prof, l->win, l->elapsed);
+	return n > 0;
+}
+
+static int live_tick(struct source *s, double now_s, char **cause)
+{
+	struct source_live *l = s->priv;
+
+	if (l->stopped || now_s - l->last_tick < SOURCE_LIVE_TICK_S)
+		return 0;
+	return live_collect(l, now_s, cause);
+}
+
+static int live_timeout_ms(struct source *s, double now_s)
+{
+	struct source_live *l = s->priv;
+	double left = l->last_tick + SOURCE_LIVE_TICK_S - now_s;
+
+	if (l->stopped)
+		return -1;
+	return left <= 0 ? 0 : (int)(left * 1000) + 1;
+}
+
+static const struct profile *live_profile(struct source *s)
+{
+	return ((struct source_live *)s->priv)->prof;
+}
+
+static void live_status(struct source *s, struct source_status *st)
+{
+	struct source_live *l = s->priv;
+
+	memset(st, 0, sizeof(*st));
+	st->phase = l->stopped ? SOURCE_DONE : SOURCE_LIVE;
+	st->window = l->win;
+	st->nwindows = 0;
+	st->elapsed_s = l->stopped ? l->elapsed : util_mono_s() - l->t0;
+	st->rate = l->rate;
+	st->samples = l->samples;
+	st->dropped = profile_lost(l->prof);
+	st->freq_hz = l->st.freq_hz;
+	st->probes = l->pp ? l->st.cpus : 0;
+	st->overhead_pct = l->overhead_pct;
+	st->load_state = NULL;
+}
+
+static void live_stop(struct source *s)
+{
+	struct source_live *l = s->priv;
+
+	if (l->stopped)
+		return;
+	live_collect(l, util_mono_s(), NULL); /* what accrued since the last tick */
+	probe_profile_close(l->pp);
+	l->pp = NULL;
+	l->stopped = 1;
+}
+
+static void live_free(struct source *s)
+{
+	struct source_live *l = s->priv;
+
+	probe_profile_close(l->pp);
+	profile_free(l->prof);
+	ksym_free(l->ks);
+	free(l);
+}
+
+static const struct source_ops live_ops = {
+	.name = "live",
+	.tick = live_tick,
+	.timeout_ms = live_timeout_ms,
+	.profile = live_profile,
+	.status = live_status,
+	.stop = live_stop,
+	.free = live_free,
+};
+
+struct source *source_live_new(const struct probe_profile_opts *o, char **cause)
+{
+	struct source_live *l = calloc(1, sizeof(*l));
+	int err = 0, w;
+
+	if (!l) {
+		err = ENOMEM;
+		goto fail;
+	}
+	l->src.ops = &live_ops;
+	l->src.priv = l;
+	err = -probe_check_privileges(cause); /* before kallsyms says "hidden" */
+	if (err)
+		goto fail;
+	l->prof = profile_new();
+	if (!l->prof) {
+		err = errno;
+		goto fail;
+	}
+	l->ks = ksym_load(NULL);
+	if (!l->ks) {
+		err = errno;
+		if (cause && asprintf(cause, "cannot read /proc/kallsyms: %s", strerror(err)) < 0)
+			*cause = NULL;
+		goto fail;
+	}
+	if (ksym_hidden(l->ks)) {
+		err = EPERM;
+		if (cause && asprintf(cause, "kernel addresses are hidden in /proc/kallsyms "
+				      "(kernel.kptr_restrict); run as root or set "
+				      "kernel.kptr_restrict=0") < 0)
+			*cause = NULL;
+		goto fail;
+	}
+	w = profile_window_begin(l->prof, COND_LOAD, 0);
+	if (w < 0) {
+		err = -w;
+		goto fail;
+	}
+	l->win = (unsigned)w;
+	l->pp = probe_profile_open(o, cause);
+	if (!l->pp) {
+		err = errno;
+		goto fail;
+	}
+	l->t0 = l->last_tick = util_mono_s();
+	l->overhead_pct = -1;
+	probe_profile_stats(l->pp, &l->st);
+	return &l->src;
+fail:
+	if (l) {
+		l->stopped = 1;
+		live_free(&l->src);
+	}
+	if (cause && !*cause && asprintf(cause, "cannot start live sampling: %s",
+					 strerror(err)) < 0)
+		*cause = NULL;
+	errno = err;
+	return NULL;
+}
+
+int source_live_stats(struct source *s, struct probe_profile_stats *st)
+{
+	struct source_live *l = s->priv;
+
+	if (l->pp && !l->stopped) {
+		int err = probe_profile_stats(l->pp, &l->st);
+
+		if (err)
+			return err;
+	}
+	*st = l->st;
+	return 0;
+}
+
+int source_live_rotate(struct source *s)
+{
+	struct source_live *l = s->priv;
+	struct profile *q = profile_fresh_like(l->prof);
+
+	if (!q)
+		return -errno;
+	profile_free(l->prof);
+	l->prof = q;
+	return 0;
+}
+
+int source_live_add_tgid(struct source *s, uint32_t tgid)
+{
+	struct source_live *l = s->priv;
+
+	return l->pp ? probe_profile_add_tgid(l->pp, tgid) : -ESRCH;
+}

@@ -1,0 +1,197 @@
+/* schedtime_table — the user side's tables of core/probe/probe_schedtime.c (keys
+ * to values, pids to names) and the names it gives to a key's other side
+ * (see schedtime_table.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe/probe_schedtime.h"
+#include "probe/schedtime_table.h"
+
+static uint64_t st_hash(const struct schedtime_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+void st_table_free(struct st_table *t)
+{
+	free(t->slot);
+	free(t->used);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The entry of k, inserted zeroed when absent; NULL on ENOMEM. */
+struct probe_schedtime_entry *st_table_get(struct st_table *t, const struct schedtime_key *k)
+{
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		struct st_table g = { 0 };
+
+		g.cap = t->cap ? t->cap * 2 : 256;
+		g.slot = calloc(g.cap, sizeof(*g.slot));
+		g.used = calloc(g.cap, 1);
+		if (!g.slot || !g.used) {
+			st_table_free(&g);
+			return NULL;
+		}
+		for (size_t j = 0; j < t->cap; j++) {
+			if (!t->used[j])
+				continue;
+			i = st_hash(&t->slot[j].key) & (g.cap - 1);
+			while (g.used[i])
+				i = (i + 1) & (g.cap - 1);
+			g.used[i] = 1;
+			g.slot[i] = t->slot[j];
+			g.n++;
+		}
+		st_table_free(t);
+		*t = g;
+	}
+	i = st_hash(k) & (t->cap - 1);
+	while (t->used[i]) {
+		if (!memcmp(&t->slot[i].key, k, sizeof(*k)))
+			return &t->slot[i];
+		i = (i + 1) & (t->cap - 1);
+	}
+	t->used[i] = 1;
+	memset(&t->slot[i], 0, sizeof(t->slot[i]));
+	t->slot[i].key = *k;
+	t->n++;
+	return &t->slot[i];
+}
+
+void st_val_add(struct schedtime_val *a, const struct schedtime_val *b)
+{
+	a->count += b->count;
+	a->total_ns += b->total_ns;
+	for (int i = 0; i < SCHEDTIME_BUCKETS; i++)
+		a->hist[i] += b->hist[i];
+}
+
+int st_table_add_all(struct st_table *dst, const struct st_table *src)
+{
+	for (size_t i = 0; i < src->cap; i++) {
+		struct probe_schedtime_entry *e;
+
+		if (!src->used[i])
+			continue;
+		e = st_table_get(dst, &src->slot[i].key);
+		if (!e)
+			return -ENOMEM;
+		st_val_add(&e->val, &src->slot[i].val);
+	}
+	return 0;
+}
+
+static uint64_t st_pid_hash(uint32_t pid)
+{
+	return (pid * 0x9e3779b97f4a7c15ull) >> 20;
+}
+
+struct st_name *st_names_find(struct st_names *t, uint32_t pid)
+{
+	size_t i;
+
+	if (!t->cap)
+		return NULL;
+	for (i = st_pid_hash(pid) & (t->cap - 1); t->slot[i].pid; i = (i + 1) & (t->cap - 1))
+		if (t->slot[i].pid == pid)
+			return &t->slot[i];
+	return NULL;
+}
+
+/* Sets pid's name (pid != 0).  0 or -ENOMEM. */
+int st_names_set(struct st_names *t, uint32_t pid, uint32_t tgid, const char *comm)
+{
+	struct st_name *n = st_names_find(t, pid);
+	size_t i;
+
+	if (!n) {
+		if ((t->n + 1) * 2 > t->cap) {
+			struct st_names g = { .cap = t->cap ? t->cap * 2 : 256 };
+
+			g.slot = calloc(g.cap, sizeof(*g.slot));
+			if (!g.slot)
+				return -ENOMEM;
+			for (size_t j = 0; j < t->cap; j++) {
+				if (!t->slot[j].pid)
+					continue;
+				for (i = st_pid_hash(t->slot[j].pid) & (g.cap - 1); g.slot[i].pid;
+				     i = (i + 1) & (g.cap - 1))
+					;
+				g.slot[i] = t->slot[j];
+				g.n++;
+			}
+			free(t->slot);
+			*t = g;
+		}
+		for (i = st_pid_hash(pid) & (t->cap - 1); t->slot[i].pid; i = (i + 1) & (t->cap - 1))
+			;
+		n = &t->slot[i];
+		n->pid = pid;
+		t->n++;
+	}
+	n->tgid = tgid;
+	memcpy(n->comm, comm, sizeof(n->comm));
+	n->comm[sizeof(n->comm) - 1] = 0;
+	return 0;
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+const char *probe_schedtime_softirq_name(uint32_t vec)
+{
+	static const char *const names[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
+					     "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
+
+	return vec < sizeof(names) / sizeof(names[0]) ? names[vec] : "?";
+}
+
+char *probe_schedtime_other_str(const struct schedtime_key *k, char *buf, size_t len)
+{
+	char comm[4 * SCHEDTIME_COMM_LEN + 1];
+	size_t j = 0;
+
+	for (int i = 0; i < SCHEDTIME_COMM_LEN && k->other_comm[i]; i++) {
+		unsigned char ch = (unsigned char)k->other_comm[i];
+
+		if (ch < 0x20 || ch == 0x7f || ch >= 0x80)
+			j += (size_t)snprintf(comm + j, sizeof(comm) - j, "\\x%02x", ch);
+		else
+			comm[j++] = (char)ch;
+	}
+	comm[j] = 0;
+	switch (k->other_kind) {
+	case SCHEDTIME_OTHER_TASK:
+		if (!k->other_pid)
+			snprintf(buf, len, "idle (%s)", comm);
+		else
+			snprintf(buf, len, "task %s (pid %u, tgid %u)", comm, k->other_pid, k->other_tgid);
+		break;
+	case SCHEDTIME_OTHER_HARDIRQ:
+		if (k->other_vec == SCHEDTIME_IRQ_TIMER)
+			snprintf(buf, len, "hardirq timer");
+		else if (k->other_vec == SCHEDTIME_IRQ_OTHER)
+			snprintf(buf, len, "hardirq (ipi/other)");
+		else
+			snprintf(buf, len, "hardirq %u", k->other_vec);
+		break;
+	case SCHEDTIME_OTHER_SOFTIRQ:
+		snprintf(buf, len, "softirq %s", probe_schedtime_softirq_name(k->other_vec));
+		break;
+	case SCHEDTIME_OTHER_PENDING:
+		snprintf(buf, len, "still in progress");
+		break;
+	default:
+		snprintf(buf, len, "no wakeup seen");
+		break;
+	}
+	return buf;
+}

@@ -1,0 +1,318 @@
+/* usym — user stacks to names with libdwfl; the frame-pointer cut (usym.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "probe/usym.h"
+
+struct usym_proc {
+	uint32_t tgid;
+	Dwfl *dwfl;              /* NULL: the maps could not be read */
+	int err;                 /* why not (-errno) */
+	int dead;                /* exited when usym_reap_mark looked */
+};
+
+struct usym {
+	struct usym_proc *procs;
+	size_t n, cap;
+	Dwfl_Callbacks cb;
+};
+
+/* Where a walk may end without a cut: the process's or a thread's first
+ * function (glibc's, which keep no frame pointer but call nobody below). */
+static const char *const usym_roots[] = {
+	"_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
+	"clone", "clone3", "__clone", "__clone3", "thread_start",
+};
+
+struct usym *usym_new(void)
+{
+	struct usym *u = calloc(1, sizeof(*u));
+
+	if (!u) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	u->cb.find_elf = dwfl_linux_proc_find_elf;
+	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	return u;
+}
+
+void usym_free(struct usym *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->n; i++)
+		dwfl_end(u->procs[i].dwfl);
+	free(u->procs);
+	free(u);
+}
+
+static struct usym_proc *usym_find(struct usym *u, uint32_t tgid)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (u->procs[i].tgid == tgid)
+			return &u->procs[i];
+	return NULL;
+}
+
+/* The entry of tgid, its maps read now when new; NULL only without memory
+ * or room (then *err says which). */
+static struct usym_proc *usym_get(struct usym *u, uint32_t tgid, int *err)
+{
+	struct usym_proc *p = usym_find(u, tgid);
+	int r;
+
+	if (p)
+		return p;
+	if (u->n >= USYM_MAX_PROCS) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	if (u->n == u->cap) {
+		size_t ncap = u->cap ? u->cap * 2 : 16;
+		struct usym_proc *np = realloc(u->procs, ncap * sizeof(*np));
+
+		if (!np) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		u->procs = np;
+		u->cap = ncap;
+	}
+	p = &u->procs[u->n++];
+	memset(p, 0, sizeof(*p));
+	p->tgid = tgid;
+	p->dwfl = dwfl_begin(&u->cb);
+	if (!p->dwfl) {
+		p->err = -ENOMEM;
+		return p;
+	}
+	/* returns an errno (ENOENT: the process is gone), or -1 for libdwfl's own */
+	r = dwfl_linux_proc_report(p->dwfl, (pid_t)tgid);
+	if (r == 0 && dwfl_report_end(p->dwfl, NULL, NULL) == 0)
+		return p;
+	dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	p->err = r > 0 ? (r == ENOENT ? -ESRCH : -r) : -EIO;
+	return p;
+}
+
+int usym_attach(struct usym *u, uint32_t tgid)
+{
+	int err = 0;
+	struct usym_proc *p = usym_get(u, tgid, &err);
+
+	return p ? p->err : err;
+}
+
+void usym_reap_mark(struct usym *u)
+{
+	for (size_t i = 0; i < u->n; i++)
+		u->procs[i].dead = kill((pid_t)u->procs[i].tgid, 0) && errno == ESRCH;
+}
+
+size_t usym_reap(struct usym *u)
+{
+	size_t kept = 0, gone = 0;
+
+	for (size_t i = 0; i < u->n; i++) {
+		if (u->procs[i].dead) {
+			dwfl_end(u->procs[i].dwfl);
+			gone++;
+			continue;
+		}
+		u->procs[kept++] = u->procs[i];
+	}
+	u->n = kept;
+	return gone;
+}
+
+static const char *usym_base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : (path ? path : "?");
+}
+
+/* Length of the frame-pointer prologue at code (push %rbp; mov %rsp,%rbp,
+ * after an optional endbr64), 0 when the function does not start so. */
+static size_t usym_prologue(const unsigned char *c, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 4 && c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
+		i = 4;
+	if (len >= i + 4 && c[i] == 0x55 && c[i + 1] == 0x48 && c[i + 2] == 0x89 &&
+	    c[i + 3] == 0xe5)
+		return i + 4;
+	return 0;
+}
+
+/* The prologue length of the function that starts at absolute address
+ * start in module m (0: no frame pointer), or -errno when its code cannot
+ * be read (stripped to a debug file, no section). */
+static int usym_fn_prologue(Dwfl_Module *m, GElf_Addr start)
+{
+	Dwarf_Addr a = start, bias;
+	Elf_Scn *scn = dwfl_module_address_section(m, &a, &bias);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+		return -ENOENT;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || a >= d->d_size)
+		return -ENOENT;
+	return (int)usym_prologue((const unsigned char *)d->d_buf + a, d->d_size - a);
+}
+
+int usym_has_frame_pointer(struct usym *u, uint32_t tgid, uint64_t addr)
+{
+	int err = 0;
+	struct usym_proc *p = usym_get(u, tgid, &err);
+	Dwfl_Module *m;
+	GElf_Sym sym;
+	GElf_Off off;
+
+	if (!p)
+		return err;
+	if (!p->dwfl)
+		return p->err;
+	m = dwfl_addrmodule(p->dwfl, addr);
+	if (!m || !dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL))
+		return -ENOENT;
+	err = usym_fn_prologue(m, sym.st_value);
+	return err < 0 ? err : err > 0;
+}
+
+static int usym_is_root(const char *name)
+{
+	for (size_t i = 0; i < sizeof(usym_roots) / sizeof(usym_roots[0]); i++)
+		if (!strcmp(name, usym_roots[i]))
+			return 1;
+	return 0;
+}
+
+void usym_names_free(char **names, unsigned n)
+{
+	if (!names)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* One frame's name into buf; cut gets the reason the walk must stop
+ * after it ("" when it may go on).  Returns 1 when the frame is a first
+ * function (the walk ends there, no cut), else 0. */
+static int usym_frame(Dwfl *dwfl, uint64_t ip, int leaf, char *buf, size_t len,
+		       char *cut, size_t cutlen)
+{
+	/* a return address may lie past its call's function (noreturn calls):
+	 * look up the call instruction's byte */
+	uint64_t look = leaf ? ip : ip - 1;
+	Dwfl_Module *m = dwfl_addrmodule(dwfl, look);
+	const char *mod, *name;
+	Dwarf_Addr start = 0;
+	GElf_Sym sym;
+	GElf_Off off = 0;
+	int pro;
+
+	cut[0] = 0;
+	if (!m) {
+		snprintf(buf, len, "0x%llx", (unsigned long long)ip);
+		snprintf(cut, cutlen, "[ends at 0x%llx: no mapping]", (unsigned long long)ip);
+		return 0;
+	}
+	mod = usym_base(dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, NULL, NULL));
+	name = dwfl_module_addrinfo(m, look, &off, &sym, NULL, NULL, NULL);
+	if (!name) {
+		snprintf(buf, len, "%s+0x%llx", mod, (unsigned long long)(ip - start));
+		snprintf(cut, cutlen, "[ends in %s: no symbol, frame pointer unknown]", mod);
+		return 0;
+	}
+	snprintf(buf, len, "%s (%s)", name, mod);
+	if (usym_is_root(name))
+		return 1;
+	pro = usym_fn_prologue(m, sym.st_value);
+	if (pro == 0)
+		snprintf(cut, cutlen, "[ends in %s: no frame pointers]", mod);
+	else if (pro < 0)
+		snprintf(cut, cutlen, "[ends in %s: code not readable, frame pointer unknown]",
+			 mod);
+	else if (leaf && off < (GElf_Off)pro)
+		/* the frame is not set up yet: the next address is not the caller's */
+		snprintf(cut, cutlen, "[ends in %s: sampled in a prologue]", mod);
+	return 0;
+}
+
+int usym_stack(struct usym *u, uint32_t tgid, const uint64_t *ips, unsigned n,
+	       char ***names)
+{
+	char buf[320], cut[160];
+	char **out = NULL;
+	unsigned k = 0, i;
+	int err = 0;
+	struct usym_proc *p = usym_get(u, tgid, &err);
+
+	*names = NULL;
+	out = calloc(n + 1, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	if (!p || !p->dwfl) {
+		if (!p && err == -ENOMEM)
+			goto nomem;
+		snprintf(cut, sizeof(cut), "[user stack unknown: %s]",
+			 (p ? p->err : err) == -ESRCH ? "process exited before its maps were read"
+			 : (p ? p->err : err) == -ENOSPC ? "too many processes"
+			 : "maps not readable");
+		if (!(out[k++] = strdup(cut)))
+			goto nomem;
+		*names = out;
+		return (int)k;
+	}
+	/* leaf first in ips; cut[] of frame i tells whether frame i + 1 holds */
+	cut[0] = 0;
+	for (i = 0; i < n && ips[i]; i++) {
+		int root = usym_frame(p->dwfl, ips[i], i == 0, buf, sizeof(buf), cut,
+				      sizeof(cut));
+
+		if (!(out[k++] = strdup(buf)))
+			goto nomem;
+		if (root)
+			break;
+		if (cut[0])
+			break;
+		if (i + 1 == n || !ips[i + 1]) {
+			/* the kernel's walk stopped at a frame that is no first
+			 * function: a broken chain or the depth limit */
+			if (i + 1 == n)
+				snprintf(cut, sizeof(cut), "[stack truncated at %u frames]", n);
+			else
+				snprintf(cut, sizeof(cut), "[ends in %.100s: frame chain ends]",
+					 strchr(buf, '(') ? buf : "?");
+		}
+	}
+	if (!k) /* no address at all */
+		snprintf(cut, sizeof(cut), "[user stack empty]");
+	if (cut[0] && !(out[k++] = strdup(cut)))
+		goto nomem;
+	/* root first */
+	for (unsigned a = 0, b = k - 1; a < b; a++, b--) {
+		char *t = out[a];
+
+		out[a] = out[b];
+		out[b] = t;
+	}
+	*names = out;
+	return (int)k;
+nomem:
+	usym_names_free(out, k);
+	return -ENOMEM;
+}
