@@ -140,17 +140,24 @@ static const char *usym_base(const char *path)
 	return s ? s + 1 : (path ? path : "?");
 }
 
-/* Length of the frame-pointer prologue at code (push %rbp; mov %rsp,%rbp,
- * after an optional endbr64), 0 when the function does not start so. */
+/* Length of the frame-pointer prologue at code (push %rbp first, after an
+ * optional endbr64, then mov %rsp,%rbp within USYM_PROLOGUE_SPAN bytes:
+ * gcc schedules other instructions between the two), 0 when the function
+ * does not start so.  A byte match, not a decoder: 48 89 e5 inside another
+ * instruction of those few bytes would pass, which gcc's prologues do not
+ * hold. */
+#define USYM_PROLOGUE_SPAN 16
 static size_t usym_prologue(const unsigned char *c, size_t len)
 {
 	size_t i = 0;
 
 	if (len >= 4 && c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
 		i = 4;
-	if (len >= i + 4 && c[i] == 0x55 && c[i + 1] == 0x48 && c[i + 2] == 0x89 &&
-	    c[i + 3] == 0xe5)
-		return i + 4;
+	if (len < i + 4 || c[i] != 0x55)
+		return 0;
+	for (size_t j = i + 1; j + 3 <= len && j <= i + 1 + USYM_PROLOGUE_SPAN; j++)
+		if (c[j] == 0x48 && c[j + 1] == 0x89 && c[j + 2] == 0xe5)
+			return j + 3;
 	return 0;
 }
 
