@@ -163,20 +163,33 @@ static size_t usym_prologue(const unsigned char *c, size_t len)
 
 /* The prologue length of the function that starts at absolute address
  * start in module m (0: no frame pointer), or -errno when its code cannot
- * be read (stripped to a debug file, no section). */
+ * be read (no executable section there in the loaded file). */
 static int usym_fn_prologue(Dwfl_Module *m, GElf_Addr start)
 {
-	Dwarf_Addr a = start, bias;
-	Elf_Scn *scn = dwfl_module_address_section(m, &a, &bias);
-	GElf_Shdr sh;
-	Elf_Data *d;
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(m, &bias);
+	Elf_Scn *scn = NULL;
+	GElf_Addr a = start - bias;  /* the file's own address */
 
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+	if (!elf)
 		return -ENOENT;
-	d = elf_getdata(scn, NULL);
-	if (!d || !d->d_buf || a >= d->d_size)
-		return -ENOENT;
-	return (int)usym_prologue((const unsigned char *)d->d_buf + a, d->d_size - a);
+	/* the loaded file's code, not a debug file's (whose .text is NOBITS) */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    a < sh.sh_addr || a >= sh.sh_addr + sh.sh_size)
+			continue;
+		if (sh.sh_type != SHT_PROGBITS)
+			return -ENOENT;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || a - sh.sh_addr >= d->d_size)
+			return -ENOENT;
+		return (int)usym_prologue((const unsigned char *)d->d_buf + (a - sh.sh_addr),
+					  d->d_size - (a - sh.sh_addr));
+	}
+	return -ENOENT;
 }
 
 int usym_has_frame_pointer(struct usym *u, uint32_t tgid, uint64_t addr)
@@ -194,7 +207,7 @@ int usym_has_frame_pointer(struct usym *u, uint32_t tgid, uint64_t addr)
 	m = dwfl_addrmodule(p->dwfl, addr);
 	if (!m || !dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL))
 		return -ENOENT;
-	err = usym_fn_prologue(m, sym.st_value);
+	err = usym_fn_prologue(m, addr - off);
 	return err < 0 ? err : err > 0;
 }
 
@@ -247,7 +260,7 @@ static int usym_frame(Dwfl *dwfl, uint64_t ip, int leaf, char *buf, size_t len,
 	snprintf(buf, len, "%s (%s)", name, mod);
 	if (usym_is_root(name))
 		return 1;
-	pro = usym_fn_prologue(m, sym.st_value);
+	pro = usym_fn_prologue(m, look - off);
 	if (pro == 0)
 		snprintf(cut, cutlen, "[ends in %s: no frame pointers]", mod);
 	else if (pro < 0)
@@ -299,7 +312,7 @@ int usym_stack(struct usym *u, uint32_t tgid, const uint64_t *ips, unsigned n,
 		if (i + 1 == n || !ips[i + 1]) {
 			/* the kernel's walk stopped at a frame that is no first
 			 * function: a broken chain or the depth limit */
-			if (i + 1 == n)
+			if (i + 1 >= USYM_MAX_DEPTH)
 				snprintf(cut, sizeof(cut), "[stack truncated at %u frames]", n);
 			else
 				snprintf(cut, sizeof(cut), "[ends in %.100s: frame chain ends]",
@@ -322,4 +335,49 @@ int usym_stack(struct usym *u, uint32_t tgid, const uint64_t *ips, unsigned n,
 nomem:
 	usym_names_free(out, k);
 	return -ENOMEM;
+}
+
+struct usym_find {
+	const char *name;
+	uint64_t addr;
+	int found;
+};
+
+static int usym_find_cb(Dwfl_Module *m, void **ud, const char *mname, Dwarf_Addr start,
+			void *arg)
+{
+	struct usym_find *f = arg;
+	int n = dwfl_module_getsymtab(m);
+
+	(void)ud; (void)mname; (void)start;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *s = dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
+
+		if (s && GELF_ST_TYPE(sym.st_info) == STT_FUNC && !strcmp(s, f->name) && addr) {
+			f->addr = addr;
+			f->found = 1;
+			return DWARF_CB_ABORT;
+		}
+	}
+	return DWARF_CB_OK;
+}
+
+int usym_find_symbol(struct usym *u, uint32_t tgid, const char *name, uint64_t *addr)
+{
+	struct usym_find f = { name, 0, 0 };
+	int err = 0;
+	struct usym_proc *p = usym_get(u, tgid, &err);
+
+	if (!p)
+		return err;
+	if (!p->dwfl)
+		return p->err;
+	if (dwfl_getmodules(p->dwfl, usym_find_cb, &f, 0) < 0)
+		return -EIO;
+	if (!f.found)
+		return -ENOENT;
+	*addr = f.addr;
+	return 0;
 }

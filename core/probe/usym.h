@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define USYM_MAX_DEPTH 127      /* the kernel's walk stops there
+                                 * (kernel.perf_event_max_stack) */
 #define USYM_MAX_PROCS 1024     /* processes whose mappings are kept at once */
 
 struct usym;
@@ -55,5 +57,9 @@ void usym_names_free(char **names, unsigned n);
  * pointer (push %rbp; mov %rsp,%rbp, after an optional endbr64): 1 yes,
  * 0 no, -errno when it cannot tell.  For tests. */
 int usym_has_frame_pointer(struct usym *u, uint32_t tgid, uint64_t addr);
+
+/* The absolute address of the function name in tgid's mappings (the first
+ * module that has it).  0, -ENOENT, or -errno.  For tests. */
+int usym_find_symbol(struct usym *u, uint32_t tgid, const char *name, uint64_t *addr);
 
 #endif

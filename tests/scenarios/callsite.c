@@ -60,11 +60,10 @@ __attribute__((noipa)) static unsigned long long callsite_run(int fd, double end
 	static unsigned char buf[CALLSITE_BLOCK];
 	unsigned long long ops = 0;
 
-	while (scen_running(end)) {
-		if (callsite_fill(fd, buf) != 0)
-			break;
-		ops++;
-	}
+	/* -EINTR (argus pauses and resumes the load with signals): read again */
+	while (scen_running(end))
+		if (callsite_fill(fd, buf) == 0)
+			ops++;
 	return ops;
 }
 
