@@ -625,6 +625,25 @@ static void md_tree(FILE *out, const struct tree *t)
 	}
 }
 
+/* The user-space call sites of the verdict path (issue 27), leaf first. */
+static void md_callsites(FILE *out, const struct verdict *v)
+{
+	char site[1024];
+
+	if (!v->ncallsites)
+		return;
+	fprintf(out, "Called from (user-space frames that carry the rise, leaf first):\n\n"
+		"| call site | rise | share |\n|---|---|---|\n");
+	for (unsigned i = 0; i < v->ncallsites; i++) {
+		verdict_callsite_format(&v->callsites[i], 6, site, sizeof(site));
+		fputs("| ", out);
+		md_cell(out, site);
+		fprintf(out, " | %+.1f /s | %.0f%% |\n", v->callsites[i].rise,
+			v->callsites[i].share * 100);
+	}
+	fputc('\n', out);
+}
+
 static void md_verdict(FILE *out, const struct export_view *xv)
 {
 	const struct verdict *v = xv->v;
@@ -669,6 +688,7 @@ static void md_verdict(FILE *out, const struct export_view *xv)
 		fprintf(out, "- %s\n", v->notes[i]);
 	if (v->nnotes)
 		fputc('\n', out);
+	md_callsites(out, v);
 }
 
 /* Explorations after the verdict: each its own labelled finding, never the

@@ -303,6 +303,10 @@ int usym_stack(struct usym *u, uint32_t tgid, const uint64_t *ips, unsigned n,
 		int root = usym_frame(p->dwfl, ips[i], i == 0, buf, sizeof(buf), cut,
 				      sizeof(cut));
 
+		/* a symbol name is the binary's to choose: shown on terminals later */
+		for (char *c = buf; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		if (!(out[k++] = strdup(buf)))
 			goto nomem;
 		if (root)
