@@ -4,11 +4,13 @@
 # callsite_read_zero > callsite_read_raw).  Built with frame pointers, the
 # verdict's call site names those functions, in the verdict JSON, the
 # session (a replay by an unprivileged user: markdown), and the folded
-# export (user frames first, kernel frames _[k]; --kernel-only without).
+# export (user frames first, kernel frames _[k]; --kernel-only without) and
+# pprof (go tool pprof sees the functions and the program's mapping).
 # Built without, the call site is cut after the leaf and says why.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd jq
+need_cmd go
 FP="$BUILD/scenarios/callsite_fp"
 NOFP="$BUILD/scenarios/callsite"
 [ -x "$FP" ] && [ -x "$NOFP" ] || fail "missing $FP or $NOFP (run make)"
@@ -54,6 +56,16 @@ grep -q '^__libc_start_call_main (libc.so.6);main (callsite_fp);callsite_run (ca
 	fail "export folded --kernel-only failed"
 grep -q '(callsite_fp)\|_\[k\]' "$TMP/k.folded" && fail "--kernel-only still has user frames or _[k] marks"
 grep -q 'read_zero' "$TMP/k.folded" || fail "--kernel-only lost the kernel frames"
+
+# pprof: user functions in their module's mapping, the kernel's apart
+"$ARGUS" export "$TMP/fp.jsonl" --format pprof -o "$TMP/fp.pb.gz" || fail "export pprof failed"
+HOME="$TMP" go tool pprof -top -cum "$TMP/fp.pb.gz" >"$TMP/top.txt" 2>"$TMP/top.err" ||
+	fail "go tool pprof -top failed: $(head -3 "$TMP/top.err")"
+grep -E ' callsite_fill$' "$TMP/top.txt" || fail "go tool pprof -top lists no callsite_fill"
+grep -qE ' read_zero$' "$TMP/top.txt" || fail "go tool pprof -top lists no read_zero"
+HOME="$TMP" go tool pprof -raw "$TMP/fp.pb.gz" 2>/dev/null | sed -n '/^Mappings/,$p' >"$TMP/maps.txt"
+grep -q ' callsite_fp ' "$TMP/maps.txt" || fail "no callsite_fp mapping: $(cat "$TMP/maps.txt")"
+grep -q 'kernel.kallsyms' "$TMP/maps.txt" || fail "no kernel mapping: $(cat "$TMP/maps.txt")"
 
 # without frame pointers: cut after the leaf, with the reason
 bin="$ARGUS"
