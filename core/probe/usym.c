@@ -17,10 +17,31 @@ struct usym_proc {
 	int dead;                /* exited when usym_reap_mark looked */
 };
 
+/* A file's functions, sorted by their offset from the module's start:
+ * built once per file (dwfl_module_addrinfo scans the whole symbol table on
+ * every call, most of the symbolizer's time before this table) and shared
+ * by every process that maps it.  It trusts a path to name one file while
+ * argus runs: a binary rebuilt in place during a recording keeps its first
+ * version's names. */
+struct usym_fsym {
+	uint64_t off, size;
+	char *name;               /* owned */
+	int pro;                  /* prologue length (usym_fn_prologue); -2:
+	                           * not read yet */
+};
+
+struct usym_file {
+	char *path;               /* owned */
+	struct usym_fsym *syms;   /* owned, sorted by off */
+	size_t n;
+};
+
 struct usym {
 	struct usym_proc *procs;
 	size_t n, cap;
 	Dwfl_Callbacks cb;
+	struct usym_file *files;
+	size_t nfiles, files_cap;
 };
 
 /* Where a walk may end without a cut: the process's or a thread's first
@@ -43,12 +64,16 @@ struct usym *usym_new(void)
 	return u;
 }
 
+static void usym_files_clear(struct usym *u);
+
 void usym_free(struct usym *u)
 {
 	if (!u)
 		return;
 	for (size_t i = 0; i < u->n; i++)
 		dwfl_end(u->procs[i].dwfl);
+	usym_files_clear(u);
+	free(u->files);
 	free(u->procs);
 	free(u);
 }
@@ -228,21 +253,133 @@ void usym_names_free(char **names, unsigned n)
 	free(names);
 }
 
+#define USYM_MAX_FILES 4096
+
+static void usym_files_clear(struct usym *u)
+{
+	for (size_t i = 0; i < u->nfiles; i++) {
+		for (size_t k = 0; k < u->files[i].n; k++)
+			free(u->files[i].syms[k].name);
+		free(u->files[i].syms);
+		free(u->files[i].path);
+	}
+	u->nfiles = 0;
+}
+
+static int usym_fsym_cmp(const void *a, const void *b)
+{
+	const struct usym_fsym *x = a, *y = b;
+
+	if (x->off != y->off)
+		return (x->off > y->off) - (x->off < y->off);
+	/* aliases: the public name first (read before __libc_read) */
+	return (x->name[0] == '_') - (y->name[0] == '_');
+}
+
+/* The function table of module m's file (path, mapped at start), built on
+ * first use; NULL without memory. */
+static struct usym_file *usym_file_get(struct usym *u, Dwfl_Module *m, const char *path,
+				       Dwarf_Addr start)
+{
+	struct usym_file *f;
+	char key[64];
+	int n;
+
+	/* "[vdso: PID]": the kernel's one image in every process */
+	if (path[0] == '[' && strchr(path, ':')) {
+		snprintf(key, sizeof(key), "%.*s]", (int)(strchr(path, ':') - path), path);
+		path = key;
+	}
+	for (size_t i = 0; i < u->nfiles; i++)
+		if (!strcmp(u->files[i].path, path))
+			return &u->files[i];
+	if (u->nfiles == USYM_MAX_FILES)
+		usym_files_clear(u); /* bounded: start over */
+	if (u->nfiles == u->files_cap) {
+		size_t ncap = u->files_cap ? u->files_cap * 2 : 32;
+		struct usym_file *nf = realloc(u->files, ncap * sizeof(*nf));
+
+		if (!nf)
+			return NULL;
+		u->files = nf;
+		u->files_cap = ncap;
+	}
+	f = &u->files[u->nfiles];
+	memset(f, 0, sizeof(*f));
+	if (!(f->path = strdup(path)))
+		return NULL;
+	n = dwfl_module_getsymtab(m); /* -1: no symbols: an empty table */
+	if (n > 1 && !(f->syms = calloc((size_t)n, sizeof(*f->syms)))) {
+		free(f->path);
+		return NULL;
+	}
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr = 0;
+		const char *s = dwfl_module_getsym_info(m, i, &sym, &addr, NULL, NULL, NULL);
+		struct usym_fsym *e;
+
+		if (!s || !*s || addr < start || (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+						  GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+			continue;
+		e = &f->syms[f->n];
+		if (!(e->name = strdup(s)))
+			continue; /* one name fewer: an address "module+0x..." */
+		e->off = addr - start;
+		e->size = sym.st_size;
+		e->pro = -2;
+		f->n++;
+	}
+	if (f->n)
+		qsort(f->syms, f->n, sizeof(*f->syms), usym_fsym_cmp);
+	u->nfiles++;
+	return f;
+}
+
+/* The function of f at offset x: the last that starts at or below it and
+ * covers it (a symbol of size 0, from assembly, covers up to the next). */
+static struct usym_fsym *usym_file_find(struct usym_file *f, uint64_t x)
+{
+	size_t lo = 0, hi = f->n;
+	struct usym_fsym *e;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->syms[mid].off <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	e = &f->syms[lo - 1];
+	/* among aliases at one offset, the first (sorted public first) */
+	while (e > f->syms && e[-1].off == e->off)
+		e--;
+	if (e->size ? x < e->off + e->size : 1)
+		return e;
+	/* a sized symbol that ends below x: another alias may be larger */
+	for (struct usym_fsym *a = e; a < f->syms + f->n && a->off == e->off; a++)
+		if (x < a->off + a->size)
+			return a;
+	return NULL;
+}
+
 /* One frame's name into buf; cut gets the reason the walk must stop
  * after it ("" when it may go on).  Returns 1 when the frame is a first
  * function (the walk ends there, no cut), else 0. */
-static int usym_frame(Dwfl *dwfl, uint64_t ip, int leaf, char *buf, size_t len,
-		       char *cut, size_t cutlen)
+static int usym_frame(struct usym *u, Dwfl *dwfl, uint64_t ip, int leaf, char *buf,
+		      size_t len, char *cut, size_t cutlen)
 {
 	/* a return address may lie past its call's function (noreturn calls):
 	 * look up the call instruction's byte */
 	uint64_t look = leaf ? ip : ip - 1;
 	Dwfl_Module *m = dwfl_addrmodule(dwfl, look);
-	const char *mod, *name;
+	const char *path, *mod;
 	Dwarf_Addr start = 0;
-	GElf_Sym sym;
-	GElf_Off off = 0;
-	int pro;
+	struct usym_file *f;
+	struct usym_fsym *e;
 
 	cut[0] = 0;
 	if (!m) {
@@ -250,23 +387,26 @@ static int usym_frame(Dwfl *dwfl, uint64_t ip, int leaf, char *buf, size_t len,
 		snprintf(cut, cutlen, "[ends at 0x%llx: no mapping]", (unsigned long long)ip);
 		return 0;
 	}
-	mod = usym_base(dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, NULL, NULL));
-	name = dwfl_module_addrinfo(m, look, &off, &sym, NULL, NULL, NULL);
-	if (!name) {
+	path = dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	mod = usym_base(path);
+	f = path ? usym_file_get(u, m, path, start) : NULL;
+	e = f ? usym_file_find(f, look - start) : NULL;
+	if (!e) {
 		snprintf(buf, len, "%s+0x%llx", mod, (unsigned long long)(ip - start));
 		snprintf(cut, cutlen, "[ends in %s: no symbol, frame pointer unknown]", mod);
 		return 0;
 	}
-	snprintf(buf, len, "%s (%s)", name, mod);
-	if (usym_is_root(name))
+	snprintf(buf, len, "%s (%s)", e->name, mod);
+	if (usym_is_root(e->name))
 		return 1;
-	pro = usym_fn_prologue(m, look - off);
-	if (pro == 0)
+	if (e->pro == -2)
+		e->pro = usym_fn_prologue(m, start + e->off);
+	if (e->pro == 0)
 		snprintf(cut, cutlen, "[ends in %s: no frame pointers]", mod);
-	else if (pro < 0)
+	else if (e->pro < 0)
 		snprintf(cut, cutlen, "[ends in %s: code not readable, frame pointer unknown]",
 			 mod);
-	else if (leaf && off < (GElf_Off)pro)
+	else if (leaf && look - start - e->off < (uint64_t)e->pro)
 		/* the frame is not set up yet: the next address is not the caller's */
 		snprintf(cut, cutlen, "[ends in %s: sampled in a prologue]", mod);
 	return 0;
@@ -300,7 +440,7 @@ int usym_stack(struct usym *u, uint32_t tgid, const uint64_t *ips, unsigned n,
 	/* leaf first in ips; cut[] of frame i tells whether frame i + 1 holds */
 	cut[0] = 0;
 	for (i = 0; i < n && ips[i]; i++) {
-		int root = usym_frame(p->dwfl, ips[i], i == 0, buf, sizeof(buf), cut,
+		int root = usym_frame(u, p->dwfl, ips[i], i == 0, buf, sizeof(buf), cut,
 				      sizeof(cut));
 
 		/* a symbol name is the binary's to choose: shown on terminals later */

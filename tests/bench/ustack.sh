@@ -54,12 +54,13 @@ run_cond() { # cond -> "ops/s ops/cpu-s bpf%perCPU" on stdout
 	sleep 1 # let the sampler attach (the same pause alone)
 	s0=0; s1=0
 	[ -n "$sampler" ] && s0=$(cpu_of "$sampler")
-	i=0; : >"$TMP/load.out"
+	i=0; loads=""; : >"$TMP/load.out"
 	while [ $i -lt "$NCPU" ]; do
 		"$LOAD" --seconds "$SECS" >>"$TMP/load.out" &
+		loads="$loads $!"
 		i=$((i + 1))
 	done
-	wait $(jobs -p | grep -vx "${sampler:-none}") 2>/dev/null
+	wait $loads
 	[ -n "$sampler" ] && s1=$(cpu_of "$sampler")
 	bpf=-
 	if [ -n "$sampler" ]; then
