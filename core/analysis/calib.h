@@ -44,7 +44,7 @@ int calib_run(struct tree *t, const struct calib_opts *o);
 void calib_masses(struct tree *t);
 
 /* Calibrates the nodes steps added (TREE_F_STEP, left out of calib_run's
- * own pass) from their annotations (core/analysis/tree_annot.h): rates, the Poisson
+ * own pass) from their annotations (core/data/tree_annot.h): rates, the Poisson
  * test, Benjamini–Hochberg within each step, pair signs, latency
  * Mann–Whitney; then node->stat of step nodes from their first annotation.
  * core/analysis/calib_annot.c; calib_run calls it after its own pass.  0 or -errno. */

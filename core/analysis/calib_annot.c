@@ -8,7 +8,7 @@
 
 #include "analysis/calib.h"
 #include "probe/kind.h"
-#include "analysis/tree_annot.h"
+#include "data/tree_annot.h"
 
 /* Mann–Whitney U of y (loaded) against x (reference) over log2 buckets,
  * each bucket a tie group; two-sided p (normal approximation, tie

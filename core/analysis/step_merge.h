@@ -44,7 +44,7 @@
 #include "probe/kind.h"
 #include "data/step.h"
 #include "data/tree.h"
-#include "analysis/tree_annot.h"
+#include "data/tree_annot.h"
 
 /* Merges step s's data d into t as described above, tagging annotations
  * with step index idx.  t must have been built (and may be calibrated);

@@ -14,7 +14,7 @@
 
 #include "base/strpool.h"
 #include "data/tree.h"
-#include "analysis/tree_annot.h"
+#include "data/tree_annot.h"
 
 #define TREE_ARENA_CHUNK (1u << 20)
 

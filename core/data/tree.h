@@ -80,7 +80,7 @@ struct calib_stat {
 };
 
 struct strpool;
-struct tree_annot; /* step results attached to a node (core/analysis/tree_annot.h) */
+struct tree_annot; /* step results attached to a node (core/data/tree_annot.h) */
 
 /* Who a node's samples belong to: one entry per process, in a tree by
  * subsystem (a tree by process says it with its process level).  How

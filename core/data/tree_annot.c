@@ -1,7 +1,7 @@
 /* tree_annot — freeing a node's step annotations (see tree_annot.h). */
 #include <stdlib.h>
 
-#include "analysis/tree_annot.h"
+#include "data/tree_annot.h"
 
 void tree_annot_free(struct tree_annot *a)
 {

@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "probe/kind.h"
-#include "data/tree.h"
+#include "data/profile.h"   /* enum cond */
+#include "data/step_data.h" /* KIND_HIST_BUCKETS */
 
 /* One step's numbers at one node; nodes own a NULL-terminated list. */
 struct tree_annot {
