@@ -387,6 +387,7 @@ static struct stack_ent *stack_get(struct probe_profile *pp, uint32_t id,
 static int ustack_get(struct probe_profile *pp, struct snap_ent *s)
 {
 	uint64_t ips[PROFILE_MAX_DEPTH];
+	char comm[PROFILE_COMM_LEN + 1];
 	uint32_t id = s->key.ustack_id;
 	unsigned n = 0;
 	int r;
@@ -399,7 +400,9 @@ static int ustack_get(struct probe_profile *pp, struct snap_ent *s)
 		return 0;
 	while (n < PROFILE_MAX_DEPTH && ips[n])
 		n++;
-	r = usym_stack(pp->usym, s->key.tgid, ips, n, &s->unames);
+	memcpy(comm, s->key.comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = 0;
+	r = usym_stack(pp->usym, s->key.tgid, comm, ips, n, &s->unames);
 	if (r < 0)
 		return r;
 	s->nunames = r;

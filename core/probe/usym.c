@@ -1,4 +1,5 @@
 /* usym — user stacks to names with libdwfl; the frame-pointer cut (usym.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@ struct usym_proc {
 	Dwfl *dwfl;              /* NULL: the maps could not be read */
 	int err;                 /* why not (-errno) */
 	int dead;                /* exited when usym_reap_mark looked */
+	char comm[16];           /* its name when its maps were read: a new
+	                          * name (exec) is another image */
 };
 
 /* A file's functions, sorted by their offset from the module's start:
@@ -78,19 +81,54 @@ void usym_free(struct usym *u)
 	free(u);
 }
 
-static struct usym_proc *usym_find(struct usym *u, uint32_t tgid)
+/* The entry of tgid named comm (NULL: any name). */
+static struct usym_proc *usym_find(struct usym *u, uint32_t tgid, const char *comm)
 {
 	for (size_t i = 0; i < u->n; i++)
-		if (u->procs[i].tgid == tgid)
+		if (u->procs[i].tgid == tgid && (!comm || !strcmp(u->procs[i].comm, comm)))
 			return &u->procs[i];
 	return NULL;
 }
 
-/* The entry of tgid, its maps read now when new; NULL only without memory
- * or room (then *err says which). */
-static struct usym_proc *usym_get(struct usym *u, uint32_t tgid, int *err)
+/* Whether a thread of tgid is named comm now (a sample's comm is its
+ * thread's): 1 yes, 0 no, -1 when the process cannot be read (gone). */
+static int usym_comm_now(uint32_t tgid, const char *comm)
 {
-	struct usym_proc *p = usym_find(u, tgid);
+	char path[64], buf[32];
+	struct dirent *d;
+	DIR *dir;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", tgid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while (!found && (d = readdir(dir))) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%.16s/comm", tgid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = 0;
+			found = !strcmp(buf, comm);
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return found;
+}
+
+/* The entry of tgid as it was named comm (NULL: as it is now), its maps
+ * read now when new; NULL only without memory or room (then *err says
+ * which).  A process that has since taken another name (exec) gets an
+ * entry without maps (-ESTALE): its current maps are another image's. */
+static struct usym_proc *usym_get(struct usym *u, uint32_t tgid, const char *comm, int *err)
+{
+	struct usym_proc *p = usym_find(u, tgid, comm);
 	int r;
 
 	if (p)
@@ -113,6 +151,11 @@ static struct usym_proc *usym_get(struct usym *u, uint32_t tgid, int *err)
 	p = &u->procs[u->n++];
 	memset(p, 0, sizeof(*p));
 	p->tgid = tgid;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "");
+	if (comm && usym_comm_now(tgid, comm) == 0) {
+		p->err = -ESTALE;
+		return p;
+	}
 	p->dwfl = dwfl_begin(&u->cb);
 	if (!p->dwfl) {
 		p->err = -ENOMEM;
@@ -131,7 +174,7 @@ static struct usym_proc *usym_get(struct usym *u, uint32_t tgid, int *err)
 int usym_attach(struct usym *u, uint32_t tgid)
 {
 	int err = 0;
-	struct usym_proc *p = usym_get(u, tgid, &err);
+	struct usym_proc *p = usym_get(u, tgid, NULL, &err);
 
 	return p ? p->err : err;
 }
@@ -220,7 +263,7 @@ static int usym_fn_prologue(Dwfl_Module *m, GElf_Addr start)
 int usym_has_frame_pointer(struct usym *u, uint32_t tgid, uint64_t addr)
 {
 	int err = 0;
-	struct usym_proc *p = usym_get(u, tgid, &err);
+	struct usym_proc *p = usym_get(u, tgid, NULL, &err);
 	Dwfl_Module *m;
 	GElf_Sym sym;
 	GElf_Off off;
@@ -412,14 +455,14 @@ static int usym_frame(struct usym *u, Dwfl *dwfl, uint64_t ip, int leaf, char *b
 	return 0;
 }
 
-int usym_stack(struct usym *u, uint32_t tgid, const uint64_t *ips, unsigned n,
-	       char ***names)
+int usym_stack(struct usym *u, uint32_t tgid, const char *comm, const uint64_t *ips,
+	       unsigned n, char ***names)
 {
 	char buf[320], cut[160];
 	char **out = NULL;
 	unsigned k = 0, i;
 	int err = 0;
-	struct usym_proc *p = usym_get(u, tgid, &err);
+	struct usym_proc *p = usym_get(u, tgid, comm, &err);
 
 	*names = NULL;
 	out = calloc(n + 1, sizeof(*out));
@@ -430,6 +473,8 @@ int usym_stack(struct usym *u, uint32_t tgid, const uint64_t *ips, unsigned n,
 			goto nomem;
 		snprintf(cut, sizeof(cut), "[user stack unknown: %s]",
 			 (p ? p->err : err) == -ESRCH ? "process exited before its maps were read"
+			 : (p ? p->err : err) == -ESTALE ? "the process ran another program "
+			 "(exec) before its maps were read"
 			 : (p ? p->err : err) == -ENOSPC ? "too many processes"
 			 : "maps not readable");
 		if (!(out[k++] = strdup(cut)))
@@ -512,7 +557,7 @@ int usym_find_symbol(struct usym *u, uint32_t tgid, const char *name, uint64_t *
 {
 	struct usym_find f = { name, 0, 0 };
 	int err = 0;
-	struct usym_proc *p = usym_get(u, tgid, &err);
+	struct usym_proc *p = usym_get(u, tgid, NULL, &err);
 
 	if (!p)
 		return err;

@@ -45,12 +45,14 @@ void usym_reap_mark(struct usym *u);
 /* Forgets the mappings of the processes marked.  Returns how many. */
 size_t usym_reap(struct usym *u);
 
-/* Symbolizes a user stack of tgid: ips leaf first (as the kernel's stack
+/* Symbolizes a user stack of tgid, sampled while it was named comm (NULL:
+ * any; a process that has exec'd since is another image, said as such):
+ * ips leaf first (as the kernel's stack
  * map holds them, n of them).  *names gets the frames root first (caller
  * frees with usym_names_free), at most n + 1 (the cut marker).  Returns
  * their number, or -errno (-ENOMEM). */
-int usym_stack(struct usym *u, uint32_t tgid, const uint64_t *ips, unsigned n,
-	       char ***names);
+int usym_stack(struct usym *u, uint32_t tgid, const char *comm, const uint64_t *ips,
+	       unsigned n, char ***names);
 void usym_names_free(char **names, unsigned n);
 
 /* Whether the function at absolute address addr of tgid sets up a frame

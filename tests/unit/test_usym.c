@@ -69,7 +69,7 @@ static void test_libc_cut(void **state)
 	ips[0] = rd + 8;
 	ips[1] = (uint64_t)(uintptr_t)&test_libc_cut + 16;
 	ips[2] = 0;
-	n = usym_stack(u, (uint32_t)getpid(), ips, 3, &names);
+	n = usym_stack(u, (uint32_t)getpid(), NULL, ips, 3, &names);
 	assert_int_equal(n, 2);
 	assert_string_equal(names[0], "[ends in libc.so.6: no frame pointers]");
 	assert_true(strstr(names[1], "read") && strstr(names[1], "(libc.so.6)"));
@@ -124,7 +124,7 @@ static void test_fp_chain(void **state)
 		assert_int_equal(usym_find_symbol(u, (uint32_t)pid, fns[i], &ips[i]), 0);
 		ips[i] += i ? 9 : 20; /* the leaf past its prologue; return addresses */
 	}
-	n = usym_stack(u, (uint32_t)pid, ips, 5, &names);
+	n = usym_stack(u, (uint32_t)pid, NULL, ips, 5, &names);
 	assert_int_equal(n, 6);
 	for (int i = 0; i < 5; i++) {
 		char want[64];
@@ -161,13 +161,13 @@ static void test_exited(void **state)
 	reap(pid);
 	usym_reap_mark(u);
 	ips[0] = a + 8;
-	n = usym_stack(u, (uint32_t)pid, ips, 1, &names);
+	n = usym_stack(u, (uint32_t)pid, NULL, ips, 1, &names);
 	assert_int_equal(n, 2);
 	assert_true(strstr(names[1], "read") && strstr(names[1], "(libc.so.6)"));
 	usym_names_free(names, (unsigned)n);
 	assert_int_equal(usym_reap(u), 1);
 	/* forgotten now, and the process is gone: said, not guessed */
-	n = usym_stack(u, (uint32_t)pid, ips, 1, &names);
+	n = usym_stack(u, (uint32_t)pid, NULL, ips, 1, &names);
 	assert_int_equal(n, 1);
 	assert_string_equal(names[0],
 			    "[user stack unknown: process exited before its maps were read]");
