@@ -42,7 +42,7 @@ static void export_usage(FILE *out)
 		"  %-16s %s\n  %-16s %s\n  %-16s %s\n  %-16s %s\n",
 		"--format F", "folded, json, markdown (md) or pprof",
 		"--cond C", "folded: ref or load (default load); pprof: only that one",
-		"--kernel-only", "folded: kernel frames only (no user-space call sites)",
+		"--kernel-only", "folded, pprof: kernel frames only (no user-space call sites)",
 		"-o FILE", "write to FILE instead of stdout");
 	opts_push_help(out, 0);
 	fprintf(out, "\nA session cut short exports what it holds, with the reader's note.\n"
@@ -155,6 +155,7 @@ int cmd_export(int argc, char **argv)
 		struct pprof_write_info pi;
 
 		export_pprof_opts(&log, cond ? (int)c : COND_N, &po);
+		po.kernel_only = kernel_only;
 		if (!po.freq_hz)
 			fprintf(stderr, "argus: export: note: %s gives no sampling frequency; the pprof's period "
 				"and cpu/nanoseconds are 0\n", file);
