@@ -127,6 +127,7 @@ void app_overlay_open(struct app *a, const char *title);
 void app_overlay_close(struct app *a);
 void app_open_help(struct app *a);
 void app_open_why(struct app *a);
+void app_open_callers(struct app *a);
 void app_open_explain(struct app *a);
 
 /* app_model.c: m opens / closes the model view; its keys while open

@@ -60,6 +60,7 @@ enum key_action {
 	KEY_ACT_COPY_PATH,        /* Y: copy the selected path (OSC 52) */
 	KEY_ACT_ICICLE,           /* i: icicle (flame-graph-like) view of the subtree */
 	KEY_ACT_MODEL,            /* m: the model of the load (tui/view_model.h) */
+	KEY_ACT_CALLERS,          /* C: user-space call sites of the selected node */
 };
 
 struct key_binding {

@@ -117,6 +117,9 @@ int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t 
  * " ← ..."), into buf. */
 void verdict_callsite_format(const struct verdict_callsite *c, unsigned max, char *buf,
 			     size_t len);
+/* The same with sep between frames (" <- " where UTF-8 cannot be shown). */
+void verdict_callsite_format_sep(const struct verdict_callsite *c, unsigned max,
+				 const char *sep, char *buf, size_t len);
 /* Appends a call site (frames copied).  0 or -ENOMEM. */
 int verdict_callsite_add(struct verdict *v, const char *const *frames, unsigned n,
 			 double rise, double share);

@@ -125,6 +125,12 @@ out:
 void verdict_callsite_format(const struct verdict_callsite *c, unsigned max, char *buf,
 			     size_t len)
 {
+	verdict_callsite_format_sep(c, max, " \u2190 ", buf, len);
+}
+
+void verdict_callsite_format_sep(const struct verdict_callsite *c, unsigned max,
+				 const char *sep, char *buf, size_t len)
+{
 	size_t at = 0;
 	unsigned shown = 0;
 
@@ -139,10 +145,10 @@ void verdict_callsite_format(const struct verdict_callsite *c, unsigned max, cha
 		int r;
 
 		if (shown == max) {
-			snprintf(buf + at, len - at, " \u2190 ...");
+			snprintf(buf + at, len - at, "%s...", sep);
 			return;
 		}
-		r = snprintf(buf + at, len - at, "%s%s", shown ? " \u2190 " : "", c->frames[k]);
+		r = snprintf(buf + at, len - at, "%s%s", shown ? sep : "", c->frames[k]);
 		if (r < 0)
 			return;
 		at += (size_t)r;
