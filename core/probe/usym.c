@@ -455,6 +455,13 @@ static int usym_frame(struct usym *u, Dwfl *dwfl, uint64_t ip, int leaf, char *b
 	return 0;
 }
 
+static void usym_clean(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 int usym_stack(struct usym *u, uint32_t tgid, const char *comm, const uint64_t *ips,
 	       unsigned n, char ***names)
 {
@@ -488,10 +495,10 @@ int usym_stack(struct usym *u, uint32_t tgid, const char *comm, const uint64_t *
 		int root = usym_frame(u, p->dwfl, ips[i], i == 0, buf, sizeof(buf), cut,
 				      sizeof(cut));
 
-		/* a symbol name is the binary's to choose: shown on terminals later */
-		for (char *c = buf; *c; c++)
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = '?';
+		/* a symbol or file name is the binary's to choose: shown on
+		 * terminals later */
+		usym_clean(buf);
+		usym_clean(cut);
 		if (!(out[k++] = strdup(buf)))
 			goto nomem;
 		if (root)
