@@ -16,7 +16,7 @@ VMLINUX_DIR := bpf/vmlinux/$(ARCH)
 CC          ?= cc
 CLANG       ?= clang
 BPFTOOL     ?= bpftool
-PKGS        := ncursesw libbpf libcurl libcjson libedit
+PKGS        := ncursesw libbpf libcurl libcjson libedit libdw
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -54,6 +54,9 @@ UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 SCEN_SRCS   := $(wildcard tests/scenarios/*.c)
 SCEN_BINS   := $(patsubst tests/scenarios/%.c,$(BUILD)/scenarios/%,$(SCEN_SRCS))
+# callsite twice: without frame pointers (the default of -O2, said
+# explicitly) and with them (issue 27's user stacks)
+SCEN_BINS   += $(BUILD)/scenarios/callsite_fp
 BENCH_SRCS  := $(wildcard tests/bench/bench_*.c)
 BENCH_BINS  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
@@ -79,7 +82,7 @@ help:
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
 
 # ---- dependencies -----------------------------------------------------------
-DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev pkg-config \
+DEB_PKGS := gcc make clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev pkg-config \
             libncurses-dev libcurl4-openssl-dev libcjson-dev libedit-dev libcmocka-dev \
             libclang-rt-14-dev tmux python3 jq util-linux procps linux-perf \
             golang-go graphviz \
@@ -163,7 +166,14 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(TUI_TEST_OBJS) $(LIB) $(wildcard te
 $(BUILD)/scenarios/%: tests/scenarios/%.c tests/scenarios/scen.h
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -o $@ $< -lpthread
+	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE $(SCEN_FP) -o $@ $< -lpthread
+
+$(BUILD)/scenarios/callsite: SCEN_FP := -fomit-frame-pointer
+$(BUILD)/scenarios/callsite_fp: tests/scenarios/callsite.c tests/scenarios/scen.h
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		-fno-optimize-sibling-calls -o $@ $< -lpthread
 
 $(BUILD)/bench/%: tests/bench/%.c $(TUI_TEST_OBJS) $(LIB) $(BUILD)/theme_builtin.h
 	@mkdir -p $(@D)

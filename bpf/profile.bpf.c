@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* profile — cpu-clock sampling of kernel stacks, aggregated in the kernel.
  *
+ * With user_stacks, the user-space stack under each kernel stack too (a
+ * second stack map, ids in the key): the call sites of issue 27.
+ *
  * Every sample: (optional) process filter, kernel stack id from the stack
  * map (no BPF_F_REUSE_STACKID: a hash collision is counted, never silently
  * replaced, so a stack id keeps meaning the same stack while we run), then
@@ -19,6 +22,7 @@
 #define EFAULT 14
 
 const volatile __u32 filter_enabled = 0;
+const volatile __u32 user_stacks = 0;   /* also take the user stack (issue 27) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
@@ -26,6 +30,15 @@ struct {
 	__uint(value_size, PROFILE_MAX_DEPTH * sizeof(__u64));
 	__uint(max_entries, 1); /* set at run time */
 } stacks SEC(".maps");
+
+/* User stacks (frame-pointer walk by the kernel), apart from the kernel
+ * ones so that a kernel path keeps one id whatever calls it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PROFILE_MAX_DEPTH * sizeof(__u64));
+	__uint(max_entries, 1); /* set at run time */
+} ustacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -82,6 +95,20 @@ int argus_profile(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	key.stack_id = id;
+	key.ustack_id = PROFILE_NO_USTACK;
+	if (user_stacks) {
+		struct task_struct *t = (struct task_struct *)bpf_get_current_task_btf();
+		long uid;
+
+		/* kernel threads have no user stack: skip them, uncounted */
+		if (!(BPF_CORE_READ(t, flags) & 0x00200000 /* PF_KTHREAD */)) {
+			uid = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+			if (uid >= 0)
+				key.ustack_id = uid;
+			else
+				c->ustack_error++;
+		}
+	}
 	key.tgid = tgid;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	val = bpf_map_lookup_elem(&counts, &key);

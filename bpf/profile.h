@@ -9,10 +9,13 @@
 
 #define PROFILE_COMM_LEN 16
 #define PROFILE_MAX_DEPTH 127   /* kernel.perf_event_max_stack default */
+#define PROFILE_NO_USTACK 0xffffffffu /* user stacks off, a kernel thread,
+                                       * or the user stack could not be read */
 
 /* Key of the counts map; value is a __u64 sample count (monotonic). */
 struct profile_key {
 	__u32 stack_id;
+	__u32 ustack_id;        /* user stack (PROFILE_NO_USTACK: none taken) */
 	__u32 tgid;
 	char comm[PROFILE_COMM_LEN];
 };
@@ -27,6 +30,8 @@ struct profile_counters {
 	__u64 count_map_full;   /* counts map had no room for a new key */
 	__u64 forks_followed;   /* child processes added to the filter */
 	__u64 filter_full;      /* filter map had no room for a child */
+	__u64 ustack_error;     /* user stack wanted but not read (not a
+	                         * kernel thread's: those have none) */
 };
 
 #endif

@@ -388,6 +388,8 @@ static int act_overlay(struct app *a, enum key_action act, char **cause)
 	(void)cause;
 	if (act == KEY_ACT_WHY)
 		app_open_why(a);
+	else if (act == KEY_ACT_CALLERS)
+		app_open_callers(a);
 	else if (act == KEY_ACT_HELP)
 		app_open_help(a);
 	else if (act == KEY_ACT_LOAD_OUTPUT)
@@ -694,6 +696,7 @@ static const app_key_fn key_actions[] = {
 	[KEY_ACT_SIG_NEXT] = act_significant,
 	[KEY_ACT_SIG_PREV] = act_significant,
 	[KEY_ACT_WHY] = act_overlay,
+	[KEY_ACT_CALLERS] = act_overlay,
 	[KEY_ACT_GROUP] = act_group,
 	[KEY_ACT_THEME] = act_theme,
 	[KEY_ACT_REDRAW] = act_redraw,

@@ -150,6 +150,58 @@ void app_open_load_output(struct app *a)
 	app_overlay_open(a, "the load's output");
 }
 
+/* C: the user-space call sites of the selected node (issue 27), computed
+ * as the verdict's are (core/data/verdict.h) over the node's frames. */
+void app_open_callers(struct app *a)
+{
+	struct tree_node *n = view_tree_selected(a->v);
+	const struct profile *p = a->src->ops->profile(a->src);
+	const struct tree_node *chain[VERDICT_MAX_PATH];
+	struct verdict v;
+	unsigned nc = 0;
+	char site[1024];
+	int any = 0;
+
+	if (!n || !p)
+		return;
+	app_overlay_free(a);
+	memset(&v, 0, sizeof(v));
+	v.found = 1;
+	/* the node's kernel frames, root first (subsystem and process levels
+	 * are the tree's, not the stacks') */
+	for (const struct tree_node *q = n; q && q->parent && nc < VERDICT_MAX_PATH; q = q->parent)
+		if (q->kind == TREE_FRAME)
+			chain[nc++] = q;
+	while (nc-- > 0)
+		v.path[v.npath++] = (char *)chain[nc]->name;
+	for (size_t i = 0; i < p->nstacks && !any; i++)
+		any = p->stacks[i].nuframes > 0;
+	app_overlay_add(a, "node: %s", n->name);
+	if (!v.npath) {
+		app_overlay_add(a, "not a kernel function: select one (a frame of the tree)");
+	} else if (!any) {
+		app_overlay_add(a, "no user-space stacks recorded (kernel stacks only: an older");
+		app_overlay_add(a, "session, an imported file, or --kernel-only)");
+	} else if (verdict_callsites_fill(&v, p, 0) < 0) {
+		app_overlay_add(a, "out of memory");
+	} else if (!v.ncallsites) {
+		app_overlay_add(a, "no call site whose rate rose under this node (the rises are");
+		app_overlay_add(a, "loaded minus reference: they need both conditions)");
+	} else {
+		app_overlay_add(a, "called from (leaf first), rise in the loaded windows, share:");
+		for (unsigned i = 0; i < v.ncallsites; i++) {
+			verdict_callsite_format_sep(&v.callsites[i], 6, a->utf8 ? " \u2190 " : " <- ",
+						    site, sizeof(site));
+			app_overlay_add(a, "%+9.1f/s %3.0f%%  %s", v.callsites[i].rise,
+					v.callsites[i].share * 100, site);
+		}
+	}
+	/* the path's names are the tree's: not the verdict's to free */
+	v.npath = 0;
+	verdict_clear(&v);
+	app_overlay_open(a, "user-space call sites");
+}
+
 /* Adds text to the overlay wrapped at width columns (the texts are ASCII). */
 static void app_overlay_wrap(struct app *a, const char *text, int width)
 {

@@ -127,6 +127,7 @@ void app_overlay_open(struct app *a, const char *title);
 void app_overlay_close(struct app *a);
 void app_open_help(struct app *a);
 void app_open_why(struct app *a);
+void app_open_callers(struct app *a);
 void app_open_explain(struct app *a);
 /* The load's output lines (measure's "load: " lines in the log ring). */
 void app_open_load_output(struct app *a);

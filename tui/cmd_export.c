@@ -28,6 +28,7 @@ static void export_usage(FILE *out)
 		"                    [--push-timeout S] [--push-wait S]]\n\n"
 		"Turns a recorded session into:\n"
 		"  folded    folded stacks 'a;b;c COUNT' of one condition's windows summed\n"
+		"            (user-space frames first where recorded, then the kernel's)\n"
 		"            (--cond, default load), after a '# argus-window secs=S cond=C'\n"
 		"            line; for flame graph tools and 'argus diff REF LOAD'\n"
 		"  json      the calibrated tree with both conditions' numbers, the verdict,\n"
@@ -38,9 +39,10 @@ static void export_usage(FILE *out)
 		"            windows of both conditions (--cond: one), each sample labelled\n"
 		"            condition, window, comm, pid, subsystem; 'argus diff' reads it\n\n"
 		"options:\n"
-		"  %-16s %s\n  %-16s %s\n  %-16s %s\n",
+		"  %-16s %s\n  %-16s %s\n  %-16s %s\n  %-16s %s\n",
 		"--format F", "folded, json, markdown (md) or pprof",
 		"--cond C", "folded: ref or load (default load); pprof: only that one",
+		"--kernel-only", "folded, pprof: kernel frames only (no user-space call sites)",
 		"-o FILE", "write to FILE instead of stdout");
 	opts_push_help(out, 0);
 	fprintf(out, "\nA session cut short exports what it holds, with the reader's note.\n"
@@ -56,7 +58,7 @@ int cmd_export(int argc, char **argv)
 	enum cond c = COND_LOAD;
 	char *cause = NULL;
 	FILE *out = stdout;
-	int rc = EXIT_ERROR, err, have_log = 0, have_view = 0;
+	int rc = EXIT_ERROR, err, have_log = 0, have_view = 0, kernel_only = 0;
 	struct opts_push op;
 	struct push *ps = NULL;
 	uint8_t *pb = NULL;
@@ -89,6 +91,8 @@ int cmd_export(int argc, char **argv)
 				cond = argv[++i];
 			else
 				outpath = argv[++i];
+		} else if (!strcmp(a, "--kernel-only")) {
+			kernel_only = 1;
 		} else if (!strncmp(a, "--format=", 9)) {
 			fmt = a + 9;
 		} else if (!strncmp(a, "--cond=", 7)) {
@@ -151,6 +155,7 @@ int cmd_export(int argc, char **argv)
 		struct pprof_write_info pi;
 
 		export_pprof_opts(&log, cond ? (int)c : COND_N, &po);
+		po.kernel_only = kernel_only;
 		if (!po.freq_hz)
 			fprintf(stderr, "argus: export: note: %s gives no sampling frequency; the pprof's period "
 				"and cpu/nanoseconds are 0\n", file);
@@ -210,7 +215,7 @@ int cmd_export(int argc, char **argv)
 				c == COND_REF ? "reference" : "loaded");
 			goto out;
 		}
-		err = export_folded(p, c, out);
+		err = export_folded(p, c, kernel_only ? EXPORT_FOLDED_KERNEL_ONLY : 0, out);
 	} else {
 		err = export_view_build(&xv, &log, SIZE_MAX, file, &cause);
 		if (err) {

@@ -59,6 +59,7 @@ static const char record_usage[] =
 	"      --stacks N     stack map entries (default %u; raise when stacks collide)\n"
 	"      --keys N       distinct {stack, process} entries (default %u)\n"
 	"      --no-follow    do not add children of filtered processes\n"
+	"      --kernel-only  no user-space stacks (their call sites; pprof carries them)\n"
 	"  -v, --verbose      libbpf's messages on stderr\n"
 	"  -h, --help         this help\n"
 	"push (Pyroscope: http://host:4040, Parca: .../profiles/writeraw):\n"
@@ -210,6 +211,7 @@ int cmd_record(int argc, char **argv)
 		{ "stacks", required_argument, NULL, 'S' },
 		{ "keys", required_argument, NULL, 'K' },
 		{ "no-follow", no_argument, NULL, 'N' },
+		{ "kernel-only", no_argument, NULL, 'U' },
 		{ "format", required_argument, NULL, 'O' },
 		{ "push", required_argument, NULL, 'P' },
 		{ "every", required_argument, NULL, 'E' },
@@ -309,6 +311,7 @@ int cmd_record(int argc, char **argv)
 				po.count_entries = (unsigned)v;
 			break;
 		case 'N': po.follow_forks = 0; break;
+		case 'U': po.no_user_stacks = 1; break;
 		case 'O':
 			if (!strcmp(optarg, "json"))
 				json = 1;

@@ -37,6 +37,9 @@ const struct key_binding key_table[] = {
 	{ "]", { ']' }, KEY_ACT_SIG_NEXT, "next significant node (calibrated)", 0 },
 	{ "[", { '[' }, KEY_ACT_SIG_PREV, "previous significant node (calibrated)", 0 },
 	{ "y", { 'y' }, KEY_ACT_WHY, "why is this node marked: numbers and test", 0 },
+	{ "C", { 'C' }, KEY_ACT_CALLERS,
+	  "user-space call sites of the selected node: the user frames under its stacks, "
+	  "with their rise (needs user stacks: recorded since issue 27)", 0 },
 	{ "p", { 'p' }, KEY_ACT_GROUP, "group by process / by subsystem", 0 },
 	{ "O", { 'O' }, KEY_ACT_LOAD_OUTPUT,
 	  "the load's output: the last lines it wrote (printed again when argus quits)", 0 },

@@ -61,6 +61,7 @@ enum key_action {
 	KEY_ACT_ICICLE,           /* i: icicle (flame-graph-like) view of the subtree */
 	KEY_ACT_MODEL,            /* m: the model of the load (tui/view_model.h) */
 	KEY_ACT_LOAD_OUTPUT,      /* O: the load's last output lines */
+	KEY_ACT_CALLERS,          /* C: user-space call sites of the selected node */
 };
 
 struct key_binding {

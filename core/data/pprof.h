@@ -65,6 +65,10 @@ struct pprof_write_opts {
 	int plain;              /* 1: a live recording without conditions (argus
 	                         * record): no condition label and no window
 	                         * comments, so it reads as REF or LOAD */
+	int kernel_only;        /* 1: no user-space frames (issue 27); 0:
+	                         * each sample's user frames follow its kernel
+	                         * ones (leaf first, as pprof wants), in
+	                         * mappings named by the module's file */
 };
 
 struct pprof_write_info {

@@ -154,31 +154,25 @@ struct pw {
 	size_t locs_cap;
 };
 
-/* Location id (1-based) of frame f, writing its function, location and,
- * when new, mapping to w->out.  0 on error (w->out.err or -ENOMEM). */
-static uint64_t pw_location(struct pw *w, const char *f)
+/* Location id (1-based) of the frame keyed key (its name name[0..namelen),
+ * in the mapping file mname), writing its function, location and, when
+ * new, mapping to w->out.  0 on error (w->out.err or -ENOMEM). */
+static uint64_t pw_loc(struct pw *w, const char *key, size_t keylen, const char *name,
+		       size_t namelen, const char *mname, int hexaddr)
 {
-	size_t n = strlen(f), symlen = n;
-	const char *mod = NULL;
-	size_t modlen = pw_split_module(f, n, &symlen, &mod);
 	size_t before = w->frames.n;
-	int64_t li = pw_str(&w->frames, f, n);
+	int64_t li = pw_str(&w->frames, key, keylen);
 
 	if (li < 0)
 		return 0;
 	if ((size_t)li < before)
 		return (uint64_t)li + 1;
 	uint64_t id = (uint64_t)li + 1, addr = 0;
-	char mname[80];
-	if (modlen && modlen < sizeof(mname) - 2)
-		snprintf(mname, sizeof(mname), "[%.*s]", (int)modlen, mod);
-	else
-		snprintf(mname, sizeof(mname), "[kernel.kallsyms]");
 	size_t mb = w->mods.n;
 	int64_t mi = pw_cstr(&w->mods, mname);
-	int64_t name = pw_str(&w->st, f, modlen ? symlen : n);
+	int64_t fname = pw_str(&w->st, name, namelen);
 	int64_t file = pw_cstr(&w->st, mname);
-	if (mi < 0 || name < 0 || file < 0)
+	if (mi < 0 || fname < 0 || file < 0)
 		return 0;
 	if ((size_t)mi >= mb) {
 		pb_buf_reset(&w->msg);
@@ -191,8 +185,8 @@ static uint64_t pw_location(struct pw *w, const char *f)
 	}
 	pb_buf_reset(&w->msg);
 	pb_put_uint(&w->msg, F_ID, id);
-	pb_put_uint(&w->msg, F_NAME, (uint64_t)name);
-	pb_put_uint(&w->msg, F_SYSTEM_NAME, (uint64_t)name);
+	pb_put_uint(&w->msg, F_NAME, (uint64_t)fname);
+	pb_put_uint(&w->msg, F_SYSTEM_NAME, (uint64_t)fname);
 	if (w->msg.err)
 		return 0;
 	pb_put_bytes(&w->out, P_FUNCTION, w->msg.p, w->msg.len);
@@ -201,7 +195,7 @@ static uint64_t pw_location(struct pw *w, const char *f)
 	pb_put_uint(&w->sub, LINE_FUNCTION_ID, id);
 	pb_put_uint(&w->msg, LOC_ID, id);
 	pb_put_uint(&w->msg, LOC_MAPPING_ID, (uint64_t)mi + 1);
-	if (pw_hexaddr(f, &addr))
+	if (hexaddr && pw_hexaddr(name, &addr))
 		pb_put_uint(&w->msg, LOC_ADDRESS, addr);
 	if (w->sub.err)
 		return 0;
@@ -210,6 +204,48 @@ static uint64_t pw_location(struct pw *w, const char *f)
 		return 0;
 	pb_put_bytes(&w->out, P_LOCATION, w->msg.p, w->msg.len);
 	return w->out.err ? 0 : id;
+}
+
+/* A kernel frame "sym" or "sym [module]": mapping [kernel.kallsyms] or
+ * [module]. */
+static uint64_t pw_location(struct pw *w, const char *f)
+{
+	size_t n = strlen(f), symlen = n;
+	const char *mod = NULL;
+	size_t modlen = pw_split_module(f, n, &symlen, &mod);
+	char mname[80];
+
+	if (modlen && modlen < sizeof(mname) - 2)
+		snprintf(mname, sizeof(mname), "[%.*s]", (int)modlen, mod);
+	else
+		snprintf(mname, sizeof(mname), "[kernel.kallsyms]");
+	return pw_loc(w, f, n, f, modlen ? symlen : n, mname, 1);
+}
+
+/* A user frame (core/probe/usym.h): "function (module)" in the mapping
+ * module, "module+0xOFF", or a "[ends in module: ...]" cut; the mapping's
+ * file is the module's base name (never bracketed: readers, ours
+ * included, take it for user space), "[unknown]" when none is named.
+ * Keyed apart from kernel frames of the same text. */
+static uint64_t pw_ulocation(struct pw *w, const char *f)
+{
+	size_t n = strlen(f), namelen = n;
+	char key[600], mname[256];
+	const char *p;
+
+	snprintf(mname, sizeof(mname), "[unknown]");
+	if (n > 3 && f[n - 1] == ')' && (p = strstr(f, " (")) && p > f) {
+		namelen = (size_t)(p - f);
+		snprintf(mname, sizeof(mname), "%.*s", (int)(n - namelen - 3), p + 2);
+	} else if (!strncmp(f, "[ends in ", 9) && (p = strchr(f + 9, ':'))) {
+		snprintf(mname, sizeof(mname), "%.*s", (int)(p - f - 9), f + 9);
+	} else if (f[0] != '[' && (p = strstr(f, "+0x")) && p > f) {
+		snprintf(mname, sizeof(mname), "%.*s", (int)(p - f), f);
+	}
+	if (!mname[0] || mname[0] == '[')
+		snprintf(mname, sizeof(mname), "[unknown]");
+	snprintf(key, sizeof(key), "\001u%s", f);
+	return pw_loc(w, key, strlen(key), f, namelen, mname, 0);
 }
 
 static void pw_label_str(struct pb_buf *msg, struct pb_buf *sub, int64_t key, int64_t val)
@@ -333,16 +369,23 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 			any = pw_selected(p, o, wi) && s->win[wi];
 		if (!any || !s->nframes)
 			continue;
-		if (s->nframes > w.locs_cap) {
-			uint64_t *l = realloc(w.locs, s->nframes * sizeof(*l));
+		uint32_t nl = s->nframes + (o->kernel_only ? 0 : s->nuframes);
+		if (nl > w.locs_cap) {
+			uint64_t *l = realloc(w.locs, nl * sizeof(*l));
 			if (!l)
 				goto fail_mem;
 			w.locs = l;
-			w.locs_cap = s->nframes;
+			w.locs_cap = nl;
 		}
 		for (uint32_t k = 0; k < s->nframes; k++) {
 			/* leaf first */
 			w.locs[k] = pw_location(&w, s->frames[s->nframes - 1 - k]);
+			if (!w.locs[k])
+				goto fail_mem;
+		}
+		/* then the user-space frames that called into the kernel (issue 27) */
+		for (uint32_t k = s->nframes; k < nl; k++) {
+			w.locs[k] = pw_ulocation(&w, s->uframes[nl - 1 - k]);
 			if (!w.locs[k])
 				goto fail_mem;
 		}
@@ -357,7 +400,7 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 			v[0] = s->win[wi];
 			v[1] = s->win[wi] * period;
 			pb_buf_reset(&w.msg);
-			pb_put_packed(&w.msg, S_LOCATION_ID, w.locs, s->nframes);
+			pb_put_packed(&w.msg, S_LOCATION_ID, w.locs, nl);
 			pb_put_packed(&w.msg, S_VALUE, v, 2);
 			if (!o->plain)
 				pw_label_str(&w.msg, &w.sub, k_cond, cond_s[p->wins[wi].cond]);

@@ -81,6 +81,7 @@ void profile_free(struct profile *p)
 		return;
 	for (size_t i = 0; i < p->nstacks; i++) {
 		free(p->stacks[i].frames);
+		free(p->stacks[i].uframes);
 		free(p->stacks[i].win);
 	}
 	free(p->stacks);
@@ -345,23 +346,62 @@ static int profile_index_grow(struct profile *p)
 	return 0;
 }
 
+/* Interns names[0..n) into in[] through the pointer cache.  0 or -ENOMEM. */
+static int profile_intern_frames(struct profile *p, const char *const *names, unsigned n,
+				 const char **in)
+{
+	for (unsigned f = 0; f < n; f++) {
+		const char *s = names[f] ? names[f] : "";
+		uintptr_t k = (uintptr_t)s;
+		struct profile_cache_ent *e = p->index->cache ?
+			&p->index->cache[((k >> 3) ^ (k >> 17)) & (p->index->cache_cap - 1)] : NULL;
+
+		if (e && e->src == s && (s == e->interned || strcmp(s, e->interned) == 0)) {
+			in[f] = e->interned;
+			continue;
+		}
+		in[f] = strpool_intern(p->pool, s);
+		if (!in[f])
+			return -ENOMEM;
+		if (e) {
+			e->src = s;
+			e->interned = in[f];
+		}
+	}
+	return 0;
+}
+
 int profile_add(struct profile *p, unsigned w, const char *const *frames,
 		unsigned nframes, uint32_t tgid, const char *comm, uint64_t count)
 {
-	const char *buf[128];
-	const char **in = buf;
+	return profile_add_user(p, w, frames, nframes, NULL, 0, tgid, comm, count);
+}
+
+int profile_add_user(struct profile *p, unsigned w, const char *const *frames,
+		     unsigned nframes, const char *const *uframes, unsigned nuframes,
+		     uint32_t tgid, const char *comm, uint64_t count)
+{
+	const char *buf[128], *ubuf[64];
+	const char **in = buf, **uin = ubuf;
 	struct profile_index *ix;
 	struct profile_stack *st;
 	uint64_t h;
 	size_t mask, i;
 	int err = 0;
 
-	if (!p || w >= p->nwin || (nframes && !frames))
+	if (!p || w >= p->nwin || (nframes && !frames) || (nuframes && !uframes))
 		return -EINVAL;
 	if (nframes > sizeof(buf) / sizeof(buf[0])) {
 		in = malloc(nframes * sizeof(*in));
 		if (!in)
 			return -ENOMEM;
+	}
+	if (nuframes > sizeof(ubuf) / sizeof(ubuf[0])) {
+		uin = malloc(nuframes * sizeof(*uin));
+		if (!uin) {
+			err = -ENOMEM;
+			goto out;
+		}
 	}
 	if (!p->index->cache || (strpool_count(p->pool) * 2 > p->index->cache_cap &&
 				 p->index->cache_cap < PROFILE_CACHE_MAX)) {
@@ -374,38 +414,27 @@ int profile_add(struct profile *p, unsigned w, const char *const *frames,
 			p->index->cache_cap = ncap;
 		}
 	}
-	for (unsigned f = 0; f < nframes; f++) {
-		const char *s = frames[f] ? frames[f] : "";
-		uintptr_t k = (uintptr_t)s;
-		struct profile_cache_ent *e = p->index->cache ?
-			&p->index->cache[((k >> 3) ^ (k >> 17)) & (p->index->cache_cap - 1)] : NULL;
-
-		if (e && e->src == s && (s == e->interned || strcmp(s, e->interned) == 0)) {
-			in[f] = e->interned;
-			continue;
-		}
-		in[f] = strpool_intern(p->pool, s);
-		if (!in[f]) {
-			err = -ENOMEM;
-			goto out;
-		}
-		if (e) {
-			e->src = s;
-			e->interned = in[f];
-		}
-	}
+	err = profile_intern_frames(p, frames, nframes, in);
+	if (!err)
+		err = profile_intern_frames(p, uframes, nuframes, uin);
+	if (err)
+		goto out;
 	if ((p->nstacks + 1) * 2 > p->index->cap) {
 		err = profile_index_grow(p);
 		if (err < 0)
 			goto out;
 	}
 	h = profile_key_hash(in, nframes, tgid);
+	if (nuframes)
+		h ^= profile_key_hash(uin, nuframes, ~tgid) * 3;
 	ix = p->index;
 	mask = ix->cap - 1;
 	for (i = h & mask; ix->slots[i].idx; i = (i + 1) & mask) {
 		st = &p->stacks[ix->slots[i].idx - 1];
 		if (ix->slots[i].hash == h && st->tgid == tgid && st->nframes == nframes &&
-		    (nframes == 0 || memcmp(st->frames, in, nframes * sizeof(*in)) == 0))
+		    st->nuframes == nuframes &&
+		    (nframes == 0 || memcmp(st->frames, in, nframes * sizeof(*in)) == 0) &&
+		    (nuframes == 0 || memcmp(st->uframes, uin, nuframes * sizeof(*uin)) == 0))
 			goto found;
 	}
 	/* a new stack */
@@ -424,6 +453,12 @@ int profile_add(struct profile *p, unsigned w, const char *const *frames,
 	memset(st, 0, sizeof(*st));
 	st->frames = malloc((nframes ? nframes : 1) * sizeof(*st->frames));
 	st->win = calloc(p->win_cap, sizeof(*st->win));
+	if (nuframes && !(st->uframes = malloc(nuframes * sizeof(*st->uframes)))) {
+		free(st->frames);
+		free(st->win);
+		err = -ENOMEM;
+		goto out;
+	}
 	{
 		/* a task names itself (prctl PR_SET_NAME): escape before it is shown */
 		char safe[96];
@@ -436,6 +471,7 @@ int profile_add(struct profile *p, unsigned w, const char *const *frames,
 	}
 	if (!st->frames || !st->win || !st->comm) {
 		free(st->frames);
+		free(st->uframes);
 		free(st->win);
 		err = -ENOMEM;
 		goto out;
@@ -443,6 +479,9 @@ int profile_add(struct profile *p, unsigned w, const char *const *frames,
 	if (nframes)
 		memcpy(st->frames, in, nframes * sizeof(*in));
 	st->nframes = nframes;
+	if (nuframes)
+		memcpy(st->uframes, uin, nuframes * sizeof(*uin));
+	st->nuframes = nuframes;
 	st->tgid = tgid;
 	p->nstacks++;
 	ix->slots[i].hash = h;
@@ -453,6 +492,8 @@ found:
 out:
 	if (in != buf)
 		free(in);
+	if (uin != ubuf)
+		free(uin);
 	return err;
 }
 

@@ -52,6 +52,13 @@ struct profile_work {
 struct profile_stack {
 	const char **frames;    /* nframes interned names, root first */
 	uint32_t nframes;
+	/* issue 27: the user-space stack under the kernel one, root first
+	 * (core/usym.h: "function (module)", ending in a "[...]" marker where
+	 * the walk stopped short); NULL with 0: none taken.  Part of the
+	 * stack's identity: one kernel path reached from two call sites is
+	 * two stacks. */
+	const char **uframes;
+	uint32_t nuframes;
 	uint32_t tgid;          /* 0 when unknown (imported files) */
 	const char *comm;       /* interned; "" when unknown */
 	uint64_t *win;          /* counts, one per window (profile->nwin) */
@@ -135,6 +142,11 @@ void profile_window_end(struct profile *p, unsigned w, double secs);
  * or -errno. */
 int profile_add(struct profile *p, unsigned w, const char *const *frames,
 		unsigned nframes, uint32_t tgid, const char *comm, uint64_t count);
+/* The same with the stack's user-space frames (root first, copied; NULL
+ * with nuframes 0: none). */
+int profile_add_user(struct profile *p, unsigned w, const char *const *frames,
+		     unsigned nframes, const char *const *uframes, unsigned nuframes,
+		     uint32_t tgid, const char *comm, uint64_t count);
 
 /* Adds count executions of work function func (copied into the pool) by
  * worker pid to window w, and marks w traced.  0 or -errno. */

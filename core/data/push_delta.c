@@ -67,7 +67,8 @@ struct profile *push_delta_take(struct push_delta *d, const struct profile *p, u
 		uint64_t gain = now - d->taken[i];
 		if (!gain)
 			continue;
-		int e = profile_add(q, 0, s->frames, s->nframes, s->tgid, s->comm, gain);
+		int e = profile_add_user(q, 0, s->frames, s->nframes, s->uframes, s->nuframes,
+					 s->tgid, s->comm, gain);
 		if (e) {
 			err = -e;
 			goto fail;

@@ -32,6 +32,12 @@ void verdict_clear(struct verdict *v)
 	for (unsigned i = 0; i < v->ncallers; i++)
 		free(v->callers[i].name);
 	free(v->callers);
+	for (unsigned i = 0; i < v->ncallsites; i++) {
+		for (unsigned k = 0; k < v->callsites[i].nframes; k++)
+			free(v->callsites[i].frames[k]);
+		free(v->callsites[i].frames);
+	}
+	free(v->callsites);
 	memset(v, 0, sizeof(*v));
 }
 

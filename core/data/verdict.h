@@ -31,6 +31,21 @@ struct verdict_caller {
 	double share;              /* mass / the function's summed rise */
 };
 
+/* A user-space call site of the verdict path (issue 27): the user frames
+ * under the stacks that pass through the path, with their part of its
+ * rise. */
+#define VERDICT_MAX_CALLSITES 5
+struct verdict_callsite {
+	char **frames;             /* root first ("function (module)", maybe a
+	                            * last "[ends in ...]" cut); owned; 0 frames:
+	                            * samples without a user stack (kernel
+	                            * threads, user stacks off) */
+	unsigned nframes;
+	double rise;               /* loaded minus reference rate, samples/s */
+	double share;              /* rise / the summed rise of all call sites
+	                            * that rose */
+};
+
 struct verdict {
 	int found;                 /* 0: "no bottleneck found" (honest) */
 	char subsystem[16];
@@ -75,6 +90,10 @@ struct verdict {
 	double convergence_rise;   /* its summed rise */
 	struct verdict_caller *callers; /* who reaches it, largest first; owned */
 	unsigned ncallers;
+	/* issue 27: the user-space call sites of the path, largest rise first
+	 * (verdict_callsites_fill); owned */
+	struct verdict_callsite *callsites;
+	unsigned ncallsites;
 };
 
 /* Appends a copy of b (strings duplicated) to *list.  0 or -ENOMEM. */
@@ -85,6 +104,25 @@ void verdict_branch_clear(struct verdict_branch *b);
 int verdict_caller_add(struct verdict *v, const char *name, double mass, double share);
 
 void verdict_clear(struct verdict *v); /* frees owned strings, zeroes */
+
+struct profile;
+/* Fills v->callsites from p (core/data/verdict_callsite.c): every stack
+ * whose kernel frames start with v->path (exclude_tgid's left out, 0:
+ * none), grouped by its user frames, each group's rate in the loaded
+ * windows minus the reference's; the VERDICT_MAX_CALLSITES that rose most.
+ * A verdict not found, or a profile without user frames, gets none.  0 or
+ * -ENOMEM. */
+int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t exclude_tgid);
+/* "f3 ← f2 ← f1" of a call site, leaf first, at most max frames (then
+ * " ← ..."), into buf. */
+void verdict_callsite_format(const struct verdict_callsite *c, unsigned max, char *buf,
+			     size_t len);
+/* The same with sep between frames (" <- " where UTF-8 cannot be shown). */
+void verdict_callsite_format_sep(const struct verdict_callsite *c, unsigned max,
+				 const char *sep, char *buf, size_t len);
+/* Appends a call site (frames copied).  0 or -ENOMEM. */
+int verdict_callsite_add(struct verdict *v, const char *const *frames, unsigned n,
+			 double rise, double share);
 int verdict_add_note(struct verdict *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

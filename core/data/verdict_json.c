@@ -121,9 +121,70 @@ static int get_convergence(const cJSON *o, struct verdict *v, char **cause)
 	return 0;
 }
 
+/* "call_sites": [{"site","frames","rise","share"}] (issue 27), only when
+ * the profile had user frames; site is the leaf-first line people read */
+static int callsites_json(cJSON *o, const struct verdict *v)
+{
+	cJSON *a;
+
+	if (!v->ncallsites)
+		return 0;
+	a = cJSON_AddArrayToObject(o, "call_sites");
+	if (!a)
+		return -ENOMEM;
+	for (unsigned i = 0; i < v->ncallsites; i++) {
+		const struct verdict_callsite *c = &v->callsites[i];
+		cJSON *x = cJSON_CreateObject(), *f;
+		char site[512];
+
+		verdict_callsite_format(c, 6, site, sizeof(site));
+		if (!x || !cJSON_AddItemToArray(a, x) || !cJSON_AddStringToObject(x, "site", site) ||
+		    !(f = cJSON_AddArrayToObject(x, "frames")) ||
+		    !cJSON_AddItemToObject(x, "rise", num(c->rise)) ||
+		    !cJSON_AddItemToObject(x, "share", num(c->share)))
+			return -ENOMEM;
+		for (unsigned k = 0; k < c->nframes; k++)
+			if (!cJSON_AddItemToArray(f, cJSON_CreateString(c->frames[k])))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* reads "call_sites" back (replay); absent: none */
+static int get_callsites(const cJSON *o, struct verdict *v, char **cause)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "call_sites"), *e;
+
+	if (!a)
+		return 0;
+	if (!cJSON_IsArray(a))
+		return util_fail(cause, -EINVAL, "verdict: 'call_sites' is not an array");
+	cJSON_ArrayForEach(e, a) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "frames"), *x;
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "rise");
+		const cJSON *s = cJSON_GetObjectItemCaseSensitive(e, "share");
+		const char *fr[256];
+		unsigned n = 0;
+
+		if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) > 256)
+			return util_fail(cause, -EINVAL, "verdict: call_sites[%u] needs an array "
+					 "'frames' of at most 256", v->ncallsites);
+		cJSON_ArrayForEach(x, f) {
+			if (!cJSON_IsString(x))
+				return util_fail(cause, -EINVAL, "verdict: call_sites[%u]: a frame "
+						 "is not a string", v->ncallsites);
+			fr[n++] = x->valuestring;
+		}
+		if (verdict_callsite_add(v, fr, n, cJSON_IsNumber(r) ? r->valuedouble : NAN,
+					 cJSON_IsNumber(s) ? s->valuedouble : NAN))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int verdict_json_add_paths(cJSON *o, const struct verdict *v)
 {
-	if (convergence_json(o, v))
+	if (convergence_json(o, v) || callsites_json(o, v))
 		return -ENOMEM;
 	if (!cJSON_AddStringToObject(o, "time", v->time) ||
 	    !cJSON_AddItemToObject(o, "rise", num(v->rise)))
@@ -352,7 +413,7 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 	    (err = get_branches(o, "branches", &v->branches, &v->nbranches, cause)) ||
 	    (err = get_branches(o, "falls", &v->falls, &v->nfalls, cause)) ||
 	    (err = get_branches(o, "displaced", &v->displaced, &v->ndisplaced, cause)) ||
-	    (err = get_convergence(o, v, cause)))
+	    (err = get_convergence(o, v, cause)) || (err = get_callsites(o, v, cause)))
 		goto fail;
 	x = cJSON_GetObjectItemCaseSensitive(o, "notes");
 	if (x && !cJSON_IsArray(x)) {

@@ -11,5 +11,6 @@
 #define SESSION_MAX_EVENTS 1000000
 #define SESSION_MAX_STEP 10000
 #define SESSION_MAX_FRAMES 1024
+#define SESSION_MAX_UFRAMES 256  /* user frames of one stack (issue 27) */
 
 #endif

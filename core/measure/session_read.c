@@ -286,9 +286,24 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 		const cJSON *fr = cJSON_GetArrayItem(e, 0), *x, *f;
 		const char *comm;
 		unsigned nf = 0;
-		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 4 || !cJSON_IsArray(fr)) {
-			err = util_fail(cause, -EINVAL, "window: stacks[%u]: expected [[frames...], tgid, comm, count]", si);
+		const cJSON *uf = cJSON_GetArrayItem(e, 4);
+		const char *uframes[SESSION_MAX_UFRAMES];
+		unsigned nu = 0;
+		if (!cJSON_IsArray(e) || (cJSON_GetArraySize(e) != 4 && cJSON_GetArraySize(e) != 5) ||
+		    !cJSON_IsArray(fr) || (uf && !cJSON_IsArray(uf))) {
+			err = util_fail(cause, -EINVAL, "window: stacks[%u]: expected [[frames...], tgid, comm, count, [user frames...]?]", si);
 			goto out;
+		}
+		if (uf && cJSON_GetArraySize(uf) > SESSION_MAX_UFRAMES) {
+			err = util_fail(cause, -EINVAL, "window: stacks[%u]: more than %d user frames", si, SESSION_MAX_UFRAMES);
+			goto out;
+		}
+		cJSON_ArrayForEach(f, uf) {
+			if (!cJSON_IsString(f)) {
+				err = util_fail(cause, -EINVAL, "window: stacks[%u]: user frame %u is not a string", si, nu);
+				goto out;
+			}
+			uframes[nu++] = f->valuestring;
 		}
 		x = cJSON_GetArrayItem(e, 1);
 		if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0) || x->valuedouble > 4294967295.0) {
@@ -330,7 +345,8 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 			frames[nf++] = f->valuestring;
 		}
 		if (count) {
-			err = profile_add(p, (unsigned)w, frames, nf, (uint32_t)tgid, comm, count);
+			err = profile_add_user(p, (unsigned)w, frames, nf, uframes, nu, (uint32_t)tgid,
+					       comm, count);
 			if (err) {
 				util_fail(cause, err, "window: stacks[%u]: %s", si, strerror(-err));
 				goto out;

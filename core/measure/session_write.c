@@ -490,6 +490,18 @@ int session_write_window_without(struct session *s, const struct profile *p, uns
 		    !cJSON_AddItemToArray(e, cJSON_CreateString(st->comm ? st->comm : "")) ||
 		    !cJSON_AddItemToArray(e, cJSON_CreateNumber((double)st->win[w])))
 			goto nomem;
+		if (st->nuframes) {
+			/* issue 27: the user-space frames, root first, as a 5th item */
+			cJSON *uf = cJSON_CreateArray();
+
+			if (!uf || !cJSON_AddItemToArray(e, uf)) {
+				cJSON_Delete(uf);
+				goto nomem;
+			}
+			for (uint32_t k = 0; k < st->nuframes; k++)
+				if (!cJSON_AddItemToArray(uf, cJSON_CreateString(st->uframes[k])))
+					goto nomem;
+		}
 	}
 	if (session_add_procs(s, o, p, w, exclude_tgid) < 0 || session_add_diag(o, &p->diag) < 0 ||
 	    session_add_kwork(o, p, w, exclude_tgid) < 0)

@@ -61,7 +61,8 @@ static struct profile *replay_profile(const struct profile *full, unsigned nwin)
 		const struct profile_stack *s = &full->stacks[i];
 
 		for (unsigned w = 0; w < nwin; w++)
-			if (s->win[w] && profile_add(q, w, s->frames, s->nframes, s->tgid, s->comm,
+			if (s->win[w] && profile_add_user(q, w, s->frames, s->nframes, s->uframes,
+							  s->nuframes, s->tgid, s->comm,
 						     s->win[w]) < 0)
 				goto fail;
 	}

@@ -260,7 +260,8 @@ static int64_t ta_oncpu(struct probe_profile *pp, struct profile *p, unsigned wi
 			continue;
 		fr[0] = "[on-cpu]";
 		memcpy(fr + 1, s->frames, nf * sizeof(*fr));
-		err = profile_add(p, win, fr, nf + 1, s->tgid, s->comm, s->win[0]);
+		err = profile_add_user(p, win, fr, nf + 1, s->uframes, s->nuframes, s->tgid,
+				       s->comm, s->win[0]);
 		q = ta_proc_of(pr, npr, s->tgid);
 		if (q) {
 			q->kernel += s->win[0];

@@ -247,6 +247,8 @@ int diagnose_run_agent(const struct profile *p, const struct calib_opts *co, uns
 	err = diag_take_descent(&an, r);
 	diag_take_naive(&an, r);
 out:
+	if (err >= 0 && r->verdict.found && !r->verdict.ncallsites)
+		err = verdict_callsites_fill(&r->verdict, p, exclude_tgid);
 	analysis_clear(&an);
 	r->thinking_s = util_mono_s() - t0;
 	return err;
@@ -728,6 +730,8 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 	err = diag_agent_extras(a, r);
 	for (unsigned i = 0; i < b.nnotes && !err; i++)
 		err = verdict_add_note(&r->verdict, "%s", b.notes[i]);
+	if (!err && r->verdict.found && !r->verdict.ncallsites)
+		err = verdict_callsites_fill(&r->verdict, p, exclude_tgid);
 	if (!err) {
 		*steps_json = step_report_array(b.entries, b.nentries);
 		if (!*steps_json)

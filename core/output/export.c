@@ -124,8 +124,9 @@ fail:
 
 /* ---- folded ------------------------------------------------------------------ */
 
-int export_folded(const struct profile *p, enum cond c, FILE *out)
+int export_folded(const struct profile *p, enum cond c, unsigned flags, FILE *out)
 {
+	int user = 0;
 	struct profile *q = profile_new();
 	double secs = 0;
 	unsigned nw = 0;
@@ -142,6 +143,10 @@ int export_folded(const struct profile *p, enum cond c, FILE *out)
 			secs += p->wins[w].secs;
 			nw++;
 		}
+	/* user frames (and the "_[k]" marks) only where some were recorded: a
+	 * session without them exports as it always did */
+	for (size_t i = 0; !(flags & EXPORT_FOLDED_KERNEL_ONLY) && !user && i < p->nstacks; i++)
+		user = p->stacks[i].nuframes > 0;
 	/* one line per distinct frame list: processes merged */
 	for (size_t i = 0; i < p->nstacks; i++) {
 		const struct profile_stack *s = &p->stacks[i];
@@ -150,7 +155,9 @@ int export_folded(const struct profile *p, enum cond c, FILE *out)
 		for (unsigned w = 0; w < p->nwin; w++)
 			if (p->wins[w].cond == c)
 				n += s->win[w];
-		if (n && s->nframes && (err = profile_add(q, 0, s->frames, s->nframes, 0, NULL, n)))
+		if (n && s->nframes &&
+		    (err = profile_add_user(q, 0, s->frames, s->nframes, user ? s->uframes : NULL,
+					    user ? s->nuframes : 0, 0, NULL, n)))
 			goto out;
 	}
 	if (nw && fprintf(out, "# argus-window secs=%.6g cond=%s\n", secs, cond_name(c)) < 0) {
@@ -160,8 +167,16 @@ int export_folded(const struct profile *p, enum cond c, FILE *out)
 	for (size_t i = 0; i < q->nstacks; i++) {
 		const struct profile_stack *s = &q->stacks[i];
 
+		for (uint32_t k = 0; k < s->nuframes; k++)
+			if (fputs(s->uframes[k], out) < 0 || fputc(';', out) < 0) {
+				err = -EIO;
+				goto out;
+			}
+		/* beside user frames the kernel's carry FlameGraph's "_[k]" (its
+		 * colours; core/data/import_folded keeps only those) */
 		for (uint32_t k = 0; k < s->nframes; k++)
-			if (fputs(s->frames[k], out) < 0 || (k + 1 < s->nframes && fputc(';', out) < 0)) {
+			if (fputs(s->frames[k], out) < 0 || (user && fputs("_[k]", out) < 0) ||
+			    (k + 1 < s->nframes && fputc(';', out) < 0)) {
 				err = -EIO;
 				goto out;
 			}
@@ -611,6 +626,25 @@ static void md_tree(FILE *out, const struct tree *t)
 	}
 }
 
+/* The user-space call sites of the verdict path (issue 27), leaf first. */
+static void md_callsites(FILE *out, const struct verdict *v)
+{
+	char site[1024];
+
+	if (!v->ncallsites)
+		return;
+	fprintf(out, "Called from (user-space frames that carry the rise, leaf first):\n\n"
+		"| call site | rise | share |\n|---|---|---|\n");
+	for (unsigned i = 0; i < v->ncallsites; i++) {
+		verdict_callsite_format(&v->callsites[i], 6, site, sizeof(site));
+		fputs("| ", out);
+		md_cell(out, site);
+		fprintf(out, " | %+.1f /s | %.0f%% |\n", v->callsites[i].rise,
+			v->callsites[i].share * 100);
+	}
+	fputc('\n', out);
+}
+
 static void md_verdict(FILE *out, const struct export_view *xv)
 {
 	const struct verdict *v = xv->v;
@@ -655,6 +689,7 @@ static void md_verdict(FILE *out, const struct export_view *xv)
 		fprintf(out, "- %s\n", v->notes[i]);
 	if (v->nnotes)
 		fputc('\n', out);
+	md_callsites(out, v);
 }
 
 /* Explorations after the verdict: each its own labelled finding, never the

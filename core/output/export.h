@@ -65,7 +65,14 @@ void export_view_clear(struct export_view *xv); /* NULL-safe */
  * of the windows of condition c summed, after a comment line
  * "# argus-window secs=S cond=ref|load" that `argus diff` reads (flame
  * graph tools skip it).  0 or -errno. */
-int export_folded(const struct profile *p, enum cond c, FILE *out);
+/* Issue 27: each line starts with the stack's user-space frames (root
+ * first, as perf script and FlameGraph put them: the program's own
+ * functions, then the kernel's), the kernel frames then marked "_[k]" as
+ * FlameGraph's --kernel does (`argus diff` reads such lines back as their
+ * kernel frames), unless flags has EXPORT_FOLDED_KERNEL_ONLY: kernel frames
+ * as they are, the format of old. */
+#define EXPORT_FOLDED_KERNEL_ONLY 1u
+int export_folded(const struct profile *p, enum cond c, unsigned flags, FILE *out);
 
 /* The options to write a session's windows as pprof: the header's
  * frequency, the creation time as time_nanos, condition c (COND_N: both). */

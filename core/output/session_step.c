@@ -179,7 +179,8 @@ int session_log_step_data(const struct session_log *l, size_t nev, unsigned step
 
 			if (!ps->win[w])
 				continue;
-			err = profile_add(d->prof, w, ps->frames, ps->nframes, ps->tgid, ps->comm,
+			err = profile_add_user(d->prof, w, ps->frames, ps->nframes, ps->uframes,
+					       ps->nuframes, ps->tgid, ps->comm,
 					  ps->win[w]);
 			if (err)
 				goto fail;

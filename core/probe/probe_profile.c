@@ -32,11 +32,12 @@
 #include "probe/kind_util.h"
 #include "probe/probe.h"
 #include "probe/probe_profile.h"
+#include "probe/usym.h"
 #include "base/util.h"
 #include "profile.skel.h"
 #include "../../bpf/profile.h" /* not core/data/profile.h */
 
-_Static_assert(sizeof(struct profile_key) == 24, "profile_key layout");
+_Static_assert(sizeof(struct profile_key) == 28, "profile_key layout");
 _Static_assert(sizeof(struct profile_counters) % 8 == 0, "per-CPU value size");
 
 /* Last value seen per counts-map key (counts only grow). */
@@ -44,6 +45,8 @@ struct snap_ent {
 	struct profile_key key;
 	uint64_t count;
 	int used;
+	char **unames;          /* the user stack symbolized, root first; owned */
+	int nunames;            /* 0: not yet (or none) */
 };
 
 /* Symbolized stack, root first; state 0 = not looked up, 1 = ok, -1 = gone. */
@@ -71,6 +74,7 @@ struct probe_profile {
 	size_t bcap;
 	int no_batch;
 	int stats_fd;                  /* BPF run-time statistics on while held */
+	struct usym *usym;             /* NULL: kernel stacks only */
 };
 
 static int perf_open_cpu(unsigned freq, int cpu)
@@ -100,7 +104,12 @@ static int load_skel(struct probe_profile *pp, const struct probe_profile_opts *
 		return err;
 	}
 	s->rodata->filter_enabled = pp->filter;
+	s->rodata->user_stacks = !o->no_user_stacks;
 	bpf_map__set_max_entries(s->maps.stacks, o->stack_entries ? o->stack_entries
+				 : PROBE_PROFILE_DEFAULT_STACKS);
+	/* one entry is enough when unused: the map must exist */
+	bpf_map__set_max_entries(s->maps.ustacks, o->no_user_stacks ? 1 : o->ustack_entries ?
+				 o->ustack_entries : o->stack_entries ? o->stack_entries
 				 : PROBE_PROFILE_DEFAULT_STACKS);
 	bpf_map__set_max_entries(s->maps.counts, o->count_entries ? o->count_entries
 				 : PROBE_PROFILE_DEFAULT_COUNTS);
@@ -137,6 +146,10 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 		goto fail;
 	}
 	pp->stats_fd = -1;
+	if (!o->no_user_stacks && !(pp->usym = usym_new())) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	err = probe_check_privileges(cause);
 	if (err)
 		goto fail;
@@ -369,6 +382,33 @@ static struct stack_ent *stack_get(struct probe_profile *pp, uint32_t id,
 	return e;
 }
 
+/* The user stack of k symbolized (cached in s), or 0 frames when none was
+ * taken.  0 or -ENOMEM. */
+static int ustack_get(struct probe_profile *pp, struct snap_ent *s)
+{
+	uint64_t ips[PROFILE_MAX_DEPTH];
+	char comm[PROFILE_COMM_LEN + 1];
+	uint32_t id = s->key.ustack_id;
+	unsigned n = 0;
+	int r;
+
+	if (s->nunames || !pp->usym || id == PROFILE_NO_USTACK)
+		return 0;
+	memset(ips, 0, sizeof(ips));
+	/* a stack id whose bucket another stack took since: not readable */
+	if (bpf_map__lookup_elem(pp->skel->maps.ustacks, &id, sizeof(id), ips, sizeof(ips), 0))
+		return 0;
+	while (n < PROFILE_MAX_DEPTH && ips[n])
+		n++;
+	memcpy(comm, s->key.comm, PROFILE_COMM_LEN);
+	comm[PROFILE_COMM_LEN] = 0;
+	r = usym_stack(pp->usym, s->key.tgid, comm, ips, n, &s->unames);
+	if (r < 0)
+		return r;
+	s->nunames = r;
+	return 0;
+}
+
 /* Adds the growth of one key's count to window win. */
 static int64_t collect_one(struct probe_profile *pp, struct profile *p, unsigned win,
 			   const struct ksym_table *ks, const struct profile_key *k, uint64_t v)
@@ -390,7 +430,12 @@ static int64_t collect_one(struct probe_profile *pp, struct profile *p, unsigned
 			? 0 : -ENOMEM;
 	memcpy(comm, k->comm, PROFILE_COMM_LEN);
 	comm[PROFILE_COMM_LEN] = 0;
-	err = profile_add(p, win, (const char *const *)st->names, st->n, k->tgid, comm, d);
+	err = ustack_get(pp, s);
+	if (err)
+		return err;
+	err = profile_add_user(p, win, (const char *const *)st->names, st->n,
+			       (const char *const *)s->unames, (unsigned)s->nunames,
+			       k->tgid, comm, d);
 	if (err)
 		return err;
 	s->count = v;
@@ -429,8 +474,26 @@ static int64_t collect_iter(struct probe_profile *pp, struct profile *p, unsigne
 	return err ? err : c.total;
 }
 
+static int64_t collect_all(struct probe_profile *pp, struct profile *p, unsigned win,
+			   const struct ksym_table *ks);
+
 int64_t probe_profile_collect(struct probe_profile *pp, struct profile *p, unsigned win,
 			      const struct ksym_table *ks)
+{
+	int64_t r;
+
+	if (!pp->usym)
+		return collect_all(pp, p, win, ks);
+	/* processes gone before this collect have all their samples in the map
+	 * now: symbolize them with the maps kept, then forget those maps */
+	usym_reap_mark(pp->usym);
+	r = collect_all(pp, p, win, ks);
+	usym_reap(pp->usym);
+	return r;
+}
+
+static int64_t collect_all(struct probe_profile *pp, struct profile *p, unsigned win,
+			   const struct ksym_table *ks)
 {
 	int fd = bpf_map__fd(pp->skel->maps.counts);
 	__u32 in = 0, out = 0;
@@ -496,6 +559,7 @@ int probe_profile_stats(struct probe_profile *pp, struct probe_profile_stats *st
 		sum.stack_error += v[c].stack_error;
 		sum.count_map_full += v[c].count_map_full;
 		sum.forks_followed += v[c].forks_followed;
+		sum.ustack_error += v[c].ustack_error;
 	}
 	st->samples = sum.samples;
 	st->user_mode = sum.user_mode;
@@ -505,6 +569,7 @@ int probe_profile_stats(struct probe_profile *pp, struct probe_profile_stats *st
 	st->count_map_full = sum.count_map_full;
 	st->dropped = sum.stack_collision + sum.stack_error + sum.count_map_full;
 	st->forks_followed = sum.forks_followed;
+	st->ustack_error = sum.ustack_error;
 	st->kernel = sum.samples - sum.user_mode - sum.filtered_out - st->dropped;
 	st->cpus = pp->nlinks;
 	st->cpus_failed = pp->cpus_failed;
@@ -546,7 +611,10 @@ void probe_profile_close(struct probe_profile *pp)
 		free(pp->stk[i].names);
 	}
 	free(pp->stk);
+	for (size_t i = 0; i < pp->snap_cap; i++)
+		usym_names_free(pp->snap[i].unames, (unsigned)pp->snap[i].nunames);
 	free(pp->snap);
+	usym_free(pp->usym);
 	free(pp->bkeys);
 	free(pp->bvals);
 	free(pp);

@@ -35,6 +35,9 @@ struct probe_profile_opts {
 	unsigned stack_entries;    /* 0: default */
 	unsigned count_entries;    /* 0: default */
 	unsigned tgid_entries;     /* 0: default */
+	int no_user_stacks;        /* nonzero: kernel stacks only (no call
+	                            * sites, issue 27); 0: the user stack too */
+	unsigned ustack_entries;   /* 0: default (stack_entries) */
 };
 
 /* What happened to the samples since open. */
@@ -48,6 +51,7 @@ struct probe_profile_stats {
 	uint64_t count_map_full;   /* lost: counts map full */
 	uint64_t dropped;          /* the three above together */
 	uint64_t forks_followed;   /* children added to the filter */
+	uint64_t ustack_error;     /* counted without the user stack (not read) */
 	uint64_t lost;             /* expected - seen: cpu-clock ticks that never
 	                            * ran the program (halted vCPUs, CPUs we
 	                            * could not attach to); an estimate */
@@ -72,7 +76,9 @@ struct probe_profile *probe_profile_open(const struct probe_profile_opts *o, cha
 int probe_profile_add_tgid(struct probe_profile *pp, uint32_t tgid);
 
 /* Adds to window win of p the samples counted since the previous collect,
- * symbolizing each stack once with ks (NULL: addresses in hex).  Returns the
+ * symbolizing each stack once with ks (NULL: addresses in hex), and each
+ * user stack once with the sampler's own core/usym (mappings read at the
+ * first collect that sees a process, forgotten once it has exited).  Returns the
  * number of samples added, or -errno. */
 int64_t probe_profile_collect(struct probe_profile *pp, struct profile *p, unsigned win,
 			      const struct ksym_table *ks);

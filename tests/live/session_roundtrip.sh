@@ -37,20 +37,30 @@ me=$(head -n 1 "$S" | jq .options.exclude_tgid)
 jq -se --argjson me "$me" '[.[] | select(.type == "window") | .stacks[] | select(.[1] == $me)]
 	| length == 0' "$S" >/dev/null || fail "argus's own stacks are in the session"
 
-# folded export == the windows of that condition summed per stack
+# folded export == the windows of that condition summed per stack: kernel
+# frames alone with --kernel-only, else the user frames (a stack's 5th item,
+# issue 27) first and the kernel's marked _[k] when the session has any
 for c in load ref; do
-	"$ARGUS" export "$S" --format folded --cond $c >"$TMP/f.$c" || fail "export folded $c failed"
-	head -n 1 "$TMP/f.$c" | grep -q "^# argus-window secs=.* cond=$c\$" || fail "no argus-window line ($c)"
-	grep -v '^#' "$TMP/f.$c" | sort >"$TMP/f.$c.sorted"
-	jq -rs --arg c $c '[.[] | select(.type == "window" and .step == 0 and .cond == $c) | .stacks[]
-		| {k: (.[0] | join(";")), n: .[3]}] | group_by(.k)
-		| map("\(.[0].k) \(map(.n) | add)") | .[]' "$S" | sort >"$TMP/j.$c"
-	[ -s "$TMP/j.$c" ] || fail "jq found no $c stacks"
-	cmp -s "$TMP/f.$c.sorted" "$TMP/j.$c" || {
-		diff "$TMP/f.$c.sorted" "$TMP/j.$c" | head -n 10
-		fail "export --format folded --cond $c differs from the session's $c windows"
-	}
-	echo "folded $c: $(wc -l <"$TMP/j.$c") stacks, $(awk '{n += $NF} END {print n}' "$TMP/j.$c") samples match"
+	for mode in kernel user; do
+		opt=""; [ $mode = kernel ] && opt=--kernel-only
+		"$ARGUS" export "$S" --format folded --cond $c $opt >"$TMP/f.$c" ||
+			fail "export folded $c $opt failed"
+		head -n 1 "$TMP/f.$c" | grep -q "^# argus-window secs=.* cond=$c\$" || fail "no argus-window line ($c)"
+		grep -v '^#' "$TMP/f.$c" | sort >"$TMP/f.$c.sorted"
+		jq -rs --arg c $c --arg mode $mode '
+			([.[] | select(.type == "window") | .stacks[] | select(length > 4 and (.[4] | length) > 0)]
+			 | length > 0 and $mode == "user") as $u
+			| [.[] | select(.type == "window" and .step == 0 and .cond == $c) | .stacks[]
+			| {k: (if $u then ((.[4] // []) + (.[0] | map(. + "_[k]"))) else .[0] end | join(";")),
+			   n: .[3]}] | group_by(.k)
+			| map("\(.[0].k) \(map(.n) | add)") | .[]' "$S" | sort >"$TMP/j.$c"
+		[ -s "$TMP/j.$c" ] || fail "jq found no $c stacks"
+		cmp -s "$TMP/f.$c.sorted" "$TMP/j.$c" || {
+			diff "$TMP/f.$c.sorted" "$TMP/j.$c" | head -n 10
+			fail "export --format folded --cond $c $opt differs from the session's $c windows"
+		}
+		echo "folded $c ($mode): $(wc -l <"$TMP/j.$c") stacks, $(awk '{n += $NF} END {print n}' "$TMP/j.$c") samples match"
+	done
 done
 
 # replay gives the verdict diagnose printed

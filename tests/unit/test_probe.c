@@ -54,8 +54,10 @@ static void test_online(void **state)
 static void test_layout(void **state)
 {
 	(void)state;
-	assert_int_equal(sizeof(struct profile_key), 24);
-	assert_int_equal(offsetof(struct profile_key, comm), 8);
+	assert_int_equal(sizeof(struct profile_key), 28);
+	assert_int_equal(offsetof(struct profile_key, ustack_id), 4);
+	assert_int_equal(offsetof(struct profile_key, tgid), 8);
+	assert_int_equal(offsetof(struct profile_key, comm), 12);
 	assert_int_equal(sizeof(struct profile_counters) % 8, 0);
 }
 

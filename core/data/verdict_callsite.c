@@ -1,0 +1,157 @@
+/* verdict_callsite — the user-space call sites of a verdict path (issue
+ * 27), from the user frames the profile keeps beside each kernel stack. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/profile.h"
+#include "data/verdict.h"
+
+/* One group: the stacks with the same user frames (interned: the same
+ * pointers). */
+struct vcs_group {
+	const char *const *frames;
+	unsigned n;
+	double rise;
+};
+
+static int vcs_on_path(const struct verdict *v, const struct profile_stack *st)
+{
+	if (st->nframes < v->npath)
+		return 0;
+	for (unsigned i = 0; i < v->npath; i++)
+		if (strcmp(st->frames[i], v->path[i]))
+			return 0;
+	return 1;
+}
+
+static int vcs_same(const struct vcs_group *g, const struct profile_stack *st)
+{
+	return g->n == st->nuframes &&
+	       (!g->n || !memcmp(g->frames, st->uframes, g->n * sizeof(*g->frames)));
+}
+
+static int vcs_cmp(const void *a, const void *b)
+{
+	double x = ((const struct vcs_group *)a)->rise, y = ((const struct vcs_group *)b)->rise;
+
+	return (x < y) - (x > y);
+}
+
+int verdict_callsite_add(struct verdict *v, const char *const *frames, unsigned n,
+			 double rise, double share)
+{
+	struct verdict_callsite *x = realloc(v->callsites, (v->ncallsites + 1) * sizeof(*x));
+	struct verdict_callsite *c;
+
+	if (!x)
+		return -ENOMEM;
+	v->callsites = x;
+	c = &x[v->ncallsites];
+	memset(c, 0, sizeof(*c));
+	c->rise = rise;
+	c->share = share;
+	if (n && !(c->frames = calloc(n, sizeof(*c->frames))))
+		return -ENOMEM;
+	v->ncallsites++; /* counted now: verdict_clear frees what was copied */
+	for (unsigned k = 0; k < n; k++) {
+		c->frames[k] = strdup(frames[k] ? frames[k] : "");
+		if (!c->frames[k])
+			return -ENOMEM;
+		c->nframes++;
+	}
+	return 0;
+}
+
+int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t exclude_tgid)
+{
+	double secs[COND_N] = { profile_cond_secs(p, COND_REF), profile_cond_secs(p, COND_LOAD) };
+	struct vcs_group *g = NULL;
+	size_t ng = 0, cap = 0;
+	double total = 0;
+	int any_user = 0, err = 0;
+
+	if (!v->found || !v->npath || secs[COND_LOAD] <= 0)
+		return 0;
+	for (size_t i = 0; i < p->nstacks && !any_user; i++)
+		any_user = p->stacks[i].nuframes > 0;
+	if (!any_user)
+		return 0;
+	for (size_t i = 0; i < p->nstacks; i++) {
+		const struct profile_stack *st = &p->stacks[i];
+		double n[COND_N] = { 0, 0 };
+		size_t j;
+
+		if ((exclude_tgid && st->tgid == exclude_tgid) || !vcs_on_path(v, st))
+			continue;
+		for (unsigned w = 0; w < p->nwin; w++)
+			n[p->wins[w].cond] += (double)st->win[w];
+		for (j = 0; j < ng && !vcs_same(&g[j], st); j++)
+			;
+		if (j == ng) {
+			if (ng == cap) {
+				size_t ncap = cap ? cap * 2 : 32;
+				struct vcs_group *x = realloc(g, ncap * sizeof(*x));
+
+				if (!x) {
+					err = -ENOMEM;
+					goto out;
+				}
+				g = x;
+				cap = ncap;
+			}
+			g[ng].frames = st->uframes;
+			g[ng].n = st->nuframes;
+			g[ng].rise = 0;
+			ng++;
+		}
+		g[j].rise += n[COND_LOAD] / secs[COND_LOAD] -
+			     (secs[COND_REF] > 0 ? n[COND_REF] / secs[COND_REF] : 0);
+	}
+	for (size_t j = 0; j < ng; j++)
+		if (g[j].rise > 0)
+			total += g[j].rise;
+	if (total <= 0)
+		goto out;
+	qsort(g, ng, sizeof(*g), vcs_cmp);
+	for (size_t j = 0; j < ng && j < VERDICT_MAX_CALLSITES && g[j].rise > 0 && !err; j++)
+		err = verdict_callsite_add(v, g[j].frames, g[j].n, g[j].rise, g[j].rise / total);
+out:
+	free(g);
+	return err;
+}
+
+void verdict_callsite_format(const struct verdict_callsite *c, unsigned max, char *buf,
+			     size_t len)
+{
+	verdict_callsite_format_sep(c, max, " \u2190 ", buf, len);
+}
+
+void verdict_callsite_format_sep(const struct verdict_callsite *c, unsigned max,
+				 const char *sep, char *buf, size_t len)
+{
+	size_t at = 0;
+	unsigned shown = 0;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (!c->nframes) {
+		snprintf(buf, len, "(no user stack)");
+		return;
+	}
+	for (unsigned k = c->nframes; k-- > 0 && at < len;) {
+		int r;
+
+		if (shown == max) {
+			snprintf(buf + at, len - at, "%s...", sep);
+			return;
+		}
+		r = snprintf(buf + at, len - at, "%s%s", shown ? sep : "", c->frames[k]);
+		if (r < 0)
+			return;
+		at += (size_t)r;
+		shown++;
+	}
+}

@@ -1,0 +1,126 @@
+/* verdict call sites (issue 27): from a profile's user frames to the
+ * verdict's call_sites, their JSON and back. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+
+#include "data/profile.h"
+#include "data/verdict.h"
+
+static const char *const kpath[] = { "entry_SYSCALL_64", "do_syscall_64", "ksys_read",
+				     "read_zero" };
+static const char *const other[] = { "entry_SYSCALL_64", "do_syscall_64", "ksys_write" };
+static const char *const site_a[] = { "main (prog)", "fill (prog)" };
+static const char *const site_b[] = { "[ends in libc.so.6: no frame pointers]",
+				      "read (libc.so.6)" };
+
+/* ref 1 s, load 1 s: a rises by 300/s, b by 100/s, c (off the path) and a
+ * falling site are left out. */
+static struct profile *build(void)
+{
+	struct profile *p = profile_new();
+
+	assert_non_null(p);
+	assert_int_equal(profile_window_begin(p, COND_REF, 0), 0);
+	profile_window_end(p, 0, 1.0);
+	assert_int_equal(profile_window_begin(p, COND_LOAD, 1), 1);
+	profile_window_end(p, 1, 1.0);
+	assert_int_equal(profile_add_user(p, 0, kpath, 4, site_a, 2, 10, "prog", 50), 0);
+	assert_int_equal(profile_add_user(p, 1, kpath, 4, site_a, 2, 10, "prog", 350), 0);
+	assert_int_equal(profile_add_user(p, 1, kpath, 4, site_b, 2, 10, "prog", 100), 0);
+	assert_int_equal(profile_add_user(p, 1, other, 3, site_a, 2, 10, "prog", 900), 0);
+	/* the same kernel path under a site that fell: no call site of the rise */
+	assert_int_equal(profile_add_user(p, 0, kpath, 4, site_b + 1, 1, 11, "q", 40), 0);
+	/* kernel stacks without user frames count as their own group */
+	assert_int_equal(profile_add(p, 1, kpath, 4, 12, "kw", 0), 0);
+	return p;
+}
+
+static void fill_verdict(struct verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->found = 1;
+	for (unsigned i = 0; i < 3; i++) /* a prefix of the stacks' path */
+		v->path[v->npath++] = strdup(kpath[i]);
+}
+
+static void test_fill(void **state)
+{
+	struct profile *p = build();
+	struct verdict v;
+	char buf[256];
+
+	(void)state;
+	fill_verdict(&v);
+	assert_int_equal(verdict_callsites_fill(&v, p, 0), 0);
+	assert_int_equal(v.ncallsites, 2);
+	assert_int_equal(v.callsites[0].nframes, 2);
+	assert_string_equal(v.callsites[0].frames[1], "fill (prog)");
+	assert_true(fabs(v.callsites[0].rise - 300) < 1e-9);
+	assert_true(fabs(v.callsites[0].share - 0.75) < 1e-9);
+	assert_true(fabs(v.callsites[1].share - 0.25) < 1e-9);
+	verdict_callsite_format(&v.callsites[1], 6, buf, sizeof(buf));
+	assert_string_equal(buf, "read (libc.so.6) \u2190 [ends in libc.so.6: no frame pointers]");
+	verdict_callsite_format(&v.callsites[0], 1, buf, sizeof(buf));
+	assert_string_equal(buf, "fill (prog) \u2190 ...");
+	verdict_clear(&v);
+
+	/* excluding the process leaves only the falling one: none rose */
+	fill_verdict(&v);
+	assert_int_equal(verdict_callsites_fill(&v, p, 10), 0);
+	assert_int_equal(v.ncallsites, 0);
+	verdict_clear(&v);
+	profile_free(p);
+}
+
+static void test_json_roundtrip(void **state)
+{
+	struct profile *p = build();
+	struct verdict v, back;
+	char *cause = NULL;
+	cJSON *o;
+
+	(void)state;
+	fill_verdict(&v);
+	v.leaf = strdup(kpath[2]);
+	assert_int_equal(verdict_callsites_fill(&v, p, 0), 0);
+	o = verdict_json_new(&v);
+	assert_non_null(o);
+	assert_non_null(cJSON_GetObjectItem(o, "call_sites"));
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o,
+			    "call_sites"), 0), "site")->valuestring, "fill (prog) \u2190 main (prog)");
+	assert_int_equal(verdict_json_parse(o, &back, &cause), 0);
+	assert_int_equal(back.ncallsites, 2);
+	assert_string_equal(back.callsites[1].frames[0], site_b[0]);
+	assert_true(fabs(back.callsites[1].rise - 100) < 1e-9);
+	/* a hostile one: frames not strings */
+	cJSON_AddItemToArray(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o,
+			     "call_sites"), 0), "frames"), cJSON_CreateNumber(3));
+	verdict_clear(&back);
+	assert_int_equal(verdict_json_parse(o, &back, &cause), -EINVAL);
+	assert_non_null(cause);
+	free(cause);
+	verdict_clear(&back);
+	cJSON_Delete(o);
+	verdict_clear(&v);
+	profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fill),
+		cmocka_unit_test(test_json_roundtrip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
