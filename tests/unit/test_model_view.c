@@ -14,6 +14,7 @@
 
 #include "model/model.h"
 #include "model/model_view.h"
+#include "model/model_write.h"
 #include "measure/session.h"
 #include "data/waitgraph.h"
 
