@@ -18,12 +18,15 @@ TMP=$(mktemp -d /tmp/argus-test.XXXXXX)
 AT_EXIT=""
 at_exit() { AT_EXIT="$1; $AT_EXIT"; }
 trap 'eval "$AT_EXIT"; rm -rf "$TMP"' EXIT
-# build_driver NAME: tests/live/NAME.c, a driver over core/'s own API,
-# compiled with build/libargus.a into $TMP/NAME; fails when it cannot be
+# driver_libs: what a program linked with build/libargus.a needs besides it
+# (the Makefile's PKGS without the terminal ones; libdw for core/probe/usym.c)
+driver_libs() { echo "$(pkg-config --libs libbpf libcjson libcurl libdw) -lelf -lz -lm"; }
+# build_driver NAME [CFLAGS]: tests/live/NAME.c, a driver over core/'s own
+# API, compiled with build/libargus.a into $TMP/NAME; fails when it cannot be
 build_driver() {
 	need_cmd cc
 	need_cmd pkg-config
-	cc -O1 -g -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/$1" \
+	cc ${2:--O1 -g} -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/$1" \
 		"$ROOT/tests/live/$1.c" "$BUILD/libargus.a" \
-		$(pkg-config --libs libbpf libcjson libcurl) -lelf -lz -lm || fail "cannot build the driver"
+		$(driver_libs) || fail "cannot build the driver"
 }

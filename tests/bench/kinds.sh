@@ -23,9 +23,7 @@ need_cmd pkg-config
 ROUNDS=${ROUNDS:-5}
 SECS=${SECS:-2}
 
-cc -O2 -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/kinds_run" \
-	"$ROOT/tests/live/kinds_run.c" "$BUILD/libargus.a" \
-	$(pkg-config --libs libbpf libcjson libcurl) -lelf -lz -lm || fail "cannot build the driver"
+build_driver kinds_run -O2
 RUN="$TMP/kinds_run"
 
 tput() { sed -n 's/.*_per_sec=\([0-9.]*\).*/\1/p' "$1" | tail -n 1; }

@@ -30,7 +30,7 @@ SECS=${SECS:-2}
 [ -f "$BUILD/libargus.a" ] || { echo "SKIPPED: run make first"; exit 0; }
 TMP=$(mktemp -d /tmp/argus-bench.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-LIBS="$(pkg-config --libs libbpf libcjson libcurl) -lelf -lz -lm"
+LIBS="$(pkg-config --libs libbpf libcjson libcurl libdw) -lelf -lz -lm"
 cc -O1 -g -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/run" \
 	"$ROOT/tests/live/schedtime_run.c" "$BUILD/libargus.a" $LIBS || { echo "cannot build the driver"; exit 1; }
 if [ -n "${OLD_REV:-}" ] && [ -z "${OLD:-}" ]; then

@@ -21,9 +21,7 @@ need_cmd cc
 need_cmd pkg-config
 [ -f "$BUILD/libargus.a" ] || skip "no $BUILD/libargus.a; run make"
 
-cc -O1 -g -I"$ROOT/core" -I"$BUILD" -I"$ROOT/bpf" -o "$TMP/schedtime_run" \
-	"$ROOT/tests/live/schedtime_run.c" "$BUILD/libargus.a" \
-	$(pkg-config --libs libbpf libcjson libcurl) -lelf -lz -lm || fail "cannot build the driver"
+build_driver schedtime_run
 
 "$TMP/schedtime_run" account 3 >"$TMP/out" 2>"$TMP/err"
 rc=$?
