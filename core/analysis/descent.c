@@ -111,6 +111,48 @@ static const struct skid *skid_of(const struct tree_node *n)
 	return NULL;
 }
 
+/* Interrupts-on primitives.  A native x86 kernel turns interrupts back on
+ * with an inline sti, so cpu-clock samples held back by a section with them
+ * off land in its caller's own time (exc_page_fault, above).  A
+ * paravirtualised kernel (PVM, Xen) calls out to do it
+ * (__raw_callee_save_pvm_irq_enable > pvm_irq_enable, xen_irq_enable_direct),
+ * and the same samples land there, under every caller that had interrupts
+ * off.  Such a frame's subtree (with an interrupt that was pending and is
+ * taken the moment they come back on) is the caller's skid: counted as the
+ * caller's own time, never a path or a child of its own. */
+static const char *const irq_on_suffixes[] = { "irq_enable", "irq_enable_direct",
+	"irq_restore", "restore_fl", "restore_fl_direct", NULL };
+
+int descent_is_irq_on(const struct tree_node *n)
+{
+	size_t len;
+
+	if (n->kind != TREE_FRAME)
+		return 0;
+	len = strcspn(n->name, ".");
+	for (const char *const *s = irq_on_suffixes; *s; s++) {
+		size_t k = strlen(*s);
+
+		if (len > k && n->name[len - k - 1] == '_' && !strncmp(n->name + len - k, *s, k))
+			return 1;
+	}
+	return 0;
+}
+
+/* per second, the rise (load - reference) of n's irq-on children's
+ * subtrees: the part of its own time that its calls to turn interrupts
+ * back on carry */
+double descent_irq_on_below(const struct tree_node *n, const double secs[COND_N])
+{
+	double s = 0;
+
+	for (unsigned i = 0; i < n->nchild; i++)
+		if (descent_is_irq_on(n->child[i]))
+			s += n->child[i]->total[COND_LOAD] / secs[COND_LOAD] -
+			     n->child[i]->total[COND_REF] / secs[COND_REF];
+	return s;
+}
+
 /* kthread plumbing: its children are unrelated work items */
 static const char *const dispatch_names[] = { "ret_from_fork", "ret_from_fork_asm",
 	"kthread", "worker_thread", "process_one_work", "smpboot_thread_fn", NULL };
@@ -216,7 +258,8 @@ static double self_delta(const struct descent *d, const struct tree_node *n)
 	if (n->flags & TREE_F_STEP)
 		return 0; /* counted over the step's windows, not the tree's */
 	return d->sign * (n->self[COND_LOAD] / d->secs[COND_LOAD] -
-			  n->self[COND_REF] / d->secs[COND_REF]);
+			  n->self[COND_REF] / d->secs[COND_REF] +
+			  descent_irq_on_below(n, d->secs));
 }
 
 static const char *fmt_q(char *b, size_t len, double q)
@@ -243,7 +286,7 @@ static double children_mass(const struct descent *d, const struct tree_node *n)
 	double m = 0;
 
 	for (unsigned i = 0; i < n->nchild; i++)
-		if (!other_unit(n, n->child[i]))
+		if (!other_unit(n, n->child[i]) && !descent_is_irq_on(n->child[i]))
 			m += mass(d, n->child[i]);
 	return m;
 }
@@ -270,7 +313,7 @@ static int idle_only(const struct tree_node *c)
 static int skipped(const struct descent *d, const struct tree_node *c)
 {
 	(void)d;
-	return idle_only(c);
+	return idle_only(c) || descent_is_irq_on(c);
 }
 
 /* The child with the largest mass in the parent's unit; a step's event

@@ -68,6 +68,14 @@ int descent_not_a_path(const struct tree_node *n);
  * the interrupts-off section of whoever called it */
 int descent_is_unlock_skid(const struct tree_node *n);
 
+/* core/analysis/descent.c: a call that turns interrupts back on (a
+ * paravirtualised kernel's pvm_irq_enable, xen_irq_enable_direct and their
+ * thunks): its subtree is sampling skid of its caller's interrupts-off
+ * section, counted as the caller's own time */
+int descent_is_irq_on(const struct tree_node *n);
+/* the rise per second (load - reference) of n's irq-on children's subtrees */
+double descent_irq_on_below(const struct tree_node *n, const double secs[COND_N]);
+
 /* core/analysis/descent_converge.c: when the walk's answer (walk_stop, in v) is
  * spread or weak, the function the increase converges on, summed over its
  * callers below start, replaces v's path, leaf, subsystem and evidence and

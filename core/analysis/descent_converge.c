@@ -74,12 +74,13 @@ static int repeated(const struct tree_node *n, const struct tree_node *start)
 static int candidate(const struct tree_node *n)
 {
 	return n->kind == TREE_FRAME && n->name[0] != '[' && !descent_not_a_path(n) &&
-	       !descent_is_unlock_skid(n) && n->stat.rise > 0;
+	       !descent_is_unlock_skid(n) && !descent_is_irq_on(n) && n->stat.rise > 0;
 }
 
 static double self_rise(const struct tree_node *n, const double secs[COND_N])
 {
-	return n->self[COND_LOAD] / secs[COND_LOAD] - n->self[COND_REF] / secs[COND_REF];
+	return n->self[COND_LOAD] / secs[COND_LOAD] - n->self[COND_REF] / secs[COND_REF] +
+	       descent_irq_on_below(n, secs);
 }
 
 /* the rise of the unlock skid frames' self time in n's subtree: the time

@@ -429,6 +429,63 @@ static void test_skid_unlock(void **state)
 	tree_free(t);
 }
 
+/* A paravirtualised kernel (PVM here, Xen elsewhere) turns interrupts back
+ * on by a call, so the skid that a native kernel leaves on exc_page_fault
+ * and on the unlock lands one or two frames below them:
+ * exc_page_fault > __raw_callee_save_pvm_irq_enable > pvm_irq_enable.  It is
+ * the caller's own time: the descent looks past it to the fault path and
+ * stops at the waker, never naming an irq-enable frame (nor converging on
+ * one reached from many callers). */
+static void test_paravirt_irq_on(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+
+	(void)state;
+	ADD(p, V(50, 52, 48), V(51, 49, 50), SCHED);
+	ADD(p, V(1, 0, 1), V(60, 70, 65), PF, "do_anonymous_page", "alloc_anon_folio",
+	    "vma_alloc_folio", "clear_page_erms");
+	ADD(p, ZERO, V(8, 9, 7), PF, "do_anonymous_page", "folio_batch_move_lru",
+	    "_raw_spin_unlock_irqrestore", "__raw_callee_save_pvm_irq_enable", "pvm_irq_enable");
+	ADD(p, V(1, 1, 0), V(300, 320, 310), "asm_exc_page_fault", "exc_page_fault",
+	    "__raw_callee_save_pvm_irq_enable", "pvm_irq_enable");
+	ADD(p, ZERO, V(30, 28, 33), "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_munmap",
+	    "flush_tlb_mm_range", "__raw_callee_save_pvm_irq_enable", "pvm_irq_enable");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.subsystem, "mm");
+	assert_string_equal(v.leaf, "clear_page_erms");
+	assert_true(line_has(&r, "exc_page_fault: self"));
+	for (unsigned i = 0; i < v.npath; i++)
+		assert_null(strstr(v.path[i], "irq_enable"));
+	for (unsigned i = 0; i < v.nbranches; i++)
+		for (unsigned j = 0; j < v.branches[i].npath; j++)
+			assert_null(strstr(v.branches[i].path[j], "irq_enable"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+
+	/* the wakeup's interrupts-off section, as test_skid_unlock, one call
+	 * further down on Xen */
+	p = prof();
+	ADD(p, V(2, 1, 2), V(200, 190, 210), "entry_SYSCALL_64", "do_syscall_64",
+	    "__x64_sys_futex", "do_futex", "futex_wake", "wake_up_q", "try_to_wake_up",
+	    "_raw_spin_unlock_irqrestore", "xen_irq_enable_direct");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.leaf, "try_to_wake_up");
+	assert_true(line_has(&r, "sampling skid"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
 static void test_focus(void **state)
 {
 	struct profile *p = prof();
@@ -1403,6 +1460,7 @@ int main(void)
 		cmocka_unit_test(test_idle_rise),
 		cmocka_unit_test(test_self_dominated),
 		cmocka_unit_test(test_skid_unlock),
+		cmocka_unit_test(test_paravirt_irq_on),
 		cmocka_unit_test(test_focus),
 		cmocka_unit_test(test_agent_object),
 		cmocka_unit_test(test_rules),
