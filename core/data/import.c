@@ -60,6 +60,24 @@ enum import_format import_detect(const char *buf, size_t len)
 	return second_indented ? IMPORT_PERF_SCRIPT : IMPORT_UNKNOWN;
 }
 
+/* pprof_read, with what was read said in import's terms. */
+static int import_pprof(const char *name, const void *buf, size_t len, struct profile *p,
+			unsigned win, struct import_info *info, char **cause)
+{
+	struct pprof_read_info pi;
+	int err = pprof_read(name, buf, len, p, win, &pi, cause);
+
+	info->format = IMPORT_PPROF;
+	info->samples = pi.samples;
+	info->user_only = pi.user_only;
+	info->stacks = pi.records;
+	info->windows = pi.windows;
+	info->secs_known = pi.secs_known;
+	info->secs = pi.secs;
+	snprintf(info->note, sizeof(info->note), "%s", pi.note);
+	return err;
+}
+
 int import_buf(const char *name, const char *buf, size_t len, struct profile *p,
 	       unsigned win, struct import_info *info, char **cause)
 {
@@ -86,7 +104,7 @@ int import_buf_as(const char *name, const char *buf, size_t len, enum import_for
 		return util_fail(cause, -EINVAL, "%s: no such profile window %u", c.name, win);
 	c.cond = p->wins[win].cond;
 	if (fmt == IMPORT_PPROF || (fmt == IMPORT_UNKNOWN && pprof_detect(buf, len)))
-		return pprof_read_import(c.name, buf, len, p, win, info, cause);
+		return import_pprof(c.name, buf, len, p, win, info, cause);
 	const char *nul = len ? memchr(buf, 0, len) : NULL;
 	if (nul)
 		return util_fail(cause, -EINVAL,

@@ -49,7 +49,6 @@
 
 #include "data/profile.h"
 
-#define PPROF_MAX_RAW     ((size_t)1 << 30)  /* decompressed bytes read */
 #define PPROF_MAX_NAME    400                /* bytes of a frame name kept */
 #define PPROF_MAX_FRAMES  1024               /* frames of one sample */
 
@@ -116,11 +115,5 @@ int pprof_detect(const void *buf, size_t len);
  * may then hold part of the file. */
 int pprof_read(const char *name, const void *buf, size_t len, struct profile *p,
 	       unsigned win, struct pprof_read_info *info, char **cause);
-
-/* pprof_read for core/import's content hook: the same, with what was read
- * said in import's terms (info must not be NULL; format IMPORT_PPROF). */
-struct import_info;
-int pprof_read_import(const char *name, const void *buf, size_t len, struct profile *p,
-		      unsigned win, struct import_info *info, char **cause);
 
 #endif

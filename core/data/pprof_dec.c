@@ -6,7 +6,6 @@
 #include <zlib.h>
 
 #include "base/pb.h"
-#include "data/pprof.h"
 #include "data/pprof_dec.h"
 #include "base/util.h"
 
@@ -137,43 +136,6 @@ out:
 	inflateEnd(&z);
 	free(buf);
 	return err;
-}
-
-/* ---- detection ------------------------------------------------------------------ */
-
-int pprof_detect(const void *data, size_t len)
-{
-	const uint8_t *b = data;
-	struct pb_reader r;
-	struct pb_field f;
-	unsigned seen = 0;
-	int rc;
-
-	if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-		return 1;
-	if (!len)
-		return 0;
-	/* a Profile: fields 1..15 with their wire types; text never starts
-	 * with the tag byte of field 1..6 as LEN (0x0a..0x32) followed by a
-	 * sane length, but check a few fields to be sure */
-	pb_reader_init(&r, data, len);
-	while (seen < 8 && (rc = pb_next(&r, &f)) == 1) {
-		if (f.field < 1 || f.field > 15)
-			return 0;
-		int want_len = f.field <= 6 || f.field == 11 || f.field == 15;
-		if (f.field == 13 && (f.wt == PB_LEN || f.wt == PB_VARINT)) {
-			seen++;
-			continue;
-		}
-		if (want_len != (f.wt == PB_LEN) || (!want_len && f.wt != PB_VARINT))
-			return 0;
-		if (f.field == 6 && seen == 0 && f.len != 0)
-			return 0; /* the string table's first entry must be "" */
-		seen++;
-	}
-	if (rc < 0 && seen < 2)
-		return 0;
-	return seen > 0;
 }
 
 /* ---- first pass ------------------------------------------------------------------ */

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define PPROF_MAX_RAW     ((size_t)1 << 30)  /* decompressed bytes read */
+
 struct pd_slice {
 	const uint8_t *p;
 	size_t n;
