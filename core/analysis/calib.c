@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "analysis/calib.h"
+#include "base/numfmt.h"
 #include "base/seqtest.h"
 
 #define CALIB_P_FLOOR 1e-300
@@ -478,16 +479,6 @@ void calib_masses(struct tree *t)
 
 /* ---- words ----------------------------------------------------------------- */
 
-static void fmt_p(char *b, size_t len, double p)
-{
-	if (p <= CALIB_P_FLOOR)
-		snprintf(b, len, "<1e-300");
-	else if (p >= 0.01)
-		snprintf(b, len, "=%.2f", p);
-	else
-		snprintf(b, len, "=%.1e", p);
-}
-
 char *calib_explain(const struct tree_node *n, char *buf, size_t len)
 {
 	const struct calib_stat *s = &n->stat;
@@ -496,8 +487,8 @@ char *calib_explain(const struct tree_node *n, char *buf, size_t len)
 
 	if (!len)
 		return buf;
-	fmt_p(ps, sizeof(ps), s->p);
-	fmt_p(qs, sizeof(qs), s->q);
+	numfmt_p(ps, sizeof(ps), "p", s->p, NUMFMT_P_WORDS1);
+	numfmt_p(qs, sizeof(qs), "q", s->q, NUMFMT_P_WORDS1);
 	if (isinf(s->ratio))
 		snprintf(ratio, sizeof(ratio), "new when loaded");
 	else if (s->rate[COND_LOAD] == 0 && s->rate[COND_REF] > 0)
@@ -508,7 +499,7 @@ char *calib_explain(const struct tree_node *n, char *buf, size_t len)
 		snprintf(cpu, sizeof(cpu), " = %+.1f CPU-ms/s",
 			 s->cpu_ms[COND_LOAD] - s->cpu_ms[COND_REF]);
 	snprintf(buf, len,
-		 "%+.1f/s%s (ref %.1f/s, load %.1f/s, %s), n=%llu, p%s q%s "
+		 "%+.1f/s%s (ref %.1f/s, load %.1f/s, %s), n=%llu, %s %s "
 		 "(%s), %u/%u pairs agree: %s",
 		 s->delta, cpu, s->rate[COND_REF], s->rate[COND_LOAD], ratio,
 		 (unsigned long long)cnt, ps, qs,

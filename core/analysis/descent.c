@@ -75,6 +75,7 @@
 
 #include "analysis/calib.h"
 #include "analysis/descent.h"
+#include "base/numfmt.h"
 #include "base/util.h"
 #include "data/subsys.h"
 
@@ -262,17 +263,6 @@ static double self_delta(const struct descent *d, const struct tree_node *n)
 			  descent_irq_on_below(n, d->secs));
 }
 
-static const char *fmt_q(char *b, size_t len, double q)
-{
-	if (q <= 1e-300)
-		snprintf(b, len, "<1e-300");
-	else if (q >= 0.01)
-		snprintf(b, len, "%.2f", q);
-	else
-		snprintf(b, len, "%.0e", q);
-	return b;
-}
-
 /* A node a step added under a node of the calibration counts another unit
  * (events, not samples; core/analysis/step_merge.h): its delta is not comparable. */
 static int other_unit(const struct tree_node *parent, const struct tree_node *c)
@@ -424,7 +414,7 @@ static void evidence(char *b, size_t len, const struct tree_node *n)
 {
 	char qs[24];
 
-	snprintf(b, len, "q=%s, %u/%u pairs", fmt_q(qs, sizeof(qs), n->stat.q),
+	snprintf(b, len, "q=%s, %u/%u pairs", numfmt_p(qs, sizeof(qs), NULL, n->stat.q, NUMFMT_P_WORDS),
 		 n->stat.pairs_agree, n->stat.pairs);
 }
 
@@ -432,11 +422,13 @@ static void evidence(char *b, size_t len, const struct tree_node *n)
 static void fmt_mass(const struct descent *d, const struct tree_node *n, char *b, size_t len)
 {
 	double m = d->sign * mass(d, n);
+	char ms[32], net[32];
 
 	if (fabs(n->stat.delta - m) > 0.05 * fabs(m) + 0.05)
-		snprintf(b, len, "%+.1f/s (net %+.1f/s)", m, n->stat.delta);
+		snprintf(b, len, "%s (net %s)", numfmt_rate(ms, sizeof(ms), m),
+			 numfmt_rate(net, sizeof(net), n->stat.delta));
 	else
-		snprintf(b, len, "%+.1f/s", m);
+		numfmt_rate(b, len, m);
 }
 
 /* ---- the walk ----------------------------------------------------------------- */
@@ -561,12 +553,12 @@ static int entry_end(struct descent *d, struct tree_node *cur, double M, double 
 	}
 	err = descent_line(r, "%s: an entry frame, no code path; its %+.1f/s (q=%s) spreads "
 			       "over its entries, none significant alone (%s): %s by their net deltas",
-			       cur->name, d->sign * M, fmt_q(qs, sizeof(qs), cur->stat.q),
+			       cur->name, d->sign * M, numfmt_p(qs, sizeof(qs), NULL, cur->stat.q, NUMFMT_P_WORDS),
 			       spread, nv > 1 ? "a branch each" : "following");
 	if (!err && d->sign > 0)
 		err = verdict_add_note(d->v, "the rise at %s (%+.1f/s, q=%s) is shared out by net deltas "
 				       "over %s, none significant alone", cur->name, M,
-				       fmt_q(qs, sizeof(qs), cur->stat.q), spread);
+				       numfmt_p(qs, sizeof(qs), NULL, cur->stat.q, NUMFMT_P_WORDS), spread);
 	for (unsigned i = 0; i < nv && !err; i++) {
 		struct tree_node *stop = thin_walk(d, v[i]);
 		double m = M * net(d, v[i]) / up;
@@ -918,7 +910,7 @@ static int verdict_found(struct descent *d)
 			     "the increase spreads over %u branches: %s; largest %+.1f/s (ref %.1f/s, "
 			     "load %.1f/s), q=%s, %u/%u pairs agree; together %.0f%% of the increase; "
 			     "confidence %.2f", d->nstops, sp, v->rise, v->rate_ref, v->rate_load,
-			     fmt_q(qs, sizeof(qs), v->q), v->pairs_agree, v->pairs,
+			     numfmt_p(qs, sizeof(qs), NULL, v->q, NUMFMT_P_WORDS), v->pairs_agree, v->pairs,
 			     d->total > 0 ? carried / d->total * 100 : 0.0, v->confidence) < 0) {
 			v->summary = NULL;
 			return -ENOMEM;
@@ -933,7 +925,8 @@ static int verdict_found(struct descent *d)
 		     "%.0f%% of the increase; confidence %.2f%s%s",
 		     strcmp(v->time, "on-cpu") ? v->time : "", strcmp(v->time, "on-cpu") ? ", " : "",
 		     v->subsystem, via, v->npath ? v->leaf : "(no single path below it)", v->rise,
-		     v->rate_ref, v->rate_load, fmt_q(qs, sizeof(qs), v->q), v->pairs_agree, v->pairs,
+		     v->rate_ref, v->rate_load, numfmt_p(qs, sizeof(qs), NULL, v->q, NUMFMT_P_WORDS),
+		     v->pairs_agree, v->pairs,
 		     v->share_of_root * 100, v->confidence, v->waker[0] ? "; woken by " : "",
 		     v->waker) < 0) {
 		v->summary = NULL;
@@ -1056,7 +1049,7 @@ static int verdict_not_found(struct descent *d, const struct tree_node *start)
 		     s->parent ? " under " : "", s->parent ? s->name : "",
 		     s->parent ? "its delta" : "the root's delta", s->stat.delta,
 		     s->stat.rate[COND_REF], s->stat.rate[COND_LOAD],
-		     fmt_q(qs, sizeof(qs), s->stat.q), s->stat.pairs_agree,
+		     numfmt_p(qs, sizeof(qs), NULL, s->stat.q, NUMFMT_P_WORDS), s->stat.pairs_agree,
 		     s->stat.pairs, s->parent ? "child" : "subsystem", fall) < 0) {
 		d->v->summary = NULL;
 		return -ENOMEM;

@@ -29,6 +29,7 @@
 
 #include "analysis/calib.h"
 #include "analysis/descent.h"
+#include "base/numfmt.h"
 #include "data/subsys.h"
 
 #define CONV_CALLER_MIN 0.1      /* of the sum, for a caller to count */
@@ -204,10 +205,7 @@ static int conv_summary(struct verdict *v, double best, double total)
 	}
 	if (v->ncallers > 4 && off < sizeof(callers))
 		snprintf(callers + off, sizeof(callers) - off, ", %u more", v->ncallers - 4);
-	if (v->q <= 1e-300)
-		snprintf(qs, sizeof(qs), "<1e-300");
-	else
-		snprintf(qs, sizeof(qs), v->q >= 0.01 ? "%.2f" : "%.0e", v->q);
+	numfmt_p(qs, sizeof(qs), NULL, v->q, NUMFMT_P_WORDS);
 	v->summary = NULL;
 	if (asprintf(&v->summary,
 		     "%s%s%s: the increase converges on %s: %+.1f/s summed over %u callers (%s), "

@@ -8,26 +8,16 @@
 #include <string.h>
 
 #include "analysis/descent.h"
+#include "base/numfmt.h"
 #include "data/subsys.h"
 
 #define DESCEND_NOTE_MAX 5
-
-static const char *fmt_q(char *b, size_t len, double q)
-{
-	if (q <= 1e-300)
-		snprintf(b, len, "<1e-300");
-	else if (q >= 0.01)
-		snprintf(b, len, "%.2f", q);
-	else
-		snprintf(b, len, "%.0e", q);
-	return b;
-}
 
 static void evidence(char *b, size_t len, const struct tree_node *n)
 {
 	char qs[24];
 
-	snprintf(b, len, "q=%s, %u/%u pairs", fmt_q(qs, sizeof(qs), n->stat.q),
+	snprintf(b, len, "q=%s, %u/%u pairs", numfmt_p(qs, sizeof(qs), NULL, n->stat.q, NUMFMT_P_WORDS),
 		 n->stat.pairs_agree, n->stat.pairs);
 }
 

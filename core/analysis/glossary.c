@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/glossary.h"
+#include "base/numfmt.h"
 
 static const char *const subsys_texts[SUBSYS_N] = {
 	[SUBSYS_MM] = "Memory management: page faults, the page allocator and slab caches, page tables and TLB flushes, reclaim and compaction, the page cache and memory cgroups. A rise here usually means a program touches new memory, maps and unmaps a lot, or runs short of free memory.",
@@ -102,16 +103,6 @@ static void words_rate(char *b, size_t len, double r)
 		snprintf(b, len, "%.2g", r);
 }
 
-static void words_q(char *b, size_t len, double q)
-{
-	if (q < 1e-300)
-		snprintf(b, len, "q<1e-300");
-	else if (q < 0.001)
-		snprintf(b, len, "q=%.0e", q);
-	else
-		snprintf(b, len, "q=%.2g", q);
-}
-
 char *glossary_numbers(const struct tree_node *n, int calibrated, uint64_t root_total,
 		       unsigned freq_hz, char *buf, size_t len)
 {
@@ -139,7 +130,7 @@ char *glossary_numbers(const struct tree_node *n, int calibrated, uint64_t root_
 	}
 	words_rate(rl, sizeof(rl), s->rate[COND_LOAD]);
 	words_rate(rr, sizeof(rr), s->rate[COND_REF]);
-	words_q(q, sizeof(q), s->q);
+	numfmt_p(q, sizeof(q), "q", s->q, NUMFMT_P_BRIEF);
 	if (s->rate[COND_REF] <= 0 && s->rate[COND_LOAD] > 0)
 		snprintf(cmp, sizeof(cmp), "never in the reference: it is new under load");
 	else if (s->rate[COND_LOAD] <= 0 && s->rate[COND_REF] > 0)

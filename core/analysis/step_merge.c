@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/step_merge.h"
+#include "base/numfmt.h"
 #include "data/subsys.h"
 
 #define SM_MAX_FRAMES 256
@@ -403,16 +404,6 @@ static const char *sm_short(const char *name)
 	return c ? c + 1 : name;
 }
 
-static void sm_fmt_p(char *b, size_t len, const char *what, double p)
-{
-	if (p <= 1e-300)
-		snprintf(b, len, "%s<1e-300", what);
-	else if (p >= 0.01)
-		snprintf(b, len, "%s=%.2f", what, p);
-	else
-		snprintf(b, len, "%s=%.0e", what, p);
-}
-
 char *step_result_line(const struct step_target_result *r, int utf8, char *buf, size_t len)
 {
 	const char *arrow = utf8 ? "\xe2\x86\x92" : "->";
@@ -424,9 +415,9 @@ char *step_result_line(const struct step_target_result *r, int utf8, char *buf, 
 		int one = !r->intervals[COND_REF] || !r->intervals[COND_LOAD];
 
 		if (one)
-			sm_fmt_p(q, sizeof(q), "q", r->q);
+			numfmt_p(q, sizeof(q), "q", r->q, NUMFMT_P_WORDS);
 		else
-			sm_fmt_p(q, sizeof(q), "p", r->lat_p);
+			numfmt_p(q, sizeof(q), "p", r->lat_p, NUMFMT_P_WORDS);
 		snprintf(buf, len, "%s p99 %s %s %s (p50 %s %s %s), %llu %s %llu intervals, %s%s",
 			 sm_short(r->name), step_fmt_ns(r->p99_ns[COND_REF], a, sizeof(a)), arrow,
 			 step_fmt_ns(r->p99_ns[COND_LOAD], b, sizeof(b)),
@@ -438,10 +429,10 @@ char *step_result_line(const struct step_target_result *r, int utf8, char *buf, 
 		return buf;
 	}
 	if (r->rate[COND_REF] > 0)
-		snprintf(pct, sizeof(pct), "%+.0f%%", r->delta / r->rate[COND_REF] * 100);
+		numfmt_pct(pct, sizeof(pct), r->delta / r->rate[COND_REF] * 100, 1);
 	else
 		snprintf(pct, sizeof(pct), r->rate[COND_LOAD] > 0 ? "new" : "none");
-	sm_fmt_p(q, sizeof(q), "q", r->q);
+	numfmt_p(q, sizeof(q), "q", r->q, NUMFMT_P_WORDS);
 	snprintf(buf, len, "%s %s %s %s (%s), %s%s", sm_short(r->name),
 		 step_fmt_rate(r->rate[COND_REF], a, sizeof(a)), arrow,
 		 step_fmt_rate(r->rate[COND_LOAD], b, sizeof(b)), pct, q,

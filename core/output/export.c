@@ -15,6 +15,7 @@
 #include "data/pprof.h"
 #include "measure/source_session.h"
 #include "measure/source_replay.h"
+#include "base/numfmt.h"
 #include "base/sanitize.h"
 #include "base/util.h"
 
@@ -567,23 +568,11 @@ static void md_cell(FILE *out, const char *s)
 	}
 }
 
-static void md_q(char *buf, size_t len, double q)
-{
-	if (!isfinite(q))
-		snprintf(buf, len, "-");
-	else if (q < 1e-300)
-		snprintf(buf, len, "<1e-300");
-	else if (q < 0.001)
-		snprintf(buf, len, "%.0e", q);
-	else
-		snprintf(buf, len, "%.3f", q);
-}
-
 static void md_row(FILE *out, const struct tree_node *n, unsigned depth, int on_path)
 {
 	char q[24];
 
-	md_q(q, sizeof(q), n->stat.q);
+	numfmt_p(q, sizeof(q), NULL, n->stat.q, NUMFMT_P_TABLE);
 	fprintf(out, "| %u | %s", depth, on_path ? "**" : "");
 	md_cell(out, n->name);
 	fprintf(out, "%s | %.1f | %.1f | %+.1f | %s | %u/%u | %s |\n", on_path ? "**" : "",
@@ -672,7 +661,7 @@ static void md_verdict(FILE *out, const struct export_view *xv)
 			fprintf(out, "%s`%s`", i ? " > " : "", v->path[i]);
 		fprintf(out, "\n\n");
 	}
-	md_q(q, sizeof(q), v->q);
+	numfmt_p(q, sizeof(q), NULL, v->q, NUMFMT_P_TABLE);
 	fprintf(out, "| evidence | |\n|---|---|\n");
 	fprintf(out, "| reference rate | %.1f /s |\n| loaded rate | %.1f /s |\n", v->rate_ref,
 		v->rate_load);
