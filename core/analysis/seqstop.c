@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "analysis/analysis.h"
 #include "analysis/seqstop.h"
 
@@ -20,25 +21,15 @@ void seqstop_opts_default(struct seqstop_opts *o)
 
 /* ---- one look ----------------------------------------------------------------- */
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	h ^= 0xff; /* separator: "ab","c" differs from "a","bc" */
-	return h * 0x100000001b3ull;
-}
-
 static uint64_t verdict_hash(const struct verdict *v)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = HASH_FNV_BASIS;
 
 	if (!v->found)
 		return 0;
-	h = fnv(h, v->subsystem);
+	h = hash_str(h, v->subsystem, (size_t)-1);
 	for (unsigned i = 0; i < v->npath; i++)
-		h = fnv(h, v->path[i] ? v->path[i] : "");
+		h = hash_str(h, v->path[i] ? v->path[i] : "", (size_t)-1);
 	return h ? h : 1;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/hash.h"
 #include "base/pb.h"
 #include "data/pprof.h"
 #include "data/subsys.h"
@@ -38,11 +39,7 @@ struct pw_strtab {
 
 static uint64_t pw_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	return hash_bytes(HASH_SEED, s, n);
 }
 
 static int pw_rehash(struct pw_strtab *t)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "data/waitgraph.h"
 
 const char *wg_channel_name(enum wg_channel c)
@@ -113,18 +114,14 @@ static int wg_same(const struct wg_edge *a, const struct wg_edge *b)
 /* FNV-1a over the fields wg_same compares */
 static size_t wg_hash(const struct wg_edge *e)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h;
 	uint32_t v[6] = { e->pid, e->tgid, (uint32_t)e->waker, e->wpid, e->wtgid, e->vec };
 	const char *s[3] = { e->comm, e->wcomm, e->stack ? e->stack : "" };
 	size_t lim[3] = { 15, 15, (size_t)-1 };
 
-	for (size_t i = 0; i < sizeof(v); i++)
-		h = (h ^ ((const unsigned char *)v)[i]) * 1099511628211ull;
-	for (int k = 0; k < 3; k++) {
-		for (size_t i = 0; i < lim[k] && s[k][i]; i++)
-			h = (h ^ (unsigned char)s[k][i]) * 1099511628211ull;
-		h = (h ^ 0xff) * 1099511628211ull;
-	}
+	h = hash_bytes(HASH_SEED, v, sizeof(v));
+	for (int k = 0; k < 3; k++)
+		h = hash_str(h, s[k], lim[k]);
 	return (size_t)h;
 }
 

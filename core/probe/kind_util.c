@@ -14,6 +14,7 @@
 #include "probe/probe.h"
 #include "data/ksym.h"
 #include "data/profile.h"
+#include "base/hash.h"
 #include "base/sanitize.h"
 #include "data/step.h"
 #include "base/util.h"
@@ -118,11 +119,8 @@ static size_t snap_stride(const struct kind_snap *s)
 
 static uint64_t snap_hash(const void *key, size_t len)
 {
-	const unsigned char *b = key;
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = hash_bytes(HASH_SEED, key, len);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
 	return h ^ (h >> 29);
 }
 

@@ -33,6 +33,7 @@
 #include "probe/probe.h"
 #include "probe/probe_profile.h"
 #include "probe/usym.h"
+#include "base/hash.h"
 #include "base/util.h"
 #include "profile.skel.h"
 #include "../../bpf/profile.h" /* not core/data/profile.h */
@@ -276,12 +277,7 @@ int probe_profile_add_tgid(struct probe_profile *pp, uint32_t tgid)
 
 static uint64_t key_hash(const struct profile_key *k)
 {
-	const unsigned char *b = (const unsigned char *)k;
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ b[i]) * 1099511628211ull;
-	return h;
+	return hash_bytes(HASH_SEED, k, sizeof(*k));
 }
 
 static int snap_grow(struct probe_profile *pp)

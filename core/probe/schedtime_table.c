@@ -5,16 +5,12 @@
 #include <string.h>
 
 #include "probe/schedtime_snap.h"
+#include "base/hash.h"
 #include "probe/schedtime_table.h"
 
 static uint64_t st_hash(const struct schedtime_key *k)
 {
-	const unsigned char *p = (const unsigned char *)k;
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return hash_bytes(HASH_SEED, k, sizeof(*k));
 }
 
 void st_table_free(struct st_table *t)
