@@ -1,4 +1,5 @@
-/* core/base/buf: growth, the NUL, the limits, overflow refused, take/free. */
+/* core/base/buf and core/base/vec: growth, the NUL, the limits, overflow
+ * refused (nothing changed), take/free. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "base/buf.h"
+#include "base/vec.h"
 
 static void test_buf_append(void **state)
 {
@@ -80,12 +82,77 @@ static void test_buf_limits(void **state)
 	buf_free(&b);
 }
 
+struct pair {
+	uint64_t a, b;
+};
+
+static void test_vec_grow(void **state)
+{
+	struct pair *v = NULL;
+	size_t cap = 0, n = 0;
+	unsigned ucap = 0;
+	int *u = NULL;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(vec_grow(&v, &cap, n + 1, sizeof(*v)), 0);
+		assert_true(cap >= n + 1);
+		v[n].a = (uint64_t)i;
+		v[n++].b = (uint64_t)i * 3;
+	}
+	assert_true(cap < 2048); /* doubling, not one at a time or wildly */
+	for (size_t i = 0; i < n; i++)
+		assert_true(v[i].a == i && v[i].b == 3 * i); /* kept across growth */
+	assert_int_equal(vec_grow(&v, &cap, 10, sizeof(*v)), 0); /* no shrink */
+	assert_true(cap >= 1000);
+	/* a size that does not fit: refused, array and capacity untouched */
+	{
+		struct pair *keep = v;
+		size_t kcap = cap;
+
+		assert_int_equal(vec_grow(&v, &cap, SIZE_MAX / sizeof(*v) + 1, sizeof(*v)), -EOVERFLOW);
+		assert_ptr_equal(v, keep);
+		assert_int_equal(cap, kcap);
+		assert_int_equal(vec_grow(&v, &cap, SIZE_MAX, sizeof(*v)), -EOVERFLOW);
+	}
+	free(v);
+
+	assert_int_equal(vec_grow_u(&u, &ucap, 1, sizeof(*u)), 0);
+	assert_true(ucap >= 1);
+	u[0] = 7;
+	assert_int_equal(vec_grow_u(&u, &ucap, 100, sizeof(*u)), 0);
+	assert_true(ucap >= 100);
+	assert_int_equal(u[0], 7);
+	/* beyond what an unsigned capacity can count */
+	assert_int_equal(vec_grow_u(&u, &ucap, (size_t)UINT32_MAX + 1, 1), -EOVERFLOW);
+	assert_true(ucap >= 100 && ucap < 1000);
+	free(u);
+}
+
+static void test_vec_resize(void **state)
+{
+	char **v = NULL;
+
+	(void)state;
+	assert_int_equal(vec_resize(&v, 3, sizeof(*v)), 0);
+	assert_non_null(v);
+	v[2] = "x";
+	assert_int_equal(vec_resize(&v, 5, sizeof(*v)), 0);
+	assert_string_equal(v[2], "x");
+	assert_int_equal(vec_resize(&v, SIZE_MAX / 4, sizeof(*v)), -EOVERFLOW);
+	assert_string_equal(v[2], "x"); /* untouched */
+	assert_int_equal(vec_resize(&v, 0, sizeof(*v)), 0);
+	assert_null(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buf_append),
 		cmocka_unit_test(test_buf_printf),
 		cmocka_unit_test(test_buf_limits),
+		cmocka_unit_test(test_vec_grow),
+		cmocka_unit_test(test_vec_resize),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
