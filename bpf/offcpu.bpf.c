@@ -24,6 +24,7 @@
 #include "offcpu.h"
 #include "filter.bpf.h"
 #include "task.bpf.h"
+#include "irqctx.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -64,19 +65,7 @@ struct {
 	__uint(max_entries, 1);
 } counters SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct offcpu_cpuctx);
-	__uint(max_entries, 1);
-} cpuctx SEC(".maps");
-
-static __always_inline struct offcpu_cpuctx *cur_ctx(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&cpuctx, &zero);
-}
+IRQCTX_MAP(struct offcpu_cpuctx)
 
 static __always_inline struct offcpu_counters *ctrs(void)
 {
@@ -215,20 +204,5 @@ int BPF_PROG(argus_offcpu_wakeup_raw, struct task_struct *p)
 	return 0;
 }
 
-/* The per-CPU interrupt context, both flavours. */
-#define OFFCPU_CTX_PROG(tp, name, args, body)                                    \
-	SEC("tp_btf/" #tp) int BPF_PROG(argus_offcpu_##name, args) { body; return 0; } \
-	SEC("raw_tp/" #tp) int BPF_PROG(argus_offcpu_##name##_raw, args) { body; return 0; }
-
-OFFCPU_CTX_PROG(irq_handler_entry, irq_entry, int irq,
-		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->irq = irq + 1; })
-OFFCPU_CTX_PROG(irq_handler_exit, irq_exit, int irq,
-		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->irq = 0; })
-OFFCPU_CTX_PROG(softirq_entry, softirq_entry, unsigned int vec,
-		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->softirq = vec + 1; })
-OFFCPU_CTX_PROG(softirq_exit, softirq_exit, unsigned int vec,
-		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->softirq = 0; })
-OFFCPU_CTX_PROG(hrtimer_expire_entry, hrtimer_entry, void *timer,
-		{ struct offcpu_cpuctx *x = cur_ctx(); if (x) x->hrtimer++; })
-OFFCPU_CTX_PROG(hrtimer_expire_exit, hrtimer_exit, void *timer,
-		{ struct offcpu_cpuctx *x = cur_ctx(); if (x && x->hrtimer) x->hrtimer--; })
+/* The per-CPU interrupt context (irqctx.bpf.h), both flavours. */
+IRQCTX_PROGS(argus_offcpu, struct offcpu_cpuctx, (void)0)

@@ -79,6 +79,7 @@
 #include "schedtime.h"
 #include "filter.bpf.h"
 #include "task.bpf.h"
+#include "irqctx.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -161,12 +162,7 @@ struct {
 	__uint(max_entries, 1); /* set at run time */
 } tgids SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct schedtime_cpuctx);
-	__uint(max_entries, 1);
-} cpuctx SEC(".maps");
+IRQCTX_MAP(struct schedtime_cpuctx)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -833,13 +829,6 @@ static __always_inline void on_fork(const int btf, struct task_struct *parent,
 	}
 }
 
-static __always_inline struct schedtime_cpuctx *cur_ctx(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&cpuctx, &zero);
-}
-
 /* net_dev_queue, in the sender's context: a tracked thread's packet is
  * remembered by its sk_buff's address.  A thread out of scope costs the
  * tgid check (not_followed) or one state lookup. */
@@ -958,18 +947,9 @@ ST_PROGS(sched_waking, waking, ARGS(struct task_struct *p), on_waking(btf, p))
 ST_PROGS(sched_wakeup_new, wakeup_new, ARGS(struct task_struct *p), on_wakeup_new(btf, p))
 ST_PROGS(sched_process_fork, fork, ARGS(struct task_struct *parent, struct task_struct *child),
 	 on_fork(btf, parent, child))
-ST_PROGS(irq_handler_entry, irq_entry, ARGS(int irq),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->irq = irq + 1; })
-ST_PROGS(irq_handler_exit, irq_exit, ARGS(int irq),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->irq = 0; })
-ST_PROGS(softirq_entry, softirq_entry, ARGS(unsigned int vec),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) { x->softirq = vec + 1; x->rx.pid = 0; } })
-ST_PROGS(softirq_exit, softirq_exit, ARGS(unsigned int vec),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) { x->softirq = 0; x->rx.pid = 0; } })
-ST_PROGS(hrtimer_expire_entry, hrtimer_entry, ARGS(void *timer),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x) x->hrtimer++; })
-ST_PROGS(hrtimer_expire_exit, hrtimer_exit, ARGS(void *timer),
-	 { (void)btf; struct schedtime_cpuctx *x = cur_ctx(); if (x && x->hrtimer) x->hrtimer--; })
+/* the interrupt context (irqctx.bpf.h); a softirq's end or start forgets
+ * the sender of the packet it delivered */
+IRQCTX_PROGS(argus_st, struct schedtime_cpuctx, x->rx.pid = 0)
 ST_PROGS(net_dev_queue, net_queue, ARGS(struct sk_buff *skb), { (void)btf; on_net_queue(skb); })
 ST_PROGS(netif_receive_skb, net_receive, ARGS(struct sk_buff *skb), { (void)btf; on_net_receive(skb); })
 ST_PROGS(workqueue_queue_work, wq_queue, ARGS(int cpu, struct pool_workqueue *pwq, struct work_struct *work),

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/vec.h"
 #include "agent/agent_llm_int.h"
 #include "analysis/calib.h"
 #include "base/json_safe.h"
@@ -319,14 +320,10 @@ static int verdict_from_json(struct agent_llm *al, const cJSON *vj, struct verdi
 		*focus = node;
 	}
 	cJSON_ArrayForEach(e, ev) {
-		char **nn;
-
 		if (!cJSON_IsString(e))
 			continue;
-		nn = realloc(v->notes, (v->nnotes + 1) * sizeof(*nn));
-		if (!nn)
+		if (vec_resize(&v->notes, (size_t)v->nnotes + 1, sizeof(*v->notes)))
 			goto nomem;
-		v->notes = nn;
 		v->notes[v->nnotes] = strndup(e->valuestring, AL_REASON_WIDTH);
 		if (!v->notes[v->nnotes])
 			goto nomem;

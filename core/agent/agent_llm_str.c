@@ -5,21 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "agent/agent_llm_int.h"
 
 int al_strv_push(char ***v, unsigned *n, char *s)
 {
-	char **nv;
-
 	if (!s)
 		return -ENOMEM;
-	nv = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!nv) {
+	if (vec_resize(v, (size_t)*n + 1, sizeof(**v))) {
 		free(s);
 		return -ENOMEM;
 	}
-	nv[(*n)++] = s;
-	*v = nv;
+	(*v)[(*n)++] = s;
 	return 0;
 }
 

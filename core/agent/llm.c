@@ -23,41 +23,6 @@
 #define ARGUS_VERSION "0"
 #endif
 
-int llm_buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > LLM_MAX_REPLY_BYTES)
-		return -E2BIG;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		char *np;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np)
-			return -ENOMEM;
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
-void llm_buf_reset(struct buf *b)
-{
-	b->len = 0;
-	if (b->p)
-		b->p[0] = '\0';
-}
-
-void llm_buf_free(struct buf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
 char *llm_scrub(char *s, const char *secret)
 {
 	static const char red[] = "[redacted]";
@@ -144,7 +109,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *arg)
 			llm_stream_error(l, -ENOMEM, "out of memory reading the LLM reply");
 		return err ? 0 : n; /* 0 aborts the transfer */
 	}
-	err = llm_buf_add(&l->raw, data, n);
+	err = llm_reply_add(&l->raw, data, n);
 	if (err) {
 		llm_stream_error(l, err == -E2BIG ? -EPROTO : err, "the LLM reply exceeds %u MiB",
 			     LLM_MAX_REPLY_BYTES >> 20);
@@ -169,16 +134,16 @@ static void attempt_reset(struct llm *l)
 	l->decided = 0;
 	l->sse = 0;
 	llm_sse_clear(&l->sse_p);
-	llm_buf_reset(&l->raw);
+	buf_reset(&l->raw);
 	l->retry_after_s = -1;
 	l->errbuf[0] = '\0';
 	l->stream_done = 0;
 	free(l->stream_err);
 	l->stream_err = NULL;
 	l->stream_err_code = 0;
-	llm_buf_reset(&l->text);
-	llm_buf_reset(&l->tool_args);
-	llm_buf_reset(&l->thinking);
+	buf_reset(&l->text);
+	buf_reset(&l->tool_args);
+	buf_reset(&l->thinking);
 	free(l->tool_name);
 	l->tool_name = NULL;
 	free(l->tool_id);
@@ -517,10 +482,10 @@ void llm_free(struct llm *l)
 	req_drop(l);
 	attempt_reset(l);
 	llm_sse_clear(&l->sse_p);
-	llm_buf_free(&l->raw);
-	llm_buf_free(&l->text);
-	llm_buf_free(&l->tool_args);
-	llm_buf_free(&l->thinking);
+	buf_free(&l->raw);
+	buf_free(&l->text);
+	buf_free(&l->tool_args);
+	buf_free(&l->thinking);
 	free(l->tool_id);
 	free(l->error);
 	if (l->multi)
@@ -687,7 +652,7 @@ int llm_reply_parse(struct llm *l, const char *body, size_t n, int sse, struct l
 				     LLM_MAX_REPLY_BYTES >> 20);
 		else if (err == -ENOMEM)
 			llm_stream_error(l, -ENOMEM, "out of memory reading the LLM reply");
-	} else if ((err = llm_buf_add(&l->raw, body ? body : "", n))) {
+	} else if ((err = llm_reply_add(&l->raw, body ? body : "", n))) {
 		llm_stream_error(l, err == -E2BIG ? -EPROTO : err, "the LLM reply exceeds %u MiB",
 			     LLM_MAX_REPLY_BYTES >> 20);
 	}

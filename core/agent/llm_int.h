@@ -9,22 +9,21 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
+#include "base/buf.h"
 #include "base/curl_watch.h"
 #include "agent/llm.h"
 
 
 #define LLM_ERRMSG_MAX 300   /* bytes of a server's error message we quote */
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-/* Appends n bytes of s, keeping it NUL-terminated; -E2BIG past
- * LLM_MAX_REPLY_BYTES, -ENOMEM. */
-int llm_buf_add(struct buf *b, const char *s, size_t n);
-void llm_buf_reset(struct buf *b);
-void llm_buf_free(struct buf *b);
+/* Appends n bytes of s to one of the reply's buffers, keeping it
+ * NUL-terminated: 0, -E2BIG past LLM_MAX_REPLY_BYTES (a server decides
+ * how much it sends), -EOVERFLOW or -ENOMEM.  Inline, so that the reply
+ * parsing (llm_reply.c) needs nothing back from the transport (llm.c). */
+static inline int llm_reply_add(struct buf *b, const char *s, size_t n)
+{
+	return buf_append_max(b, s, n, LLM_MAX_REPLY_BYTES);
+}
 
 enum req_state {
 	REQ_IDLE,

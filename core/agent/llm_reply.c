@@ -154,8 +154,8 @@ static int add_text(struct llm *l, enum llm_delta_kind kind, const char *s)
 
 	if (!n)
 		return 0;
-	err = llm_buf_add(kind == LLM_DELTA_TEXT ? &l->text :
-		      kind == LLM_DELTA_THINKING ? &l->thinking : &l->tool_args, s, n);
+	err = llm_reply_add(kind == LLM_DELTA_TEXT ? &l->text :
+			kind == LLM_DELTA_THINKING ? &l->thinking : &l->tool_args, s, n);
 	if (err)
 		return err;
 	if (l->cb) {
@@ -606,9 +606,9 @@ int llm_recover_text_tool_call(struct llm *l)
 		free(args);
 		return -ENOMEM;
 	}
-	llm_buf_reset(&l->text);
-	llm_buf_reset(&l->tool_args);
-	if (llm_buf_add(&l->text, rest, strlen(rest)) || llm_buf_add(&l->tool_args, args, strlen(args))) {
+	buf_reset(&l->text);
+	buf_reset(&l->tool_args);
+	if (llm_reply_add(&l->text, rest, strlen(rest)) || llm_reply_add(&l->tool_args, args, strlen(args))) {
 		free(rest);
 		free(args);
 		return -ENOMEM;

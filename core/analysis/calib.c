@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "analysis/calib.h"
 #include "base/numfmt.h"
 #include "base/seqtest.h"
@@ -230,15 +231,8 @@ static int node_vec_push(struct tree_node *node, void *arg)
 {
 	struct node_vec *nv = arg;
 
-	if (nv->n == nv->cap) {
-		size_t cap = nv->cap ? nv->cap * 2 : 256;
-		struct tree_node **v = realloc(nv->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		nv->v = v;
-		nv->cap = cap;
-	}
+	if (vec_grow(&nv->v, &nv->cap, nv->n + 1, sizeof(*nv->v)))
+		return -ENOMEM;
 	nv->v[nv->n++] = node;
 	return 0;
 }

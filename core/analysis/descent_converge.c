@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "analysis/calib.h"
 #include "analysis/descent.h"
 #include "base/numfmt.h"
@@ -43,15 +44,8 @@ struct conv_set {
 
 static int set_add(struct conv_set *s, const struct tree_node *n)
 {
-	if (s->nn == s->cap) {
-		unsigned cap = s->cap ? s->cap * 2 : 64;
-		const struct tree_node **x = realloc(s->n, cap * sizeof(*x));
-
-		if (!x)
-			return -ENOMEM;
-		s->n = x;
-		s->cap = cap;
-	}
+	if (vec_grow_u(&s->n, &s->cap, (size_t)s->nn + 1, sizeof(*s->n)))
+		return -ENOMEM;
 	s->n[s->nn++] = n;
 	return 0;
 }

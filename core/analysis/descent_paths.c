@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "analysis/descent.h"
 #include "base/numfmt.h"
 #include "data/subsys.h"
@@ -163,15 +164,8 @@ static int collect_top(struct tree_node *n, void *arg)
 	/* the top of a chain only: its parent moved less or not significantly */
 	if (p->parent && p->stat.significant && p->stat.sign == c->sign)
 		return 0;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		const struct tree_node **v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (vec_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+		return -ENOMEM;
 	c->v[c->n++] = n;
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "base/redact.h"
 
 struct redact_entry {
@@ -57,15 +58,8 @@ const char *redact_name(struct redact *r, enum redact_class c, const char *s)
 	/* a placeholder is not redacted again */
 	if (redact_reverse(r, s))
 		return s;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct redact_entry *ne = realloc(r->e, cap * sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		r->e = ne;
-		r->cap = cap;
-	}
+	if (vec_grow(&r->e, &r->cap, r->n + 1, sizeof(*r->e)))
+		return NULL;
 	e = &r->e[r->n];
 	e->cls = c;
 	e->orig = strdup(s);

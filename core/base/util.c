@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/vec.h"
 #include "base/util.h"
 
 static void util_vcause(char **cause, const char *fmt, va_list ap)
@@ -39,17 +40,15 @@ int util_fail(char **cause, int err, const char *fmt, ...)
 
 int util_lines_vadd(char ***v, unsigned *n, const char *fmt, va_list ap)
 {
-	char *s, **nv;
+	char *s;
 
 	if (vasprintf(&s, fmt, ap) < 0)
 		return -ENOMEM;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv) {
+	if (vec_resize(v, (size_t)*n + 1, sizeof(**v))) {
 		free(s);
 		return -ENOMEM;
 	}
-	nv[(*n)++] = s;
-	*v = nv;
+	(*v)[(*n)++] = s;
 	return 0;
 }
 

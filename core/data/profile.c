@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "data/profile.h"
 #include "base/sanitize.h"
 #include "base/strpool.h"
@@ -192,15 +193,8 @@ int profile_ident_set(struct profile *p, const struct profile_ident *id)
 		return 0;
 	if (profile_ident_index_grow(p) < 0)
 		return -ENOMEM;
-	if (p->nidents == p->ident_cap) {
-		size_t ncap = p->ident_cap ? p->ident_cap * 2 : 16;
-		struct profile_ident *n = realloc(p->idents, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->idents = n;
-		p->ident_cap = ncap;
-	}
+	if (vec_grow(&p->idents, &p->ident_cap, p->nidents + 1, sizeof(*p->idents)))
+		return -ENOMEM;
 	e = &p->idents[p->nidents];
 	e->tgid = id->tgid;
 	e->kthread = id->kthread;
@@ -291,15 +285,8 @@ int profile_work_add(struct profile *p, unsigned w, uint32_t pid, const char *fu
 			p->works[i].count += count;
 			return 0;
 		}
-	if (p->nworks == p->work_cap) {
-		size_t ncap = p->work_cap ? p->work_cap * 2 : 64;
-		struct profile_work *n = realloc(p->works, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->works = n;
-		p->work_cap = ncap;
-	}
+	if (vec_grow(&p->works, &p->work_cap, p->nworks + 1, sizeof(*p->works)))
+		return -ENOMEM;
 	e = &p->works[p->nworks++];
 	e->win = w;
 	e->pid = pid;
@@ -438,16 +425,9 @@ int profile_add_user(struct profile *p, unsigned w, const char *const *frames,
 			goto found;
 	}
 	/* a new stack */
-	if (p->nstacks == p->stack_cap) {
-		size_t ncap = p->stack_cap ? p->stack_cap * 2 : 256;
-		struct profile_stack *ns = realloc(p->stacks, ncap * sizeof(*ns));
-
-		if (!ns) {
-			err = -ENOMEM;
-			goto out;
-		}
-		p->stacks = ns;
-		p->stack_cap = ncap;
+	if (vec_grow(&p->stacks, &p->stack_cap, p->nstacks + 1, sizeof(*p->stacks))) {
+		err = -ENOMEM;
+		goto out;
 	}
 	st = &p->stacks[p->nstacks];
 	memset(st, 0, sizeof(*st));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "base/json_safe.h"
 #include "base/num.h"
 #include "data/step.h"
@@ -753,7 +754,6 @@ static int set_targets(struct step *s, const char *value, struct step_error *err
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		char **nv;
 		char field[32];
 
 		snprintf(field, sizeof(field), "target[%u]", n);
@@ -766,12 +766,10 @@ static int set_targets(struct step *s, const char *value, struct step_error *err
 			rc = step_error_set(err, "target", "too many targets; at most %u", STEP_TARGETS_MAX);
 			goto out;
 		}
-		nv = realloc(v, (n + 1) * sizeof(*v));
-		if (!nv) {
+		if (vec_resize(&v, (size_t)n + 1, sizeof(*v))) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		v = nv;
 		if (!(v[n] = strdup(tok))) {
 			rc = -ENOMEM;
 			goto out;

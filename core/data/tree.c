@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "base/strpool.h"
 #include "data/tree.h"
 #include "data/tree_annot.h"
@@ -129,24 +130,11 @@ static struct tree_node *tree_node_new(struct tree *t, struct tree_node *parent,
 
 	if ((t->nnodes + 1) * 2 > pv->cap && tree_table_grow(pv) < 0)
 		return NULL;
-	if (pv->nall == pv->all_cap) {
-		size_t ncap = pv->all_cap ? pv->all_cap * 2 : 1024;
-		struct tree_node **na = realloc(pv->all, ncap * sizeof(*na));
-
-		if (!na)
-			return NULL;
-		pv->all = na;
-		pv->all_cap = ncap;
-	}
-	if (parent && parent->nchild == parent->child_cap) {
-		unsigned ncap = parent->child_cap ? parent->child_cap * 2 : 2;
-		struct tree_node **nc = realloc(parent->child, ncap * sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		parent->child = nc;
-		parent->child_cap = ncap;
-	}
+	if (vec_grow(&pv->all, &pv->all_cap, pv->nall + 1, sizeof(*pv->all)))
+		return NULL;
+	if (parent && vec_grow_u(&parent->child, &parent->child_cap, (size_t)parent->nchild + 1,
+				 sizeof(*parent->child)))
+		return NULL;
 	n = tree_arena_alloc(pv, sizeof(*n) + t->nwin * sizeof(uint64_t));
 	if (!n)
 		return NULL;
@@ -376,15 +364,8 @@ static int tree_frame_index(struct tree_builder *b, const char *frame, uint32_t 
 	if (!b->fmap.keys[i]) {
 		struct tree_frame_info *fi;
 
-		if (b->nfinfo == b->finfo_cap) {
-			size_t ncap = b->finfo_cap ? b->finfo_cap * 2 : 1024;
-			struct tree_frame_info *nf = realloc(b->finfo, ncap * sizeof(*nf));
-
-			if (!nf)
-				return -ENOMEM;
-			b->finfo = nf;
-			b->finfo_cap = ncap;
-		}
+		if (vec_grow(&b->finfo, &b->finfo_cap, b->nfinfo + 1, sizeof(*b->finfo)))
+			return -ENOMEM;
 		fi = &b->finfo[b->nfinfo];
 		fi->name = tree_name(b->t->priv->names, frame);
 		if (!fi->name)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "base/util.h"
 #include "data/verdict.h"
 
@@ -55,7 +56,7 @@ void verdict_branch_clear(struct verdict_branch *b)
 int verdict_branch_add(struct verdict_branch **list, unsigned *n,
 		       const struct verdict_branch *b)
 {
-	struct verdict_branch *nl, c = *b;
+	struct verdict_branch c = *b;
 
 	c.process = NULL;
 	c.path = NULL;
@@ -70,11 +71,9 @@ int verdict_branch_add(struct verdict_branch **list, unsigned *n,
 			if (!(c.path[c.npath] = strdup(b->path[c.npath] ? b->path[c.npath] : "")))
 				goto nomem;
 	}
-	nl = realloc(*list, (*n + 1) * sizeof(*nl));
-	if (!nl)
+	if (vec_resize(list, (size_t)*n + 1, sizeof(**list)))
 		goto nomem;
-	*list = nl;
-	nl[(*n)++] = c;
+	(*list)[(*n)++] = c;
 	return 0;
 nomem:
 	verdict_branch_clear(&c);
@@ -96,11 +95,11 @@ int verdict_add_note(struct verdict *v, const char *fmt, ...)
 
 int verdict_caller_add(struct verdict *v, const char *name, double mass, double share)
 {
-	struct verdict_caller *x = realloc(v->callers, (v->ncallers + 1) * sizeof(*x));
+	struct verdict_caller *x;
 
-	if (!x)
+	if (vec_resize(&v->callers, (size_t)v->ncallers + 1, sizeof(*v->callers)))
 		return -ENOMEM;
-	v->callers = x;
+	x = v->callers;
 	x[v->ncallers].name = strdup(name ? name : "?");
 	if (!x[v->ncallers].name)
 		return -ENOMEM;

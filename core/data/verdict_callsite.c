@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "data/profile.h"
 #include "data/verdict.h"
 
@@ -42,13 +43,11 @@ static int vcs_cmp(const void *a, const void *b)
 int verdict_callsite_add(struct verdict *v, const char *const *frames, unsigned n,
 			 double rise, double share)
 {
-	struct verdict_callsite *x = realloc(v->callsites, (v->ncallsites + 1) * sizeof(*x));
 	struct verdict_callsite *c;
 
-	if (!x)
+	if (vec_resize(&v->callsites, (size_t)v->ncallsites + 1, sizeof(*v->callsites)))
 		return -ENOMEM;
-	v->callsites = x;
-	c = &x[v->ncallsites];
+	c = &v->callsites[v->ncallsites];
 	memset(c, 0, sizeof(*c));
 	c->rise = rise;
 	c->share = share;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/vec.h"
 #include "data/waitgraph.h"
 
 const char *wg_channel_name(enum wg_channel c)
@@ -163,15 +164,8 @@ int wg_edge_add(struct waitgraph *g, const struct wg_edge *e)
 			return 0;
 		}
 	}
-	if (g->nedges == g->edge_cap) {
-		size_t cap = g->edge_cap ? g->edge_cap * 2 : 64;
-
-		n = realloc(g->edges, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		g->edges = n;
-		g->edge_cap = cap;
-	}
+	if (vec_grow(&g->edges, &g->edge_cap, g->nedges + 1, sizeof(*g->edges)))
+		return -ENOMEM;
 	n = &g->edges[g->nedges];
 	*n = *e;
 	n->comm[15] = n->wcomm[15] = 0;
@@ -194,15 +188,8 @@ int wg_thread_add(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *
 			g->threads[i].cpu_ns += cpu_ns;
 			return 0;
 		}
-	if (g->nthreads == g->thread_cap) {
-		size_t cap = g->thread_cap ? g->thread_cap * 2 : 32;
-
-		t = realloc(g->threads, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		g->threads = t;
-		g->thread_cap = cap;
-	}
+	if (vec_grow(&g->threads, &g->thread_cap, g->nthreads + 1, sizeof(*g->threads)))
+		return -ENOMEM;
 	t = &g->threads[g->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;

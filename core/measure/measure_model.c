@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "host/load.h"
 #include "measure/measure_model.h"
 #include "model/model_window.h"
@@ -98,16 +99,9 @@ int measure_model_collect(struct measure_model *mm, const struct waitgraph *g, u
 	if (!mm || !g)
 		return 0;
 	if (!mm->nlw || mm->lw_win[mm->nlw - 1] != (int)win) {
-		struct waitgraph **nl = realloc(mm->lw, (mm->nlw + 1) * sizeof(*nl));
-		int *nw;
-
-		if (!nl)
+		if (vec_resize(&mm->lw, (size_t)mm->nlw + 1, sizeof(*mm->lw)) ||
+		    vec_resize(&mm->lw_win, (size_t)mm->nlw + 1, sizeof(*mm->lw_win)))
 			return -ENOMEM;
-		mm->lw = nl;
-		nw = realloc(mm->lw_win, (mm->nlw + 1) * sizeof(*nw));
-		if (!nw)
-			return -ENOMEM;
-		mm->lw_win = nw;
 		w = wg_new();
 		if (!w)
 			return -ENOMEM;

@@ -2,6 +2,7 @@
  * session_log (events, per-step profiles); the format is in session.h and
  * tests/data/SESSION-FORMAT.md. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/vec.h"
 #include "base/json_safe.h"
 #include "base/sanitize.h"
 #include "measure/session.h"
@@ -137,11 +139,11 @@ static struct profile *step_profile(struct session_log *l, unsigned step)
 		return l->profile;
 	}
 	if (step >= l->nstep_profile) {
-		struct profile **n = realloc(l->step_profile, (step + 1) * sizeof(*n));
-		if (!n)
+		if (step == UINT_MAX ||
+		    vec_resize(&l->step_profile, (size_t)step + 1, sizeof(*l->step_profile)))
 			return NULL;
-		memset(n + l->nstep_profile, 0, (step + 1 - l->nstep_profile) * sizeof(*n));
-		l->step_profile = n;
+		memset(l->step_profile + l->nstep_profile, 0,
+		       (step + 1 - l->nstep_profile) * sizeof(*l->step_profile));
 		l->nstep_profile = step + 1;
 	}
 	if (!l->step_profile[step])
@@ -704,15 +706,9 @@ int session_read_buf(const char *name, const char *buf, size_t len,
 				goto fail;
 			have_header = 1;
 		} else {
-			if (out->nev == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				struct session_event *ne = realloc(out->ev, nc * sizeof(*ne));
-				if (!ne) {
-					err = util_fail(cause, -ENOMEM, "out of memory");
-					goto fail;
-				}
-				out->ev = ne;
-				cap = nc;
+			if (vec_grow(&out->ev, &cap, out->nev + 1, sizeof(*out->ev))) {
+				err = util_fail(cause, -ENOMEM, "out of memory");
+				goto fail;
 			}
 			struct session_event *e = &out->ev[out->nev];
 			memset(e, 0, sizeof(*e));

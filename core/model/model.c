@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "model/model.h"
 #include "model/model_priv.h"
 #include "model/mva.h"
@@ -26,15 +27,8 @@ static int model_grp_find(struct model_work *w, uint32_t tgid, const char *comm,
 			return (int)i;
 	if (!create)
 		return -1;
-	if (w->ng == w->cap) {
-		unsigned cap = w->cap ? w->cap * 2 : 32;
-
-		n = realloc(w->g, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		w->g = n;
-		w->cap = cap;
-	}
+	if (vec_grow_u(&w->g, &w->cap, (size_t)w->ng + 1, sizeof(*w->g)))
+		return -ENOMEM;
 	n = &w->g[w->ng];
 	memset(n, 0, sizeof(*n));
 	n->tgid = tgid;
@@ -45,35 +39,19 @@ static int model_grp_find(struct model_work *w, uint32_t tgid, const char *comm,
 /* pid's index in g (added when new), or -ENOMEM. */
 static int model_grp_pid(struct model_grp *g, uint32_t pid)
 {
-	uint32_t *n;
-	uint64_t *c;
-
 	for (unsigned i = 0; i < g->npids; i++)
 		if (g->pids[i] == pid)
 			return (int)i;
 	if (g->npids == g->pid_cap) {
-		unsigned cap = g->pid_cap ? g->pid_cap * 2 : 8;
+		unsigned cap = g->pid_cap;
 
-		n = realloc(g->pids, cap * sizeof(*n));
-		if (!n)
+		/* parallel arrays: all of them at the capacity pids grew to */
+		if (vec_grow_u(&g->pids, &cap, (size_t)g->npids + 1, sizeof(*g->pids)) ||
+		    vec_resize(&g->pid_msgs, cap, sizeof(*g->pid_msgs)) ||
+		    vec_resize(&g->pid_sleep_ns, cap, sizeof(*g->pid_sleep_ns)) ||
+		    vec_resize(&g->pid_sleep_cnt, cap, sizeof(*g->pid_sleep_cnt)) ||
+		    vec_resize(&g->pid_blocked_ns, cap, sizeof(*g->pid_blocked_ns)))
 			return -ENOMEM;
-		g->pids = n;
-		c = realloc(g->pid_msgs, cap * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		g->pid_msgs = c;
-		c = realloc(g->pid_sleep_ns, cap * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		g->pid_sleep_ns = c;
-		c = realloc(g->pid_sleep_cnt, cap * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		g->pid_sleep_cnt = c;
-		c = realloc(g->pid_blocked_ns, cap * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		g->pid_blocked_ns = c;
 		g->pid_cap = cap;
 	}
 	g->pid_msgs[g->npids] = g->pid_sleep_ns[g->npids] = g->pid_sleep_cnt[g->npids] = 0;

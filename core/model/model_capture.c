@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "data/ksym.h"
 #include "host/load.h"
 #include "model/model_capture.h"
@@ -86,15 +87,9 @@ static int mc_convert(const struct probe_schedtime_snap *s, struct waitgraph *g)
 		for (unsigned f = 0; f < e->nframes; f++) {
 			size_t n = strlen(e->frames[f]);
 
-			if (len + n + 2 > cap) {
-				char *ns = realloc(stack, cap = (len + n + 2) * 2);
-
-				if (!ns) {
-					err = -ENOMEM;
-					goto out;
-				}
-				stack = ns;
-			}
+			err = vec_grow(&stack, &cap, len + n + 2, 1);
+			if (err)
+				goto out;
 			if (len)
 				stack[len++] = ';';
 			memcpy(stack + len, e->frames[f], n);
@@ -146,12 +141,10 @@ static void mc_identify(struct model_capture *c)
 				;
 			if (k < c->nids || !t || t == c->self_tgid || procinfo_read(t, &pi))
 				continue;
-			n = realloc(c->ids, (c->nids + 1) * sizeof(*n));
-			if (!n) {
+			if (vec_resize(&c->ids, (size_t)c->nids + 1, sizeof(*c->ids))) {
 				procinfo_clear(&pi);
 				return;
 			}
-			c->ids = n;
 			n = &c->ids[c->nids++];
 			memset(n, 0, sizeof(*n));
 			n->tgid = t;
@@ -193,12 +186,10 @@ static void mc_kwakers(struct model_capture *c, struct probe_workqueue *pw,
 				procinfo_clear(&pi);
 				continue;
 			}
-			n = realloc(c->kw, (c->nkw + 1) * sizeof(*n));
-			if (!n) {
+			if (vec_resize(&c->kw, (size_t)c->nkw + 1, sizeof(*c->kw))) {
 				procinfo_clear(&pi);
 				return;
 			}
-			c->kw = n;
 			n = &c->kw[c->nkw++];
 			memset(n, 0, sizeof(*n));
 			n->pid = e->wpid;
@@ -452,7 +443,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			c->load_end_s = now - t0;
 		if (now >= next || (o->stop && *o->stop) || now >= t0 + secs || !alive) {
 			struct probe_schedtime_snap *s = NULL;
-			struct waitgraph *g, **nw;
+			struct waitgraph *g;
 
 			err = probe_schedtime_read_window(ps, ks, &s);
 			if (err) {
@@ -460,14 +451,12 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 				goto out;
 			}
 			g = wg_new();
-			nw = realloc(c->win, (c->nwin + 1) * sizeof(*nw));
-			if (!g || !nw) {
+			if (!g || vec_resize(&c->win, (size_t)c->nwin + 1, sizeof(*c->win))) {
 				wg_free(g);
 				probe_schedtime_snap_free(s);
 				err = -ENOMEM;
 				goto out;
 			}
-			c->win = nw;
 			g->secs = s->attached_secs;
 			g->wall_s = s->secs;
 			g->start_s = now - t0 - s->secs;

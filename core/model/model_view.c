@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
+#include "base/vec.h"
 #include "model/model_view.h"
 #include "base/sanitize.h"
 #include "base/util.h"
@@ -211,15 +212,8 @@ struct mv_rows {
 
 static struct model_row *mv_row(struct mv_rows *rs, enum model_row_kind k)
 {
-	if (rs->n == rs->cap) {
-		unsigned cap = rs->cap ? rs->cap * 2 : 32;
-		struct model_row *n = realloc(rs->r, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		rs->r = n;
-		rs->cap = cap;
-	}
+	if (vec_grow_u(&rs->r, &rs->cap, (size_t)rs->n + 1, sizeof(*rs->r)))
+		return NULL;
 	memset(&rs->r[rs->n], 0, sizeof(rs->r[0]));
 	rs->r[rs->n].kind = k;
 	rs->r[rs->n].task = rs->r[rs->n].to = -1;

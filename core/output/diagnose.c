@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/vec.h"
 #include "agent/agent.h"
 #include "agent/agent_heuristic.h"
 #include "agent/agent_select.h"
@@ -80,15 +81,11 @@ static int diag_analyse(const struct profile *p, const struct calib_opts *co, un
 /* Moves reply's lines to the end of r->decisions. */
 static int diag_take_lines(struct diagnose_result *r, struct agent_reply *reply)
 {
-	char **v;
-
 	if (!reply->nlines)
 		return 0;
-	v = realloc(r->decisions, (r->ndecisions + reply->nlines) * sizeof(*v));
-	if (!v)
+	if (vec_resize(&r->decisions, (size_t)r->ndecisions + reply->nlines, sizeof(*r->decisions)))
 		return -ENOMEM;
-	memcpy(v + r->ndecisions, reply->lines, reply->nlines * sizeof(*v));
-	r->decisions = v;
+	memcpy(r->decisions + r->ndecisions, reply->lines, reply->nlines * sizeof(*r->decisions));
 	r->ndecisions += reply->nlines;
 	free(reply->lines);
 	reply->lines = NULL;
@@ -453,16 +450,12 @@ static int diag_decision(struct diagnose_result *r, const char *fmt, ...)
 
 static int diag_push(char ***v, unsigned *n, char *s)
 {
-	char **nv;
-
 	if (!s)
 		return -ENOMEM;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv) {
+	if (vec_resize(v, (size_t)*n + 1, sizeof(**v))) {
 		free(s);
 		return -ENOMEM;
 	}
-	*v = nv;
 	(*v)[(*n)++] = s;
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "probe/caps.h"
 #include "base/util.h"
 
@@ -71,14 +72,8 @@ int caps_add_tracepoint(struct caps *c, const char *category, const char *name, 
 {
 	struct caps_tp *t;
 
-	if (c->ntps == c->tp_cap) {
-		size_t cap = c->tp_cap ? c->tp_cap * 2 : 1024;
-		t = realloc(c->tps, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		c->tps = t;
-		c->tp_cap = cap;
-	}
+	if (vec_grow(&c->tps, &c->tp_cap, c->ntps + 1, sizeof(*c->tps)))
+		return -ENOMEM;
 	t = &c->tps[c->ntps];
 	t->category = strdup(category && *category ? category : "?");
 	t->name = strdup(name);
@@ -96,14 +91,8 @@ int caps_add_function(struct caps *c, const char *name, unsigned flags)
 {
 	struct caps_fn *f;
 
-	if (c->nfns == c->fn_cap) {
-		size_t cap = c->fn_cap ? c->fn_cap * 2 : 4096;
-		f = realloc(c->fns, cap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		c->fns = f;
-		c->fn_cap = cap;
-	}
+	if (vec_grow(&c->fns, &c->fn_cap, c->nfns + 1, sizeof(*c->fns)))
+		return -ENOMEM;
 	f = &c->fns[c->nfns];
 	f->name = strdup(name);
 	if (!f->name)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "probe/kind_util.h"
 #include "probe/probe.h"
 #include "data/ksym.h"
@@ -278,17 +279,11 @@ int kind_stacks_get(struct kind_stacks *c, uint32_t id, const struct ksym_table 
 	if (id >= (1u << 24))
 		return 0; /* "no stack" markers; real ids are below the map size */
 	if (id >= c->cap) {
-		size_t cap = c->cap ? c->cap : 1024;
-		struct stack_ent *ne;
+		size_t old = c->cap;
 
-		while (cap <= id)
-			cap *= 2;
-		ne = realloc(c->e, cap * sizeof(*ne));
-		if (!ne)
+		if (vec_grow(&c->e, &c->cap, (size_t)id + 1, sizeof(*c->e)))
 			return -ENOMEM;
-		memset(ne + c->cap, 0, (cap - c->cap) * sizeof(*ne));
-		c->e = ne;
-		c->cap = cap;
+		memset(c->e + old, 0, (c->cap - old) * sizeof(*c->e)); /* unread ids */
 	}
 	e = &c->e[id];
 	if (e->state) {

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "probe/kind_ops.h"
 #include "probe/kind_run.h"
 #include "probe/kind_util.h"
@@ -335,15 +336,9 @@ static const char *waker_marker(struct kind_offcpu *k, const struct offcpu_key *
 		rc = asprintf(&m, "[offcpu] woken by %s (tgid %u)", comm, key->waker_tgid);
 	if (rc < 0)
 		return NULL;
-	if (k->nowned == k->owned_cap) {
-		size_t cap = k->owned_cap ? k->owned_cap * 2 : 64;
-		char **n = realloc(k->owned, cap * sizeof(*n));
-		if (!n) {
-			free(m);
-			return NULL;
-		}
-		k->owned = n;
-		k->owned_cap = cap;
+	if (vec_grow(&k->owned, &k->owned_cap, k->nowned + 1, sizeof(*k->owned))) {
+		free(m);
+		return NULL;
 	}
 	k->owned[k->nowned++] = m;
 	slot[0] = (uint64_t)(uintptr_t)m;

@@ -28,6 +28,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/vec.h"
 #include "probe/kind_ops.h"
 #include "probe/kind_util.h"
 #include "probe/probe.h"
@@ -330,17 +331,11 @@ static struct stack_ent *stack_get(struct probe_profile *pp, uint32_t id,
 	uint32_t n = 0;
 
 	if (id >= pp->stk_cap) {
-		size_t cap = pp->stk_cap ? pp->stk_cap : 1024;
-		struct stack_ent *ns;
+		size_t old = pp->stk_cap;
 
-		while (cap <= id)
-			cap *= 2;
-		ns = realloc(pp->stk, cap * sizeof(*ns));
-		if (!ns)
+		if (vec_grow(&pp->stk, &pp->stk_cap, (size_t)id + 1, sizeof(*pp->stk)))
 			return NULL;
-		memset(ns + pp->stk_cap, 0, (cap - pp->stk_cap) * sizeof(*ns));
-		pp->stk = ns;
-		pp->stk_cap = cap;
+		memset(pp->stk + old, 0, (pp->stk_cap - old) * sizeof(*pp->stk)); /* unread ids */
 	}
 	e = &pp->stk[id];
 	if (e->state)

@@ -9,6 +9,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
+#include "base/vec.h"
 #include "probe/usym.h"
 
 struct usym_proc {
@@ -137,16 +138,9 @@ static struct usym_proc *usym_get(struct usym *u, uint32_t tgid, const char *com
 		*err = -ENOSPC;
 		return NULL;
 	}
-	if (u->n == u->cap) {
-		size_t ncap = u->cap ? u->cap * 2 : 16;
-		struct usym_proc *np = realloc(u->procs, ncap * sizeof(*np));
-
-		if (!np) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		u->procs = np;
-		u->cap = ncap;
+	if (vec_grow(&u->procs, &u->cap, u->n + 1, sizeof(*u->procs))) {
+		*err = -ENOMEM;
+		return NULL;
 	}
 	p = &u->procs[u->n++];
 	memset(p, 0, sizeof(*p));
@@ -338,15 +332,8 @@ static struct usym_file *usym_file_get(struct usym *u, Dwfl_Module *m, const cha
 			return &u->files[i];
 	if (u->nfiles == USYM_MAX_FILES)
 		usym_files_clear(u); /* bounded: start over */
-	if (u->nfiles == u->files_cap) {
-		size_t ncap = u->files_cap ? u->files_cap * 2 : 32;
-		struct usym_file *nf = realloc(u->files, ncap * sizeof(*nf));
-
-		if (!nf)
-			return NULL;
-		u->files = nf;
-		u->files_cap = ncap;
-	}
+	if (vec_grow(&u->files, &u->files_cap, u->nfiles + 1, sizeof(*u->files)))
+		return NULL;
 	f = &u->files[u->nfiles];
 	memset(f, 0, sizeof(*f));
 	if (!(f->path = strdup(path)))

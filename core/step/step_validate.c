@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/vec.h"
 #include "probe/caps.h"
 #include "probe/kind_util.h"
 #include "data/step.h"
@@ -125,7 +126,7 @@ static void fn_nearest(const struct caps *c, const char *name, struct nearest *n
 
 static int push_resolved(struct step *s, const char *cat, const char *name)
 {
-	char **v, *x = NULL;
+	char *x = NULL;
 	int n;
 
 	if (cat)
@@ -140,12 +141,10 @@ static int push_resolved(struct step *s, const char *cat, const char *name)
 			free(x);
 			return 0;
 		}
-	v = realloc(s->resolved, (s->nresolved + 1) * sizeof(*v));
-	if (!v) {
+	if (vec_resize(&s->resolved, (size_t)s->nresolved + 1, sizeof(*s->resolved))) {
 		free(x);
 		return -ENOMEM;
 	}
-	s->resolved = v;
 	s->resolved[s->nresolved++] = x;
 	return 0;
 }

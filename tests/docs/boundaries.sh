@@ -30,6 +30,9 @@ done
 # the step filter is written once (bpf/filter.bpf.h), never again in a program
 f=$(grep -lE 'const volatile [_a-z0-9]+ filter_(pid|tgid|comm|cgroup)\b' bpf/*.c bpf/*.h | grep -v '^bpf/filter\.bpf\.h$')
 [ -z "$f" ] || bad="$bad filter-rewritten-outside-filter.bpf.h:$f"
+# the interrupt context is kept once (bpf/irqctx.bpf.h), never again in a program
+f=$(grep -lE '(irq|softirq) = (irq|vec) \+ 1' bpf/*.c bpf/*.h | grep -v '^bpf/irqctx\.bpf\.h$')
+[ -z "$f" ] || bad="$bad irq-context-rewritten-outside-irqctx.bpf.h:$f"
 # nothing in the project cites a file outside it (the design lives in doc/)
 f=$(git ls-files '*.c' '*.h' '*.md' '*.sh' '*.py' '*.inc' Makefile 'man/*' 'prompts/*' 'themes/*' 2>/dev/null | grep -v '^tests/docs/boundaries.sh$' |
 	xargs grep -lE '(\.\./shared/|/work/|(^|[^/A-Za-z])STYLE\.md|SCHEDTIME\.md)' 2>/dev/null)
