@@ -52,7 +52,7 @@ static void diagnose_usage(FILE *out)
 		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
 		"                      [--background CMD] [-p PID [--pause] | --reference FILE]\n"
 		"                      [--pairs K] [--min-pairs K] [--fixed] [--window S] [--settle S]\n"
-		"                      [--freq HZ]\n"
+		"                      [--warmup S] [--freq HZ]\n"
 		"                      [--session FILE | --no-session] [--auto [--steps N] [--budget PCT]]\n"
 		"                      [--agent heuristic|llm [--redact]]\n"
 		"       argus diagnose --batch --json --ref-file FILE --load-file FILE [--freq HZ]\n"

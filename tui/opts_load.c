@@ -12,7 +12,7 @@
 enum opts_load_id {
 	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
 	OL_STRICT,
-	OL_PAIRS, OL_MIN_PAIRS, OL_FIXED, OL_WINDOW, OL_SETTLE, OL_FREQ, OL_TIME,
+	OL_PAIRS, OL_MIN_PAIRS, OL_FIXED, OL_WINDOW, OL_SETTLE, OL_WARMUP, OL_FREQ, OL_TIME,
 	OL_STEADY, OL_TOLERANCE, OL_MARK,
 };
 
@@ -57,6 +57,9 @@ static const struct opts_load_opt opts_load_table[] = {
 	{ OL_SETTLE, "--settle", NULL, "S",
 	  "seconds discarded after each switch (default 0.1; after the first pair adapted to "
 	  "how fast the load resumes unless given)" },
+	{ OL_WARMUP, "--warmup", NULL, "S",
+	  "at most S seconds a started load runs unmeasured before the first window, until "
+	  "no new program starts in it (default 2; 0: none)" },
 	{ OL_FREQ, "--freq", NULL, "HZ",
 	  "sampling frequency (default 999)" },
 	{ OL_TIME, "--time", NULL, "KIND",
@@ -318,6 +321,11 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 			return -1;
 		ol->m.settle_s = d;
 		ol->settle_given = 1;
+		return 1;
+	case OL_WARMUP:
+		if (opts_load_num(typed, val, 0, MEASURE_WARMUP_MAX_S, "seconds", &d, err) < 0)
+			return -1;
+		ol->m.warmup_s = d;
 		return 1;
 	case OL_FREQ:
 		return opts_load_uint(typed, val, 1, MEASURE_FREQ_MAX_HZ, "Hz", &ol->m.freq_hz,

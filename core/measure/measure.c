@@ -19,6 +19,8 @@
 #include "data/waitgraph.h"
 
 #define MEASURE_MAX_TGIDS 1024
+#define MEASURE_WARM_PROGS 8     /* programs named in the start-up's log line */
+#define MEASURE_WARM_POLL_S 0.05
 
 struct measure {
 	struct source src;
@@ -58,6 +60,12 @@ struct measure {
 	                              * windows, the loads' output */
 	int waits;                   /* the sampler accounts blocked time */
 	double wg_mark;              /* time of the previous collect */
+	/* the load's start-up, run unmeasured before the first window */
+	int warming;
+	double warm_start, warm_last; /* when it began, when it last changed */
+	int warm_procs;              /* the load's process count at the last look */
+	char warm_comm[MEASURE_WARM_PROGS][16]; /* the programs seen in it */
+	unsigned warm_ncomm;
 };
 
 #define MEASURE_SLICE_S 0.025
@@ -89,7 +97,8 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
 	if (!m->load)
 		return 0;
 	if (c == COND_LOAD) {
-		if (measure_seq_slicing(m->seq_ctl)) {
+		/* slices time the first resume, not the start-up */
+		if (!m->warming && measure_seq_slicing(m->seq_ctl)) {
 			m->slicing = 1; /* how fast the load comes back, for the settle */
 			m->last_slice = m->now;
 		}
@@ -185,6 +194,86 @@ static void meas_settle(struct measure *m, double now)
 	m->phase = SOURCE_SETTLING;
 	m->phase_start = now;
 	m->phase_end = now + m->settle_s;
+}
+
+/* ---- the load's start-up ------------------------------------------------ */
+
+/* 1 when comm names a program not seen before in the start-up (kept while
+ * there is room; later ones still count as new, once per look) */
+static int warm_new_program(struct measure *m, uint32_t tgid)
+{
+	char path[48], comm[16] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", (unsigned)tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0; /* gone: it started and ended, the count says so */
+	if (fgets(comm, sizeof(comm), f))
+		comm[strcspn(comm, "\n")] = 0;
+	fclose(f);
+	for (unsigned i = 0; i < m->warm_ncomm; i++)
+		if (!strcmp(m->warm_comm[i], comm))
+			return 0;
+	if (m->warm_ncomm < MEASURE_WARM_PROGS)
+		snprintf(m->warm_comm[m->warm_ncomm++], sizeof(m->warm_comm[0]), "%s", comm);
+	return 1;
+}
+
+/* A load just started is starting up: a shell script execs its server,
+ * waits for its port, starts the benchmark.  That start-up is not the work
+ * a person asks about, and the stop rule would settle on it in the first
+ * pairs (exec, the dynamic linker, page tables) before the benchmark ran.
+ * So it runs unmeasured until no new program has started in it and its
+ * process count has not grown for MEASURE_WARMUP_QUIET_S (a loop of one
+ * program forking is steady: neither), at most warmup_s; then it is
+ * paused for the first reference window.  1 while it goes on, 0 when it
+ * ended (the reference window's settle begun), -errno. */
+static int meas_warm(struct measure *m, double now, char **cause)
+{
+	uint32_t tg[MEASURE_MAX_TGIDS];
+	int n = load_tgids(m->load, tg, MEASURE_MAX_TGIDS), changed = 0, capped, err;
+	char progs[MEASURE_WARM_PROGS * 18] = "";
+	size_t off = 0;
+
+	if (n > m->warm_procs)
+		changed = 1;
+	if (n >= 0)
+		m->warm_procs = n;
+	for (int i = 0; i < n && i < MEASURE_MAX_TGIDS; i++)
+		changed |= warm_new_program(m, tg[i]);
+	if (changed)
+		m->warm_last = now;
+	capped = now - m->warm_start >= m->o.warmup_s;
+	if (now - m->warm_last < MEASURE_WARMUP_QUIET_S && !capped) {
+		m->phase_end = now + MEASURE_WARM_POLL_S;
+		return 1;
+	}
+	m->warming = 0;
+	for (unsigned i = 0; i < m->warm_ncomm && off < sizeof(progs); i++) {
+		int w = snprintf(progs + off, sizeof(progs) - off, "%s%s", i ? ", " : "",
+				 m->warm_comm[i]);
+
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	if (capped && now - m->warm_last < MEASURE_WARMUP_QUIET_S)
+		meas_log(m, "the load ran %.2f s unmeasured and still starts processes (%s): "
+			 "measuring it as it is (--warmup S waits longer)", now - m->warm_start,
+			 progs);
+	else
+		meas_log(m, "the load started up in %.2f s, unmeasured (%s; %d process%s)",
+			 m->warm_last - m->warm_start, progs, m->warm_procs,
+			 m->warm_procs == 1 ? "" : "es");
+	err = meas_drop(m, cause);
+	if (err < 0)
+		return err;
+	err = meas_apply(m, m->seq[0], cause);
+	if (err < 0)
+		return err;
+	meas_settle(m, now);
+	return 0;
 }
 
 /* One slice after the first resume: its busy samples, scaled to
@@ -345,6 +434,19 @@ static int meas_tick(struct source *s, double now, char **cause)
 	if (!m->started) {
 		m->started = 1;
 		m->t0 = now;
+		if (m->load && !load_started(m->load) && m->o.warmup_s > 0 && m->nseq &&
+		    m->seq[0] == COND_REF) {
+			/* the start-up first (meas_warm), then the first window */
+			m->warming = 1;
+			m->warm_start = m->warm_last = now;
+			err = meas_apply(m, COND_LOAD, cause);
+			if (err < 0)
+				return err;
+			m->phase = SOURCE_SETTLING;
+			m->phase_start = now;
+			m->phase_end = now + MEASURE_WARM_POLL_S;
+			return 0;
+		}
 		err = meas_apply(m, m->seq[0], cause);
 		if (err < 0)
 			return err;
@@ -406,6 +508,10 @@ static int meas_tick(struct source *s, double now, char **cause)
 	if (m->phase == SOURCE_SETTLING) {
 		if (now < m->phase_end)
 			return 0;
+		if (m->warming) {
+			err = meas_warm(m, now, cause);
+			return err < 0 ? err : 0;
+		}
 		err = meas_drop(m, cause);
 		if (err < 0)
 			return err;

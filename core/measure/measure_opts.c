@@ -16,6 +16,7 @@ void measure_opts_default(struct measure_opts *o)
 	o->pairs = MEASURE_DEFAULT_PAIRS;
 	o->window_s = MEASURE_DEFAULT_WINDOW_S;
 	o->settle_s = MEASURE_DEFAULT_SETTLE_S;
+	o->warmup_s = MEASURE_DEFAULT_WARMUP_S;
 	o->freq_hz = MEASURE_DEFAULT_FREQ_HZ;
 	o->min_pairs = SEQSTOP_DEFAULT_MIN_PAIRS;
 	o->adapt_window = 1;

@@ -24,6 +24,13 @@ struct waitgraph;
 #define MEASURE_DEFAULT_WINDOW_S 0.5
 #define MEASURE_DEFAULT_SETTLE_S 0.1
 #define MEASURE_DEFAULT_FREQ_HZ 999
+/* A started load's start-up: it runs, unmeasured, before the first window
+ * until no new program has started in it and its process count has not
+ * grown for MEASURE_WARMUP_QUIET_S, and at most --warmup seconds (a
+ * server's exec, its benchmark's connect polls: not the load's steady work). */
+#define MEASURE_DEFAULT_WARMUP_S 2.0
+#define MEASURE_WARMUP_QUIET_S 0.4
+#define MEASURE_WARMUP_MAX_S 600.0
 /* The limits every option and spec parser checks (core/base/num.h). */
 #define MEASURE_WINDOW_MIN_S 0.05
 #define MEASURE_WINDOW_MAX_S 600.0
@@ -76,6 +83,8 @@ struct measure_opts {
 	double explain;              /* the descent's share for the looks (0.5) */
 	double window_s;             /* w */
 	double settle_s;
+	double warmup_s;             /* at most this long a started load runs
+	                              * before the first window; 0: none */
 	unsigned freq_hz;
 	char **load_argv;            /* NULL-terminated; not owned */
 	char **victim_argv;

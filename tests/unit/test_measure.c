@@ -123,6 +123,7 @@ static void test_alternating_plan(void **state)
 	o.pairs = 2;
 	o.window_s = 0.5;
 	o.settle_s = 0.2;
+	o.warmup_s = 0; /* the start-up before the first window: test_warmup */
 	o.collect_s = -1;
 	o.load_argv = argv;
 	o.sampler = &smp;
@@ -176,6 +177,57 @@ static void test_alternating_plan(void **state)
 	source_free(s);
 	assert_int_equal(f.closed, 1);
 	assert_int_equal(kill(pid, 0), -1); /* the load was ended */
+}
+
+/* A started load first runs its start-up, unmeasured: started and not
+ * paused in the first settle time, which lasts until nothing new has
+ * started in it for MEASURE_WARMUP_QUIET_S (a lone sleep: soon, well before
+ * --warmup's cap); then it is paused for the first reference window, and
+ * no sample of the start-up is in any window. */
+static void test_warmup(void **state)
+{
+	char *argv[] = { "sleep", "30", NULL };
+	struct fake f = { 0 };
+	struct measure_sampler smp = fake_ops;
+	struct measure_opts o;
+	struct source_status st;
+	struct source *s;
+	struct load *l;
+	double now = 100, t0 = 100;
+	char *cause = NULL;
+
+	(void)state;
+	smp.ctx = &f;
+	measure_opts_default(&o);
+	o.pairs = 1;
+	o.window_s = 0.5;
+	o.settle_s = 0.2;
+	o.warmup_s = 5;
+	o.collect_s = -1;
+	o.load_argv = argv;
+	o.sampler = &smp;
+	s = measure_new(&o, NULL, &cause);
+	assert_non_null(s);
+	l = measure_load(s);
+	assert_int_equal(s->ops->tick(s, now, &cause), 0);
+	s->ops->status(s, &st);
+	assert_int_equal(st.phase, SOURCE_SETTLING);
+	assert_true(load_started(l));
+	assert_false(load_paused(l));
+	/* the start-up, then the reference window's settle, then the window */
+	assert_int_equal(run_until_change(s, &now), SOURCE_REF);
+	assert_true(load_paused(l));
+	assert_true(now - t0 >= MEASURE_WARMUP_QUIET_S + o.settle_s);
+	assert_true(now - t0 < o.warmup_s);
+	assert_int_equal(run_until_change(s, &now), SOURCE_SETTLING);
+	assert_int_equal(run_until_change(s, &now), SOURCE_LOAD);
+	assert_false(load_paused(l));
+	assert_int_equal(run_until_change(s, &now), SOURCE_DONE);
+	assert_int_equal(s->ops->profile(s)->nwin, 2);
+	/* one collect a window: the start-up's and settles' samples dropped */
+	assert_int_equal(profile_cond_samples(s->ops->profile(s), COND_REF) +
+			 profile_cond_samples(s->ops->profile(s), COND_LOAD), 20);
+	source_free(s);
 }
 
 static void test_victim_filter_and_background(void **state)
@@ -392,6 +444,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alternating_plan),
+		cmocka_unit_test(test_warmup),
 		cmocka_unit_test(test_victim_filter_and_background),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_fail_after_hook),
