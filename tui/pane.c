@@ -115,8 +115,7 @@ static void pane_event(void *arg, const struct ctl_event *ev)
 		if (ev->mode != CTL_PROPOSAL)
 			drop_edit(p);
 		else if (!p->edit) {      /* the proposal's own validation */
-			p->err = p->ctl->err;
-			p->has_err = p->ctl->has_err;
+			p->has_err = ctl_step_error(p->ctl, &p->err);
 		}
 		p->mode = pane_mode(p, ev->mode);
 		p->version++;
@@ -126,7 +125,7 @@ static void pane_event(void *arg, const struct ctl_event *ev)
 		break;
 	case CTL_EV_ESTIMATE:
 		snprintf(p->estimate, sizeof(p->estimate), "%s", ev->text ? ev->text : "");
-		p->est_pct = ev->text && *ev->text ? p->ctl->est_pct : -1;
+		p->est_pct = ev->text && *ev->text ? ctl_est_pct(p->ctl) : -1;
 		p->over_confirm = 0;
 		p->version++;
 		break;
@@ -151,7 +150,7 @@ static void pane_event(void *arg, const struct ctl_event *ev)
 /* the controller's flags the loop reads, after every call into it */
 static void pane_sync(struct pane *p)
 {
-	p->in_flight = p->ctl->in_flight;
+	p->in_flight = ctl_in_flight(p->ctl);
 	p->need_rebuild = ctl_need_rebuild(p->ctl);
 }
 
@@ -248,8 +247,7 @@ static int validate(struct pane *p, struct step *s)
 {
 	int err = ctl_validate(p->ctl, s);
 
-	p->err = p->ctl->err;
-	p->has_err = p->ctl->has_err;
+	p->has_err = ctl_step_error(p->ctl, &p->err);
 	p->version++;
 	return err;
 }
@@ -265,7 +263,7 @@ static void preflight(struct pane *p, struct step *s)
 	if (ctl_estimate(p->ctl, s, p->estimate, sizeof(p->estimate)) < 0)
 		pane_say(p, FMT_AGENT_ERROR, "pre-flight: %s", p->estimate);
 	else
-		p->est_pct = p->ctl->est_pct;
+		p->est_pct = ctl_est_pct(p->ctl);
 }
 
 /* ---- the loop ----------------------------------------------------------------------- */
@@ -295,10 +293,10 @@ int pane_timeout_ms(struct pane *p, double now)
 
 	if (p->replay)
 		return -1;
-	if (p->ctl->in_flight && !p->ctl->turn_wanted &&
+	if (ctl_in_flight(p->ctl) && !ctl_turn_due(p->ctl) &&
 	    ctl_run_status(p->ctl, &st, NULL) < 0) {
 		/* the agent's own deadline, the elapsed seconds shown */
-		int a = agent_timeout_ms(p->ctl->agent), s = pane_stream_timeout_ms(p->stream);
+		int a = agent_timeout_ms(p->agent), s = pane_stream_timeout_ms(p->stream);
 
 		if (a < 0 || (s >= 0 && s < a))
 			a = s;
@@ -373,8 +371,7 @@ int pane_accept(struct pane *p, struct tree *t)
 		edit_diff(ctl_proposal(p->ctl), p->edit, diff, sizeof(diff));
 	err = ctl_accept(p->ctl, p->edit, diff);
 	if (err == -EINVAL) {         /* the error by its field on the card */
-		p->err = p->ctl->err;
-		p->has_err = p->ctl->has_err;
+		p->has_err = ctl_step_error(p->ctl, &p->err);
 		p->version++;
 	}
 	pane_sync(p);
@@ -533,9 +530,9 @@ void pane_edit_abandon(struct pane *p)
 	step_free(p->edit);
 	p->edit = NULL;
 	p->refused = p->not_accepted = 0;
-	validate(p, p->ctl->prop);
+	validate(p, NULL);           /* NULL: the controller's proposal */
 	if (p->o.preflight && !p->has_err)
-		preflight(p, p->ctl->prop);
+		preflight(p, NULL);
 	pane_say(p, FMT_AGENT_HUMAN, "abandoned the edit: the agent's proposal stands");
 	p->mode = FMT_AGENT_MODE_PROPOSAL;
 	p->version++;
@@ -551,16 +548,14 @@ unsigned pane_steps(struct pane *p, struct analysis_step *out, unsigned max)
 void pane_merged(struct pane *p, const struct analysis_step *steps, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++) {
-		struct ctl_run *r = NULL;
+		unsigned i, idx = 0, nrun = ctl_nrun(p->ctl);
 
-		for (unsigned i = 0; i < p->ctl->nrun && !r; i++)
-			if (p->ctl->run[i].data && p->ctl->run[i].idx == steps[k].idx)
-				r = &p->ctl->run[i];
-		if (r && steps[k].err && !r->where_said) {
+		for (i = 0; i < nrun; i++)
+			if (ctl_run_measured(p->ctl, i, &idx) == 1 && idx == steps[k].idx)
+				break;
+		if (i < nrun && steps[k].err && ctl_run_say_once(p->ctl, i))
 			pane_say(p, FMT_AGENT_ERROR, "step %u: its results cannot go into the tree: %s",
-				 r->idx + 1, strerror(-steps[k].err));
-			r->where_said = 1;
-		}
+				 idx + 1, strerror(-steps[k].err));
 	}
 }
 
@@ -597,15 +592,15 @@ void pane_after_rebuild(struct pane *p, struct tree *t)
 	p->need_rebuild = 0;
 	if (!t || !t->root)
 		return;
-	for (unsigned i = 0; i < p->ctl->nrun; i++) {
-		struct ctl_run *r = &p->ctl->run[i];
-		struct find_step f = { .idx = r->idx };
+	for (unsigned i = 0; i < ctl_nrun(p->ctl); i++) {
+		unsigned idx = 0;
+		struct find_step f;
 		char path[512];
 
-		if (!r->data || r->where_said)
+		if (ctl_run_measured(p->ctl, i, &idx) != 1 || !ctl_run_say_once(p->ctl, i))
 			continue;
+		f = (struct find_step){ .idx = idx };
 		tree_walk(t->root, find_step_cb, &f);
-		r->where_said = 1;
 		if (f.best) {
 			pane_say(p, FMT_AGENT_INFO, "results under %s",
 				 pane_node_path(f.best, p->o.utf8 ? " \u203a " : " > ", 5, path,
@@ -614,7 +609,7 @@ void pane_after_rebuild(struct pane *p, struct tree *t)
 			p->select_focus = 1;
 			p->keep_selection = 1;    /* the next turn leaves it there */
 		} else {
-			pane_say(p, FMT_AGENT_INFO, "step %u added no node to the tree", r->idx + 1);
+			pane_say(p, FMT_AGENT_INFO, "step %u added no node to the tree", idx + 1);
 		}
 	}
 	tree_walk(t->root, find_step_cb, &(struct find_step){ 0 });

@@ -123,7 +123,7 @@ void pane_edit_abandon(struct pane *p);
  * (inline: the view and its tests read it without linking the pane). */
 static inline const struct step *pane_shown_step(const struct pane *p)
 {
-	return p->edit ? p->edit : p->ctl ? p->ctl->prop : NULL;
+	return p->edit ? p->edit : p->ctl ? ctl_proposal(p->ctl) : NULL;
 }
 /* The card's estimate over the budget the step would run under: 1 and
  * both in % of a CPU, else 0. */
@@ -165,12 +165,12 @@ const char *pane_agent_name(const struct pane *p);
  * and its tests read them without linking the pane). */
 static inline const struct step *pane_proposal(const struct pane *p)
 {
-	return p->ctl ? p->ctl->prop : NULL;
+	return p->ctl ? ctl_proposal(p->ctl) : NULL;
 }
 
 static inline unsigned pane_nrun(const struct pane *p)
 {
-	return p->ctl ? p->ctl->nrun : 0;
+	return p->ctl ? ctl_nrun(p->ctl) : 0;
 }
 
 /* Status bar: the phase to show (NULL: the source's) into buf, and st

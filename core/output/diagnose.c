@@ -509,7 +509,7 @@ static enum ctl_decide diag_decide(void *arg, struct controller *c, const struct
 	(void)s;
 	if (!b->o->auto_accept)
 		return CTL_DECIDE_STOP;
-	if (c->nsteps >= b->o->max_steps) {
+	if (ctl_next_step_no(c) > b->o->max_steps) {   /* steps tried, refused ones too */
 		/* over the budget (an LLM may not count): declined, a verdict asked for */
 		*why = "the step budget is spent: give your verdict from the tree as measured";
 		return CTL_DECIDE_DECLINE;
@@ -630,9 +630,12 @@ static int diag_drive(struct controller *c, struct diag_batch *b, const struct p
 		rc = ctl_tick(c, an->t, 1, NULL, util_mono_s());
 		if (b->err)
 			return b->err;
-		if (rc < 0 || c->mode == CTL_DONE) {
-			if (rc < 0 && c->cause && cause && !*cause)
-				util_cause(cause, "%s", c->cause);
+		if (rc < 0 || ctl_mode(c) == CTL_DONE) {
+			const char *why;
+
+			ctl_outcome(c, &why);
+			if (rc < 0 && why && cause && !*cause)
+				util_cause(cause, "%s", why);
 			return rc < 0 ? rc : 0;
 		}
 		tmo = ctl_timeout_ms(c, util_mono_s());
@@ -642,16 +645,19 @@ static int diag_drive(struct controller *c, struct diag_batch *b, const struct p
 			fds[n++] = (struct pollfd){ .fd = o->stop_fd, .events = POLLIN };
 		n += ctl_pollfds(c, fds + n, 8);
 		n += diag_running_fds(o->running, fds + n, 8);
-		if (c->in_flight && (tmo < 0 || tmo > 200))
+		if (ctl_in_flight(c) && (tmo < 0 || tmo > 200))
 			tmo = 200;
 		rc = poll(fds, (nfds_t)n, tmo < 0 ? 200 : tmo);
 		diag_running_tick(o->running, o->log);
 		if (rc > 0 && o->stop_fd >= 0 && (fds[0].revents & POLLIN)) {
+			const char *why;
+
 			/* a signal: the step detached (its windows kept), the turn cancelled */
 			ctl_stop(c);
-			if (c->cause && cause && !*cause)
-				util_cause(cause, "%s", c->cause);
-			return c->error ? c->error : -EINTR;
+			err = ctl_outcome(c, &why);
+			if (why && cause && !*cause)
+				util_cause(cause, "%s", why);
+			return err ? err : -EINTR;
 		}
 	}
 }
@@ -704,8 +710,7 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 	if (err < 0)
 		goto out;
 	/* the last turn's verdict, with the steps' evidence */
-	if (c->last.kind == AGENT_REPLY_PROPOSAL && !c->last.verdict.found &&
-	    !c->last.verdict.summary) {
+	if (ctl_take_verdict(c, &r->verdict) == -ENOENT) {
 		/* proposals without an interim verdict to the end (an LLM): the
 		 * tree's own descent, steps' nodes included */
 		err = diag_decision(r, "no verdict from the %s agent: the verdict is the tree's own "
@@ -716,9 +721,6 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 			err = diag_take_descent(&an, r);
 		if (err)
 			goto out;
-	} else {
-		r->verdict = c->last.verdict;
-		memset(&c->last.verdict, 0, sizeof(c->last.verdict));
 	}
 	err = diag_agent_extras(a, r);
 	for (unsigned i = 0; i < b.nnotes && !err; i++)

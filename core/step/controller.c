@@ -164,6 +164,10 @@ int ctl_validate(struct controller *c, struct step *s)
 	const struct caps *k = ctl_caps(c);
 	int err;
 
+	if (!s)
+		s = c->prop;
+	if (!s)
+		return -ENOENT;
 	memset(&c->err, 0, sizeof(c->err));
 	/* an edit may have asked for scope load again, or cleared the filter */
 	err = step_scope_apply(&c->o.scope, s, &c->err);
@@ -191,6 +195,12 @@ int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len)
 	struct step_preflight pf;
 	int err;
 
+	if (!s)
+		s = c->prop;
+	if (!s) {
+		snprintf(buf, len, "no proposal is waiting");
+		return -ENOENT;
+	}
 	memset(&pf, 0, sizeof(pf));
 	err = c->o.exec->preflight(c->o.exec_arg, s, caps_cached(), &pf);
 	step_preflight_line(&pf, buf, len);
@@ -791,3 +801,74 @@ void ctl_stop(struct controller *c)
 		ctl_end(c, -EINTR, NULL);
 }
 
+
+/* ---- what callers read ------------------------------------------------------------------ */
+
+enum ctl_mode ctl_mode(const struct controller *c)
+{
+	return c->mode;
+}
+
+int ctl_in_flight(const struct controller *c)
+{
+	return c->in_flight;
+}
+
+int ctl_turn_due(const struct controller *c)
+{
+	return c->turn_wanted;
+}
+
+int ctl_step_error(const struct controller *c, struct step_error *out)
+{
+	*out = c->err;
+	return c->has_err;
+}
+
+double ctl_est_pct(const struct controller *c)
+{
+	return c->est_pct;
+}
+
+int ctl_outcome(const struct controller *c, const char **cause)
+{
+	if (cause)
+		*cause = c->cause;
+	return c->error;
+}
+
+const struct agent_reply *ctl_last_reply(const struct controller *c)
+{
+	return &c->last;
+}
+
+int ctl_take_verdict(struct controller *c, struct verdict *out)
+{
+	if (c->last.kind == AGENT_REPLY_PROPOSAL && !c->last.verdict.found &&
+	    !c->last.verdict.summary)
+		return -ENOENT;
+	*out = c->last.verdict;
+	memset(&c->last.verdict, 0, sizeof(c->last.verdict));
+	return 0;
+}
+
+unsigned ctl_nrun(const struct controller *c)
+{
+	return c->nrun;
+}
+
+int ctl_run_measured(const struct controller *c, unsigned i, unsigned *idx)
+{
+	if (i >= c->nrun)
+		return -ENOENT;
+	*idx = c->run[i].idx;
+	return c->run[i].data != NULL;
+}
+
+int ctl_run_say_once(struct controller *c, unsigned i)
+{
+	if (i >= c->nrun || c->run[i].where_said)
+		return 0;
+	c->run[i].where_said = 1;
+	return 1;
+}

@@ -204,45 +204,6 @@ struct ctl_opts {
 	struct ctl_sink sinks[CTL_MAX_SINKS]; /* fn NULL: unused */
 };
 
-/* An accepted step. */
-struct ctl_run {
-	struct step *step;               /* as run (edited or the agent's); owned */
-	struct step *original;           /* the agent's original when edited; owned */
-	void *x;                         /* the executor while running */
-	struct step_data *data;          /* once finished; owned; NULL: nothing measured */
-	unsigned idx;                    /* step index in the session (0-based) */
-	int where_said;                  /* the view said where its results are */
-};
-
-/* Read-only for callers but through the functions below. */
-struct controller {
-	struct ctl_opts o;
-	struct agent *agent;             /* owned */
-	enum ctl_mode mode;
-	struct step *prop;               /* the waiting proposal; owned */
-	struct step_error err;           /* the proposal's (or accepted step's) validation */
-	int has_err;
-	struct ctl_run run[CTL_MAX_RUNS];
-	unsigned nrun;                   /* accepted steps kept (the last may run) */
-	unsigned nsteps;                 /* steps started or tried, undone included */
-	unsigned nturns, turns;          /* replies taken (turns: for batch's count) */
-	unsigned hyp_turn;
-	int turn_wanted, in_flight, need_rebuild;
-	struct step_preflight *gate;     /* batch: the last gate's pre-flight; owned */
-	int error;                       /* batch: the -errno that ended it */
-	char *cause;                     /* and why; owned */
-	struct agent_reply last;         /* batch: the last reply (its verdict) */
-	unsigned nverdicts;              /* verdicts given so far */
-	uint64_t lost;                   /* what finished steps' windows lost
-	                                  * (kept after an undo: the session
-	                                  * has their windows) */
-	double est_pct;                  /* the last estimate's overhead, % of a CPU
-	                                  * (ctl_estimate); <0: none */
-	char explore[160];               /* after a verdict: what the person explores
-					  * ("focus on X"); the next verdicts are
-					  * findings of it, not the diagnosis */
-};
-
 /* A controller talking to agent (owned unless o.agent_borrowed; freed with
  * it, also on failure).  NULL with errno. */
 struct controller *ctl_new(const struct ctl_opts *o, struct agent *agent);
@@ -256,7 +217,7 @@ void ctl_say(struct controller *c, enum ctl_line k, const char *fmt, ...)
  * measurement is done (st NULL: done), a reply in flight, a running step,
  * a turn due.  t is the tree shown now (rebuilt when ctl_need_rebuild).
  * Returns 1 when something changed, 0 when not, -errno when it ended in
- * error (batch; c->cause says why). */
+ * error (batch; ctl_outcome says why). */
 int ctl_tick(struct controller *c, struct tree *t, int calibrated,
 	     const struct source_status *st, double now);
 /* Milliseconds until ctl_tick wants to run again; -1: only on events. */
@@ -282,7 +243,9 @@ int ctl_focus(struct controller *c, const struct tree_node *n, const char *path)
 void ctl_cancel(struct controller *c);   /* a turn in flight */
 /* Stops a running step now (batch: a signal); its results are taken. */
 void ctl_stop(struct controller *c);
-/* Re-validates s against this kernel (fills c->err); 0 or -errno. */
+/* Re-validates s against this kernel (the error: ctl_step_error); 0 or
+ * -errno.  Here and in ctl_estimate s NULL is the waiting proposal
+ * (-ENOENT: none). */
 int ctl_validate(struct controller *c, struct step *s);
 /* The pre-flight line of s into buf: 0 may be offered, -errno not. */
 int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len);
@@ -310,5 +273,37 @@ int ctl_run_status(struct controller *c, struct source_status *st, unsigned *ste
 uint64_t ctl_lost(struct controller *c);
 /* The proposal waiting, NULL: none. */
 const struct step *ctl_proposal(const struct controller *c);
+
+/* What the caller's loop and view read (the struct is the controller's own,
+ * core/step/controller_priv.h). */
+enum ctl_mode ctl_mode(const struct controller *c);
+int ctl_in_flight(const struct controller *c);   /* a turn is in flight */
+int ctl_turn_due(const struct controller *c);    /* a turn is due, not yet asked */
+/* The last validation of the proposal (or the accepted step, an edit) into
+ * *out: 1 when it failed (out says which field and why), 0 not. */
+int ctl_step_error(const struct controller *c, struct step_error *out);
+/* The last estimate's overhead, % of a CPU (ctl_estimate, a proposal's
+ * pre-flight); <0: none. */
+double ctl_est_pct(const struct controller *c);
+/* batch: how the loop ended, 0 or the -errno, and *cause (may be NULL) why
+ * (NULL: not said; borrowed until ctl_free). */
+int ctl_outcome(const struct controller *c, const char **cause);
+/* batch: the last reply, its kind and verdict only (the heuristic gives an
+ * interim verdict with each proposal). */
+const struct agent_reply *ctl_last_reply(const struct controller *c);
+/* batch: moves the last reply's verdict into *out (the caller clears it);
+ * -ENOENT, *out untouched, when the last reply was a proposal without an
+ * interim verdict (an LLM proposing to the end). */
+int ctl_take_verdict(struct controller *c, struct verdict *out);
+
+/* The kept runs (accepted steps, the last may be running): how many, and
+ * run i's step index in the session (0-based) into *idx: 1 when it
+ * measured something, 0 not (yet), -ENOENT past the last. */
+unsigned ctl_nrun(const struct controller *c);
+int ctl_run_measured(const struct controller *c, unsigned i, unsigned *idx);
+/* 1 the first time it is asked for run i (the view says once where its
+ * results went, or why they could not go into the tree), 0 after and past
+ * the last; the mark goes with the run (an undo drops both). */
+int ctl_run_say_once(struct controller *c, unsigned i);
 
 #endif

@@ -1,9 +1,51 @@
-/* controller_priv — shared by core/step/controller.c and controller_decide.c
- * only. */
+/* controller_priv — the controller's state and the helpers its files share:
+ * included by core/step/controller*.c only (everyone else sees struct
+ * controller as an opaque pointer, core/step/controller.h). */
 #ifndef ARGUS_CONTROLLER_PRIV_H
 #define ARGUS_CONTROLLER_PRIV_H
 
 #include "step/controller.h"
+
+/* An accepted step. */
+struct ctl_run {
+	struct step *step;               /* as run (edited or the agent's); owned */
+	struct step *original;           /* the agent's original when edited; owned */
+	void *x;                         /* the executor while running */
+	struct step_data *data;          /* once finished; owned; NULL: nothing measured */
+	unsigned idx;                    /* step index in the session (0-based) */
+	int where_said;                  /* the view said where its results are
+	                                  * (ctl_run_say_once) */
+};
+
+/* Seen only by core/step/controller*.c: everyone else reads it through
+ * controller.h's functions. */
+struct controller {
+	struct ctl_opts o;
+	struct agent *agent;             /* owned */
+	enum ctl_mode mode;
+	struct step *prop;               /* the waiting proposal; owned */
+	struct step_error err;           /* the proposal's (or accepted step's) validation */
+	int has_err;
+	struct ctl_run run[CTL_MAX_RUNS];
+	unsigned nrun;                   /* accepted steps kept (the last may run) */
+	unsigned nsteps;                 /* steps started or tried, undone included */
+	unsigned nturns, turns;          /* replies taken (turns: for batch's count) */
+	unsigned hyp_turn;
+	int turn_wanted, in_flight, need_rebuild;
+	struct step_preflight *gate;     /* batch: the last gate's pre-flight; owned */
+	int error;                       /* batch: the -errno that ended it */
+	char *cause;                     /* and why; owned */
+	struct agent_reply last;         /* batch: the last reply (its verdict) */
+	unsigned nverdicts;              /* verdicts given so far */
+	uint64_t lost;                   /* what finished steps' windows lost
+	                                  * (kept after an undo: the session
+	                                  * has their windows) */
+	double est_pct;                  /* the last estimate's overhead, % of a CPU
+	                                  * (ctl_estimate); <0: none */
+	char explore[160];               /* after a verdict: what the person explores
+					  * ("focus on X"); the next verdicts are
+					  * findings of it, not the diagnosis */
+};
 
 void ctl_emit(struct controller *c, const struct ctl_event *ev);
 void ctl_set_mode(struct controller *c, enum ctl_mode m);

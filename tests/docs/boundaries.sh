@@ -33,6 +33,11 @@ f=$(grep -lE 'const volatile [_a-z0-9]+ filter_(pid|tgid|comm|cgroup)\b' bpf/*.c
 # the interrupt context is kept once (bpf/irqctx.bpf.h), never again in a program
 f=$(grep -lE '(irq|softirq) = (irq|vec) \+ 1' bpf/*.c bpf/*.h | grep -v '^bpf/irqctx\.bpf\.h$')
 [ -z "$f" ] || bad="$bad irq-context-rewritten-outside-irqctx.bpf.h:$f"
+# the controller is opaque: its state (core/step/controller_priv.h) is seen
+# by core/step/controller*.c alone, everyone else uses controller.h
+f=$(grep -lE '#include *"(step/)?controller_priv\.h"' core/*/*.c core/*/*.h tui/*.c tui/*.h tests/*/*.c 2>/dev/null |
+	grep -vE '^core/step/controller[a-z_]*\.[ch]$')
+[ -z "$f" ] || bad="$bad controller_priv.h-outside-the-controller:$(echo $f)"
 # nothing in the project cites a file outside it (the design lives in doc/)
 f=$(git ls-files '*.c' '*.h' '*.md' '*.sh' '*.py' '*.inc' Makefile 'man/*' 'prompts/*' 'themes/*' 2>/dev/null | grep -v '^tests/docs/boundaries.sh$' |
 	xargs grep -lE '(\.\./shared/|/work/|(^|[^/A-Za-z])STYLE\.md|SCHEDTIME\.md)' 2>/dev/null)

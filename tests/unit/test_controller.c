@@ -355,14 +355,14 @@ static void test_veto_accept_verdict(void **state)
 	assert_true(an.calibrated);
 	c = ctl_new(&o, script_agent(&s));
 	assert_non_null(c);
-	assert_int_equal(c->mode, CTL_WAIT);
+	assert_int_equal(ctl_mode(c), CTL_WAIT);
 	/* not calibrated yet: nothing happens */
 	assert_int_equal(ctl_tick(c, an.t, 0, NULL, 0), 0);
 	assert_int_equal(s.turns, 0);
 
 	/* the first turn: a proposal waits for the person */
 	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
-	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_mode(c), CTL_PROPOSAL);
 	assert_non_null(ctl_proposal(c));
 	assert_string_equal(ctl_proposal(c)->targets[0], "kmem:mm_page_alloc");
 	assert_int_equal(h.nproposal, 1);
@@ -378,7 +378,7 @@ static void test_veto_accept_verdict(void **state)
 	assert_int_equal(h.ndecision, 1);
 	assert_int_equal(h.decision[0], CTL_DEC_VETO);
 	assert_string_equal(h.decision_text[0], "allocations are not the question");
-	assert_int_equal(c->mode, CTL_THINKING);
+	assert_int_equal(ctl_mode(c), CTL_THINKING);
 	assert_null(ctl_proposal(c));
 	assert_int_equal(ctl_timeout_ms(c, 0), 0);
 	assert_int_equal(fx_started, 0);
@@ -386,19 +386,19 @@ static void test_veto_accept_verdict(void **state)
 	/* the new proposal; accepted, it runs through the executor */
 	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
 	assert_int_equal(s.turns, 2);
-	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_mode(c), CTL_PROPOSAL);
 	assert_string_equal(ctl_proposal(c)->targets[0], "exceptions:page_fault_user");
 	assert_int_equal(h.proposal_no[1], 1);      /* still step 1: nothing ran */
 	assert_int_equal(ctl_lost(c), 0);
 	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
-	assert_int_equal(c->mode, CTL_RUNNING);
+	assert_int_equal(ctl_mode(c), CTL_RUNNING);
 	assert_int_equal(fx_started, 1);
 	assert_int_equal(ctl_lost(c), 2);           /* the running step's windows */
 	assert_int_equal(h.decision[1], CTL_DEC_ACCEPT);
 	assert_int_equal(s.told[1].kind, AGENT_EV_ACCEPTED);
-	for (guard = 0; guard < 10 && c->mode == CTL_RUNNING; guard++)
+	for (guard = 0; guard < 10 && ctl_mode(c) == CTL_RUNNING; guard++)
 		ctl_tick(c, an.t, 1, NULL, guard);
-	assert_int_equal(c->mode, CTL_THINKING);
+	assert_int_equal(ctl_mode(c), CTL_THINKING);
 	assert_int_equal(ctl_lost(c), 15);          /* what its windows lost */
 	assert_true(h.result_ok);
 	assert_non_null(strstr(h.result_text, "page_fault_user"));
@@ -426,12 +426,12 @@ static void test_veto_accept_verdict(void **state)
 	assert_int_equal(s.turns, 3);
 	assert_true(s.tree_seen[2]);
 	assert_int_equal(s.step_index[2], 1);
-	assert_int_equal(c->mode, CTL_IDLE);
+	assert_int_equal(ctl_mode(c), CTL_IDLE);
 	assert_int_equal(h.n[CTL_EV_VERDICT], 1);
 	assert_non_null(strstr(h.said, "mm: page faults"));
 	assert_non_null(strstr(h.said, "vetoed: allocations are not the question"));
-	assert_int_equal(c->last.kind, AGENT_REPLY_VERDICT);
-	assert_true(c->last.verdict.found);
+	assert_int_equal(ctl_last_reply(c)->kind, AGENT_REPLY_VERDICT);
+	assert_true(ctl_last_reply(c)->verdict.found);
 	/* undone, its windows stay in the session: still counted */
 	assert_int_equal(ctl_undo(c), 0);
 	assert_int_equal(ctl_lost(c), 15);
@@ -477,7 +477,7 @@ static void test_focus_keeps_verdict(void **state)
 	c = ctl_new(&o, script_agent(&s));
 	assert_non_null(c);
 	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
-	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_mode(c), CTL_PROPOSAL);
 	n = tree_child(an.t, an.t->root, "syscall");
 	if (!n)
 		n = an.t->root->child[0];
@@ -517,7 +517,7 @@ static void test_numbers_and_gone_load(void **state)
 	c = ctl_new(&o, script_agent(&s));
 	assert_non_null(c);
 	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
-	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_mode(c), CTL_PROPOSAL);
 	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
 	assert_non_null(strstr(h.said, "accepted step 1\n"));
 	assert_non_null(strstr(h.said, "step 1 loads"));
@@ -525,7 +525,7 @@ static void test_numbers_and_gone_load(void **state)
 	assert_int_equal(ctl_last_run_no(c), 0);
 	assert_int_equal(ctl_another(c), 0);
 	assert_true(ctl_tick(c, an.t, 1, NULL, 1) > 0);
-	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_mode(c), CTL_PROPOSAL);
 	assert_int_equal(ctl_next_step_no(c), 2);
 	assert_non_null(strstr(h.said, "step 2 (run 1 of at most 3): "));
 	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
@@ -539,18 +539,18 @@ static void test_numbers_and_gone_load(void **state)
 	/* the load exits while a card waits: a runs nothing */
 	assert_int_equal(ctl_another(c), 0);
 	assert_true(ctl_tick(c, an.t, 1, NULL, 2) > 0);
-	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_mode(c), CTL_PROPOSAL);
 	fx_gone = 1;
 	fx_started = 0;
 	assert_int_equal(ctl_accept(c, NULL, NULL), -ESRCH);
 	assert_int_equal(fx_started, 0);
 	assert_non_null(strstr(h.said, "not run: the load exited (0)"));
-	assert_int_equal(c->mode, CTL_IDLE);
+	assert_int_equal(ctl_mode(c), CTL_IDLE);
 	/* and another turn proposes nothing against it */
 	s.turns = 1;                                  /* the script proposes again */
 	assert_int_equal(ctl_another(c), 0);
 	ctl_tick(c, an.t, 1, NULL, 3);
-	assert_int_equal(c->mode, CTL_IDLE);
+	assert_int_equal(ctl_mode(c), CTL_IDLE);
 	assert_null(ctl_proposal(c));
 	assert_non_null(strstr(h.said, "no step proposed: the load exited (0)"));
 	assert_int_equal(fx_started, 0);
@@ -575,7 +575,7 @@ static enum ctl_decide batch_decide(void *arg, struct controller *c, const struc
 	(void)s;
 	if (!b->auto_accept)
 		return CTL_DECIDE_STOP;
-	if (c->nsteps >= b->max) {
+	if (ctl_next_step_no(c) > b->max) {   /* steps tried */
 		*why = "the budget is spent";
 		return CTL_DECIDE_DECLINE;
 	}
@@ -602,10 +602,10 @@ static void test_batch_not_run(void **state)
 	c = ctl_new(&o, script_agent(&s));
 	assert_non_null(c);
 	assert_int_equal(ctl_tick(c, an.t, 1, NULL, 0), 0);   /* done, no error */
-	assert_int_equal(c->mode, CTL_DONE);
+	assert_int_equal(ctl_mode(c), CTL_DONE);
 	assert_int_equal(h.n[CTL_EV_NOT_RUN], 1);
 	assert_int_equal(fx_started, 0);
-	assert_int_equal(c->last.kind, AGENT_REPLY_PROPOSAL);
+	assert_int_equal(ctl_last_reply(c)->kind, AGENT_REPLY_PROPOSAL);
 	ctl_free(c);
 	analysis_clear(&an);
 	profile_free(p);
@@ -635,10 +635,10 @@ static void test_batch_gate_and_budget(void **state)
 	assert_int_equal(analysis_run(p, NULL, 0, NULL, &an, NULL), 0);
 	c = ctl_new(&o, script_agent(&s));
 	assert_non_null(c);
-	for (guard = 0; guard < 10 && c->mode != CTL_DONE; guard++)
+	for (guard = 0; guard < 10 && ctl_mode(c) != CTL_DONE; guard++)
 		assert_true(ctl_tick(c, an.t, 1, NULL, guard) >= 0);
-	assert_int_equal(c->mode, CTL_DONE);
-	assert_int_equal(c->error, 0);
+	assert_int_equal(ctl_mode(c), CTL_DONE);
+	assert_int_equal(ctl_outcome(c, NULL), 0);
 	assert_int_equal(fx_preflights, 1);
 	assert_int_equal(fx_started, 0);
 	assert_int_equal(h.n[CTL_EV_PREFLIGHT], 1);
@@ -650,7 +650,7 @@ static void test_batch_gate_and_budget(void **state)
 	assert_int_equal(s.told[1].kind, AGENT_EV_VETOED);
 	assert_string_equal(s.told[1].text, "the budget is spent");
 	assert_int_equal(s.step_index[1], 1);      /* the refused step counts */
-	assert_int_equal(c->last.kind, AGENT_REPLY_VERDICT);
+	assert_int_equal(ctl_last_reply(c)->kind, AGENT_REPLY_VERDICT);
 	ctl_free(c);
 	analysis_clear(&an);
 	profile_free(p);
@@ -687,7 +687,7 @@ static void test_scope(void **state)
 	c = ctl_new(&o, script_agent(&s));
 	assert_non_null(c);
 	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
-	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_mode(c), CTL_PROPOSAL);
 	assert_int_equal(ctl_proposal(c)->filter.tgid, (int)getpid());
 	assert_int_equal(ctl_proposal(c)->scope, STEP_SCOPE_LOAD);
 	assert_non_null(strstr(h.said, "this step has no reference: PID"));
@@ -696,14 +696,14 @@ static void test_scope(void **state)
 	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
 	assert_int_equal(fx_started, 1);
 	assert_int_equal(fx_started_tgid, (int)getpid());
-	for (guard = 0; guard < 10 && c->mode == CTL_RUNNING; guard++)
+	for (guard = 0; guard < 10 && ctl_mode(c) == CTL_RUNNING; guard++)
 		ctl_tick(c, an.t, 1, NULL, guard);
 	/* the result says it has no reference, with its numbers */
 	assert_non_null(strstr(h.result_text, "(no reference: PID"));
 	ctl_rebuilt(c);
 	/* the next proposal, widened by the person: nothing of the scope runs */
 	assert_true(ctl_tick(c, an.t, 1, NULL, 20) > 0);
-	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_mode(c), CTL_PROPOSAL);
 	ed = step_clone(ctl_proposal(c));
 	assert_non_null(ed);
 	assert_int_equal(step_set_field(ed, "scope", "system", &e), 0);
@@ -746,7 +746,7 @@ static void test_over_budget_fits(void **state)
 	c = ctl_new(&o, script_agent(&s));
 	assert_non_null(c);
 	assert_true(ctl_tick(c, an.t, 1, NULL, 0) > 0);
-	assert_int_equal(c->mode, CTL_PROPOSAL);
+	assert_int_equal(ctl_mode(c), CTL_PROPOSAL);
 	assert_true(fabs(ctl_proposal(c)->duty - 0.56) < 0.011);
 	assert_non_null(strstr(h.said, "attached 56% of each window instead"));
 	assert_int_equal(ctl_accept(c, NULL, NULL), 0);
@@ -776,7 +776,7 @@ static void test_over_budget_fits(void **state)
 	o.decide_arg = &b;
 	c = ctl_new(&o, script_agent(&s));
 	assert_non_null(c);
-	for (guard = 0; guard < 10 && c->mode != CTL_DONE; guard++)
+	for (guard = 0; guard < 10 && ctl_mode(c) != CTL_DONE; guard++)
 		assert_true(ctl_tick(c, an.t, 1, NULL, guard) >= 0);
 	assert_int_equal(fx_started, 1);
 	assert_true(fabs(fx_started_duty - 0.56) < 0.011);
