@@ -465,6 +465,13 @@ static int meas_tick(struct source *s, double now, char **cause)
 				return err;
 			changed = 1;
 		}
+		if (m->warming) {
+			util_cause(cause, "the load %s during its start-up (%.2f s, unmeasured), "
+				   "before a reference/loaded pair was measured; give it a longer "
+				   "run, or --warmup 0 to measure it from its start", st,
+				   now - m->warm_start);
+			return -ECHILD;
+		}
 		if (meas_pairs_done(m) == 0) {
 			util_cause(cause, "the load %s before a reference/loaded pair was measured; "
 				   "give it a longer run", st);

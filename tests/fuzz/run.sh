@@ -18,7 +18,7 @@ fi
 CLANG=${CLANG:-clang}
 OUT=build-fuzz
 # the core files the targets reach; add here when a parser gains a dependency
-CORE="import import_util import_folded import_perf util profile strpool session session_read verdict verdict_callsite verdict_json source_replay pb pprof_dec pprof_read num sanitize json_safe step"
+CORE="import import_util import_folded import_perf util profile strpool session session_read verdict verdict_callsite verdict_json source_replay pb pprof_dec pprof_read num numfmt buf vec sanitize json_safe step"
 CORE_LLM="llm llm_reply llm_config llm_sse curl_watch"
 TARGETS=${FUZZ_TARGETS:-"folded perfscript session pprof step llm theme"}
 

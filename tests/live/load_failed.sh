@@ -11,8 +11,9 @@ need_cmd dd
 need_cmd jq
 [ -x "$ARGUS" ] || skip "no $ARGUS; run make"
 
-# long enough for a pair of windows, then an error of its own
-LOAD="dd if=/dev/zero of=/dev/null bs=1M count=6000; echo load-said-boom >&2; exit"
+# long enough for a pair of windows on any machine (the sleep: dd alone
+# may end within the start-up, 0.14 s here), then an error of its own
+LOAD="dd if=/dev/zero of=/dev/null bs=1M count=6000; sleep 2; echo load-said-boom >&2; exit"
 "$ARGUS" diagnose --load "sh -c '$LOAD 3'" > "$TMP/fail.json" 2> "$TMP/fail.err"
 rc=$?
 cat "$TMP/fail.err"

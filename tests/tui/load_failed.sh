@@ -13,6 +13,7 @@ need_cmd dd
 for code in 3 0; do
 	cat > "$TMP/load$code.sh" <<EOS
 dd if=/dev/zero of=/dev/null bs=1M count=6000
+sleep 2
 echo load-said-boom >&2
 exit $code
 EOS
