@@ -49,14 +49,15 @@ static size_t vec_next_cap(size_t cap, size_t need, size_t elem, size_t max)
 	return ncap > need ? ncap : need;
 }
 
-int vec_grow(void *pp, size_t *cap, size_t need, size_t elem)
+/* grows *cap (a count below max) to hold need elements */
+static int vec_grow_max(void *pp, size_t *cap, size_t need, size_t elem, size_t max)
 {
 	size_t ncap;
 	int err;
 
 	if (need <= *cap)
 		return 0;
-	ncap = vec_next_cap(*cap, need, elem, SIZE_MAX);
+	ncap = vec_next_cap(*cap, need, elem, max);
 	if (!ncap)
 		return -EOVERFLOW;
 	err = vec_resize(pp, ncap, elem);
@@ -65,18 +66,17 @@ int vec_grow(void *pp, size_t *cap, size_t need, size_t elem)
 	return err;
 }
 
+int vec_grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+	return vec_grow_max(pp, cap, need, elem, SIZE_MAX);
+}
+
 int vec_grow_u(void *pp, unsigned *cap, size_t need, size_t elem)
 {
-	size_t ncap;
-	int err;
+	size_t c = *cap;
+	int err = vec_grow_max(pp, &c, need, elem, UINT_MAX);
 
-	if (need <= *cap)
-		return 0;
-	ncap = vec_next_cap(*cap, need, elem, UINT_MAX);
-	if (!ncap)
-		return -EOVERFLOW;
-	err = vec_resize(pp, ncap, elem);
 	if (!err)
-		*cap = (unsigned)ncap;
+		*cap = (unsigned)c;
 	return err;
 }
