@@ -36,6 +36,7 @@ prog_ids() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }
 load_left() { for p in $(tagged); do c=$(cat /proc/$p/comm 2>/dev/null); [ "$c" = sh ] && echo $p; done; }
 
 start() { # $1 command: starts argus, sets apid
+	: >"$TMP/err" # not the previous run's log while this one has not opened it
 	case $1 in
 	diagnose) set -- diagnose --batch --json --pairs 30 --window 1 --no-session --load "$TMP/load.sh" ;;
 	model) set -- model --duration 60 -- "$TMP/load.sh" ;;

@@ -31,6 +31,12 @@ load_pids() { # PIDs whose command line mentions the load's copy
 
 state_of() { awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null; }
 
+# The log of the previous run is emptied before the next starts: a command
+# started with & opens (and truncates) its redirections only once it runs,
+# so waiting on the old log could see the previous run's "window N/" and
+# look at a PID that has not yet exec'd argus.
+fresh_log() { : >"$TMP/err"; : >"$TMP/out"; }
+
 wait_for_line() { # file pattern: up to 30 s
 	i=0
 	while ! grep -q "$2" "$1" 2>/dev/null; do
@@ -63,6 +69,7 @@ prog_ids() { # BPF programs held by PID $1 (from its fds)
 # 1, 2: a signal while the load is paused (window 3 is a reference window,
 # after the load ran in window 2).
 for sig in INT TERM; do
+	fresh_log
 	"$ARGUS" diagnose --batch --json --fixed --pairs 20 --window 0.5 --load "$TMP/load.sh" \
 		>"$TMP/out" 2>"$TMP/err" &
 	apid=$!
@@ -97,6 +104,7 @@ done
 # The programs are read as soon as window 1 starts (they are attached before
 # it); window 5, the error's, is 2 s later, so a busy machine does not let
 # argus exit before the test has looked.
+fresh_log
 ARGUS_TEST_FAIL_AFTER=window:5 "$ARGUS" diagnose --batch --json --fixed --pairs 20 --window 0.5 \
 	--load "$TMP/load.sh" >"$TMP/out" 2>"$TMP/err" &
 apid=$!
@@ -113,6 +121,7 @@ check_clean "internal error while the load was paused" $apid
 # resumes it and leaves it running.
 "$TMP/lcload" --mib 8 >/dev/null &
 ext=$!
+fresh_log
 "$ARGUS" diagnose --batch --json --fixed --pairs 20 --window 0.5 -p $ext --pause \
 	>"$TMP/out" 2>"$TMP/err" &
 apid=$!

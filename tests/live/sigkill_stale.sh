@@ -28,6 +28,9 @@ load_pids() {
 }
 at_exit 'for p in $(load_pids); do kill -CONT $p; kill -KILL $p; done 2>/dev/null'
 run_and_kill() { # $1: kill the guard first (1) or not (0)
+# emptied first: the command started with & truncates its log only once it
+# runs, and the first run's "window 3/ ref" would end the wait at once
+: >"$TMP/err"
 "$ARGUS" diagnose --batch --json --pairs 30 --window 1 --no-session --load "$TMP/load.sh" \
 	>"$TMP/out" 2>"$TMP/err" &
 apid=$!
