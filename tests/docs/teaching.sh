@@ -136,10 +136,11 @@ if command -v tmux >/dev/null 2>&1; then
 		# "The tree starts empty. Press n to step forward ... From the second
 		# pair on, the tree is calibrated ... until the verdict appears and its
 		# path is marked ◆"
-		screen | grep -Eq '^ *─ all +0 ' || { screen; fail "$1x$2: the replayed tree does not start empty"; }
+		# (the first event holds until n: waiting for it is no weaker than one look)
+		wait_re '^ *─ all +0 ' || fail "$1x$2: the replayed tree does not start empty"
 		keys n
 		wait_for "replay event 1/"
-		screen | grep -q 'replay event 1/[0-9]*: window' || { screen; fail "$1x$2: n is not the first window"; }
+		wait_re 'replay event 1/[0-9]*: window' || fail "$1x$2: n is not the first window"
 		screen | grep -q 'ref/s' && { screen; fail "$1x$2: calibrated after one window"; }
 		keys n n n
 		wait_for "ref/s"
