@@ -110,7 +110,7 @@ int cmd_export(int argc, char **argv)
 	if (op.url && !fmt)
 		fmt = "pprof";
 	if (!file || !fmt) {
-		fprintf(stderr, "argus: export: %s\nusage: argus export SESSION --format folded|json|markdown\n",
+		fprintf(stderr, "argus: export: %s\nusage: argus export SESSION --format folded|json|markdown|pprof\n",
 			!file ? "which session? give its file" : "which format? give --format folded, json or markdown");
 		return EXIT_USAGE;
 	}

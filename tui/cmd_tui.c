@@ -29,6 +29,7 @@
 #include "probe/probe_profile.h"
 #include "data/procinfo.h"
 #include "base/sanitize.h"
+#include "base/util.h"
 #include "measure/source_live.h"
 #include "measure/source_static.h"
 #include "theme.h"
@@ -109,6 +110,27 @@ static void tui_usage(FILE *out)
 		"Exit status: 0 ok, 1 error, 2 usage, 3 privileges, 4 kernel, 127 CMD not run.\n");
 }
 
+/* An unknown option, said with the nearest known one when a typo away
+ * (--lod: --load), as diagnose and the commands do. */
+static void opt_unknown(const char *a)
+{
+	char longs[NOPTS][32];
+	const char *names[NOPTS + 64], *near;
+	size_t n = opts_load_names(names, 64);
+
+	n = n < 64 ? n : 64;
+	for (size_t k = 0; k < NOPTS; k++) {
+		snprintf(longs[k], sizeof(longs[k]), "--%s", tui_options[k].lng);
+		names[n++] = longs[k];
+	}
+	near = a[0] == '-' && a[1] == '-' ? util_nearest(a, names, n) : NULL;
+	if (near)
+		fprintf(stderr, "argus: unknown option '%s'; did you mean '%s'? ('argus --help' "
+			"lists them)\n", a, near);
+	else
+		fprintf(stderr, "argus: unknown option '%s'; 'argus --help' lists them\n", a);
+}
+
 /* Matches argv[*i] against the table; returns the option and sets *val
  * (consuming the next argument when needed), NULL with a message on error. */
 static const struct tui_option *opt_match(int argc, char **argv, int *i, const char **val)
@@ -140,7 +162,7 @@ static const struct tui_option *opt_match(int argc, char **argv, int *i, const c
 		}
 	}
 	if (!o) {
-		fprintf(stderr, "argus: unknown option '%s'; 'argus --help' lists them\n", a);
+		opt_unknown(a);
 		return NULL;
 	}
 	if (o->arg) {

@@ -23,7 +23,7 @@ const struct cmd cmd_table[] = {
 	  "the TUI over a recorded session (no privileges)", 0 },
 	{ "diff", cmd_diff, "diff REF LOAD [--batch --json]",
 	  "calibrated tree from two folded / perf script files", 0 },
-	{ "export", cmd_export, "export SESSION --format folded|json|markdown",
+	{ "export", cmd_export, "export SESSION --format folded|json|markdown|pprof",
 	  "export a recorded session", 0 },
 	{ "model", cmd_model,
 	  "model [--steady | --mark RE] [--what-if clients=2x|cpus=N] [--format text|lqn|lqnx|json|dot] (-p PID | -- CMD ARGS)",
