@@ -33,13 +33,16 @@
 
 #define RECORD_MAX_PIDS 64
 #define RECORD_PUSH_DRAIN_MS 15000  /* at the end: how long queued pushes may take */
+#define RECORD_FORGET_S 60          /* a continuous recorder forgets what stopped
+                                     * this long ago (--forget) */
 
 static const char record_usage[] =
 	"usage: argus record [--duration S] [--freq HZ] [-p PID]... [--json | --folded |\n"
 	"                    --format json|folded|pprof] [--push URL [--every S]\n"
 	"                    [--labels K=V,...] [--app NAME] [--tenant ID]\n"
 	"                    [--push-timeout S] [--push-wait S]]\n"
-	"                    [--stacks N] [--keys N] [--no-follow] [-v] [-- CMD ARGS]\n"
+	"                    [--stacks N] [--keys N] [--forget S] [--no-follow] [-v]\n"
+	"                    [-- CMD ARGS]\n"
 	"\n"
 	"Samples kernel stacks on every CPU (cpu-clock) and prints the calling-context\n"
 	"tree on stdout; a summary line (samples, rate, dropped stacks) goes to stderr.\n"
@@ -58,6 +61,9 @@ static const char record_usage[] =
 	"                     not be a terminal)\n"
 	"      --stacks N     stack map entries (default %u; raise when stacks collide)\n"
 	"      --keys N       distinct {stack, process} entries (default %u)\n"
+	"      --forget S     with --push and no output format: forget the stacks not\n"
+	"                     sampled for S seconds (default %u; 0: never), so a\n"
+	"                     recorder left running holds what is active\n"
 	"      --no-follow    do not add children of filtered processes\n"
 	"      --kernel-only  no user-space stacks (their call sites; pprof carries them)\n"
 	"  -v, --verbose      libbpf's messages on stderr\n"
@@ -130,6 +136,7 @@ static void record_summary(struct source *src, double secs, const char *why,
 			   const struct probe_profile_opts *po)
 {
 	struct probe_profile_stats st;
+	struct probe_profile_prune pr;
 
 	if (source_live_stats(src, &st))
 		return;
@@ -152,6 +159,11 @@ static void record_summary(struct source *src, double secs, const char *why,
 			po->stack_entries ? po->stack_entries : PROBE_PROFILE_DEFAULT_STACKS);
 	if (st.count_map_full)
 		fprintf(stderr, "argus: the counts map was full; raise --keys\n");
+	source_live_prune_stats(src, &pr);
+	if (pr.keys)
+		fprintf(stderr, "argus: forgot %llu idle keys, %llu stacks and %llu user stacks "
+			"(--forget)\n", (unsigned long long)pr.keys,
+			(unsigned long long)pr.stacks, (unsigned long long)pr.ustacks);
 }
 
 static int64_t record_wall_ns(void)
@@ -210,6 +222,7 @@ int cmd_record(int argc, char **argv)
 		{ "folded", no_argument, NULL, 'f' },
 		{ "stacks", required_argument, NULL, 'S' },
 		{ "keys", required_argument, NULL, 'K' },
+		{ "forget", required_argument, NULL, 'G' },
 		{ "no-follow", no_argument, NULL, 'N' },
 		{ "kernel-only", no_argument, NULL, 'U' },
 		{ "format", required_argument, NULL, 'O' },
@@ -243,6 +256,7 @@ int cmd_record(int argc, char **argv)
 	struct tree *t = NULL;
 	sigset_t oldsigs;
 	unsigned long v;
+	unsigned forget_s = RECORD_FORGET_S;
 	pid_t watch = -1;
 
 	cmd_signals_hold(); /* before any load: see cmd_common.h */
@@ -310,6 +324,13 @@ int cmd_record(int argc, char **argv)
 			else
 				po.count_entries = (unsigned)v;
 			break;
+		case 'G':
+			if (record_uint("--forget", optarg, 0, 86400, "seconds", &v)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			forget_s = (unsigned)v;
+			break;
 		case 'N': po.follow_forks = 0; break;
 		case 'U': po.no_user_stacks = 1; break;
 		case 'O':
@@ -349,7 +370,7 @@ int cmd_record(int argc, char **argv)
 				fclose(hf);
 			}
 			printf(record_usage, PROBE_PROFILE_DEFAULT_HZ, PROBE_PROFILE_DEFAULT_STACKS,
-			       PROBE_PROFILE_DEFAULT_COUNTS, helpbuf, PUSH_DEF_QUEUE_MAX,
+			       PROBE_PROFILE_DEFAULT_COUNTS, RECORD_FORGET_S, helpbuf, PUSH_DEF_QUEUE_MAX,
 			       PUSH_DEF_QUEUE_BYTES >> 20);
 		}
 			ret = EXIT_OK;
@@ -420,6 +441,10 @@ int cmd_record(int argc, char **argv)
 		ret = record_exit_for(err);
 		goto out;
 	}
+	/* a recorder that pushes and drops what it pushed runs for days: its
+	 * sampler keeps what is active, not every stack since it started */
+	if (op.every_s && !json && !folded && !pprof)
+		source_live_prune_idle(src, forget_s);
 	if (load) {
 		err = load_start(load, &cause);
 		if (err) {

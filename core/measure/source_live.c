@@ -28,6 +28,9 @@ struct source_live {
 	double overhead_pct;    /* BPF run time over the last tick, <0 unknown */
 	uint64_t samples;       /* accepted (added to the profile) */
 	struct probe_profile_stats st; /* at the last collect */
+	unsigned prune_idle;    /* 0, or forget keys idle this many collects */
+	unsigned ticks;         /* collects so far */
+	struct probe_profile_prune pruned; /* at the last prune */
 	int stopped;
 };
 
@@ -42,6 +45,18 @@ static int live_collect(struct source_live *l, double now, char **cause)
 				      strerror((int)-n)) < 0)
 			*cause = NULL;
 		return (int)n;
+	}
+	/* a recorder left running: the sampler holds what is active (every
+	 * tenth collect at most: the work is a pass over its table) */
+	if (l->prune_idle && ++l->ticks % (l->prune_idle < 10 ? l->prune_idle : 10) == 0) {
+		int err = probe_profile_prune(l->pp, l->prune_idle, &l->pruned);
+
+		if (err) {
+			if (cause && asprintf(cause, "cannot prune the sampler's maps: %s",
+					      strerror(-err)) < 0)
+				*cause = NULL;
+			return err;
+		}
 	}
 	/* who the new processes are, while they run (issue 15) */
 	if (procinfo_profile_capture(l->prof, (uint32_t)getpid()) < 0) {
@@ -225,6 +240,18 @@ int source_live_rotate(struct source *s)
 	profile_free(l->prof);
 	l->prof = q;
 	return 0;
+}
+
+void source_live_prune_idle(struct source *s, unsigned idle_s)
+{
+	struct source_live *l = s->priv;
+
+	l->prune_idle = (unsigned)(idle_s / SOURCE_LIVE_TICK_S);
+}
+
+void source_live_prune_stats(struct source *s, struct probe_profile_prune *out)
+{
+	*out = ((struct source_live *)s->priv)->pruned;
 }
 
 int source_live_add_tgid(struct source *s, uint32_t tgid)

@@ -21,6 +21,16 @@ int source_live_stats(struct source *s, struct probe_profile_stats *st);
  * -errno (the old profile kept). */
 int source_live_rotate(struct source *s);
 
+/* A recorder left running (record --push without a whole-run output):
+ * every tenth collect, the sampler forgets the keys that have not grown
+ * for idle_s seconds and the stacks only they used
+ * (probe_profile_prune), so its memory and its kernel maps hold what is
+ * active, not every stack since it started.  0: never (the default). */
+void source_live_prune_idle(struct source *s, unsigned idle_s);
+
+/* What the prunes have forgotten so far (zeros without pruning). */
+void source_live_prune_stats(struct source *s, struct probe_profile_prune *out);
+
 /* Adds a process to the filter of a live source; 0 or -errno. */
 int source_live_add_tgid(struct source *s, uint32_t tgid);
 

@@ -49,9 +49,11 @@ struct snap_ent {
 	int used;
 	char **unames;          /* the user stack symbolized, root first; owned */
 	int nunames;            /* 0: not yet (or none) */
+	uint64_t grew;          /* pp->ncollect when its count last grew */
 };
 
-/* Symbolized stack, root first; state 0 = not looked up, 1 = ok, -1 = gone. */
+/* Symbolized stack, root first; state 0 = not looked up, 1 = ok, -1 = not
+ * in the map at the last look. */
 struct stack_ent {
 	char **names;
 	uint32_t n;
@@ -77,6 +79,9 @@ struct probe_profile {
 	int no_batch;
 	int stats_fd;                  /* BPF run-time statistics on while held */
 	struct usym *usym;             /* NULL: kernel stacks only */
+	uint64_t ncollect;             /* collects so far */
+	unsigned ustk_cap;             /* user stack map entries (ids below it) */
+	struct probe_profile_prune pruned; /* forgotten so far */
 };
 
 static int perf_open_cpu(unsigned freq, int cpu)
@@ -113,6 +118,7 @@ static int load_skel(struct probe_profile *pp, const struct probe_profile_opts *
 	bpf_map__set_max_entries(s->maps.ustacks, o->no_user_stacks ? 1 : o->ustack_entries ?
 				 o->ustack_entries : o->stack_entries ? o->stack_entries
 				 : PROBE_PROFILE_DEFAULT_STACKS);
+	pp->ustk_cap = bpf_map__max_entries(s->maps.ustacks);
 	bpf_map__set_max_entries(s->maps.counts, o->count_entries ? o->count_entries
 				 : PROBE_PROFILE_DEFAULT_COUNTS);
 	bpf_map__set_max_entries(s->maps.tgids, o->tgid_entries ? o->tgid_entries
@@ -317,13 +323,16 @@ static struct snap_ent *snap_get(struct probe_profile *pp, const struct profile_
 	pp->snap[j].used = 1;
 	pp->snap[j].key = *k;
 	pp->snap[j].count = 0;
+	pp->snap[j].grew = pp->ncollect;
 	pp->snap_n++;
 	return &pp->snap[j];
 }
 
-/* The symbolized stack of id (cached), or NULL when it cannot be read. */
+/* The symbolized stack of id (cached), or NULL when it cannot be read:
+ * *gone set when the map does not hold id (looked up again next time: a
+ * pruned id comes back when its stack is sampled again), else ENOMEM. */
 static struct stack_ent *stack_get(struct probe_profile *pp, uint32_t id,
-				   const struct ksym_table *ks)
+				   const struct ksym_table *ks, int *gone)
 {
 	uint64_t ips[PROFILE_MAX_DEPTH];
 	struct stack_ent *e;
@@ -338,11 +347,12 @@ static struct stack_ent *stack_get(struct probe_profile *pp, uint32_t id,
 		memset(pp->stk + old, 0, (pp->stk_cap - old) * sizeof(*pp->stk)); /* unread ids */
 	}
 	e = &pp->stk[id];
-	if (e->state)
-		return e->state > 0 ? e : NULL;
+	if (e->state > 0)
+		return e;
 	memset(ips, 0, sizeof(ips));
 	if (bpf_map__lookup_elem(pp->skel->maps.stacks, &id, sizeof(id), ips, sizeof(ips), 0)) {
 		e->state = -1;
+		*gone = 1;
 		return NULL;
 	}
 	while (n < PROFILE_MAX_DEPTH && ips[n])
@@ -408,17 +418,16 @@ static int64_t collect_one(struct probe_profile *pp, struct profile *p, unsigned
 	struct stack_ent *st;
 	char comm[PROFILE_COMM_LEN + 1];
 	uint64_t d;
-	int err;
+	int err, gone = 0;
 
 	if (!s)
 		return -ENOMEM;
 	if (v <= s->count)
 		return 0;
 	d = v - s->count;
-	st = stack_get(pp, k->stack_id, ks);
+	st = stack_get(pp, k->stack_id, ks, &gone);
 	if (!st)
-		return pp->stk && k->stack_id < pp->stk_cap && pp->stk[k->stack_id].state < 0
-			? 0 : -ENOMEM;
+		return gone ? 0 : -ENOMEM; /* its samples are added once it is back */
 	memcpy(comm, k->comm, PROFILE_COMM_LEN);
 	comm[PROFILE_COMM_LEN] = 0;
 	err = ustack_get(pp, s);
@@ -430,6 +439,7 @@ static int64_t collect_one(struct probe_profile *pp, struct profile *p, unsigned
 	if (err)
 		return err;
 	s->count = v;
+	s->grew = pp->ncollect;
 	return (int64_t)d;
 }
 
@@ -473,6 +483,7 @@ int64_t probe_profile_collect(struct probe_profile *pp, struct profile *p, unsig
 {
 	int64_t r;
 
+	pp->ncollect++;
 	if (!pp->usym)
 		return collect_all(pp, p, win, ks);
 	/* processes gone before this collect have all their samples in the map
@@ -523,6 +534,137 @@ static int64_t collect_all(struct probe_profile *pp, struct profile *p, unsigned
 		inp = &in;
 	}
 	return total;
+}
+
+/* ---- forgetting what stopped (a recorder left running) ------------------ */
+
+/* The snapshot table rebuilt from its entries that stay (keep[i] for
+ * slot i); the others' user stacks freed.  0 or -ENOMEM (then unchanged). */
+static int snap_rebuild(struct probe_profile *pp, const uint8_t *keep)
+{
+	size_t cap = 1024, n = 0;
+	struct snap_ent *t;
+
+	for (size_t i = 0; i < pp->snap_cap; i++)
+		n += pp->snap[i].used && keep[i];
+	while (cap < (n + 1) * 2)
+		cap *= 2;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < pp->snap_cap; i++) {
+		struct snap_ent *e = &pp->snap[i];
+		size_t j;
+
+		if (!e->used)
+			continue;
+		if (!keep[i]) {
+			usym_names_free(e->unames, (unsigned)e->nunames);
+			continue;
+		}
+		for (j = key_hash(&e->key) & (cap - 1); t[j].used; j = (j + 1) & (cap - 1))
+			;
+		t[j] = *e;
+	}
+	free(pp->snap);
+	pp->snap = t;
+	pp->snap_cap = cap;
+	pp->snap_n = n;
+	return 0;
+}
+
+/* Kernel and user stack ids no kept key refers to any more: deleted from
+ * their maps (their buckets free for new stacks), the kernel ones' names
+ * forgotten. */
+static void stacks_release(struct probe_profile *pp, const uint8_t *keep,
+			   struct probe_profile_prune *pr)
+{
+	uint8_t *kref = calloc(pp->stk_cap ? pp->stk_cap : 1, 1);
+	uint8_t *uref = calloc(pp->ustk_cap ? pp->ustk_cap : 1, 1);
+	uint8_t *udrop = calloc(pp->ustk_cap ? pp->ustk_cap : 1, 1);
+
+	if (!kref || !uref || !udrop)
+		goto out; /* the ids stay: only the maps' room is not regained */
+	for (size_t i = 0; i < pp->snap_cap; i++) {
+		const struct profile_key *k = &pp->snap[i].key;
+		int u = k->ustack_id != PROFILE_NO_USTACK && k->ustack_id < pp->ustk_cap;
+
+		if (!pp->snap[i].used)
+			continue;
+		if (keep[i]) {
+			if (k->stack_id < pp->stk_cap)
+				kref[k->stack_id] = 1;
+			if (u)
+				uref[k->ustack_id] = 1;
+		} else if (u) {
+			udrop[k->ustack_id] = 1;
+		}
+	}
+	for (uint32_t id = 0; id < pp->stk_cap; id++) {
+		struct stack_ent *e = &pp->stk[id];
+
+		if (kref[id] || e->state <= 0)
+			continue;
+		bpf_map__delete_elem(pp->skel->maps.stacks, &id, sizeof(id), 0);
+		for (uint32_t f = 0; f < e->n; f++)
+			free(e->names[f]);
+		free(e->names);
+		memset(e, 0, sizeof(*e));
+		pp->nstacks--;
+		pr->stacks++;
+	}
+	for (uint32_t id = 0; id < pp->ustk_cap; id++) {
+		if (!udrop[id] || uref[id])
+			continue;
+		bpf_map__delete_elem(pp->skel->maps.ustacks, &id, sizeof(id), 0);
+		pr->ustacks++;
+	}
+out:
+	free(kref);
+	free(uref);
+	free(udrop);
+}
+
+int probe_profile_prune(struct probe_profile *pp, unsigned idle_collects,
+			struct probe_profile_prune *out)
+{
+	struct probe_profile_prune pr = { 0 };
+	uint8_t *keep;
+	int err = 0;
+
+	if (!pp->snap_cap || !idle_collects)
+		goto done;
+	keep = malloc(pp->snap_cap);
+	if (!keep)
+		return -ENOMEM;
+	for (size_t i = 0; i < pp->snap_cap; i++) {
+		struct snap_ent *e = &pp->snap[i];
+
+		keep[i] = 1;
+		if (!e->used || pp->ncollect - e->grew < idle_collects)
+			continue;
+		/* a sample counted between the last collect and this delete is
+		 * lost with the key: microseconds of a key idle for
+		 * idle_collects collects */
+		if (bpf_map__delete_elem(pp->skel->maps.counts, &e->key, sizeof(e->key), 0) &&
+		    errno != ENOENT)
+			continue; /* still there: keep counting it */
+		keep[i] = 0;
+		pr.keys++;
+	}
+	if (pr.keys) {
+		err = snap_rebuild(pp, keep);
+		if (!err)
+			stacks_release(pp, keep, &pr);
+	}
+	free(keep);
+done:
+	pp->pruned.keys += pr.keys;
+	pp->pruned.stacks += pr.stacks;
+	pp->pruned.ustacks += pr.ustacks;
+	if (out)
+		*out = pp->pruned;
+	return err;
 }
 
 int probe_profile_stats(struct probe_profile *pp, struct probe_profile_stats *st)

@@ -83,6 +83,26 @@ int probe_profile_add_tgid(struct probe_profile *pp, uint32_t tgid);
 int64_t probe_profile_collect(struct probe_profile *pp, struct profile *p, unsigned win,
 			      const struct ksym_table *ks);
 
+/* What a sampler left running has forgotten: keys (stack, process, name)
+ * whose counts stopped growing, and the stack ids only they used. */
+struct probe_profile_prune {
+	uint64_t keys;             /* counts-map keys deleted */
+	uint64_t stacks;           /* kernel stack ids deleted (names dropped) */
+	uint64_t ustacks;          /* user stack ids deleted */
+};
+
+/* Forgets the keys whose counts have not grown in the last idle_collects
+ * collects (a process that exited, a path no longer taken): deleted from
+ * the kernel's counts map with their snapshots, and the stack ids no other
+ * key uses deleted from the stack maps, so that a sampler left running
+ * (record --push) holds what is active, not every stack since it started,
+ * and its maps never fill.  A key that runs again starts afresh (its
+ * samples since the delete are counted).  Call right after a collect: a
+ * sample counted between that collect and the delete is lost.  *out (may
+ * be NULL) gets the totals so far.  0 or -ENOMEM. */
+int probe_profile_prune(struct probe_profile *pp, unsigned idle_collects,
+			struct probe_profile_prune *out);
+
 /* Fills st from the kernel counters.  0 or -errno. */
 int probe_profile_stats(struct probe_profile *pp, struct probe_profile_stats *st);
 
