@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "cmd.h"
+#include "cmd_common.h"
 #include "measure/source_session.h"
 #include "output/export.h"
 #include "measure/session.h"
@@ -100,7 +101,10 @@ int cmd_replay(int argc, char **argv)
 			else
 				at = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "argus: replay: unknown option '%s'; 'argus replay --help' lists them\n", a);
+			static const char *const names[] = { "--batch", "--json", "--at", "--theme",
+							     "--ascii", "--help" };
+
+			cmd_unknown_option("replay", a, names, sizeof(names) / sizeof(names[0]));
 			return EXIT_USAGE;
 		} else if (file) {
 			fprintf(stderr, "argus: replay: one session at a time ('%s' and '%s')\n", file, a);
