@@ -83,10 +83,11 @@ const struct key_binding key_table[] = {
 const struct key_binding key_replay_table[] = {
 	{ "n", { 'n', KEY_FN(KEY_SRIGHT) }, KEY_ACT_REPLAY_NEXT,
 	  "replay: next event (window, proposal, decision, result, verdict)", 0 },
-	{ "p", { 'p', KEY_FN(KEY_SLEFT) }, KEY_ACT_REPLAY_PREV, "replay: previous event", 0 },
+	/* b (back), not p: p groups by process in every mode, one key one
+	 * meaning (issue 24 item 11); b is no key of the live tree */
+	{ "b", { 'b', KEY_FN(KEY_SLEFT) }, KEY_ACT_REPLAY_PREV, "replay: back one event", 0 },
 	{ "{", { '{' }, KEY_ACT_REPLAY_START, "replay: back to the start", 0 },
 	{ "}", { '}' }, KEY_ACT_REPLAY_END, "replay: to the last event", 0 },
-	{ "P", { 'P' }, KEY_ACT_GROUP, "replay: group by process / by subsystem", 0 },
 	{ ">", { '>' }, KEY_ACT_SEARCH_NEXT, "replay: next search match", 0 },
 	{ NULL, { 0 }, KEY_ACT_NONE, NULL, 0 },
 };

@@ -79,7 +79,7 @@ struct key_binding {
 /* The table, ended by an entry with a NULL label. */
 extern const struct key_binding key_table[];
 
-/* Keys of `argus replay` that take precedence over key_table there (n and p
+/* Keys of `argus replay` that take precedence over key_table there (n and b
  * step through the session's events). */
 extern const struct key_binding key_replay_table[];
 
