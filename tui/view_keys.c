@@ -50,6 +50,9 @@ const struct key_binding key_table[] = {
 	{ "m", { 'm' }, KEY_ACT_MODEL,
 	  "the model of the load beside the tree: tasks, calls, locks, the wait chain (again: back)",
 	  0 },
+	{ "0", { '0' }, KEY_ACT_RESET,
+	  "live: reset the counts, sample again from zero (the session keeps what was counted)",
+	  KEY_F_LIVE_ONLY },
 	{ "T", { 'T' }, KEY_ACT_THEME, "next theme (default light high-contrast mono)", 0 },
 	{ "Ctrl-L", { KEY_CTRL('l') }, KEY_ACT_REDRAW, "redraw the screen", 0 },
 	{ "Tab", { '\t', KEY_FN(KEY_BTAB) }, KEY_ACT_PANE_FOCUS,
@@ -101,7 +104,7 @@ enum key_action key_lookup_replay(int code)
 			if (b->code[i] == code)
 				return b->action;
 	k = key_binding_of(code);
-	return k && !(k->flags & KEY_F_NO_REPLAY) ? k->action : KEY_ACT_NONE;
+	return k && !(k->flags & (KEY_F_NO_REPLAY | KEY_F_LIVE_ONLY)) ? k->action : KEY_ACT_NONE;
 }
 
 const struct key_binding *key_binding_of(int code)
