@@ -462,6 +462,31 @@ static int act_model(struct app *a, enum key_action act, char **cause)
 	return APP_DRAW_PANES;
 }
 
+/* 0: live sampling counts afresh (perf top's reset).  Only there: a
+ * measurement's reference and loaded windows are what its verdict rests
+ * on, and a replay's are the record. */
+static int act_reset(struct app *a, enum key_action act, char **cause)
+{
+	char *why = NULL;
+	int err;
+
+	(void)act;
+	(void)cause;
+	err = a->src->ops->reset ? a->src->ops->reset(a->src, util_mono_s(), &why) : -ENOTSUP;
+	if (err == -ENOTSUP)
+		app_msg(a, "0: only in live sampling; these windows stay as measured");
+	else if (err < 0)
+		app_msg(a, "cannot reset the counts: %s", why ? why : strerror(-err));
+	else {
+		app_msg(a, "counts reset: sampling again from zero (the session keeps the rest)");
+		/* the emptied tree at the tick that follows, not a refresh later */
+		a->pending_change = 1;
+		a->last_rebuild = 0;
+	}
+	free(why);
+	return APP_DRAW_PANES;
+}
+
 static int act_replay(struct app *a, enum key_action act, char **cause)
 {
 	int err = app_replay_move(a, act, cause);
@@ -727,6 +752,7 @@ static const app_key_fn key_actions[] = {
 	[KEY_ACT_COPY_PATH] = act_copy_path,
 	[KEY_ACT_ICICLE] = act_icicle,
 	[KEY_ACT_MODEL] = act_model,
+	[KEY_ACT_RESET] = act_reset,
 };
 
 /* The tree's action for code: what to redraw, or -errno with *cause. */
@@ -739,6 +765,9 @@ static int key_tree(struct app *a, int code, char **cause)
 
 		if (a->replay && b && (b->flags & KEY_F_NO_REPLAY))
 			app_msg(a, "%s: not in a replay (the pane shows what was recorded)", b->label);
+		else if (a->replay && b && (b->flags & KEY_F_LIVE_ONLY))
+			app_msg(a, "%s: only in live sampling (a replay shows what was recorded)",
+				b->label);
 		else
 			app_msg(a, "unbound: ? lists keys");
 		return APP_DRAW_TREE;

@@ -54,7 +54,8 @@ void app_open_help(struct app *a)
 		for (const struct key_binding *b = key_replay_table; b->label; b++)
 			app_overlay_add(a, "%-12s %s", b->label, b->help);
 	for (const struct key_binding *b = key_table; b->label; b++)
-		if (!a->replay || key_lookup_replay(b->code[0]) == b->action)
+		if ((!a->replay || key_lookup_replay(b->code[0]) == b->action) &&
+		    (!(b->flags & KEY_F_LIVE_ONLY) || a->st.phase == SOURCE_LIVE))
 			app_overlay_add(a, "%-12s %s", b->label, b->help);
 	app_overlay_add(a, "%s", "");
 	if (a->calibrated) {

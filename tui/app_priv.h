@@ -5,7 +5,7 @@
  *   app_keys.c     keys: the action table (each action says what to redraw),
  *                  search, the agent pane's keys and prompts
  *   app_overlay.c  the help, why and explain overlays
- *   app_replay.c   replay (n/p through a session) and the markdown export (w)
+ *   app_replay.c   replay (n/b through a session) and the markdown export (w)
  *   app_model.c    the model view's layout and keys (m; tui/view_model.h)
  */
 #ifndef ARGUS_APP_PRIV_H
@@ -78,7 +78,7 @@ struct app {
 	int focus_agent;          /* Tab: keys go to the agent pane */
 	struct edit_line *talk;   /* ':' prompt, history in $XDG_STATE_HOME */
 	struct edit_line *field;  /* field edits and veto reasons, in memory */
-	int replay;               /* src is a session replay: n/p step through it */
+	int replay;               /* src is a session replay: n/b step through it */
 	struct analysis an;       /* the tree shown (an.t), its verdict, lines, summary */
 	int sort_idx;             /* s: index in app_sorts; 0: by delta (calibrated)
 	                           * or total, as analysis_run sorts */

@@ -1,4 +1,4 @@
-/* app_replay — `argus replay` in the interactive tree (n/p through the
+/* app_replay — `argus replay` in the interactive tree (n/b through the
  * session's events, the steps recorded so far in the tree) and the
  * markdown report of the view (w). */
 #include <errno.h>
@@ -121,7 +121,7 @@ int app_replay_move(struct app *a, enum key_action act, char **cause)
 	switch (act) {
 	case KEY_ACT_REPLAY_NEXT:
 		if (pos >= n) {
-			app_msg(a, "end of the session (%zu events); p steps back", n);
+			app_msg(a, "end of the session (%zu events); b steps back", n);
 			return 0;
 		}
 		pos++;

@@ -215,20 +215,15 @@ int cmd_diagnose(int argc, char **argv)
 				    (diag_opts[k].alias && !strcmp(argv[i], diag_opts[k].alias)))
 					o = &diag_opts[k];
 			if (!o) {
-				const char *names[128], *near;
-				size_t n = opts_load_names(names, 64);
+				const char *names[128] = { "--session", "--no-session" };
+				size_t n = 2, m = opts_agent_names(names + n, 8);
 
-				n = n < 64 ? n : 64;
+				n += m < 8 ? m : 8;
+				m = opts_load_names(names + n, 64);
+				n += m < 64 ? m : 64;
 				for (size_t k = 0; k < DIAG_OPTS_N && n < 128; k++)
 					names[n++] = diag_opts[k].name;
-				near = util_nearest(argv[i], names, n);
-				if (near)
-					fprintf(stderr, "argus: diagnose: unknown option '%s'; did you mean "
-						"'%s'? ('argus diagnose --help' lists them)\n", argv[i],
-						near);
-				else
-					fprintf(stderr, "argus: diagnose: unknown option '%s'; 'argus "
-						"diagnose --help' lists them\n", argv[i]);
+				cmd_unknown_option("diagnose", argv[i], names, n);
 				ret = EXIT_USAGE;
 				goto out;
 			}

@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "cmd.h"
+#include "cmd_common.h"
 #include "output/diagnose.h"
 #include "data/import.h"
 #include "base/num.h"
@@ -176,7 +177,11 @@ int cmd_diff(int argc, char **argv)
 				files[nfiles++] = argv[i];
 			}
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "argus: diff: unknown option '%s'; 'argus diff --help' lists them\n", a);
+			const char *names[32] = { "--batch", "--json", "--ascii", "--freq", "--theme",
+						  "--session", "--help" };
+			size_t n = 7 + opts_agent_names(names + 7, 32 - 7);
+
+			cmd_unknown_option("diff", a, names, n < 32 ? n : 32);
 			return EXIT_USAGE;
 		} else {
 			if (nfiles == 2) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_common.h"
 #include "output/export.h"
 #include "opts_push.h"
 #include "data/pprof.h"
@@ -98,7 +99,11 @@ int cmd_export(int argc, char **argv)
 		} else if (!strncmp(a, "--cond=", 7)) {
 			cond = a + 7;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "argus: export: unknown option '%s'; 'argus export --help' lists them\n", a);
+			const char *names[32] = { "--format", "--cond", "--output", "--kernel-only",
+						  "--help" };
+			size_t n = 5 + opts_push_names(names + 5, 32 - 5, 0);
+
+			cmd_unknown_option("export", a, names, n < 32 ? n : 32);
 			return EXIT_USAGE;
 		} else if (file) {
 			fprintf(stderr, "argus: export: one session at a time ('%s' and '%s')\n", file, a);

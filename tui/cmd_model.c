@@ -266,10 +266,7 @@ int cmd_model(int argc, char **argv)
 			ret = EXIT_OK;
 			goto out;
 		default:
-			fprintf(stderr, "argus: model: %s '%s'; 'argus model --help' lists the options\n",
-				optopt && strchr("dwfpTMWCPBL", optopt) ? "missing value for" : "unknown option",
-				argv[optind - 1]);
-			ret = EXIT_USAGE;
+			ret = cmd_getopt_error("model", argv, "+d:w:f:p:vh", longopts);
 			goto out;
 		}
 	}

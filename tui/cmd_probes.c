@@ -7,6 +7,7 @@
 
 #include "probe/caps.h"
 #include "cmd.h"
+#include "cmd_common.h"
 
 static void probes_usage(FILE *out)
 {
@@ -54,13 +55,14 @@ int cmd_probes(int argc, char **argv)
 	struct caps *c = NULL;
 
 	optind = 1;
+	opterr = 0;   /* cmd_getopt_error says it, with the nearest option */
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json = 1; break;
 		case 't': list_tp = 1; break;
 		case 'f': list_fn = 1; break;
 		case 'h': probes_usage(stdout); return EXIT_OK;
-		default: probes_usage(stderr); return EXIT_USAGE;
+		default: return cmd_getopt_error("probes", argv, "h", opts);
 		}
 	}
 	if (optind < argc)

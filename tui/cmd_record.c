@@ -376,10 +376,7 @@ int cmd_record(int argc, char **argv)
 			ret = EXIT_OK;
 			goto out;
 		default:
-			fprintf(stderr, "argus: record: %s '%s'; 'argus record --help' lists the options\n",
-				optopt && strchr("dFpSKOPELATWX", optopt) ? "missing value for" : "unknown option",
-				argv[optind - 1]);
-			ret = EXIT_USAGE;
+			ret = cmd_getopt_error("record", argv, "+d:F:p:jfvh", longopts);
 			goto out;
 		}
 	}

@@ -115,7 +115,10 @@ int cmd_reference(int argc, char **argv)
 			reference_usage(stdout);
 			return EXIT_OK;
 		} else {
-			sanitize_fprintf(stderr, 0, "argus: reference: unknown option '%s'\n", a);
+			static const char *const names[] = { "--duration", "--window", "--freq",
+							     "--output", "--strict", "--help" };
+
+			cmd_unknown_option("reference", a, names, sizeof(names) / sizeof(names[0]));
 			return EXIT_USAGE;
 		}
 	}

@@ -1,5 +1,5 @@
 /* cmd_replay — `argus replay FILE [--batch [--json]]`: the interactive tree
- * over a recorded session, stepped through event by event (n / p), with no
+ * over a recorded session, stepped through event by event (n / b), with no
  * privileges.  --batch prints the events and the verdict instead. */
 #include <errno.h>
 #include <locale.h>
@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "cmd.h"
+#include "cmd_common.h"
 #include "measure/source_session.h"
 #include "output/export.h"
 #include "measure/session.h"
@@ -30,8 +31,8 @@ static void replay_usage(FILE *out)
 		"--at N|end", "start after event N (default 0: before the first; end: all)",
 		"--theme NAME", "color theme (default, light, high-contrast, mono)",
 		"--ascii", "ASCII line drawing even in a UTF-8 locale");
-	fprintf(out, "\nkeys: n next event, p previous, { start, } end, x explain the node,\n"
-		"w write a markdown report; '?' lists them all.  A session cut short replays\n"
+	fprintf(out, "\nkeys: n next event, b back one, { start, } end, p by process, x explain\n"
+		"the node, w write a markdown report; '?' lists them all.  A session cut short replays\n"
 		"up to its last complete event, with a note.\n"
 		"exit status: 0 ok, 1 error (not a session, damaged line), 2 usage\n");
 }
@@ -100,7 +101,10 @@ int cmd_replay(int argc, char **argv)
 			else
 				at = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "argus: replay: unknown option '%s'; 'argus replay --help' lists them\n", a);
+			static const char *const names[] = { "--batch", "--json", "--at", "--theme",
+							     "--ascii", "--help" };
+
+			cmd_unknown_option("replay", a, names, sizeof(names) / sizeof(names[0]));
 			return EXIT_USAGE;
 		} else if (file) {
 			fprintf(stderr, "argus: replay: one session at a time ('%s' and '%s')\n", file, a);

@@ -212,8 +212,13 @@ int cmd_step(int argc, char **argv)
 				    (step_opts[k].alias && !strcmp(argv[i], step_opts[k].alias)))
 					o = &step_opts[k];
 			if (!o) {
-				fprintf(stderr, "argus step: unknown option '%s'; 'argus step --help' "
-					"lists them\n", argv[i]);
+				const char *names[128];
+				size_t n = opts_load_names(names, 64);
+
+				n = n < 64 ? n : 64;
+				for (size_t k = 0; k < STEP_OPTS_N && n < 128; k++)
+					names[n++] = step_opts[k].name;
+				cmd_unknown_option("step", argv[i], names, n);
 				rc = EXIT_USAGE;
 				goto out;
 			}

@@ -111,24 +111,21 @@ static void tui_usage(FILE *out)
 }
 
 /* An unknown option, said with the nearest known one when a typo away
- * (--lod: --load), as diagnose and the commands do. */
+ * (--lod: --load), as every command does (cmd_unknown_option). */
 static void opt_unknown(const char *a)
 {
 	char longs[NOPTS][32];
-	const char *names[NOPTS + 64], *near;
-	size_t n = opts_load_names(names, 64);
+	const char *names[NOPTS + 64 + 8] = { "--session", "--no-session" };
+	size_t n = 2, m = opts_agent_names(names + n, 6);
 
-	n = n < 64 ? n : 64;
+	n += m < 6 ? m : 6;
+	m = opts_load_names(names + n, 64);
+	n += m < 64 ? m : 64;
 	for (size_t k = 0; k < NOPTS; k++) {
 		snprintf(longs[k], sizeof(longs[k]), "--%s", tui_options[k].lng);
 		names[n++] = longs[k];
 	}
-	near = a[0] == '-' && a[1] == '-' ? util_nearest(a, names, n) : NULL;
-	if (near)
-		fprintf(stderr, "argus: unknown option '%s'; did you mean '%s'? ('argus --help' "
-			"lists them)\n", a, near);
-	else
-		fprintf(stderr, "argus: unknown option '%s'; 'argus --help' lists them\n", a);
+	cmd_unknown_option(NULL, a, names, n);
 }
 
 /* Matches argv[*i] against the table; returns the option and sets *val

@@ -444,7 +444,7 @@ static const struct hint hints_idle[] = {
 	{ "r", "another" }, { "u", "undo" }, { ":", "talk" }, { "f", "focus" }, { NULL, NULL },
 };
 static const struct hint hints_replay[] = {
-	{ "n", "next" }, { "p", "back" }, { "}", "end" }, { "Tab", "pane" }, { "z", "zoom" },
+	{ "n", "next" }, { "b", "back" }, { "}", "end" }, { "Tab", "pane" }, { "z", "zoom" },
 	{ NULL, NULL },
 };
 static const struct hint hints_wait[] = {

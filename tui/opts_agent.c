@@ -36,6 +36,13 @@ void opts_agent_free(struct opts_agent *oa)
 	oa->note = NULL;
 }
 
+size_t opts_agent_names(const char **out, size_t max)
+{
+	for (size_t k = 0; k < OPTS_AGENT_N && k < max; k++)
+		out[k] = opts_agent_table[k].name;
+	return OPTS_AGENT_N;
+}
+
 void opts_agent_help(FILE *out)
 {
 	for (size_t k = 0; k < OPTS_AGENT_N; k++) {

@@ -43,6 +43,10 @@ void opts_agent_init(struct opts_agent *oa);
  * option, -1 usage error (message on err). */
 int opts_agent_parse(struct opts_agent *oa, int argc, char **argv, int *i, FILE *err);
 
+/* The long names of the agent options into out (at most max), for an
+ * unknown option's "did you mean"; returns how many there are. */
+size_t opts_agent_names(const char **out, size_t max);
+
 /* The options' help lines, from the table. */
 void opts_agent_help(FILE *out);
 

@@ -28,6 +28,20 @@ void opts_push_init(struct opts_push *op)
 		op->tenant = NULL;
 }
 
+size_t opts_push_names(const char **out, size_t max, int with_every)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < OPTS_PUSH_N; k++) {
+		if (opts_push_table[k].every_only && !with_every)
+			continue;
+		if (n < max)
+			out[n] = opts_push_table[k].name;
+		n++;
+	}
+	return n;
+}
+
 void opts_push_help(FILE *out, int with_every)
 {
 	for (size_t k = 0; k < OPTS_PUSH_N; k++) {

@@ -36,6 +36,11 @@ int opts_push_parse(struct opts_push *op, int argc, char **argv, int *i, int wit
  * that is no push option). */
 int opts_push_set(struct opts_push *op, const char *name, const char *val, FILE *err);
 
+/* The long names of the push options into out (at most max; with_every:
+ * --every too), for an unknown option's "did you mean"; returns how many
+ * there are. */
+size_t opts_push_names(const char **out, size_t max, int with_every);
+
 /* The options' help lines (with_every: --every too). */
 void opts_push_help(FILE *out, int with_every);
 

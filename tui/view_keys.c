@@ -50,6 +50,9 @@ const struct key_binding key_table[] = {
 	{ "m", { 'm' }, KEY_ACT_MODEL,
 	  "the model of the load beside the tree: tasks, calls, locks, the wait chain (again: back)",
 	  0 },
+	{ "0", { '0' }, KEY_ACT_RESET,
+	  "live: reset the counts, sample again from zero (the session keeps what was counted)",
+	  KEY_F_LIVE_ONLY },
 	{ "T", { 'T' }, KEY_ACT_THEME, "next theme (default light high-contrast mono)", 0 },
 	{ "Ctrl-L", { KEY_CTRL('l') }, KEY_ACT_REDRAW, "redraw the screen", 0 },
 	{ "Tab", { '\t', KEY_FN(KEY_BTAB) }, KEY_ACT_PANE_FOCUS,
@@ -83,10 +86,11 @@ const struct key_binding key_table[] = {
 const struct key_binding key_replay_table[] = {
 	{ "n", { 'n', KEY_FN(KEY_SRIGHT) }, KEY_ACT_REPLAY_NEXT,
 	  "replay: next event (window, proposal, decision, result, verdict)", 0 },
-	{ "p", { 'p', KEY_FN(KEY_SLEFT) }, KEY_ACT_REPLAY_PREV, "replay: previous event", 0 },
+	/* b (back), not p: p groups by process in every mode, one key one
+	 * meaning (issue 24 item 11); b is no key of the live tree */
+	{ "b", { 'b', KEY_FN(KEY_SLEFT) }, KEY_ACT_REPLAY_PREV, "replay: back one event", 0 },
 	{ "{", { '{' }, KEY_ACT_REPLAY_START, "replay: back to the start", 0 },
 	{ "}", { '}' }, KEY_ACT_REPLAY_END, "replay: to the last event", 0 },
-	{ "P", { 'P' }, KEY_ACT_GROUP, "replay: group by process / by subsystem", 0 },
 	{ ">", { '>' }, KEY_ACT_SEARCH_NEXT, "replay: next search match", 0 },
 	{ NULL, { 0 }, KEY_ACT_NONE, NULL, 0 },
 };
@@ -100,7 +104,7 @@ enum key_action key_lookup_replay(int code)
 			if (b->code[i] == code)
 				return b->action;
 	k = key_binding_of(code);
-	return k && !(k->flags & KEY_F_NO_REPLAY) ? k->action : KEY_ACT_NONE;
+	return k && !(k->flags & (KEY_F_NO_REPLAY | KEY_F_LIVE_ONLY)) ? k->action : KEY_ACT_NONE;
 }
 
 const struct key_binding *key_binding_of(int code)

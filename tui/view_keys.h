@@ -62,6 +62,7 @@ enum key_action {
 	KEY_ACT_MODEL,            /* m: the model of the load (tui/view_model.h) */
 	KEY_ACT_LOAD_OUTPUT,      /* O: the load's last output lines */
 	KEY_ACT_CALLERS,          /* C: user-space call sites of the selected node */
+	KEY_ACT_RESET,            /* 0: live sampling counts again from zero */
 };
 
 struct key_binding {
@@ -75,11 +76,15 @@ struct key_binding {
 /* The key does nothing in `argus replay` (a replayed pane only shows):
  * not offered by ? there, and pressing it says so. */
 #define KEY_F_NO_REPLAY 0x1u
+/* The key acts in live sampling only (argus, argus -p without a
+ * reference): a replay does not offer it either, and a measurement's ?
+ * leaves it out (its reference and loaded windows must stay). */
+#define KEY_F_LIVE_ONLY 0x2u
 
 /* The table, ended by an entry with a NULL label. */
 extern const struct key_binding key_table[];
 
-/* Keys of `argus replay` that take precedence over key_table there (n and p
+/* Keys of `argus replay` that take precedence over key_table there (n and b
  * step through the session's events). */
 extern const struct key_binding key_replay_table[];
 

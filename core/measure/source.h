@@ -35,7 +35,8 @@ struct source_status {
 	                         * after the measurement is done */
 	double phase_left_s;    /* time left in the current window, or 0 */
 	double rate;            /* samples per second over the last tick */
-	uint64_t samples;       /* accepted samples so far */
+	uint64_t samples;       /* accepted samples so far (live sampling:
+	                         * since its last reset) */
 	uint64_t dropped;       /* stacks lost in the windows measured
 	                         * (collisions, map full, errors): the sum of
 	                         * their lost, as the session records them;
@@ -69,6 +70,16 @@ struct source_ops {
 	void (*status)(struct source *s, struct source_status *st);
 	/* Detaches everything, resumes/ends loads it owns; idempotent. */
 	void (*stop)(struct source *s);
+	/* Counts afresh from now_s (perf top's reset): the window measured so
+	 * far is collected and closed (final: status.closed counts it, so a
+	 * session writes it), and a new one opens.  The closed window's stacks
+	 * stay in the profile until the next tick, which drops them (and their
+	 * window's length: the profile then holds only what it shows) and is
+	 * due at once: a wrapper that records windows writes the closed one
+	 * before that tick.  status.samples counts from the reset.  0, -errno
+	 * with *cause, or -ENOTSUP when the windows must stay (a measurement's
+	 * reference and loaded windows, a replay).  NULL: -ENOTSUP. */
+	int (*reset)(struct source *s, double now_s, char **cause);
 	void (*free)(struct source *s);
 };
 

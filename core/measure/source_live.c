@@ -26,20 +26,51 @@ struct source_live {
 	double elapsed;         /* at the last collect */
 	double rate;
 	double overhead_pct;    /* BPF run time over the last tick, <0 unknown */
-	uint64_t samples;       /* accepted (added to the profile) */
+	uint64_t samples;       /* accepted (added to the profile) since the
+	                         * start or the last reset */
+	uint64_t lost0;         /* the sampler's drops before the open window */
 	struct probe_profile_stats st; /* at the last collect */
 	unsigned prune_idle;    /* 0, or forget keys idle this many collects */
 	unsigned ticks;         /* collects so far */
 	struct probe_profile_prune pruned; /* at the last prune */
 	int stopped;
+	int forget;             /* a reset closed windows [0, win): their
+	                         * stacks go at the next collect (live_reset) */
 };
+
+/* After a reset, once a session had its turn to write the closed windows:
+ * the profile keeps their places (a session numbers windows by them) but
+ * neither their stacks nor their length, so the tree and its rates are the
+ * open window's alone. */
+static int live_forget(struct source_live *l)
+{
+	struct profile *q = profile_fresh_like(l->prof);
+
+	if (!q)
+		return -errno;
+	for (unsigned w = 0; w < l->win; w++) {
+		q->wins[w].secs = 0;
+		q->wins[w].lost = 0;
+	}
+	profile_free(l->prof);
+	l->prof = q;
+	l->forget = 0;
+	return 0;
+}
 
 /* One collect at time now: counts since the last one into the window. */
 static int live_collect(struct source_live *l, double now, char **cause)
 {
-	int64_t n = probe_profile_collect(l->pp, l->prof, l->win, l->ks);
+	int64_t n;
 	double dt = now - l->last_tick;
+	int forgot = l->forget;
 
+	if (l->forget && live_forget(l) < 0) {
+		if (cause && asprintf(cause, "out of memory resetting the counts") < 0)
+			*cause = NULL;
+		return -ENOMEM;
+	}
+	n = probe_profile_collect(l->pp, l->prof, l->win, l->ks);
 	if (n < 0) {
 		if (cause && asprintf(cause, "cannot read the sampler's maps: %s",
 				      strerror((int)-n)) < 0)
@@ -68,8 +99,8 @@ static int live_collect(struct source_live *l, double now, char **cause)
 		uint64_t prev_ns = l->st.bpf_run_ns;
 
 		probe_profile_stats(l->pp, &l->st);
-		/* one open window: everything lost since the start is its loss */
-		l->prof->wins[l->win].lost = l->st.dropped;
+		/* one open window: everything lost since it opened is its loss */
+		l->prof->wins[l->win].lost = l->st.dropped - l->lost0;
 		l->overhead_pct = dt > 0 && l->st.bpf_run_ns
 			? (l->st.bpf_run_ns - prev_ns) / (dt * 1e9) * 100 : -1;
 	}
@@ -77,15 +108,15 @@ static int live_collect(struct source_live *l, double now, char **cause)
 	l->rate = dt > 0 ? n / dt : 0;
 	l->last_tick = now;
 	l->elapsed = now - l->t0;
-	profile_window_end(l->prof, l->win, l->elapsed);
-	return n > 0;
+	profile_window_end(l->prof, l->win, l->elapsed - l->prof->wins[l->win].start_s);
+	return n > 0 || forgot;
 }
 
 static int live_tick(struct source *s, double now_s, char **cause)
 {
 	struct source_live *l = s->priv;
 
-	if (l->stopped || now_s - l->last_tick < SOURCE_LIVE_TICK_S)
+	if (l->stopped || (now_s - l->last_tick < SOURCE_LIVE_TICK_S && !l->forget))
 		return 0;
 	return live_collect(l, now_s, cause);
 }
@@ -97,7 +128,7 @@ static int live_timeout_ms(struct source *s, double now_s)
 
 	if (l->stopped)
 		return -1;
-	return left <= 0 ? 0 : (int)(left * 1000) + 1;
+	return left <= 0 || l->forget ? 0 : (int)(left * 1000) + 1;
 }
 
 static const struct profile *live_profile(struct source *s)
@@ -121,6 +152,7 @@ static void live_status(struct source *s, struct source_status *st)
 	st->probes = l->pp ? l->st.cpus : 0;
 	st->overhead_pct = l->overhead_pct;
 	st->load_state = NULL;
+	st->closed = l->win;    /* a reset's: final (windows before the open one) */
 }
 
 static void live_stop(struct source *s)
@@ -133,6 +165,36 @@ static void live_stop(struct source *s)
 	probe_profile_close(l->pp);
 	l->pp = NULL;
 	l->stopped = 1;
+}
+
+static int live_reset(struct source *s, double now_s, char **cause)
+{
+	struct source_live *l = s->priv;
+	int err, w;
+
+	if (l->stopped)
+		return -ENOTSUP;
+	if (l->forget) {
+		/* two resets within one tick: the closed window is there to be
+		 * written already; this one only restarts the open one's clock */
+		l->prof->wins[l->win].start_s = now_s - l->t0;
+		return 0;
+	}
+	err = live_collect(l, now_s, cause);   /* up to now into the window closing */
+	if (err < 0)
+		return err;
+	w = profile_window_begin(l->prof, COND_LOAD, l->elapsed);
+	if (w < 0) {
+		if (cause && asprintf(cause, "cannot open a new window: %s", strerror(-w)) < 0)
+			*cause = NULL;
+		return w;
+	}
+	l->win = (unsigned)w;
+	l->lost0 = l->st.dropped;
+	l->samples = 0;
+	l->rate = 0;
+	l->forget = 1;
+	return 0;
 }
 
 static void live_free(struct source *s)
@@ -153,6 +215,7 @@ static const struct source_ops live_ops = {
 	.status = live_status,
 	.stop = live_stop,
 	.free = live_free,
+	.reset = live_reset,
 };
 
 struct source *source_live_new(const struct probe_profile_opts *o, char **cause)

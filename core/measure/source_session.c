@@ -236,6 +236,24 @@ static void ses_stop(struct source *s)
 		sp->in->ops->stop(sp->in);
 }
 
+/* A reset (source.h): the window it closed is written now, while the inner
+ * source still holds its stacks (its next tick lets them go). */
+static int ses_reset(struct source *s, double now_s, char **cause)
+{
+	struct ses_priv *sp = s->priv;
+	struct source_status st;
+	int err;
+
+	if (!sp->in->ops->reset)
+		return -ENOTSUP;
+	err = sp->in->ops->reset(sp->in, now_s, cause);
+	if (err)
+		return err;
+	sp->in->ops->status(sp->in, &st);
+	ses_write_upto(sp, st.closed);
+	return 0;
+}
+
 static void ses_free(struct source *s)
 {
 	struct ses_priv *sp;
@@ -258,6 +276,7 @@ static const struct source_ops ses_ops = {
 	.status = ses_status,
 	.stop = ses_stop,
 	.free = ses_free,
+	.reset = ses_reset,
 };
 
 struct source *source_session_new(struct source *inner, struct session *ses,

@@ -10,7 +10,7 @@
  *
  * At stop: windows closed since the last tick are written; a plain live
  * source (SOURCE_LIVE, one open-ended window) has its window written as it
- * stands; a measurement stopped before its plan ended leaves a note.
+ * stands (a reset, source.h, closes it: written then, and a new one opens); a measurement stopped before its plan ended leaves a note.
  */
 #ifndef ARGUS_SOURCE_SESSION_H
 #define ARGUS_SOURCE_SESSION_H

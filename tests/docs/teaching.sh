@@ -9,7 +9,8 @@
 # skid); no descent line of a replayed analysis says a share over 100%; the
 # replay starts empty, n shows the first window, the second pair is
 # calibrated, the end marks the ◆ path; the replayed pane offers only the
-# keys that work in a replay, at 80x24 and 160x45.
+# keys that work in a replay, and the key the README says steps back does,
+# at 80x24 and 160x45.
 . "$(dirname "$0")/../lib.sh"
 need_cmd jq
 [ -x "$ARGUS" ] || fail "no $ARGUS; run make"
@@ -129,6 +130,8 @@ if command -v tmux >/dev/null 2>&1; then
 	keys q
 	expect_sane_exit
 	echo "x on clear_page_erms: a significant rise; on exc_page_fault: skid"
+	back=$(sed -n 's/.*`\(.\)` steps back.*/\1/p' "$ROOT/README.md" | head -1)
+	[ -n "$back" ] || fail "the README does not say which key steps back"
 	for size in "80 24" "160 45"; do
 		set -- $size
 		start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color -- replay "$D/session-cow_fault.jsonl"
@@ -148,6 +151,12 @@ if command -v tmux >/dev/null 2>&1; then
 		wait_for "n next"
 		screen | grep -q '◆' || { screen; fail "$1x$2: no ◆ path at the end"; }
 		screen | grep -q 'r another\|f focus' && { screen; fail "$1x$2: the replay offers r/f"; }
+		# "`K` steps back": the key the README names, and the pane's hint too
+		ev=$(screen | grep -o 'replay event [0-9]*/[0-9]*' | head -1)
+		n=${ev##*/}
+		screen | grep -q "n next  $back back" || { screen; fail "$1x$2: the hint does not say $back back"; }
+		keys "$back"
+		wait_for "replay event $((n - 1))/$n" || fail "$1x$2: $back does not step back"
 		keys q
 		expect_sane_exit
 		echo "$1x$2: replay hints"

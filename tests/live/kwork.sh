@@ -87,7 +87,7 @@ echo "row wanted: $want"
 # the replay names it the same way
 start 200 50 LANG=C.UTF-8 TERM=xterm-256color HOME="$TMP" -- replay "$S" --at end
 wait_for "replay event"
-keys P
+keys p
 wait_for "by process"
 keys /
 keys -l "$comm [$pid]"
@@ -139,7 +139,7 @@ if [ -z "$only" ]; then
 else
 	start 200 50 LANG=C.UTF-8 TERM=xterm-256color HOME="$TMP" -- replay "$S" --at end
 	wait_for "replay event"
-	keys P
+	keys p
 	wait_for "by process"
 	echo "$only" | while read -r p c f m; do
 		[ -n "$p" ] || continue

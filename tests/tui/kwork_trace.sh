@@ -59,7 +59,7 @@ with open(sys.argv[2], "w") as f:
 EOP
 start 120 40 LANG=C.UTF-8 TERM=xterm-256color HOME="$TMP" -- replay "$S" --at end
 wait_for "replay event"
-keys P
+keys p
 wait_for "kworker/0:1 [301]"
 screen | grep -F 'kworker/0:1 [301]' | grep -qF '· vmstat_update +1 more' ||
 	{ screen; fail "kworker/0:1's row is not named by the tracepoint: $(screen | grep -F kworker/0:1)"; }
@@ -86,7 +86,7 @@ expect_sane_exit
 # without the field: the stacks' names only, and x says so
 start 120 40 LANG=C.UTF-8 TERM=xterm-256color HOME="$TMP" -- replay "$OLD" --at end
 wait_for "replay event"
-keys P
+keys p
 wait_for "kworker/0:1 [301]"
 screen | grep -F 'kworker/0:1 [301]' | grep -qF '[kworker]' ||
 	{ screen; fail "kworker/0:1 of the old session is not [kworker]: $(screen | grep -F kworker/0:1)"; }

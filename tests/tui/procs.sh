@@ -1,5 +1,5 @@
 #!/bin/sh
-# The process split (p, P in a replay) at 80x24 and 160x45, over a crafted
+# The process split (p, in a replay as live) at 80x24 and 160x45, over a crafted
 # session (tests/tui/data/procs-session.jsonl: three cc1, one make, a
 # background job): a command with several processes gets a group row
 # "cc1 ×3" before its PID rows, whose load/s is the sum of theirs and which
@@ -39,7 +39,7 @@ for size in "80 24" "160 45"; do
 	set -- $size
 	start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color HOME="$TMP" -- replay "$SRC" --at end
 	wait_for "replay event 12/12"
-	keys P
+	keys p
 	wait_for "cc1 ×3"
 	# the diagnosed set came with the session: the background is displaced
 	# work (the idle task's fall is no one's), by process as by subsystem

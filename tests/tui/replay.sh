@@ -43,7 +43,7 @@ wait_for "replay event $N/$N: verdict"
 wait_for " verdict: "   # "mm: ..." or "the increase spreads over 2 branches: mm: ..."
 screen | grep -q ' verdict: .*mm: ' || fail "the verdict line does not name mm"
 wait_for "◆ do_anon"   # the name may be shortened in the middle (do_anon…us_page)
-keys p
+keys b
 wait_for "replay event $((N - 1))/$N"
 keys '}'
 wait_for "replay event $N/$N: verdict"

@@ -3,7 +3,9 @@
 # (the agent's a e E v r u : f Esc: a replayed pane only shows) are not
 # offered by ?, and pressing one says so instead of passing silently; a key
 # bound nowhere says "unbound: ? lists keys"; x then Esc leaves no stray
-# characters.  The tree's keys still work.
+# characters.  The tree's keys still work.  One key, one meaning (issue 24
+# item 11): p groups by process as in the live tree (it stepped back here
+# before), b steps back, and the pane's hint and ? say b.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tmux.inc"
 SRC="$ROOT/tests/data/session-pagefault.jsonl"
@@ -14,6 +16,19 @@ for size in "80 24" "160 45"; do
 	wait_for "replay event 0/"
 	keys '}'
 	wait_for "◆ do_anonymous_page"
+	ev=$(screen | grep -o 'replay event [0-9]*/[0-9]*' | head -1)
+	n=${ev##*/}
+	[ -n "$n" ] && [ "$n" -gt 1 ] || { screen; fail "$size: no event count"; }
+	screen | grep -q 'n next  b back' || { screen; fail "$size: the pane's hint does not say b back"; }
+	keys p
+	wait_for ", by process"
+	screen | grep -q "replay event $n/$n" || { screen; fail "$size: p moved the replay"; }
+	keys p
+	wait_gone ", by process"
+	keys b
+	wait_for "replay event $((n - 1))/$n"
+	keys '}'
+	wait_for "replay event $n/$n"
 	keys '?'
 	wait_for "argus keys"
 	# the whole help, paged through: collect every line shown
@@ -38,6 +53,8 @@ $prev"
 		echo "$help" | grep -qF "$k" && fail "$size: replay help offers '$k'"
 	done
 	echo "$help" | grep -qF "replay: next event" || fail "$size: replay help lacks n"
+	echo "$help" | grep -qE "[^a-z]b +replay: back one event" || fail "$size: replay help lacks b"
+	echo "$help" | grep -qE "[^a-z]p +group by process" || fail "$size: replay help: p does not group"
 	echo "$help" | grep -qF "sort children" || fail "$size: replay help lacks s"
 	keys q
 	wait_gone "argus keys"

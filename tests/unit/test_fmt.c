@@ -670,6 +670,24 @@ static void test_keys(void **state)
 	assert_int_equal(key_lookup('q'), KEY_ACT_QUIT);
 	assert_int_equal(key_lookup('/'), KEY_ACT_SEARCH);
 	assert_int_equal(key_lookup('Z'), KEY_ACT_NONE);
+	/* one key, one meaning (issue 24 item 11): p groups by process in a
+	 * replay as live, b steps back there and is no live key; a replay key
+	 * that the live tree binds too does the same there (n excepted: the
+	 * next event, the next match live; a replay's is >) */
+	assert_int_equal(key_lookup('p'), KEY_ACT_GROUP);
+	assert_int_equal(key_lookup_replay('p'), KEY_ACT_GROUP);
+	assert_int_equal(key_lookup_replay('b'), KEY_ACT_REPLAY_PREV);
+	assert_int_equal(key_lookup('b'), KEY_ACT_NONE);
+	for (const struct key_binding *b = key_replay_table; b->label; b++)
+		for (int i = 0; i < 4 && b->code[i]; i++) {
+			const struct key_binding *k = key_binding_of(b->code[i]);
+
+			if (k && b->code[i] != 'n')
+				assert_int_equal(k->action, b->action);
+		}
+	/* 0 resets live sampling's counts; a replay has no such key */
+	assert_int_equal(key_lookup('0'), KEY_ACT_RESET);
+	assert_int_equal(key_lookup_replay('0'), KEY_ACT_NONE);
 }
 
 static void test_log_ring(void **state)
