@@ -287,12 +287,15 @@ static uint64_t key_hash(const struct profile_key *k)
 	return hash_bytes(HASH_SEED, k, sizeof(*k));
 }
 
-static int snap_grow(struct probe_profile *pp)
+/* The snapshot table moved into one of cap slots, keeping the entries
+ * keep[slot] says (NULL: all); the others' user stacks freed.  0 or
+ * -ENOMEM (then unchanged). */
+static int snap_rehash(struct probe_profile *pp, size_t cap, const uint8_t *keep)
 {
-	size_t cap = pp->snap_cap ? pp->snap_cap * 2 : 1024;
-	struct snap_ent *n = calloc(cap, sizeof(*n));
+	struct snap_ent *t = calloc(cap, sizeof(*t));
+	size_t n = 0;
 
-	if (!n)
+	if (!t)
 		return -ENOMEM;
 	for (size_t i = 0; i < pp->snap_cap; i++) {
 		struct snap_ent *e = &pp->snap[i];
@@ -300,14 +303,25 @@ static int snap_grow(struct probe_profile *pp)
 
 		if (!e->used)
 			continue;
-		for (j = key_hash(&e->key) & (cap - 1); n[j].used; j = (j + 1) & (cap - 1))
+		if (keep && !keep[i]) {
+			usym_names_free(e->unames, (unsigned)e->nunames);
+			continue;
+		}
+		for (j = key_hash(&e->key) & (cap - 1); t[j].used; j = (j + 1) & (cap - 1))
 			;
-		n[j] = *e;
+		t[j] = *e;
+		n++;
 	}
 	free(pp->snap);
-	pp->snap = n;
+	pp->snap = t;
 	pp->snap_cap = cap;
+	pp->snap_n = n;
 	return 0;
+}
+
+static int snap_grow(struct probe_profile *pp)
+{
+	return snap_rehash(pp, pp->snap_cap ? pp->snap_cap * 2 : 1024, NULL);
 }
 
 /* The snapshot entry of k, inserted with count 0 when new; NULL on ENOMEM. */
@@ -539,38 +553,16 @@ static int64_t collect_all(struct probe_profile *pp, struct profile *p, unsigned
 /* ---- forgetting what stopped (a recorder left running) ------------------ */
 
 /* The snapshot table rebuilt from its entries that stay (keep[i] for
- * slot i); the others' user stacks freed.  0 or -ENOMEM (then unchanged). */
+ * slot i), in as few slots as hold them.  0 or -ENOMEM (then unchanged). */
 static int snap_rebuild(struct probe_profile *pp, const uint8_t *keep)
 {
 	size_t cap = 1024, n = 0;
-	struct snap_ent *t;
 
 	for (size_t i = 0; i < pp->snap_cap; i++)
 		n += pp->snap[i].used && keep[i];
 	while (cap < (n + 1) * 2)
 		cap *= 2;
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < pp->snap_cap; i++) {
-		struct snap_ent *e = &pp->snap[i];
-		size_t j;
-
-		if (!e->used)
-			continue;
-		if (!keep[i]) {
-			usym_names_free(e->unames, (unsigned)e->nunames);
-			continue;
-		}
-		for (j = key_hash(&e->key) & (cap - 1); t[j].used; j = (j + 1) & (cap - 1))
-			;
-		t[j] = *e;
-	}
-	free(pp->snap);
-	pp->snap = t;
-	pp->snap_cap = cap;
-	pp->snap_n = n;
-	return 0;
+	return snap_rehash(pp, cap, keep);
 }
 
 /* Kernel and user stack ids no kept key refers to any more: deleted from
