@@ -118,7 +118,12 @@ void fmt_status_ex(struct fmt_line *l, const struct source_status *st, int width
 		if (!seg[i][0])
 			continue;
 		w = fmt_width(seg[i]) + (used > 1 ? sepw : 0);
-		if (used + w > width && used > 1)
+		/* whole fields in width - 1 columns: the status bar is the
+		 * screen's last row, whose last cell is never written
+		 * (screen_put_line), so a field ending there lost its last
+		 * letter ("load runnin" at 80 columns, issue 24 item 9); a
+		 * field that does not fit goes, in prio order */
+		if (used + w > width - 1 && used > 1)
 			continue;
 		on[i] = 1;
 		used += w;
@@ -127,15 +132,15 @@ void fmt_status_ex(struct fmt_line *l, const struct source_status *st, int width
 	fmt_line_add(l, THEME_STATUS, " ", width);
 	if (warn) {
 		/* always shown, however narrow: it says steps load unasked */
-		fmt_line_add(l, THEME_STATUS_WARN, warn, width - l->width);
+		fmt_line_add(l, THEME_STATUS_WARN, warn, width - 1 - l->width);
 		first = 0;
 	}
 	for (int i = 0; i < SEG_N; i++) {
 		if (!on[i])
 			continue;
 		if (!first)
-			fmt_line_add(l, THEME_STATUS, sep, width - l->width);
-		fmt_line_add(l, role[i], seg[i], width - l->width);
+			fmt_line_add(l, THEME_STATUS, sep, width - 1 - l->width);
+		fmt_line_add(l, role[i], seg[i], width - 1 - l->width);
 		first = 0;
 	}
 	if (l->width + fmt_width(hint) + 1 <= width) {
