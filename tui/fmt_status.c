@@ -251,7 +251,8 @@ void fmt_header(struct fmt_line *l, int width, const char *title, const char *st
 		const struct fmt_header_sum *summary, const struct glyphs *gl)
 {
 	int sw = header_sum_width(summary, gl), stw = 0, tw;
-	char sep[16];
+	char sep[16], head[FMT_LINE_MAX];
+	const char *aside;
 
 	snprintf(sep, sizeof(sep), " %s ", gl->g[GLYPH_SEP]);
 	if (state && *state)
@@ -274,6 +275,22 @@ void fmt_header(struct fmt_line *l, int width, const char *title, const char *st
 		tw = fmt_width(title);
 	if (tw > width - 1 - stw)
 		tw = width - 1 - stw;
+	/* a title's aside ("victim: app  (load paused in ref: stress)") goes
+	 * whole before the rest is cut: a cut in the middle would join the
+	 * victim's name to the load's.  What is left names what is diagnosed:
+	 * it keeps up to 40 columns from the summary (a command and its
+	 * arguments), then is shortened in the middle too */
+	aside = strstr(title, "  (");
+	if (aside && fmt_width(title) > tw && (size_t)(aside - title) < sizeof(head)) {
+		snprintf(head, sizeof(head), "%.*s", (int)(aside - title), title);
+		title = head;
+		if (tw < 40)
+			tw = 40;
+		if (tw > fmt_width(title))
+			tw = fmt_width(title);
+		if (tw > width - 1 - stw)
+			tw = width - 1 - stw;
+	}
 	fmt_line_add_mid(l, THEME_HEADER, title, tw, gl);
 	if (stw) {
 		fmt_line_add(l, THEME_HEADER, sep, width - l->width);

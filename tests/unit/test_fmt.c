@@ -518,6 +518,30 @@ static void test_header_state(void **state)
 		print_message("%s\n", l.text);
 		assert_non_null(strstr(l.text, "live  displaced: bgjob [200] −812/s"));
 	}
+	/* issue 24 item 9: --victim's title names the victim, then the load
+	 * in an aside; short of room the aside goes whole, never a cut that
+	 * joins the two names */
+	{
+		const char *vt = "victim: starved --seconds 60  (load paused in ref: spinner --threads 2)";
+		const struct fmt_header_sum vs = { .text = "sched +2925% · user −67% · irq +100%" };
+
+		fmt_header(&l, 160, vt, "calibrating", &vs, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 160);
+		assert_non_null(strstr(l.text, " victim: starved --seconds 60  (load paused in ref: "
+					  "spinner --threads 2) · calibrating  sched +2925%"));
+		fmt_header(&l, 80, vt, "calibration done", &vs, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 80);
+		assert_non_null(strstr(l.text, " victim: starved --seconds 60 · calibration done  sched "));
+		assert_null(strstr(l.text, "load paused"));
+		/* however narrow, the state stays whole */
+		for (int w = 30; w <= 80; w++) {
+			fmt_header(&l, w, vt, "calibration done", &vs, glyphs_get(1));
+			assert_int_equal(l.width, w);
+			assert_non_null(strstr(l.text, " · calibration done"));
+		}
+	}
 	/* no state: as before */
 	fmt_header(&l, 80, "argus", NULL, NULL, glyphs_get(0));
 	assert_string_equal(l.text, " argus" "                                        "
