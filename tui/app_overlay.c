@@ -371,8 +371,13 @@ void app_open_explain(struct app *a)
 		app_overlay_wrap(a, "It is on the verdict path: the descent followed it because it "
 			     "explains most of its parent's increase.", width);
 	}
-	snprintf(title, sizeof(title), "what is %.*s", (int)(subsys_base_len(n->name) > 100 ? 100 :
-							     subsys_base_len(n->name)), n->name);
+	{
+		/* a function without its compiler suffix; a marker ("[user
+		 * space]") whole: its blank does not start a suffix */
+		size_t bl = n->name[0] == '[' ? strlen(n->name) : subsys_base_len(n->name);
+
+		snprintf(title, sizeof(title), "what is %.*s", (int)(bl > 100 ? 100 : bl), n->name);
+	}
 	app_overlay_open(a, title);
 }
 

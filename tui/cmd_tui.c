@@ -469,8 +469,7 @@ int cmd_tui(int argc, char **argv)
 				*paren = 0;
 			snprintf(title, sizeof(title), "argus -p; ref: %s; load: %s", sr, sl);
 		} else {
-			snprintf(title, sizeof(title), "argus %s%s", ol.load_cmd ? "--load " : "",
-				 ol.load_cmd ? ol.load_cmd : !pid ? "" : "-p --pause");
+			opts_load_title(&ol, title, sizeof(title));
 		}
 		to.title = title;
 		to.agent_pane = 1;

@@ -190,7 +190,8 @@ struct fmt_header_sum {
 	const struct analysis_displaced *displaced; /* NULL when ndisplaced is 0 */
 	unsigned ndisplaced;
 };
-/* The header: title left (shortened in the middle), " · " state (never
+/* The header: title left (its aside after "  (" dropped first, then
+ * shortened in the middle), " · " state (never
  * cut; NULL: none), the summary after it (sum NULL: none): the text, " · ",
  * "displaced: a −N/s, ...".  When it does not fit, the text yields first,
  * then the displaced processes by whole entries from the last. */

@@ -118,7 +118,12 @@ void fmt_status_ex(struct fmt_line *l, const struct source_status *st, int width
 		if (!seg[i][0])
 			continue;
 		w = fmt_width(seg[i]) + (used > 1 ? sepw : 0);
-		if (used + w > width && used > 1)
+		/* whole fields in width - 1 columns: the status bar is the
+		 * screen's last row, whose last cell is never written
+		 * (screen_put_line), so a field ending there lost its last
+		 * letter ("load runnin" at 80 columns, issue 24 item 9); a
+		 * field that does not fit goes, in prio order */
+		if (used + w > width - 1 && used > 1)
 			continue;
 		on[i] = 1;
 		used += w;
@@ -127,15 +132,15 @@ void fmt_status_ex(struct fmt_line *l, const struct source_status *st, int width
 	fmt_line_add(l, THEME_STATUS, " ", width);
 	if (warn) {
 		/* always shown, however narrow: it says steps load unasked */
-		fmt_line_add(l, THEME_STATUS_WARN, warn, width - l->width);
+		fmt_line_add(l, THEME_STATUS_WARN, warn, width - 1 - l->width);
 		first = 0;
 	}
 	for (int i = 0; i < SEG_N; i++) {
 		if (!on[i])
 			continue;
 		if (!first)
-			fmt_line_add(l, THEME_STATUS, sep, width - l->width);
-		fmt_line_add(l, role[i], seg[i], width - l->width);
+			fmt_line_add(l, THEME_STATUS, sep, width - 1 - l->width);
+		fmt_line_add(l, role[i], seg[i], width - 1 - l->width);
 		first = 0;
 	}
 	if (l->width + fmt_width(hint) + 1 <= width) {
@@ -246,7 +251,8 @@ void fmt_header(struct fmt_line *l, int width, const char *title, const char *st
 		const struct fmt_header_sum *summary, const struct glyphs *gl)
 {
 	int sw = header_sum_width(summary, gl), stw = 0, tw;
-	char sep[16];
+	char sep[16], head[FMT_LINE_MAX];
+	const char *aside;
 
 	snprintf(sep, sizeof(sep), " %s ", gl->g[GLYPH_SEP]);
 	if (state && *state)
@@ -269,6 +275,22 @@ void fmt_header(struct fmt_line *l, int width, const char *title, const char *st
 		tw = fmt_width(title);
 	if (tw > width - 1 - stw)
 		tw = width - 1 - stw;
+	/* a title's aside ("victim: app  (load paused in ref: stress)") goes
+	 * whole before the rest is cut: a cut in the middle would join the
+	 * victim's name to the load's.  What is left names what is diagnosed:
+	 * it keeps up to 40 columns from the summary (a command and its
+	 * arguments), then is shortened in the middle too */
+	aside = strstr(title, "  (");
+	if (aside && fmt_width(title) > tw && (size_t)(aside - title) < sizeof(head)) {
+		snprintf(head, sizeof(head), "%.*s", (int)(aside - title), title);
+		title = head;
+		if (tw < 40)
+			tw = 40;
+		if (tw > fmt_width(title))
+			tw = fmt_width(title);
+		if (tw > width - 1 - stw)
+			tw = width - 1 - stw;
+	}
 	fmt_line_add_mid(l, THEME_HEADER, title, tw, gl);
 	if (stw) {
 		fmt_line_add(l, THEME_HEADER, sep, width - l->width);

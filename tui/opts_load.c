@@ -279,7 +279,11 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 		ol->load_cmd = strdup(val);
 		return 1;
 	case OL_VICTIM:
-		return opts_load_cmd(ol, 1, typed, val, &ol->m.victim_argv, err) < 0 ? -1 : 1;
+		if (opts_load_cmd(ol, 1, typed, val, &ol->m.victim_argv, err) < 0)
+			return -1;
+		free(ol->victim_cmd);
+		ol->victim_cmd = strdup(val);
+		return 1;
 	case OL_BACKGROUND:
 		return opts_load_cmd(ol, 2, typed, val, &ol->m.background_argv, err) < 0 ? -1 : 1;
 	case OL_VICTIM_PID:
@@ -456,7 +460,50 @@ void opts_load_free(struct opts_load *ol)
 	for (int i = 0; i < 3; i++)
 		opts_load_argv_free(ol->own[i]);
 	free(ol->load_cmd);
+	free(ol->victim_cmd);
 	memset(ol, 0, sizeof(*ol));
+}
+
+/* cmd without the directory of its program: "/opt/x/bin/app -v" -> "app -v";
+ * a shell line whose first word has no '/' as it is. */
+static const char *opts_load_short(const char *cmd)
+{
+	const char *end, *slash = NULL;
+
+	if (!cmd)
+		return "?";
+	end = cmd + strcspn(cmd, " \t");
+	for (const char *c = cmd; c < end; c++)
+		if (*c == '/')
+			slash = c;
+	return slash && slash + 1 < end ? slash + 1 : cmd;
+}
+
+char *opts_load_title(const struct opts_load *ol, char *buf, size_t len)
+{
+	const struct measure_opts *m = &ol->m;
+	char victim[64], load[64];
+
+	if (!len)
+		return buf;
+	if (m->victim_argv || m->victim_pid) {
+		if (m->victim_argv)
+			snprintf(victim, sizeof(victim), "%s", opts_load_short(ol->victim_cmd));
+		else
+			snprintf(victim, sizeof(victim), "PID %d", (int)m->victim_pid);
+		if (ol->load_cmd)
+			snprintf(load, sizeof(load), "%s", opts_load_short(ol->load_cmd));
+		else if (m->pid)
+			snprintf(load, sizeof(load), "PID %d", (int)m->pid);
+		else
+			snprintf(load, sizeof(load), "none");
+		/* what is diagnosed first: the load is what argus pauses */
+		snprintf(buf, len, "victim: %s  (load paused in ref: %s)", victim, load);
+		return buf;
+	}
+	snprintf(buf, len, "argus %s%s", ol->load_cmd ? "--load " : "",
+		 ol->load_cmd ? ol->load_cmd : m->pid ? "-p --pause" : "");
+	return buf;
 }
 
 size_t opts_load_names(const char **out, size_t max)

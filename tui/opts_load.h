@@ -26,6 +26,7 @@
 struct opts_load {
 	struct measure_opts m;   /* defaults from measure_opts_default */
 	char *load_cmd;          /* the load as the user gave it, for messages */
+	char *victim_cmd;        /* --victim CMD as given, for the title */
 	int pairs_given, window_given, settle_given, min_pairs_given;
 	/* private: argv arrays built from CMD strings, owned */
 	char **own[3];
@@ -49,6 +50,15 @@ void opts_load_help(FILE *out);
 /* The long names of the load options into out (at most max); returns how
  * many there are.  Static strings. */
 size_t opts_load_names(const char **out, size_t max);
+
+/* The interactive argus's title for a calibrated run that pauses its load
+ * (not -p against a saved reference, whose title names the scopes).  With
+ * a victim it names what is diagnosed, then the load, in an aside the
+ * header drops first when short of room (fmt_header):
+ * "victim: app --x  (load paused in ref: stress)"; otherwise "argus --load
+ * CMD" or "argus -p --pause".  A program's directory is left out of both
+ * commands (the header's room is for which program it is).  Returns buf. */
+char *opts_load_title(const struct opts_load *ol, char *buf, size_t len);
 
 /* Frees what ol owns; ol.m's argv pointers die with it. */
 void opts_load_free(struct opts_load *ol);

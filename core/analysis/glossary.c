@@ -17,6 +17,7 @@ static const char *const subsys_texts[SUBSYS_N] = {
 	[SUBSYS_SYSCALL] = "System call and exception entry and exit, with nothing more specific known below: the cost of crossing into the kernel and back, including the work done on return to user space.",
 	[SUBSYS_IDLE] = "The idle loop: CPUs with nothing to run. Samples here are idle time, not work, and are left out of the descent.",
 	[SUBSYS_OTHER] = "Kernel code argus's subsystem table does not place (drivers, BPF, security modules, architecture code). The function names below say what it is.",
+	[SUBSYS_USER] = "Time the diagnosed threads ran in user space: on-CPU time with no kernel sample (the scheduler's exact on-CPU time of each process less its kernel samples; samples the sampler lost count here too). A fall here with a rise elsewhere means the threads compute less and wait or run the kernel more.",
 };
 
 const char *glossary_subsys_text(enum subsys s)
@@ -81,6 +82,10 @@ char *glossary_explain(const struct tree_node *n, char *buf, size_t len)
 		return buf;
 	case TREE_FRAME:
 		break;
+	}
+	if (n->name && !strcmp(n->name, SUBSYS_USER_FRAME)) {
+		snprintf(buf, len, "%s", glossary_subsys_text(SUBSYS_USER));
+		return buf;
 	}
 	e = glossary_find(n->name);
 	if (e)

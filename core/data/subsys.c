@@ -19,6 +19,7 @@ static const char *const subsys_names[SUBSYS_N] = {
 	[SUBSYS_SYSCALL] = "syscall",
 	[SUBSYS_IDLE] = "idle",
 	[SUBSYS_OTHER] = "other",
+	[SUBSYS_USER] = "user",
 };
 
 #define SUBSYS_NBUCKET 256
@@ -161,6 +162,10 @@ enum subsys subsys_of_function(const char *name)
 {
 	if (!name)
 		return SUBSYS_N;
+	/* a marker, not a function: "other" would call it kernel code the
+	 * table does not place (issue 24 item 9) */
+	if (!strcmp(name, SUBSYS_USER_FRAME))
+		return SUBSYS_USER;
 	return subsys_lookup(name, subsys_base_len(name));
 }
 

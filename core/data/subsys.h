@@ -11,15 +11,19 @@
 
 #include "data/subsys_id.h"
 
+/* The frame time accounting (core/model/timeacct.c) puts on-CPU time
+ * under when the sampler has no kernel stack for it: user mode. */
+#define SUBSYS_USER_FRAME "[user space]"
+
 /* "mm", "sched", "fs", "net", "block", "irq", "locking", "syscall",
- * "idle", "other". */
+ * "idle", "other", "user". */
 const char *subsys_name(enum subsys s);
 /* Inverse of subsys_name; SUBSYS_N when unknown. */
 enum subsys subsys_from_name(const char *name);
 
 /* Subsystem of one function name, SUBSYS_N when the table does not know it.
  * Generic entry frames (entry_SYSCALL_64, do_syscall_64, ...) classify as
- * SUBSYS_SYSCALL. */
+ * SUBSYS_SYSCALL; SUBSYS_USER_FRAME as SUBSYS_USER. */
 enum subsys subsys_of_function(const char *name);
 
 /* Subsystem of a whole stack (frames root first).  Interrupt context wins

@@ -16,6 +16,8 @@ enum subsys {
 	SUBSYS_SYSCALL,   /* syscall / exception entry with nothing more specific */
 	SUBSYS_IDLE,
 	SUBSYS_OTHER,
+	SUBSYS_USER,      /* time accounting's on-CPU time with no kernel sample
+	                   * (SUBSYS_USER_FRAME): not kernel code at all */
 	SUBSYS_N
 };
 

@@ -9,6 +9,7 @@
 #include "model/model_capture.h"
 #include "probe/probe_schedtime.h"
 #include "data/procinfo.h"
+#include "data/subsys.h"
 #include "model/timeacct.h"
 #include "base/util.h"
 
@@ -346,7 +347,7 @@ int64_t timeacct_collect(struct timeacct *ta, struct probe_profile *pp, struct p
 	/* on-CPU time without a kernel sample: user space (and lost samples) */
 	for (size_t i = 0; i < npr; i++) {
 		struct schedtime_key k = { .tgid = pr[i].tgid, .kind = SCHEDTIME_ONCPU };
-		const char *uf[2] = { "[on-cpu]", "[user space]" };
+		const char *uf[2] = { "[on-cpu]", SUBSYS_USER_FRAME };
 		uint64_t n, ns = pr[i].oncpu_ns, kern_ns = (uint64_t)(pr[i].kernel * 1e9 / ta->freq);
 
 		if (!pr[i].oncpu_ns)

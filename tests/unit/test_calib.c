@@ -414,6 +414,45 @@ static void test_summary_times(void **state)
 	tree_free(t);
 }
 
+/* issue 24 item 9: in a wall-clock tree mm sits under on-cpu and under
+ * blocked; the header says each node's own change (what its row says), not
+ * their sum, which no row shows (it said mm +1514% beside the row's +1043%) */
+static void test_summary_time_kinds(void **state)
+{
+	struct profile *p = profile_new();
+	struct calib_opts o;
+	struct tree *t;
+	char buf[512], row[32];
+	const struct calib_stat *st;
+
+	(void)state;
+	assert_non_null(p);
+	for (unsigned w = 0; w < 2 * NPAIR; w++) {
+		assert_int_equal(profile_window_begin(p, w % 2 ? COND_LOAD : COND_REF, w), (int)w);
+		profile_window_end(p, w, 1.0);
+	}
+	ADD(p, V(100, 100, 100), V(1100, 1100, 1100), "[on-cpu]", PF, "do_anonymous_page");
+	ADD(p, V(0, 0, 0), V(500, 500, 500), "[blocked]", PF, "do_fault", "schedule");
+	ADD(p, V(800, 800, 800), V(300, 300, 300), "[on-cpu]", "[user space]");
+	t = tree_build(p, NULL);
+	assert_non_null(t);
+	profile_free(p);
+	calib_opts_default(&o);
+	o.freq_hz = 1000;
+	assert_int_equal(calib_run(t, &o), 0);
+	calib_summary(t, 1, buf, sizeof(buf));
+	print_message("%s\n", buf);
+	/* the on-cpu mm row's own delta-%, as the tree's column says it */
+	st = &NODE(t, "on-cpu", "mm")->stat;
+	snprintf(row, sizeof(row), "mm +%.0f%% ", 100.0 * st->delta / st->rate[COND_REF]);
+	assert_string_equal(row, "mm +1000% ");
+	assert_true(strncmp(buf, row, strlen(row)) == 0 ||
+		    strstr(buf, " \xc2\xb7 mm +1000% ") != NULL);
+	assert_non_null(strstr(buf, "blocked mm new"));
+	assert_null(strstr(buf, "mm +1500%"));   /* the sum of both */
+	tree_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_run_rates),
 		cmocka_unit_test(test_summary_idle),
 		cmocka_unit_test(test_summary_times),
+		cmocka_unit_test(test_summary_time_kinds),
 		cmocka_unit_test(test_run_decrease_and_pairs),
 		cmocka_unit_test(test_run_needs_both),
 		cmocka_unit_test(test_words),

@@ -371,6 +371,40 @@ static void test_status(void **state)
 	assert_int_equal(fmt_line_role_at(&l, (size_t)(d - l.text)), THEME_STATUS);
 }
 
+/* Issue 24 item 9: at 80 columns the status bar showed "load runnin".  It
+ * is the screen's last row, whose last cell is never written
+ * (screen_put_line): at every width, with the pane's phase and the --auto
+ * warning or without, the last column is blank, so each field shows whole
+ * or not at all. */
+static void test_status_last_column(void **state)
+{
+	struct source_status st = { 0 };
+	struct fmt_line l;
+	const char *phases[] = { NULL, "waiting for you", "step measuring (3s left)" };
+
+	(void)state;
+	st.phase = SOURCE_DONE;
+	st.samples = 1825;
+	st.elapsed_s = 7;
+	st.load_state = "running";
+	for (int u = 0; u <= 1; u++)
+		for (unsigned p = 0; p < sizeof(phases) / sizeof(phases[0]); p++)
+			for (int warn = 0; warn <= 1; warn++)
+				for (int w = 24; w <= 200; w++) {
+					const char *r;
+
+					fmt_status_ex(&l, &st, w, glyphs_get(u), phases[p],
+						      warn ? "AUTO: steps load without asking" : NULL);
+					assert_int_equal(l.width, w);
+					if (l.text[l.len - 1] != ' ')
+						print_message("%d: '%s'\n", w, l.text);
+					assert_int_equal(l.text[l.len - 1], ' ');
+					r = strstr(l.text, "load runnin");
+					if (r)
+						assert_int_equal(r[strlen("load runnin")], 'g');
+				}
+}
+
 /* Issue 13 item 5: the header says what the run is, never cut, and the
  * process with -p; the title gives way in the middle. */
 static void test_header_state(void **state)
@@ -483,6 +517,30 @@ static void test_header_state(void **state)
 		fmt_header(&l, 160, rt, "live", &ds, glyphs_get(1));
 		print_message("%s\n", l.text);
 		assert_non_null(strstr(l.text, "live  displaced: bgjob [200] −812/s"));
+	}
+	/* issue 24 item 9: --victim's title names the victim, then the load
+	 * in an aside; short of room the aside goes whole, never a cut that
+	 * joins the two names */
+	{
+		const char *vt = "victim: starved --seconds 60  (load paused in ref: spinner --threads 2)";
+		const struct fmt_header_sum vs = { .text = "sched +2925% · user −67% · irq +100%" };
+
+		fmt_header(&l, 160, vt, "calibrating", &vs, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 160);
+		assert_non_null(strstr(l.text, " victim: starved --seconds 60  (load paused in ref: "
+					  "spinner --threads 2) · calibrating  sched +2925%"));
+		fmt_header(&l, 80, vt, "calibration done", &vs, glyphs_get(1));
+		print_message("%s\n", l.text);
+		assert_int_equal(l.width, 80);
+		assert_non_null(strstr(l.text, " victim: starved --seconds 60 · calibration done  sched "));
+		assert_null(strstr(l.text, "load paused"));
+		/* however narrow, the state stays whole */
+		for (int w = 30; w <= 80; w++) {
+			fmt_header(&l, w, vt, "calibration done", &vs, glyphs_get(1));
+			assert_int_equal(l.width, w);
+			assert_non_null(strstr(l.text, " · calibration done"));
+		}
 	}
 	/* no state: as before */
 	fmt_header(&l, 80, "argus", NULL, NULL, glyphs_get(0));
@@ -717,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_splice_equals_flatten),
 		cmocka_unit_test(test_idset),
 		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_status_last_column),
 		cmocka_unit_test(test_header_state),
 		cmocka_unit_test(test_verdict_line),
 		cmocka_unit_test(test_numbers),

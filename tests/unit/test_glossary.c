@@ -81,6 +81,20 @@ static void test_explain(void **state)
 	n.name = "sched";
 	n.subsys = SUBSYS_SCHED;
 	assert_non_null(strstr(glossary_explain(&n, buf, sizeof(buf)), "scheduler"));
+	/* issue 24 item 9: time accounting's user-space time, as a subsystem
+	 * and as its frame, in its own words: not "kernel code the table does
+	 * not place" */
+	n.name = "user";
+	n.subsys = SUBSYS_USER;
+	glossary_explain(&n, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "ran in user space: on-CPU time with no kernel sample"));
+	n.kind = TREE_FRAME;
+	n.name = "[user space]";
+	n.subsys = SUBSYS_OTHER;   /* however it was classified */
+	glossary_explain(&n, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "ran in user space: on-CPU time with no kernel sample"));
+	assert_null(strstr(buf, "does not place"));
+	assert_null(strstr(buf, "No glossary entry"));
 }
 
 static void test_numbers(void **state)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -90,6 +91,39 @@ static void test_dash_dash_and_pid(void **state)
 	opts_load_init(&ol);
 	assert_int_equal(parse_all(&ol, 4, argv2, err, sizeof(err)), 0);
 	assert_int_equal(opts_load_finish(&ol, 1, stderr), 0);
+	opts_load_free(&ol);
+}
+
+/* Issue 24 item 9: with --victim the title names the victim (what is
+ * diagnosed) first and the load (what is paused) in an aside, programs
+ * without their directories; it named only the load ("argus --load ..."). */
+static void test_title(void **state)
+{
+	char *argv[] = { "argus", "--load", "/opt/s/spinner --threads 2", "--victim",
+			 "/home/u/build/starved --seconds 60", NULL };
+	char *argv2[] = { "argus", "--load", "stress --vm 1", NULL };
+	char pid[16], *argv3[] = { "argus", "--victim-pid", pid, "--load", "sh -c 'x | y'", NULL };
+	struct opts_load ol;
+	char err[256] = "", title[256];
+
+	(void)state;
+	opts_load_init(&ol);
+	assert_int_equal(parse_all(&ol, 5, argv, err, sizeof(err)), 0);
+	assert_string_equal(opts_load_title(&ol, title, sizeof(title)),
+			    "victim: starved --seconds 60  (load paused in ref: spinner --threads 2)");
+	opts_load_free(&ol);
+
+	opts_load_init(&ol);
+	assert_int_equal(parse_all(&ol, 3, argv2, err, sizeof(err)), 0);
+	assert_string_equal(opts_load_title(&ol, title, sizeof(title)), "argus --load stress --vm 1");
+	opts_load_free(&ol);
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	opts_load_init(&ol);
+	assert_int_equal(parse_all(&ol, 5, argv3, err, sizeof(err)), 0);
+	opts_load_title(&ol, title, sizeof(title));
+	assert_true(strncmp(title, "victim: PID ", 12) == 0);
+	assert_non_null(strstr(title, "  (load paused in ref: sh -c 'x | y')"));
 	opts_load_free(&ol);
 }
 
@@ -196,6 +230,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_all_options),
 		cmocka_unit_test(test_dash_dash_and_pid),
+		cmocka_unit_test(test_title),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_help_from_table),

@@ -20,6 +20,11 @@ static void test_names(void **state)
 		assert_int_equal(subsys_from_name(subsys_name(i)), i);
 	assert_string_equal(subsys_name(SUBSYS_MM), "mm");
 	assert_string_equal(subsys_name(SUBSYS_OTHER), "other");
+	/* issue 24 item 9: time accounting's user-space time is not "other",
+	 * kernel code the table does not place */
+	assert_string_equal(subsys_name(SUBSYS_USER), "user");
+	assert_int_equal(subsys_of_function(SUBSYS_USER_FRAME), SUBSYS_USER);
+	assert_int_equal(CLASSIFY("[user space]"), SUBSYS_USER);
 	assert_int_equal(subsys_from_name("nope"), SUBSYS_N);
 }
 
