@@ -15,6 +15,7 @@
 #include "base/pb.h"
 #include "data/pprof.h"
 #include "data/pprof_dec.h"
+#include "output/export.h"
 #include "output/push.h"
 #include "data/push_delta.h"
 
@@ -592,8 +593,14 @@ static void test_push_delta(void **state)
 	profile_free(d);
 	assert_int_equal(profile_add(p, 0, a, 2, 1, "c", 3), 0);
 	assert_int_equal(profile_add(p, 0, b, 2, 2, "d", 5), 0);
+	assert_int_equal(profile_ident_set(p, &(struct profile_ident){ .tgid = 2, .comm = "d",
+								.unit = "d.service" }), 0);
 	d = push_delta_take(pd, p, 0, COND_LOAD, 2, 1, &n);
 	assert_int_equal(n, 8);
+	/* the identity goes with the process's samples (the pushed labels) */
+	assert_non_null(profile_ident_find(d, 2));
+	assert_string_equal(profile_ident_find(d, 2)->unit, "d.service");
+	assert_null(profile_ident_find(d, 1));
 	assert_int_equal(count_of(d, "x;y", 1, 0), 3);
 	assert_int_equal(count_of(d, "x;z", 2, 0), 5);
 	assert_true(d->wins[0].start_s == 2);
@@ -847,6 +854,36 @@ static void test_pprof_labels_and_time(void **state)
 	free(cause);
 }
 
+/* The service a session is of: the victim, the load, a PID's name, argus. */
+static void test_export_service_name(void **state)
+{
+	struct session_log l = { 0 };
+	char b[64];
+	(void)state;
+
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "argus");
+	l.options_json = (char *)"{\"load\":\"build/scenarios/pagefault --seconds 60\"}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "pagefault");
+	l.options_json = (char *)"{\"load\":\"build/scenarios/aggressor\",\"victim\":\"/usr/bin/pg-bench -c 4\"}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "pg_bench");
+	l.options_json = (char *)"{\"load\":[\"/bin/dd\",\"if=/dev/zero\"]}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "dd");
+	l.profile = profile_new();
+	assert_non_null(l.profile);
+	assert_int_equal(profile_ident_set(l.profile, &(struct profile_ident){ .tgid = 42, .comm = "postgres" }), 0);
+	l.options_json = (char *)"{\"pid\":42}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "postgres");
+	l.options_json = (char *)"{\"pid\":43}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "argus");
+	profile_free(l.profile);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -859,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_pprof_labels_and_time),
 		cmocka_unit_test(test_push_base64_labels),
 		cmocka_unit_test(test_push_delta),
+		cmocka_unit_test(test_export_service_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
