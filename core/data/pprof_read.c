@@ -550,7 +550,9 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 				nf++;
 			}
 		}
-		if (nf == nmark) {
+		/* (a wall-clock sample whose stack the scheduler could not
+		 * take is its kind and waker alone: kept) */
+		if (nf == nmark && (kind < 0 || !nmark)) {
 			info->user_only += count;
 			continue;
 		}

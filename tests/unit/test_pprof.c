@@ -732,6 +732,7 @@ static void test_pprof_labels_and_time(void **state)
 			     "[ran instead: cgroup /system.slice/x.service]", "[ran instead: stress]",
 			     "[tgid 77]" };
 	const char *nw[] = { "[blocked]", "do_nanosleep", "[no wakeup seen]" };
+	const char *ns[] = { "[blocked]", "[woken by hardirq timer]" }; /* no stack taken */
 	const char *plain[] = { "entry_SYSCALL_64", "do_syscall_64", "vfs_read" };
 	struct profile_ident id = { .tgid = 42, .comm = "app", .unit = "app.service",
 				    .container = "0123456789ab", .cgroup = "/system.slice/app.service" };
@@ -752,6 +753,7 @@ static void test_pprof_labels_and_time(void **state)
 	assert_int_equal(profile_add(p, 0, bl, 6, 42, "app", 20), 0);
 	assert_int_equal(profile_add(p, 0, rn, 7, 42, "app", 3), 0);
 	assert_int_equal(profile_add(p, 0, nw, 3, 43, "other", 4), 0);
+	assert_int_equal(profile_add(p, 0, ns, 2, 43, "other", 6), 0);
 	assert_int_equal(profile_ident_set(p, &id), 0);
 	assert_int_equal(pprof_write(p, &o, &buf, &len, NULL, &cause), 0);
 
@@ -804,6 +806,7 @@ static void test_pprof_labels_and_time(void **state)
 				  "[ran instead: cgroup /system.slice/x.service];[ran instead: stress];"
 				  "[tgid 77]", 42, 0), 3);
 	assert_int_equal(count_of(q, "[blocked];do_nanosleep;[no wakeup seen]", 43, 0), 4);
+	assert_int_equal(count_of(q, "[blocked];[woken by hardirq timer]", 43, 0), 6);
 	profile_free(q);
 	free(buf);
 
