@@ -9,7 +9,11 @@
 compare rebuilds each sample's stack from the Locations and Mappings
 sections (frames of a module mapping "[mod]" read "sym [mod]", as argus
 writes them), leaf-first reversed to root first, sums samples/count by
-stack, and prints the first differences; exit 0 when equal.
+stack, and prints the first differences; exit 0 when equal.  A profile
+with time accounting (sample types blocked/nanoseconds and
+runnable/nanoseconds) gets its frames back as the folded export has them:
+the kind ("[on-cpu]", "[blocked]", "[runnable]": the type whose value is
+not 0) first, the waker / ran_instead label as the last frames.
 """
 import gzip
 import re
@@ -30,7 +34,10 @@ def parse_raw(text):
             m = re.match(r"^\s+(\d+(?:\s+\d+)*):\s*([\d ]*)$", line)
             if m:
                 samples.append(([int(v) for v in m.group(1).split()],
-                                [int(i) for i in m.group(2).split()]))
+                                [int(i) for i in m.group(2).split()], {}))
+            elif samples:
+                for k, val in re.findall(r"(\w+):\[([^\]]*)\]", line):
+                    samples[-1][2][k] = val
         elif sec == "Locations":
             # pprof shortens a name it would simplify (one with parentheses:
             # "[woken by task X (tgid N)]") and puts the whole one after
@@ -59,8 +66,9 @@ def stacks_of(text):
     types, samples, locs, maps = parse_raw(text)
     ci = types.index("samples/count")
     out = {}
-    for vals, ids in samples:
-        names = []
+    timed = "blocked/nanoseconds" in types and "runnable/nanoseconds" in types
+    for vals, ids, labels in samples:
+        names = who_frames(types, vals, labels) if timed else []
         for i in ids:
             mid, fns, addr = locs[i]
             mod = maps.get(mid, "")
@@ -68,8 +76,39 @@ def stacks_of(text):
                 if mod.startswith("[") and mod != "[kernel.kallsyms]":
                     fn += " " + mod
                 names.append(fn)
+        if timed:
+            kind = "[on-cpu]"
+            for t, f in (("blocked/nanoseconds", "[blocked]"), ("runnable/nanoseconds", "[runnable]")):
+                if vals[types.index(t)]:
+                    kind = f
+            names.append(kind)
         key = ";".join(reversed(names))
         out[key] = out.get(key, 0) + vals[ci]
+    return out
+
+
+def who_frames(types, vals, labels):
+    """The frames a waker / ran_instead label stands for, leaf first (the
+    inverse of pprof_write's labels)."""
+    if "waker" in labels and vals[types.index("blocked/nanoseconds")]:
+        w = labels["waker"]
+        return ["[%s]" % w if w == "no wakeup seen" or w.startswith("still ") else "[woken by %s]" % w]
+    w = labels.get("ran_instead")
+    if not w or not vals[types.index("runnable/nanoseconds")]:
+        return []
+    if w.startswith("still "):
+        return ["[%s]" % w]
+    out = []
+    m = re.match(r"^(.*) \(tgid (\d+)\)$", w)
+    if m:
+        out.append("[tgid %s]" % m.group(2))
+        w = m.group(1)
+    cg = None
+    if w.startswith("cgroup ") and ", " in w:
+        cg, w = w.split(", ", 1)
+    out.append("[ran instead: %s]" % w)
+    if cg:
+        out.append("[ran instead: %s]" % cg)
     return out
 
 

@@ -27,7 +27,8 @@ request, in order; past its end: 200):
 
 Control endpoints: POST /_stub/script (the JSON list; clears the log),
 GET /_stub/log (JSON list of {t, kind, path, query, tenant, status, error,
-samples, stacks{folded: count}, sha256, labels, accepted}), POST /_stub/quit.
+samples, stacks{folded: count}, plabels{the profile's sample label: its
+string values}, sha256, labels, accepted}), POST /_stub/quit.
 A profile counts as accepted only when answered 2xx.
 """
 import argparse
@@ -98,7 +99,8 @@ def ints(wt, v):
 
 
 def decode_profile(raw):
-    """Returns (samples, {folded root-first: count}) or raises ValueError."""
+    """Returns (samples, {folded root-first: count}, {sample label key:
+    [its string values, sorted]}) or raises ValueError."""
     if raw[:2] != b"\x1f\x8b":
         raise ValueError("profile is not gzip")
     b = gzip.decompress(raw)
@@ -133,7 +135,7 @@ def decode_profile(raw):
     if "count" not in units:
         raise ValueError("no samples/count sample type")
     ci = units.index("count")
-    total, stacks = 0, {}
+    total, stacks, plabels = 0, {}, {}
     for s in samples:
         ids, vals = [], []
         for g, gw, x in fields(s):
@@ -141,6 +143,10 @@ def decode_profile(raw):
                 ids += ints(gw, x)
             elif g == 2:
                 vals += ints(gw, x)
+            elif g == 3:
+                lab = {h: y for h, _, y in fields(x)}
+                if lab.get(2):
+                    plabels.setdefault(strs[lab.get(1, 0)], set()).add(strs[lab[2]])
         if len(vals) != len(types):
             raise ValueError("sample with %d values for %d types" % (len(vals), len(types)))
         names = []
@@ -161,7 +167,7 @@ def decode_profile(raw):
         key = ";".join(reversed(names))
         stacks[key] = stacks.get(key, 0) + vals[ci]
         total += vals[ci]
-    return total, stacks
+    return total, stacks, {k: sorted(v) for k, v in plabels.items()}
 
 
 def multipart_part(body, ctype, name):
@@ -270,7 +276,7 @@ class H(BaseHTTPRequestHandler):
             else:
                 raise ValueError("unknown path %s" % u.path)
             ent["labels"] = labels
-            ent["samples"], ent["stacks"] = decode_profile(raw)
+            ent["samples"], ent["stacks"], ent["plabels"] = decode_profile(raw)
             ent["sha256"] = hashlib.sha256(raw).hexdigest()
         except (ValueError, KeyError, TypeError, IndexError, OSError, EOFError) as e:
             ent["error"] = "%s: %s" % (type(e).__name__, e)

@@ -38,7 +38,9 @@ static void export_usage(FILE *out)
 		"            the descent's decisions, each step with its decision\n"
 		"  pprof     gzipped profile.proto (go tool pprof, Pyroscope, Parca) of the\n"
 		"            windows of both conditions (--cond: one), each sample labelled\n"
-		"            condition, window, comm, pid, subsystem; 'argus diff' reads it\n\n"
+		"            condition, window, comm, pid, subsystem, service_name (and unit,\n"
+		"            container, cgroup where known); wall-clock sessions with blocked\n"
+		"            and runnable types and waker labels; 'argus diff' reads it\n\n"
 		"options:\n"
 		"  %-16s %s\n  %-16s %s\n  %-16s %s\n  %-16s %s\n",
 		"--format F", "folded, json, markdown (md) or pprof",
@@ -64,6 +66,7 @@ int cmd_export(int argc, char **argv)
 	struct push *ps = NULL;
 	uint8_t *pb = NULL;
 	size_t pblen = 0;
+	char service[64];
 
 	memset(&xv, 0, sizeof(xv));
 	opts_push_init(&op);
@@ -161,6 +164,10 @@ int cmd_export(int argc, char **argv)
 
 		export_pprof_opts(&log, cond ? (int)c : COND_N, &po);
 		po.kernel_only = kernel_only;
+		export_service_name(&log, service, sizeof(service));
+		if (!op.app)
+			op.app = service; /* Pyroscope's name, Parca's __name__ */
+		po.service_name = op.app;
 		if (!po.freq_hz)
 			fprintf(stderr, "argus: export: note: %s gives no sampling frequency; the pprof's period "
 				"and cpu/nanoseconds are 0\n", file);

@@ -174,16 +174,43 @@ static int64_t record_wall_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The service the recording is of (issue 27 item 4): the program of
+ * `-- CMD`, else the name of the first -p process, else "argus" (the
+ * whole system), as pprof_service_name makes it; into buf. */
+static void record_service(char **cmdv, const uint32_t *tgids, size_t ntgids, char *buf,
+			   size_t len)
+{
+	char path[48], *comm = NULL;
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (cmdv && cmdv[0]) {
+		pprof_service_name(cmdv[0], buf, len);
+	} else if (ntgids) {
+		snprintf(path, sizeof(path), "/proc/%u/comm", tgids[0]);
+		if (util_read_file(path, 64, &comm, &n) == 0) {
+			/* a name may hold spaces ("Web Content"): one word */
+			for (char *c = comm; *c; c++)
+				if (*c == ' ' || *c == '\n')
+					*c = *c == ' ' ? '_' : 0;
+			pprof_service_name(comm, buf, len);
+		}
+		free(comm);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "argus");
+}
+
 /* Queues the samples gained since the last push, covering monotonic
  * [from, until] (wall0 is the wall clock at t0); says why not on stderr. */
 static void record_push(struct push *ps, struct push_delta *pd, struct source *src,
-			const struct probe_profile_opts *po, int64_t wall0, double t0, double from,
-			double until)
+			const struct probe_profile_opts *po, const char *service, int64_t wall0,
+			double t0, double from, double until)
 {
 	const struct profile *p = src->ops->profile(src);
 	struct pprof_write_opts wo = {
 		.freq_hz = po->freq_hz ? po->freq_hz : PROBE_PROFILE_DEFAULT_HZ,
-		.time_nanos = wall0, .cond = COND_N, .plain = 1,
+		.time_nanos = wall0, .cond = COND_N, .plain = 1, .service_name = service,
 	};
 	struct profile *d;
 	uint64_t n = 0;
@@ -251,7 +278,7 @@ int cmd_record(int argc, char **argv)
 	char helpbuf[1024];
 	char **cmdv = NULL, *cause = NULL;
 	const char *why = NULL;
-	char state[64], whybuf[96];
+	char state[64], whybuf[96], service[64];
 	struct source *src = NULL;
 	struct tree *t = NULL;
 	sigset_t oldsigs;
@@ -400,6 +427,11 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (optind < argc)
+		cmdv = argv + optind;
+	record_service(cmdv, tgids, ntgids, service, sizeof(service));
+	if (!op.app)
+		op.app = service; /* Pyroscope's name, Parca's __name__ */
 	if (op.url) {
 		ps = opts_push_new(&op, po.freq_hz ? po.freq_hz : PROBE_PROFILE_DEFAULT_HZ, stderr);
 		pd = push_delta_new();
@@ -408,8 +440,6 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind < argc)
-		cmdv = argv + optind;
 	if (cmdv && ntgids) {
 		fprintf(stderr, "argus: give -p PID or a command after --, not both\n");
 		ret = EXIT_USAGE;
@@ -475,7 +505,7 @@ int cmd_record(int argc, char **argv)
 		if (deadline && now >= deadline)
 			break;
 		if (next_push && now >= next_push) {
-			record_push(ps, pd, src, &po, wall0, t0, last_push, now);
+			record_push(ps, pd, src, &po, op.app, wall0, t0, last_push, now);
 			/* a whole-run output needs the whole run; without one, what
 			 * was pushed is dropped, so that a recorder left running
 			 * holds one interval's stacks, not the day's */
@@ -552,7 +582,7 @@ int cmd_record(int argc, char **argv)
 		struct push_stats st;
 
 		/* the samples since the last push (all of them without --every) */
-		record_push(ps, pd, src, &po, wall0, t0, last_push, util_mono_s());
+		record_push(ps, pd, src, &po, op.app, wall0, t0, last_push, util_mono_s());
 		push_drain(ps, op.wait_s ? (int)(op.wait_s * 1000) : RECORD_PUSH_DRAIN_MS);
 		push_get_stats(ps, &st);
 		if (!json && !folded && !pprof) {
@@ -565,7 +595,7 @@ int cmd_record(int argc, char **argv)
 	if (pprof) {
 		struct pprof_write_opts wo = {
 			.freq_hz = po.freq_hz ? po.freq_hz : PROBE_PROFILE_DEFAULT_HZ,
-			.time_nanos = wall0, .cond = COND_N, .plain = 1,
+			.time_nanos = wall0, .cond = COND_N, .plain = 1, .service_name = op.app,
 		};
 		const struct profile *p = src->ops->profile(src);
 

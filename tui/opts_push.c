@@ -13,7 +13,8 @@ static const struct {
 	{ "--push", "URL", "send the profile (pprof) to a Pyroscope or Parca server", 0 },
 	{ "--every", "S", "with --push: keep sampling, push each S seconds' samples", 1 },
 	{ "--labels", "K=V,...", "series labels for --push (host=<nodename> is added)", 0 },
-	{ "--app", "NAME", "application name (Pyroscope) / __name__ (Parca); default argus", 0 },
+	{ "--app", "NAME", "application and service_name (Pyroscope) / __name__ (Parca);\n"
+	  "                     default the program's name (the load, -p, -- CMD), else argus", 0 },
 	{ "--tenant", "ID", "X-Scope-OrgID header (default $ARGUS_PUSH_TENANT)", 0 },
 	{ "--push-timeout", "S", "one push request's time limit (default 10)", 0 },
 	{ "--push-wait", "S", "at the end, how long queued pushes may take (default 30, record 15)", 0 },

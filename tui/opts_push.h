@@ -4,7 +4,8 @@
  *   --push URL        a Pyroscope or Parca server (core/output/push.h)
  *   --every S         record: push every S seconds while sampling
  *   --labels k=v,...  series labels (host=<nodename> added unless given)
- *   --app NAME        application / __name__ (default argus)
+ *   --app NAME        application / __name__ and service_name (default the
+ *                     program's name, else argus)
  *   --tenant ID       X-Scope-OrgID header (default $ARGUS_PUSH_TENANT)
  *   --push-timeout S  one request's time limit (default 10 s)
  *   --push-wait S     at the end, how long the queue may take to empty

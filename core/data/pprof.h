@@ -7,11 +7,23 @@
  * measured lengths).  One function and one location per distinct kernel
  * frame; frames "sym [module]" become the function "sym" in the mapping
  * "[module]", every other frame lives in the mapping "[kernel.kallsyms]";
- * hex-address frames (unresolved) carry their address.  One sample per
+ * hex-address frames (unresolved) carry their address.
+ *
+ * Time accounting (core/model/timeacct.h: stacks whose first frame is
+ * "[on-cpu]", "[blocked]" or "[runnable]", counted in sample-equivalents):
+ * sample types samples/count, cpu/nanoseconds, blocked/nanoseconds and
+ * runnable/nanoseconds, each sample's nanoseconds (count * period) in its
+ * kind's type and 0 in the others; the kind frame is left out of the
+ * locations, and the trailing "[woken by X]" (or "[no wakeup seen]"...)
+ * becomes the label waker "X", the "[ran instead: ...]" ; "[tgid T]" frames
+ * the label ran_instead ("cgroup /x, COMM (tgid T)").  A profile without
+ * them keeps the two sample types and its frames as they are.  One sample per
  * (stack, process, window), locations leaf first, with the labels
  *     condition  "ref" | "load"       window  number (the profile's index)
  *     comm       process name         pid     number (absent when unknown)
  *     subsystem  subsys_classify of the stack
+ *     service_name  pprof_write_opts.service_name, when given
+ *     unit, container, cgroup  the process's identity (profile_ident), where known
  * and one comment per window written,
  *     "argus-window index=I cond=ref|load secs=S start=S lost=N"
  * so argus reads its own windows back (pprof_read), as the folded export's
@@ -68,7 +80,17 @@ struct pprof_write_opts {
 	                         * each sample's user frames follow its kernel
 	                         * ones (leaf first, as pprof wants), in
 	                         * mappings named by the module's file */
+	const char *service_name; /* the label service_name on every sample
+	                         * (what Pyroscope groups by; pprof_service_
+	                         * name); NULL or "": none */
 };
+
+/* The service name of a program from its command line: the base name of
+ * its first word, every byte but [A-Za-z0-9_.] made '_' (and a leading
+ * digit or '.' prefixed with '_'), so that it is also a valid Pyroscope
+ * application name; "" when cmd names nothing.  Writes at most len bytes
+ * (NUL included) into buf; returns buf. */
+char *pprof_service_name(const char *cmd, char *buf, size_t len);
 
 struct pprof_write_info {
 	uint64_t samples;       /* sum of the counts written */

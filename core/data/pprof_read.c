@@ -214,6 +214,56 @@ static int pr_collect_value(void *arg, uint64_t v)
 	return 0;
 }
 
+/* The sample types of argus's time accounting and the frames they stand
+ * for (core/model/timeacct.h; pprof.h says how they are written). */
+static const char *const pr_kind_type[3] = { "cpu", "blocked", "runnable" };
+static const char *const pr_kind_frame[3] = { "[on-cpu]", "[blocked]", "[runnable]" };
+
+/* The marker frames a waker (blocked) or ran_instead label w stands for,
+ * leaf first, into names / frames (room for 3); returns how many.  The
+ * inverse of pprof_write's pw_who: "X" -> [woken by X] ("no wakeup seen",
+ * "still ..." -> [...]); "cgroup /x, COMM (tgid T)" -> [tgid T],
+ * [ran instead: COMM], [ran instead: cgroup /x]. */
+static unsigned pr_who_frames(int blocked, const struct pd_slice *w,
+			      char (*names)[PPROF_MAX_NAME + 80], const char **frames)
+{
+	char v[PPROF_MAX_NAME];
+	size_t n = w->n < sizeof(v) - 1 ? w->n : sizeof(v) - 1;
+	unsigned k = 0;
+	char *t, *c;
+
+	memcpy(v, w->p, n);
+	v[n] = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			v[i] = '?';
+	if (blocked || !strcmp(v, "idle") || !strncmp(v, "still ", 6)) {
+		if (!strcmp(v, "no wakeup seen") || !strncmp(v, "still ", 6))
+			snprintf(names[0], sizeof(names[0]), "[%s]", v);
+		else
+			snprintf(names[0], sizeof(names[0]), blocked ? "[woken by %s]" : "[ran instead: %s]", v);
+		frames[0] = names[0];
+		return 1;
+	}
+	t = strstr(v, " (tgid ");
+	if (t && t[strlen(t) - 1] == ')') {
+		snprintf(names[k], sizeof(names[k]), "[tgid %.*s]", (int)(strlen(t) - 8), t + 7);
+		frames[k] = names[k];
+		k++;
+		*t = 0;
+	}
+	c = !strncmp(v, "cgroup ", 7) ? strstr(v, ", ") : NULL;
+	snprintf(names[k], sizeof(names[k]), "[ran instead: %s]", c ? c + 2 : v);
+	frames[k] = names[k];
+	k++;
+	if (c) {
+		snprintf(names[k], sizeof(names[k]), "[ran instead: %.*s]", (int)(c - v), v);
+		frames[k] = names[k];
+		k++;
+	}
+	return k;
+}
+
 int pprof_read(const char *name, const void *data, size_t len, struct profile *p,
 	       unsigned win, struct pprof_read_info *info, char **cause)
 {
@@ -229,6 +279,8 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 	char (*names)[PPROF_MAX_NAME + 80] = NULL;
 	enum cond cond;
 	int count_i = -1, ns_i = -1, err;
+	int kind_i[3] = { -1, -1, -1 }; /* cpu, blocked, runnable nanoseconds:
+	                                 * argus's time accounting (pprof.h) */
 	size_t marked;
 
 	if (!info)
@@ -257,7 +309,14 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 			count_i = (int)i;
 		if (ns_i < 0 && pprof_dec_streq(&r, r.sample_types[i][1], "nanoseconds"))
 			ns_i = (int)i;
+		for (int k = 0; k < 3; k++)
+			if (kind_i[k] < 0 && pprof_dec_streq(&r, r.sample_types[i][1], "nanoseconds") &&
+			    pprof_dec_streq(&r, r.sample_types[i][0], pr_kind_type[k]))
+				kind_i[k] = (int)i;
 	}
+	/* both off-CPU kinds: the frames they stand for are put back */
+	if (kind_i[1] < 0 || kind_i[2] < 0)
+		kind_i[0] = kind_i[1] = kind_i[2] = -1;
 	if (count_i < 0 && (ns_i < 0 || !r.period) && r.ntypes) {
 		if (!r.period) {
 			err = util_fail(cause, -EINVAL,
@@ -359,7 +418,7 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 		struct pb_field g;
 		struct pr_values pv = { .n = 0 };
 		uint64_t pid = 0, count;
-		struct pd_slice comm = { 0 };
+		struct pd_slice comm = { 0 }, who = { 0 };
 		char commbuf[64];
 		long wlabel = -1;
 		int other = 0, rc;
@@ -416,6 +475,9 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 					pid = num;
 				} else if ((pprof_dec_streq(&r, key, "comm") || pprof_dec_streq(&r, key, "thread_name")) && str) {
 					comm = r.strs.a[str];
+				} else if ((pprof_dec_streq(&r, key, "waker") || pprof_dec_streq(&r, key, "ran_instead")) &&
+					   str) {
+					who = r.strs.a[str];
 				}
 			}
 		}
@@ -440,7 +502,17 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 			info->other_cond += count;
 			continue;
 		}
-		/* frames, leaf first */
+		/* frames, leaf first: who woke it or ran instead first */
+		int kind = -1;
+		unsigned nmark = 0;
+		if (kind_i[0] >= 0) {
+			kind = 0;
+			for (int k = 1; k < 3; k++)
+				if ((unsigned)kind_i[k] < pv.n && pv.v[kind_i[k]])
+					kind = k;
+			if (kind && who.n)
+				nf = nmark = pr_who_frames(kind == 1, &who, names, frames);
+		}
 		for (size_t k = 0; k < sc.nids; k++) {
 			struct pd_loc *l = pprof_dec_find(r.locs, r.nlocs, sizeof(*l), sc.ids[k]);
 			if (!l) {
@@ -478,9 +550,16 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 				nf++;
 			}
 		}
-		if (!nf) {
+		/* (a wall-clock sample whose stack the scheduler could not
+		 * take is its kind and waker alone: kept) */
+		if (nf == nmark && (kind < 0 || !nmark)) {
 			info->user_only += count;
 			continue;
+		}
+		if (kind >= 0) {
+			if (nf >= PPROF_MAX_FRAMES)
+				goto too_deep;
+			frames[nf++] = pr_kind_frame[kind];
 		}
 		/* root first */
 		for (unsigned a = 0, b = nf - 1; a < b; a++, b--) {

@@ -279,6 +279,81 @@ static void pw_value_type(struct pb_buf *out, struct pb_buf *sub, uint32_t field
 		out->err = sub->err;
 }
 
+/* ---- time accounting (issue 27 item 5) ------------------------------------ */
+
+/* The kinds of time core/model/timeacct.c puts first in a stack. */
+enum pw_kind { PW_CPU, PW_BLOCKED, PW_RUNNABLE, PW_NKIND };
+
+static const char *const pw_kind_frame[PW_NKIND] = { "[on-cpu]", "[blocked]", "[runnable]" };
+
+/* The kind of s (its first frame), or -1 when it names none. */
+static int pw_kind_of(const struct profile_stack *s)
+{
+	for (int k = 0; k < PW_NKIND; k++)
+		if (s->nframes && !strcmp(s->frames[0], pw_kind_frame[k]))
+			return k;
+	return -1;
+}
+
+/* The text of a marker frame "[prefix...]" after prefix, without the
+ * closing bracket, into buf; 0 when f is no such frame. */
+static int pw_marker(const char *f, const char *prefix, char *buf, size_t len)
+{
+	size_t n = strlen(f), pl = strlen(prefix);
+
+	if (n < pl + 1 || strncmp(f, prefix, pl) || f[n - 1] != ']')
+		return 0;
+	snprintf(buf, len, "%.*s", (int)(n - pl - 1), f + pl);
+	return 1;
+}
+
+/* How many of s's trailing frames name who woke it or ran instead of it
+ * (timeacct.h), their text as the waker or ran_instead label in buf. */
+static uint32_t pw_who(const struct profile_stack *s, int kind, char *buf, size_t len)
+{
+	uint32_t n = 0;
+	size_t at = 0;
+	char t[200];
+
+	buf[0] = 0;
+	if (kind == PW_BLOCKED) {
+		const char *f = s->frames[s->nframes - 1];
+
+		if (s->nframes < 2 || f[0] != '[')
+			return 0;
+		if (!pw_marker(f, "[woken by ", buf, len))
+			pw_marker(f, "[", buf, len); /* no wakeup seen, still blocked */
+		return 1;
+	}
+	if (kind != PW_RUNNABLE)
+		return 0;
+	/* [ran instead: cgroup /x] ; [ran instead: COMM] ; [tgid T], or one of
+	 * [ran instead: idle] | [still runnable at a read] */
+	for (uint32_t i = s->nframes; i > 1; i--) {
+		const char *f = s->frames[i - 1];
+
+		if (!(pw_marker(f, "[ran instead: ", t, sizeof(t)) || pw_marker(f, "[tgid ", t, sizeof(t)) ||
+		      (i == s->nframes && !strncmp(f, "[still ", 7) && pw_marker(f, "[", t, sizeof(t)))))
+			break;
+		n++;
+	}
+	for (uint32_t i = s->nframes - n; i < s->nframes && at < len; i++) {
+		const char *f = s->frames[i];
+		int w;
+
+		if (pw_marker(f, "[tgid ", t, sizeof(t)))
+			w = snprintf(buf + at, len - at, " (tgid %s)", t);
+		else if (pw_marker(f, "[ran instead: ", t, sizeof(t)))
+			w = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", t);
+		else
+			w = pw_marker(f, "[", t, sizeof(t)) ? snprintf(buf + at, len - at, "%s", t) : 0;
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+	return n;
+}
+
 static int pw_selected(const struct profile *p, const struct pprof_write_opts *o, unsigned w)
 {
 	unsigned to = o->win_to && o->win_to < p->nwin ? o->win_to : p->nwin;
@@ -323,7 +398,11 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 	struct pprof_write_info local;
 	struct pw w = { 0 };
 	int64_t k_samples, k_count, k_cpu, k_ns, k_cond, k_win, k_comm, k_pid, k_subsys;
+	int64_t k_service = -1, service = -1, k_unit = -1, k_container = -1, k_cgroup = -1;
+	int64_t k_waker = -1, k_ran = -1, k_kind[PW_NKIND] = { -1, -1, -1 };
 	int64_t cond_s[COND_N];
+	int timed = 0;          /* the profile has time accounting: one sample
+	                         * type per kind of time (item 5) */
 	uint64_t period = o->freq_hz ? 1000000000ull / o->freq_hz : 0;
 	double secs = 0, start = -1;
 	int err = -ENOMEM;
@@ -354,19 +433,51 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 	    (cond_s[COND_REF] = pw_cstr(&w.st, cond_name(COND_REF))) < 0 ||
 	    (cond_s[COND_LOAD] = pw_cstr(&w.st, cond_name(COND_LOAD))) < 0)
 		goto fail_mem;
+	/* strings added only when used, so that a profile without them is
+	 * the same bytes as before they existed */
+	if (o->service_name && *o->service_name &&
+	    ((k_service = pw_cstr(&w.st, "service_name")) < 0 ||
+	     (service = pw_cstr(&w.st, o->service_name)) < 0))
+		goto fail_mem;
+	for (size_t si = 0; si < p->nstacks && !timed; si++)
+		for (unsigned wi = 0; wi < p->nwin && !timed; wi++)
+			timed = p->stacks[si].win[wi] && pw_selected(p, o, wi) &&
+				pw_kind_of(&p->stacks[si]) >= 0;
+	if (timed && ((k_kind[PW_BLOCKED] = pw_cstr(&w.st, "blocked")) < 0 ||
+		      (k_kind[PW_RUNNABLE] = pw_cstr(&w.st, "runnable")) < 0 ||
+		      (k_waker = pw_cstr(&w.st, "waker")) < 0 ||
+		      (k_ran = pw_cstr(&w.st, "ran_instead")) < 0))
+		goto fail_mem;
 
 	pw_value_type(&w.out, &w.sub, P_SAMPLE_TYPE, k_samples, k_count);
 	pw_value_type(&w.out, &w.sub, P_SAMPLE_TYPE, k_cpu, k_ns);
+	if (timed) {
+		pw_value_type(&w.out, &w.sub, P_SAMPLE_TYPE, k_kind[PW_BLOCKED], k_ns);
+		pw_value_type(&w.out, &w.sub, P_SAMPLE_TYPE, k_kind[PW_RUNNABLE], k_ns);
+	}
 	for (size_t si = 0; si < p->nstacks; si++) {
 		const struct profile_stack *s = &p->stacks[si];
-		int64_t subsys = -1, comm = -1;
-		int any = 0;
+		int64_t subsys = -1, comm = -1, who = -1, ident[3] = { -1, -1, -1 };
+		const struct profile_ident *id = s->tgid ? profile_ident_find(p, s->tgid) : NULL;
+		int any = 0, kind = timed ? pw_kind_of(s) : -1;
+		uint32_t kf = 0, kl = s->nframes; /* the kernel frames written: [kf, kl) */
+		char whobuf[256];
 
 		for (unsigned wi = 0; wi < p->nwin && !any; wi++)
 			any = pw_selected(p, o, wi) && s->win[wi];
 		if (!any || !s->nframes)
 			continue;
-		uint32_t nl = s->nframes + (o->kernel_only ? 0 : s->nuframes);
+		if (kind >= 0) {
+			/* the kind is the sample's type, who woke it or ran instead
+			 * a label: neither is a frame of its own */
+			kf = 1;
+			kl -= pw_who(s, kind, whobuf, sizeof(whobuf));
+			if (whobuf[0] && (who = pw_cstr(&w.st, whobuf)) < 0)
+				goto fail_mem;
+		}
+		if (kl < kf)
+			kl = kf;
+		uint32_t nk = kl - kf, nl = nk + (o->kernel_only ? 0 : s->nuframes);
 		if (nl > w.locs_cap) {
 			uint64_t *l = realloc(w.locs, nl * sizeof(*l));
 			if (!l)
@@ -374,14 +485,14 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 			w.locs = l;
 			w.locs_cap = nl;
 		}
-		for (uint32_t k = 0; k < s->nframes; k++) {
+		for (uint32_t k = 0; k < nk; k++) {
 			/* leaf first */
-			w.locs[k] = pw_location(&w, s->frames[s->nframes - 1 - k]);
+			w.locs[k] = pw_location(&w, s->frames[kl - 1 - k]);
 			if (!w.locs[k])
 				goto fail_mem;
 		}
 		/* then the user-space frames that called into the kernel (issue 27) */
-		for (uint32_t k = s->nframes; k < nl; k++) {
+		for (uint32_t k = nk; k < nl; k++) {
 			w.locs[k] = pw_ulocation(&w, s->uframes[nl - 1 - k]);
 			if (!w.locs[k])
 				goto fail_mem;
@@ -389,16 +500,31 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 		subsys = pw_cstr(&w.st, subsys_name(subsys_classify(s->frames, s->nframes)));
 		if (subsys < 0 || (s->comm && *s->comm && (comm = pw_cstr(&w.st, s->comm)) < 0))
 			goto fail_mem;
+		/* who the process is, where /proc said (item 4): what a fleet
+		 * engine groups a service's instances by */
+		if (id && ((id->unit && *id->unit &&
+			    ((k_unit < 0 && (k_unit = pw_cstr(&w.st, "unit")) < 0) ||
+			     (ident[0] = pw_cstr(&w.st, id->unit)) < 0)) ||
+			   (id->container && *id->container &&
+			    ((k_container < 0 && (k_container = pw_cstr(&w.st, "container")) < 0) ||
+			     (ident[1] = pw_cstr(&w.st, id->container)) < 0)) ||
+			   (id->cgroup && *id->cgroup &&
+			    ((k_cgroup < 0 && (k_cgroup = pw_cstr(&w.st, "cgroup")) < 0) ||
+			     (ident[2] = pw_cstr(&w.st, id->cgroup)) < 0))))
+			goto fail_mem;
 		for (unsigned wi = 0; wi < p->nwin; wi++) {
-			uint64_t v[2];
+			uint64_t v[2 + PW_NKIND - 1] = { 0 };
 
 			if (!pw_selected(p, o, wi) || !s->win[wi])
 				continue;
+			/* counts are sample-equivalents at freq_hz (timeacct.h):
+			 * each kind's nanoseconds are count * period, in the
+			 * value of its type, 0 in the others */
 			v[0] = s->win[wi];
-			v[1] = s->win[wi] * period;
+			v[1 + (kind > 0 ? kind : PW_CPU)] = s->win[wi] * period;
 			pb_buf_reset(&w.msg);
 			pb_put_packed(&w.msg, S_LOCATION_ID, w.locs, nl);
-			pb_put_packed(&w.msg, S_VALUE, v, 2);
+			pb_put_packed(&w.msg, S_VALUE, v, timed ? 2 + PW_NKIND - 1 : 2);
 			if (!o->plain)
 				pw_label_str(&w.msg, &w.sub, k_cond, cond_s[p->wins[wi].cond]);
 			pw_label_num(&w.msg, &w.sub, k_win, wi);
@@ -407,6 +533,16 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 			if (s->tgid)
 				pw_label_num(&w.msg, &w.sub, k_pid, s->tgid);
 			pw_label_str(&w.msg, &w.sub, k_subsys, subsys);
+			if (service > 0)
+				pw_label_str(&w.msg, &w.sub, k_service, service);
+			if (ident[0] > 0)
+				pw_label_str(&w.msg, &w.sub, k_unit, ident[0]);
+			if (ident[1] > 0)
+				pw_label_str(&w.msg, &w.sub, k_container, ident[1]);
+			if (ident[2] > 0)
+				pw_label_str(&w.msg, &w.sub, k_cgroup, ident[2]);
+			if (who > 0)
+				pw_label_str(&w.msg, &w.sub, kind == PW_BLOCKED ? k_waker : k_ran, who);
 			if (w.msg.err)
 				goto fail_mem;
 			pb_put_bytes(&w.out, P_SAMPLE, w.msg.p, w.msg.len);
@@ -467,6 +603,32 @@ out:
 	pb_buf_free(&w.sub);
 	free(w.locs);
 	return err;
+}
+
+char *pprof_service_name(const char *cmd, char *buf, size_t len)
+{
+	const char *b = cmd ? cmd : "", *e;
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	while (*b == ' ' || *b == '\t')
+		b++;
+	for (e = b; *e && *e != ' ' && *e != '\t'; e++)
+		if (*e == '/' && e[1] && e[1] != ' ' && e[1] != '\t')
+			b = e + 1;
+	if (e > b && e[-1] == '/')
+		e--;
+	if (e > b && ((*b >= '0' && *b <= '9') || *b == '.') && len > 1)
+		buf[n++] = '_';
+	for (; b < e && n + 1 < len; b++) {
+		char c = *b;
+
+		buf[n++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			   c == '_' || c == '.' ? c : '_';
+	}
+	buf[n] = 0;
+	return buf;
 }
 
 int pprof_write_stream(const struct profile *p, const struct pprof_write_opts *o, FILE *f,

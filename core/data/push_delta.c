@@ -67,8 +67,13 @@ struct profile *push_delta_take(struct push_delta *d, const struct profile *p, u
 		uint64_t gain = now - d->taken[i];
 		if (!gain)
 			continue;
+		const struct profile_ident *id = s->tgid ? profile_ident_find(p, s->tgid) : NULL;
 		int e = profile_add_user(q, 0, s->frames, s->nframes, s->uframes, s->nuframes,
 					 s->tgid, s->comm, gain);
+		/* who the process is goes with its samples: the pushed
+		 * profile's unit, container and cgroup labels (issue 27) */
+		if (!e && id && !profile_ident_find(q, s->tgid))
+			e = profile_ident_set(q, id);
 		if (e) {
 			err = -e;
 			goto fail;

@@ -16,7 +16,8 @@ void push_delta_free(struct push_delta *d); /* NULL-safe */
 /* A new profile (caller frees) with one window of condition c, length secs
  * and start start_s, holding the counts window w of p gained since the
  * previous call (all of them the first time); *samples gets their sum.
- * The counts taken are remembered, so each sample is taken once.  NULL
+ * The counts taken are remembered, so each sample is taken once; the
+ * identities (profile_ident) of the processes taken go with them.  NULL
  * with errno set. */
 struct profile *push_delta_take(struct push_delta *d, const struct profile *p, unsigned w,
 				enum cond c, double start_s, double secs, uint64_t *samples);

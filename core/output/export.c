@@ -61,6 +61,37 @@ void export_pprof_opts(const struct session_log *log, int c, struct pprof_write_
 		o->time_nanos = (int64_t)timegm(&tm) * 1000000000;
 }
 
+void export_service_name(const struct session_log *log, char *buf, size_t len)
+{
+	static const char *const keys[] = { "victim", "load" };
+	cJSON *o = log && log->options_json ? cJSON_Parse(log->options_json) : NULL;
+
+	buf[0] = 0;
+	/* the diagnosed program: the victim when there is one (the load is
+	 * then what disturbs it), else the load; its first word */
+	for (size_t k = 0; k < 2 && !buf[0]; k++) {
+		const cJSON *c = o ? cJSON_GetObjectItemCaseSensitive(o, keys[k]) : NULL;
+
+		if (cJSON_IsArray(c))
+			c = cJSON_GetArrayItem(c, 0);
+		if (cJSON_IsString(c))
+			pprof_service_name(c->valuestring, buf, len);
+	}
+	/* a process given by PID: its name, as the session identified it */
+	for (size_t k = 0; k < 2 && !buf[0]; k++) {
+		const cJSON *c = o ? cJSON_GetObjectItemCaseSensitive(o, k ? "pid" : "victim_pid") : NULL;
+		const struct profile_ident *id = cJSON_IsNumber(c) && c->valuedouble > 0 &&
+			c->valuedouble <= UINT32_MAX && log->profile ?
+			profile_ident_find(log->profile, (uint32_t)c->valuedouble) : NULL;
+
+		if (id && id->comm && *id->comm)
+			pprof_service_name(id->comm, buf, len);
+	}
+	cJSON_Delete(o);
+	if (!buf[0])
+		snprintf(buf, len, "argus");
+}
+
 void export_view_clear(struct export_view *xv)
 {
 	if (!xv)

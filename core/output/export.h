@@ -79,6 +79,13 @@ int export_folded(const struct profile *p, enum cond c, unsigned flags, FILE *ou
 struct pprof_write_opts;
 void export_pprof_opts(const struct session_log *log, int c, struct pprof_write_opts *o);
 
+/* The service a session's profile is of (issue 27 item 4: pprof's
+ * service_name label, Pyroscope's application name, Parca's __name__):
+ * the program of the session's victim, else of its load (the base name of
+ * the command's first word, pprof_service_name), else the name of the
+ * process given by PID, else "argus".  Into buf (len bytes). */
+void export_service_name(const struct session_log *log, char *buf, size_t len);
+
 /* The view as one JSON object (format argus-export, version 1): the session's
  * header facts, windows, verdict, steps, transcript and the calibrated tree
  * with both conditions' numbers.  0 or -errno. */

@@ -137,18 +137,23 @@ int push_labels_check(const char *labels, char **cause)
 }
 
 /* Pyroscope's APP{k=v,...} or Parca's label list JSON from app and the
- * labels (host added unless given). */
+ * labels (service_name=APP and host added unless given: service_name is
+ * what Pyroscope groups a service's profiles by, and Parca's queries
+ * select on; the profiles' samples carry it too). */
 static char *push_series(enum push_target t, const char *app, const char *labels)
 {
 	char host[128] = "unknown", *out = NULL;
 	struct utsname u;
 	size_t cap = strlen(app) + (labels ? strlen(labels) : 0) * 4 + 512, len = 0;
-	int has_host = 0;
+	int has_host = 0, has_svc = 0;
 
 	if (labels)
-		for (const char *s = labels; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		for (const char *s = labels; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
 			if (!strncmp(s, "host=", 5))
 				has_host = 1;
+			if (!strncmp(s, "service_name=", 13))
+				has_svc = 1;
+		}
 	if (!uname(&u)) {
 		snprintf(host, sizeof(host), "%s", u.nodename);
 		if (!push_value_ok(host, strlen(host)))
@@ -162,9 +167,17 @@ static char *push_series(enum push_target t, const char *app, const char *labels
 	else
 		len += (size_t)snprintf(out + len, cap - len, "{\"name\":\"__name__\",\"value\":\"%s\"}", app);
 	int first = t == PUSH_PYROSCOPE;
+	if (!has_svc) {
+		len += (size_t)snprintf(out + len, cap - len, t == PUSH_PYROSCOPE ? "service_name=%s" :
+					",{\"name\":\"service_name\",\"value\":\"%s\"}", app);
+		first = 0;
+	}
 	if (!has_host) {
-		len += (size_t)snprintf(out + len, cap - len, t == PUSH_PYROSCOPE ? "host=%s" :
-					",{\"name\":\"host\",\"value\":\"%s\"}", host);
+		if (t == PUSH_PYROSCOPE)
+			len += (size_t)snprintf(out + len, cap - len, "%shost=%s", first ? "" : ",", host);
+		else
+			len += (size_t)snprintf(out + len, cap - len, ",{\"name\":\"host\",\"value\":\"%s\"}",
+						host);
 		first = 0;
 	}
 	for (const char *s = labels; s && *s;) {

@@ -11,7 +11,10 @@
  *              parca.profilestore.v1alpha1.WriteRawRequest,
  *              {"series":[{"labels":{"labels":[{"name":"__name__","value":APP},
  *              ...]},"samples":[{"raw_profile":"<base64>"}]}],"normalized":true}.
- * A tenant, when given, goes in the X-Scope-OrgID header (both).
+ * The labels: service_name=APP (what Pyroscope groups by; the profile's
+ * samples carry it too, pprof_write_opts.service_name) and host=<nodename>
+ * unless given, then the caller's.  A tenant, when given, goes in the
+ * X-Scope-OrgID header (both).
  *
  * Delivery is at most once: a profile is retried only when the server
  * surely did not take it (no connection, the request not fully sent, 429
@@ -53,7 +56,7 @@ enum push_target {
 
 struct push_opts {
 	const char *url;
-	const char *app;            /* NULL: "argus" */
+	const char *app;            /* NULL: "argus"; also the service_name label */
 	const char *labels;         /* "k=v,k=v" or NULL; host=<nodename> is added
 	                             * unless a host label is given */
 	const char *tenant;         /* NULL: none */

@@ -79,6 +79,33 @@ for s in "$D"/session-*.jsonl; do
 done
 [ $n -ge 10 ] || fail "only $n profiles checked"
 
+# wall-clock time (issue 27 item 5): a session with time accounting has a
+# sample type per kind in nanoseconds, go tool pprof totals the blocked one
+# to the [blocked] samples of the folded export times the period, the waker
+# is a label it filters by, and the kind is no frame; a session without it
+# keeps the two sample types
+s="$D/session-aggressor.jsonl"
+"$ARGUS" export "$s" --format pprof -o "$TMP/wall.pb.gz" || fail "export pprof aggressor"
+go tool pprof -raw "$TMP/wall.pb.gz" >"$TMP/wall.raw" 2>/dev/null || fail "go tool pprof -raw aggressor"
+grep -q '^samples/count cpu/nanoseconds\[dflt\] blocked/nanoseconds runnable/nanoseconds$' "$TMP/wall.raw" ||
+	fail "aggressor: sample types: $(grep -A1 '^Samples:' "$TMP/wall.raw")"
+grep -q 'waker:\[task aggressor (tgid [0-9]*)\]' "$TMP/wall.raw" && grep -q 'ran_instead:\[idle\]' "$TMP/wall.raw" ||
+	fail "aggressor: no waker / ran_instead label in go tool pprof -raw"
+grep -q '\[blocked\]\|\[on-cpu\]\|\[runnable\]\|\[woken by' "$TMP/wall.raw" && fail "aggressor: a kind or waker frame is still a location"
+blocked=$("$ARGUS" export "$s" --format folded --cond load | awk '/^\[blocked\];/ { s += $NF } END { print s + 0 }')
+[ "$blocked" -gt 0 ] || fail "aggressor: no [blocked] samples in the folded export"
+for f in "" "-tagfocus=waker=aggressor"; do
+	got=$(go tool pprof -top -sample_index=blocked -unit=ns $f "$TMP/wall.pb.gz" 2>"$TMP/err" |
+		sed -n 's/.* of \([0-9]*\)ns total.*/\1/p' | head -n 1)
+	[ "$got" = "$((blocked * 1001001))" ] ||
+		fail "aggressor: go tool pprof -sample_index=blocked $f totals '$got' ns, want $blocked x 1001001: $(cat "$TMP/err")"
+done
+go tool pprof -top -sample_index=blocked "$TMP/wall.pb.gz" 2>/dev/null | grep -q '^Type: blocked$' ||
+	fail "aggressor: go tool pprof does not show Type: blocked"
+go tool pprof -raw "$TMP/session-pagefault.pb.gz" 2>/dev/null | grep -q '^samples/count cpu/nanoseconds\[dflt\]$' ||
+	fail "pagefault: a profile without time accounting has other sample types"
+echo "ok: wall-clock pprof: blocked/nanoseconds totals $blocked samples x the period, waker and ran_instead labels"
+
 # bad input: a clear message naming the file, exit 1, never a crash
 p="$TMP/session-pagefault-load.pb.gz"
 head -c 100 "$p" >"$TMP/cut.pb.gz"

@@ -26,6 +26,8 @@ jq -e --argjson from "$(date -u -d "$(head -n 1 "$S" | jq -r .created)" +%s)" --
 	length == 1 and .[0].error == null and .[0].accepted and .[0].kind == "pyroscope"
 	and .[0].path == "/ingest" and .[0].tenant == "team-a"
 	and .[0].labels.__app__ == "kernel.cpu" and .[0].labels.env == "test" and .[0].labels.dc == "x1"
+	and .[0].labels.service_name == "kernel.cpu" and .[0].plabels.service_name == ["kernel.cpu"]
+	and (.[0].plabels.cgroup | index("/argus-15112-1")) != null
 	and (.[0].labels.host | length) > 0
 	and .[0].query.format == ["pprof"] and .[0].query.sampleRate == ["999"]
 	and (.[0].query.from[0] | tonumber) == $from and (.[0].query.until[0] | tonumber) > $from
@@ -34,15 +36,29 @@ jq -e --argjson from "$(date -u -d "$(head -n 1 "$S" | jq -r .created)" +%s)" --
 grep -q "1 profile sent ($total samples)" "$TMP/err" || fail "summary: $(cat "$TMP/err")"
 echo "ok: pyroscope /ingest, $total samples, the stub decoded the stacks of the folded export"
 
-# Parca: JSON, base64 raw_profile, __name__; both conditions in one profile
+# Parca: JSON, base64 raw_profile, __name__ and service_name the load's
+# program (build/scenarios/pagefault); both conditions in one profile
 pstub_script '[]'
 "$ARGUS" export "$S" --push "parca+http://127.0.0.1:$PPORT" 2>"$TMP/err" || fail "push parca exited $?: $(cat "$TMP/err")"
 pstub_log "$TMP/log.json"
 both=$(( total + $(awk '!/^#/ { s += $NF } END { print s }' "$TMP/ref.folded") ))
 jq -e --argjson t "$both" 'length == 1 and .[0].error == null and .[0].accepted and .[0].kind == "parca"
-	and .[0].path == "/profiles/writeraw" and .[0].labels.__name__ == "argus" and .[0].samples == $t' \
+	and .[0].path == "/profiles/writeraw" and .[0].labels.__name__ == "pagefault"
+	and .[0].labels.service_name == "pagefault" and .[0].plabels.service_name == ["pagefault"]
+	and .[0].samples == $t' \
 	"$TMP/log.json" >/dev/null || fail "parca request: $(jq -c '.[0] | del(.stacks)' "$TMP/log.json")"
-echo "ok: parca /profiles/writeraw, $both samples (both conditions)"
+echo "ok: parca /profiles/writeraw, $both samples (both conditions), service_name pagefault"
+
+# a victim session: the service is the victim, the profile wall-clock
+pstub_script '[]'
+"$ARGUS" export "$ROOT/tests/data/session-aggressor.jsonl" --push "http://127.0.0.1:$PPORT" 2>"$TMP/err" ||
+	fail "push aggressor exited $?: $(cat "$TMP/err")"
+pstub_log "$TMP/log.json"
+jq -e 'length == 1 and .[0].error == null and .[0].labels.__app__ == "victim"
+	and .[0].labels.service_name == "victim" and .[0].plabels.service_name == ["victim"]
+	and (.[0].plabels.waker | length) > 0' "$TMP/log.json" >/dev/null ||
+	fail "victim session push: $(jq -c '.[0] | del(.stacks)' "$TMP/log.json")"
+echo "ok: a victim session is pushed as service victim, with its waker labels"
 
 # 500 then 200: retried, stored once
 pstub_script '[{"status":500},{"status":503},{"status":200}]'

@@ -49,12 +49,25 @@ sleep 3 # the hanging request's reply
 pstub_log "$TMP/log.json"
 n=$(jq '[.[] | select(.accepted)] | length' "$TMP/log.json")
 [ "$n" -ge 4 ] || fail "only $n profiles stored in a 7 s run at --every 1"
-jq -e 'all(.[]; .labels.run == "ci" and .labels.__app__ == "argus" and .kind == "pyroscope")' "$TMP/log.json" \
+jq -e 'all(.[]; .labels.run == "ci" and .labels.__app__ == "argus" and .labels.service_name == "argus"
+	and .kind == "pyroscope")' "$TMP/log.json" \
 	>/dev/null || fail "labels: $(jq -c '[.[] | .labels]' "$TMP/log.json")"
 jq -e '[.[] | select(.accepted) | .stacks | keys[]] | any(test("do_anonymous_page|handle_mm_fault"))' \
 	"$TMP/log.json" >/dev/null || fail "no page-fault stack reached the server"
 grep -q 'answered 500' "$TMP/err" || fail "the 500 was not said: $(cat "$TMP/err")"
 check_run "$TMP/err" "$TMP/log.json" "$TMP/out"
+
+# a command's recording is its program's service, in the series and in
+# every sample; the process's cgroup (argus runs a load in its own) a label
+pstub_script '[]'
+"$ARGUS" record -d 2 --push "parca+http://127.0.0.1:$PPORT" -- "$BUILD/scenarios/pagefault" --seconds 30 \
+	>/dev/null 2>"$TMP/err4" || fail "record --push -- CMD exited $?: $(cat "$TMP/err4")"
+pstub_log "$TMP/log4.json"
+jq -e 'length == 1 and .[0].accepted and .[0].labels.__name__ == "pagefault"
+	and .[0].labels.service_name == "pagefault" and .[0].plabels.service_name == ["pagefault"]
+	and (.[0].plabels.comm | index("pagefault")) != null' "$TMP/log4.json" >/dev/null ||
+	fail "record -- CMD push labels: $(jq -c '.[0] | del(.stacks)' "$TMP/log4.json")"
+echo "ok: record -- pagefault pushed as service pagefault$(jq -r '.[0].plabels.cgroup // [] | map(", cgroup " + .) | join("")' "$TMP/log4.json")"
 
 # the server comes up late: the queued intervals go when it does
 kill $PSTUB; wait $PSTUB 2>/dev/null

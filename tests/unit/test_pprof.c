@@ -14,6 +14,8 @@
 #include "data/import.h"
 #include "base/pb.h"
 #include "data/pprof.h"
+#include "data/pprof_dec.h"
+#include "output/export.h"
 #include "output/push.h"
 #include "data/push_delta.h"
 
@@ -591,14 +593,298 @@ static void test_push_delta(void **state)
 	profile_free(d);
 	assert_int_equal(profile_add(p, 0, a, 2, 1, "c", 3), 0);
 	assert_int_equal(profile_add(p, 0, b, 2, 2, "d", 5), 0);
+	assert_int_equal(profile_ident_set(p, &(struct profile_ident){ .tgid = 2, .comm = "d",
+								.unit = "d.service" }), 0);
 	d = push_delta_take(pd, p, 0, COND_LOAD, 2, 1, &n);
 	assert_int_equal(n, 8);
+	/* the identity goes with the process's samples (the pushed labels) */
+	assert_non_null(profile_ident_find(d, 2));
+	assert_string_equal(profile_ident_find(d, 2)->unit, "d.service");
+	assert_null(profile_ident_find(d, 1));
 	assert_int_equal(count_of(d, "x;y", 1, 0), 3);
 	assert_int_equal(count_of(d, "x;z", 2, 0), 5);
 	assert_true(d->wins[0].start_s == 2);
 	profile_free(d);
 	push_delta_free(pd);
 	profile_free(p);
+}
+
+/* ---- what pprof_write writes, decoded (issue 27 items 4 and 5) ------------- */
+
+struct dec_sample {
+	uint64_t v[8];
+	unsigned nv;
+	uint64_t loc[16];
+	unsigned nloc;
+	char labels[512];       /* " key=value" for each string label */
+};
+
+static int dec_collect(void *arg, uint64_t v)
+{
+	struct dec_sample *d = arg;
+
+	if (d->nv < 8)
+		d->v[d->nv++] = v;
+	return 0;
+}
+
+static int dec_collect_loc(void *arg, uint64_t v)
+{
+	struct dec_sample *d = arg;
+
+	if (d->nloc < 16)
+		d->loc[d->nloc++] = v;
+	return 0;
+}
+
+static void dec_str(const struct pd *r, uint64_t i, char *buf, size_t len)
+{
+	struct pd_slice sl;
+
+	assert_int_equal(pprof_dec_str(r, i, &sl), 0);
+	snprintf(buf, len, "%.*s", (int)sl.n, (const char *)sl.p);
+}
+
+/* Sample i of r: values, location ids and string labels. */
+static void dec_sample(const struct pd *r, size_t i, struct dec_sample *d)
+{
+	struct pb_reader s;
+	struct pb_field g;
+
+	memset(d, 0, sizeof(*d));
+	pb_reader_init(&s, r->samples.a[i].p, r->samples.a[i].n);
+	while (pb_next(&s, &g) == 1) {
+		if (g.field == 1)
+			assert_int_equal(pb_varints(&g, dec_collect_loc, d), 0);
+		else if (g.field == 2)
+			assert_int_equal(pb_varints(&g, dec_collect, d), 0);
+		else if (g.field == 3) {
+			struct pb_reader ls;
+			struct pb_field h;
+			uint64_t key = 0, str = 0;
+			char k[64], v[256];
+
+			pb_reader_init(&ls, g.data, g.len);
+			while (pb_next(&ls, &h) == 1)
+				if (h.field == 1)
+					key = h.v;
+				else if (h.field == 2)
+					str = h.v;
+			if (!str)
+				continue;
+			dec_str(r, key, k, sizeof(k));
+			dec_str(r, str, v, sizeof(v));
+			size_t n = strlen(d->labels);
+			snprintf(d->labels + n, sizeof(d->labels) - n, " %s=%s", k, v);
+		}
+	}
+}
+
+/* The function name of location id. */
+static void dec_loc_name(const struct pd *r, uint64_t id, char *buf, size_t len)
+{
+	struct pd_loc *l = pprof_dec_find(r->locs, r->nlocs, sizeof(*l), id);
+	struct pd_func *fn;
+
+	assert_non_null(l);
+	assert_true(l->nlines > 0);
+	fn = pprof_dec_find(r->funcs, r->nfuncs, sizeof(*fn), r->lines[l->line0]);
+	assert_non_null(fn);
+	dec_str(r, fn->name, buf, len);
+}
+
+/* The sample whose leaf location is named leaf (in r's sample order). */
+static int dec_find(const struct pd *r, const char *leaf, struct dec_sample *d)
+{
+	char name[256];
+
+	for (size_t i = 0; i < r->samples.n; i++) {
+		dec_sample(r, i, d);
+		if (!d->nloc)
+			continue;
+		dec_loc_name(r, d->loc[0], name, sizeof(name));
+		if (!strcmp(name, leaf))
+			return 1;
+	}
+	return 0;
+}
+
+static void dec_types(const struct pd *r, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < r->ntypes; i++) {
+		char t[32], u[32];
+
+		dec_str(r, r->sample_types[i][0], t, sizeof(t));
+		dec_str(r, r->sample_types[i][1], u, sizeof(u));
+		at += (size_t)snprintf(buf + at, len - at, "%s%s/%s", at ? " " : "", t, u);
+	}
+}
+
+static void test_pprof_labels_and_time(void **state)
+{
+	const char *on[] = { "[on-cpu]", "entry_SYSCALL_64", "do_syscall_64", "ksys_write" };
+	const char *bl[] = { "[blocked]", "entry_SYSCALL_64", "do_syscall_64", "fsync_wait",
+			     "schedule", "[woken by task jbd2/sda1-8 (tgid 300)]" };
+	const char *rn[] = { "[runnable]", "entry_SYSCALL_64", "do_syscall_64", "cond_resched",
+			     "[ran instead: cgroup /system.slice/x.service]", "[ran instead: stress]",
+			     "[tgid 77]" };
+	const char *nw[] = { "[blocked]", "do_nanosleep", "[no wakeup seen]" };
+	const char *ns[] = { "[blocked]", "[woken by hardirq timer]" }; /* no stack taken */
+	const char *plain[] = { "entry_SYSCALL_64", "do_syscall_64", "vfs_read" };
+	struct profile_ident id = { .tgid = 42, .comm = "app", .unit = "app.service",
+				    .container = "0123456789ab", .cgroup = "/system.slice/app.service" };
+	struct pprof_write_opts o = { .freq_hz = 1000, .cond = COND_N, .raw = 1,
+				      .service_name = "app" };
+	struct profile *p = profile_new(), *q = NULL;
+	struct pd r = { .name = "t", .cause = NULL };
+	struct dec_sample d;
+	uint8_t *buf = NULL, *buf2 = NULL;
+	size_t len = 0, len2 = 0;
+	char *cause = NULL, types[200], svc[32];
+	(void)state;
+
+	assert_non_null(p);
+	assert_int_equal(profile_window_begin(p, COND_LOAD, 0), 0);
+	profile_window_end(p, 0, 1.0);
+	assert_int_equal(profile_add(p, 0, on, 4, 42, "app", 10), 0);
+	assert_int_equal(profile_add(p, 0, bl, 6, 42, "app", 20), 0);
+	assert_int_equal(profile_add(p, 0, rn, 7, 42, "app", 3), 0);
+	assert_int_equal(profile_add(p, 0, nw, 3, 43, "other", 4), 0);
+	assert_int_equal(profile_add(p, 0, ns, 2, 43, "other", 6), 0);
+	assert_int_equal(profile_ident_set(p, &id), 0);
+	assert_int_equal(pprof_write(p, &o, &buf, &len, NULL, &cause), 0);
+
+	r.cause = &cause;
+	assert_int_equal(pprof_dec_top(&r, buf, len), 0);
+	assert_int_equal(pprof_dec_tables(&r), 0);
+	dec_types(&r, types, sizeof(types));
+	assert_string_equal(types, "samples/count cpu/nanoseconds blocked/nanoseconds runnable/nanoseconds");
+	/* on-CPU: its nanoseconds in cpu, the kind no frame, the identity labels */
+	assert_true(dec_find(&r, "ksys_write", &d));
+	assert_int_equal(d.nv, 4);
+	assert_int_equal(d.v[0], 10);
+	assert_int_equal(d.v[1], 10 * 1000000ull);
+	assert_int_equal(d.v[2], 0);
+	assert_int_equal(d.v[3], 0);
+	assert_int_equal(d.nloc, 3);
+	assert_non_null(strstr(d.labels, " service_name=app"));
+	assert_non_null(strstr(d.labels, " unit=app.service"));
+	assert_non_null(strstr(d.labels, " container=0123456789ab"));
+	assert_non_null(strstr(d.labels, " cgroup=/system.slice/app.service"));
+	assert_null(strstr(d.labels, "waker="));
+	/* blocked: the waker a label, not a frame */
+	assert_true(dec_find(&r, "schedule", &d));
+	assert_int_equal(d.v[0], 20);
+	assert_int_equal(d.v[1], 0);
+	assert_int_equal(d.v[2], 20 * 1000000ull);
+	assert_int_equal(d.v[3], 0);
+	assert_int_equal(d.nloc, 4);
+	assert_non_null(strstr(d.labels, " waker=task jbd2/sda1-8 (tgid 300)"));
+	/* runnable: who ran instead, cgroup, command and process in one label */
+	assert_true(dec_find(&r, "cond_resched", &d));
+	assert_int_equal(d.v[3], 3 * 1000000ull);
+	assert_int_equal(d.v[2], 0);
+	assert_int_equal(d.nloc, 3);
+	assert_non_null(strstr(d.labels, " ran_instead=cgroup /system.slice/x.service, stress (tgid 77)"));
+	/* no wakeup seen; a process without an identity has no identity labels */
+	assert_true(dec_find(&r, "do_nanosleep", &d));
+	assert_int_equal(d.v[2], 4 * 1000000ull);
+	assert_non_null(strstr(d.labels, " waker=no wakeup seen"));
+	assert_null(strstr(d.labels, " unit="));
+	assert_non_null(strstr(d.labels, " service_name=app"));
+	pprof_dec_free(&r);
+
+	/* read back: the same frames as written (argus diff of a wall-clock pprof) */
+	assert_int_equal(read_as(buf, len, COND_LOAD, &q, NULL, &cause), 0);
+	assert_int_equal(count_of(q, "[on-cpu];entry_SYSCALL_64;do_syscall_64;ksys_write", 42, 0), 10);
+	assert_int_equal(count_of(q, "[blocked];entry_SYSCALL_64;do_syscall_64;fsync_wait;schedule;"
+				  "[woken by task jbd2/sda1-8 (tgid 300)]", 42, 0), 20);
+	assert_int_equal(count_of(q, "[runnable];entry_SYSCALL_64;do_syscall_64;cond_resched;"
+				  "[ran instead: cgroup /system.slice/x.service];[ran instead: stress];"
+				  "[tgid 77]", 42, 0), 3);
+	assert_int_equal(count_of(q, "[blocked];do_nanosleep;[no wakeup seen]", 43, 0), 4);
+	assert_int_equal(count_of(q, "[blocked];[woken by hardirq timer]", 43, 0), 6);
+	profile_free(q);
+	free(buf);
+
+	/* without time accounting: two sample types, frames as they are */
+	profile_free(p);
+	p = profile_new();
+	assert_non_null(p);
+	assert_int_equal(profile_window_begin(p, COND_LOAD, 0), 0);
+	profile_window_end(p, 0, 1.0);
+	assert_int_equal(profile_add(p, 0, plain, 3, 42, "app", 5), 0);
+	o.service_name = NULL;
+	assert_int_equal(pprof_write(p, &o, &buf, &len, NULL, &cause), 0);
+	memset(&r, 0, sizeof(r));
+	r.name = "t";
+	r.cause = &cause;
+	assert_int_equal(pprof_dec_top(&r, buf, len), 0);
+	assert_int_equal(pprof_dec_tables(&r), 0);
+	dec_types(&r, types, sizeof(types));
+	assert_string_equal(types, "samples/count cpu/nanoseconds");
+	assert_true(dec_find(&r, "vfs_read", &d));
+	assert_int_equal(d.nv, 2);
+	assert_int_equal(d.nloc, 3);
+	assert_null(strstr(d.labels, "service_name"));
+	/* no string of the new labels in a profile that has none of them */
+	for (size_t i = 0; i < r.strs.n; i++) {
+		char t[64];
+
+		dec_str(&r, i, t, sizeof(t));
+		assert_true(strcmp(t, "service_name") && strcmp(t, "blocked") && strcmp(t, "waker"));
+	}
+	pprof_dec_free(&r);
+	/* a service name adds its label and nothing else */
+	o.service_name = "app";
+	assert_int_equal(pprof_write(p, &o, &buf2, &len2, NULL, &cause), 0);
+	assert_true(len2 > len);
+	free(buf);
+	free(buf2);
+	profile_free(p);
+
+	/* the service name of a command line */
+	assert_string_equal(pprof_service_name("/usr/bin/stress-ng --cpu 2", svc, sizeof(svc)), "stress_ng");
+	assert_string_equal(pprof_service_name("build/scenarios/pagefault --seconds 60", svc, sizeof(svc)),
+			    "pagefault");
+	assert_string_equal(pprof_service_name("7z a x", svc, sizeof(svc)), "_7z");
+	assert_string_equal(pprof_service_name("  ", svc, sizeof(svc)), "");
+	assert_string_equal(pprof_service_name(NULL, svc, sizeof(svc)), "");
+	assert_string_equal(pprof_service_name("a/very-long-program-name", svc, 8), "very_lo");
+	free(cause);
+}
+
+/* The service a session is of: the victim, the load, a PID's name, argus. */
+static void test_export_service_name(void **state)
+{
+	struct session_log l = { 0 };
+	char b[64];
+	(void)state;
+
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "argus");
+	l.options_json = (char *)"{\"load\":\"build/scenarios/pagefault --seconds 60\"}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "pagefault");
+	l.options_json = (char *)"{\"load\":\"build/scenarios/aggressor\",\"victim\":\"/usr/bin/pg-bench -c 4\"}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "pg_bench");
+	l.options_json = (char *)"{\"load\":[\"/bin/dd\",\"if=/dev/zero\"]}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "dd");
+	l.profile = profile_new();
+	assert_non_null(l.profile);
+	assert_int_equal(profile_ident_set(l.profile, &(struct profile_ident){ .tgid = 42, .comm = "postgres" }), 0);
+	l.options_json = (char *)"{\"pid\":42}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "postgres");
+	l.options_json = (char *)"{\"pid\":43}";
+	export_service_name(&l, b, sizeof(b));
+	assert_string_equal(b, "argus");
+	profile_free(l.profile);
 }
 
 int main(void)
@@ -610,8 +896,10 @@ int main(void)
 		cmocka_unit_test(test_pprof_user_and_kernel),
 		cmocka_unit_test(test_pprof_unmarked_and_bad),
 		cmocka_unit_test(test_pprof_truncated_and_garbage),
+		cmocka_unit_test(test_pprof_labels_and_time),
 		cmocka_unit_test(test_push_base64_labels),
 		cmocka_unit_test(test_push_delta),
+		cmocka_unit_test(test_export_service_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
