@@ -544,13 +544,21 @@ run:
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		rc = calibrated && measure_noexec(source_session_inner(src)) ? EXIT_NOEXEC :
 		     exit_for(err);
+		/* a load that failed on its own before a pair: 6, as after one */
+		if (calibrated && err == -ECHILD &&
+		    load_failed(measure_load(source_session_inner(src)), NULL, 0))
+			rc = EXIT_LOAD_FAILED;
 	} else if (calibrated) {
 		char st[48];
 
 		if (load_failed(measure_load(source_session_inner(src)), st, sizeof(st))) {
 			/* its output is printed above (app's tail) */
-			fprintf(stderr, "argus: the load failed: %s; the verdict describes the failed "
-				"run, not the workload (exit status 6)\n", st);
+			const char *last = measure_load_last_line(source_session_inner(src));
+
+			fprintf(stderr, "argus: the load failed: %s%s%s%s; the verdict describes the "
+				"failed run, not the workload (exit status 6)\n", st,
+				last ? "; its last line: \"" : "", last ? last : "",
+				last ? "\"" : "");
 			rc = EXIT_LOAD_FAILED;
 		}
 	}
