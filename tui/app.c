@@ -697,6 +697,10 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			util_cause(cause, "cannot make the agent pane: out of memory");
 			goto out;
 		}
+		/* in the transcript, wrapped to the pane and kept: the log alone
+		 * is not on the screen, and the header has no room at 80 columns */
+		if (a.o.warning && !a.replay)
+			pane_say(a.pane, FMT_AGENT_ERROR, "warning: %s", a.o.warning);
 		a.scr.want_agent = 1;
 	}
 

@@ -981,6 +981,13 @@ struct load *measure_load(struct source *s)
 	return s ? ((struct measure *)s->priv)->load : NULL;
 }
 
+const char *measure_ref_busy(struct source *s)
+{
+	struct measure *m = s ? s->priv : NULL;
+
+	return m && m->saved_ref_windows && m->ref_meta.busy[0] ? m->ref_meta.busy : NULL;
+}
+
 const char *measure_load_last_line(struct source *s)
 {
 	return s ? measure_model_last_line(((struct measure *)s->priv)->mm) : NULL;
