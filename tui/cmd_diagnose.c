@@ -287,10 +287,13 @@ int cmd_diagnose(int argc, char **argv)
 	}
 	load_set_log(stderr);
 	ol.m.log = stderr;
-	/* the load's output is piped and its lines go to stderr ("load: ..."):
-	 * stdout keeps the JSON, and a load that fails is reported with its
-	 * last line (issue 24) */
-	ol.m.load_flags |= LOAD_F_STDOUT_STDERR | LOAD_F_PIPE_STDOUT | LOAD_F_PIPE_STDERR;
+	/* the load's stdout goes to stderr (stdout keeps the JSON); its stderr
+	 * is piped and its lines go to stderr too ("load: ..."), so a load that
+	 * fails is reported with its last line (issue 24).  Its stdout is not
+	 * piped (--mark pipes it): with both piped, the stale-load sweep test
+	 * (tests/live/sigkill_stale.sh) lost the SIGKILLed argus's frozen load
+	 * in about one run of three, for a reason not yet found */
+	ol.m.load_flags |= LOAD_F_STDOUT_STDERR | LOAD_F_PIPE_STDERR;
 	ol.m.load_out = stderr;
 	ol.m.collect_s = -1; /* read the maps at window ends only: argus's own
 	                      * work then falls in the discarded settle time */
