@@ -566,13 +566,15 @@ static int loop(struct app *a, char **cause)
 			app_hangup(a);
 			break;
 		}
+		/* the log first: a key (O, the load's output) sees every line
+		 * written before it, such as the load's last one (issue 24) */
+		if (rc > 0 && fds[2].revents)
+			drain_stderr(a);
 		if (rc > 0 && (fds[0].revents & POLLIN)) {
 			err = app_read_keys(a, cause);
 			if (err)
 				break;
 		}
-		if (rc > 0 && fds[2].revents)
-			drain_stderr(a);
 		if (a->quit)
 			break;
 		rc = a->src->ops->tick(a->src, now, cause);
