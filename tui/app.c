@@ -566,13 +566,15 @@ static int loop(struct app *a, char **cause)
 			app_hangup(a);
 			break;
 		}
+		/* the log first: a key (O, the load's output) sees every line
+		 * written before it, such as the load's last one (issue 24) */
+		if (rc > 0 && fds[2].revents)
+			drain_stderr(a);
 		if (rc > 0 && (fds[0].revents & POLLIN)) {
 			err = app_read_keys(a, cause);
 			if (err)
 				break;
 		}
-		if (rc > 0 && fds[2].revents)
-			drain_stderr(a);
 		if (a->quit)
 			break;
 		rc = a->src->ops->tick(a->src, now, cause);
@@ -697,6 +699,10 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			util_cause(cause, "cannot make the agent pane: out of memory");
 			goto out;
 		}
+		/* in the transcript, wrapped to the pane and kept: the log alone
+		 * is not on the screen, and the header has no room at 80 columns */
+		if (a.o.warning && !a.replay)
+			pane_say(a.pane, FMT_AGENT_ERROR, "warning: %s", a.o.warning);
 		a.scr.want_agent = 1;
 	}
 

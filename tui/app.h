@@ -34,6 +34,9 @@ struct tui_opts {
 	const char *title;        /* header title; NULL: "argus" */
 	const char *note;         /* in the header where the summary goes while
 	                           * the tree is not calibrated; NULL: none */
+	const char *warning;      /* said in the agent pane from the start (a
+	                           * saved reference recorded on a busy system:
+	                           * every use says so, issue 24); NULL: none */
 	uint32_t pid;             /* -p PID: the header names it; 0: none */
 	const char *pid_comm;     /* its comm, escaped (sanitize.h); NULL: unknown */
 	double explain;           /* the descent's explain share; 0.5 by default */

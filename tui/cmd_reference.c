@@ -68,7 +68,7 @@ int cmd_reference(int argc, char **argv)
 	double duration = 10;
 	int ret = EXIT_ERROR, sfd = -1, err, strict = 0, busy;
 	struct idle_snap before, after;
-	char *why = NULL;
+	char *why = NULL, *cut;
 	sigset_t old;
 
 	cmd_signals_hold(); /* before any load: see cmd_common.h */
@@ -185,7 +185,12 @@ int cmd_reference(int argc, char **argv)
 		fprintf(stderr, "argus: warning: %s (--strict refuses such a reference)\n",
 			why ? why : "the system was not idle");
 		/* kept in the file: every run that uses it says so again */
-		snprintf(meta.busy, sizeof(meta.busy), "%s", why ? why : "the system was not idle");
+		/* the numbers, not the advice (said on every use, and the
+		 * whole sentence would be cut to the key's size) */
+		cut = why ? strstr(why, "; a reference stands") : NULL;
+		snprintf(meta.busy, sizeof(meta.busy), "%.*s",
+			 cut ? (int)(cut - why) : (int)sizeof(meta.busy),
+			 why ? why : "the system was not idle");
 	}
 	err = reference_save(src->ops->profile(src), &meta, output, &cause);
 	if (err < 0) {

@@ -289,7 +289,7 @@ int cmd_tui(int argc, char **argv)
 	struct opts_load ol;
 	struct opts_agent oa;
 	uint32_t pid, kids[TUI_MAX_KIDS];
-	char *cause = NULL, title[512], comm[64];
+	char *cause = NULL, title[512], comm[64], busy[512];
 	const char *static_files = NULL;
 	struct source *src = NULL;
 	struct session *ses = NULL;
@@ -468,6 +468,13 @@ int cmd_tui(int argc, char **argv)
 			if (paren)
 				*paren = 0;
 			snprintf(title, sizeof(title), "argus -p; ref: %s; load: %s", sr, sl);
+			if (measure_ref_busy(src)) {
+				snprintf(busy, sizeof(busy), "the saved reference was recorded on a "
+					 "busy system (%s): what the load does may hide under what "
+					 "ran then; save it again on an idle system ('argus "
+					 "reference save --strict')", measure_ref_busy(src));
+				to.warning = busy;
+			}
 		} else {
 			opts_load_title(&ol, title, sizeof(title));
 		}
@@ -540,13 +547,21 @@ run:
 		fprintf(stderr, "argus: %s\n", cause ? cause : strerror(-err));
 		rc = calibrated && measure_noexec(source_session_inner(src)) ? EXIT_NOEXEC :
 		     exit_for(err);
+		/* a load that failed on its own before a pair: 6, as after one */
+		if (calibrated && err == -ECHILD &&
+		    load_failed(measure_load(source_session_inner(src)), NULL, 0))
+			rc = EXIT_LOAD_FAILED;
 	} else if (calibrated) {
 		char st[48];
 
 		if (load_failed(measure_load(source_session_inner(src)), st, sizeof(st))) {
 			/* its output is printed above (app's tail) */
-			fprintf(stderr, "argus: the load failed: %s; the verdict describes the failed "
-				"run, not the workload (exit status 6)\n", st);
+			const char *last = measure_load_last_line(source_session_inner(src));
+
+			fprintf(stderr, "argus: the load failed: %s%s%s%s; the verdict describes the "
+				"failed run, not the workload (exit status 6)\n", st,
+				last ? "; its last line: \"" : "", last ? last : "",
+				last ? "\"" : "");
 			rc = EXIT_LOAD_FAILED;
 		}
 	}

@@ -465,6 +465,25 @@ static int meas_tick(struct source *s, double now, char **cause)
 				return err;
 			changed = 1;
 		}
+		/* what it wrote before it went (its error) is in the pipes now */
+		measure_model_read(m->mm, now - m->t0);
+		if (meas_pairs_done(m) == 0 && load_failed(m->load, NULL, 0)) {
+			/* its own failure, whatever the phase: said as one, with
+			 * its last line (a person reads why, not "too short") */
+			const char *last = measure_model_last_line(m->mm);
+			char when[64];
+
+			if (m->warming)
+				snprintf(when, sizeof(when), "during its start-up (%.2f s)",
+					 now - m->warm_start);
+			else
+				snprintf(when, sizeof(when), "after %.2f s", now - m->t0);
+			util_cause(cause, "the load failed: %s %s, before a reference/loaded pair "
+				   "was measured%s%s%s; nothing to diagnose (exit status 6)", st, when,
+				   last ? "; its last line: \"" : "", last ? last : "",
+				   last ? "\"" : "");
+			return -ECHILD;
+		}
 		if (m->warming) {
 			util_cause(cause, "the load %s during its start-up (%.2f s, unmeasured), "
 				   "before a reference/loaded pair was measured; give it a longer "
@@ -960,6 +979,18 @@ fail:
 struct load *measure_load(struct source *s)
 {
 	return s ? ((struct measure *)s->priv)->load : NULL;
+}
+
+const char *measure_ref_busy(struct source *s)
+{
+	struct measure *m = s ? s->priv : NULL;
+
+	return m && m->saved_ref_windows && m->ref_meta.busy[0] ? m->ref_meta.busy : NULL;
+}
+
+const char *measure_load_last_line(struct source *s)
+{
+	return s ? measure_model_last_line(((struct measure *)s->priv)->mm) : NULL;
 }
 
 void measure_scopes(struct source *s, char *ref, size_t rlen, char *load, size_t llen)

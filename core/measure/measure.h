@@ -47,6 +47,13 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 
 /* The loads of a measure source (NULL when absent); valid while s lives. */
 struct load *measure_load(struct source *s);
+/* Why the saved reference in use was recorded on a busy system (its
+ * "busy" key), or NULL (none, or no saved reference). */
+const char *measure_ref_busy(struct source *s);
+/* The load's last non-blank output line (when its output is piped:
+ * LOAD_F_PIPE_*), sanitized, or NULL; valid while s lives.  "the load
+ * failed" quotes it. */
+const char *measure_load_last_line(struct source *s);
 /* Whose samples each condition holds, for the header and the JSON:
  * "system-wide", "system-wide, saved 12:01" (a saved reference),
  * "system-wide (PID 1234 runs)" (-p without --pause), "the victim (PID 7)".

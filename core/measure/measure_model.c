@@ -43,6 +43,9 @@ struct measure_model {
 	struct measure_windows last;
 	struct mm_pipe pipe[MM_MAX_PIPES];
 	unsigned npipe;
+	char last_line[160];         /* the load's last non-blank output line,
+	                              * sanitized: a failure is reported with it
+	                              * (issue 24) */
 };
 
 struct measure_model *measure_model_new(const struct measure_opts *o, int waits, char **cause)
@@ -149,6 +152,7 @@ int measure_model_pollfds(struct measure_model *mm, struct pollfd *fds, int max)
 }
 
 struct mm_line_ctx {
+	struct measure_model *mm;
 	FILE *out;
 	const char *who;
 };
@@ -156,7 +160,13 @@ struct mm_line_ctx {
 static void mm_line(void *arg, const char *line)
 {
 	const struct mm_line_ctx *c = arg;
+	const char *p = line;
 
+	while (*p == ' ' || *p == '\t' || *p == '\r')
+		p++;
+	/* the load's, not a victim's: "the load failed" quotes it */
+	if (*p && !strcmp(c->who, "load"))
+		sanitize_into(c->mm->last_line, sizeof(c->mm->last_line), line, 0);
 	if (!c->out)
 		return;
 	fprintf(c->out, "%s: ", c->who);
@@ -168,7 +178,7 @@ void measure_model_read(struct measure_model *mm, double t)
 {
 	for (unsigned i = 0; mm && i < mm->npipe; i++) {
 		struct mm_pipe *p = &mm->pipe[i];
-		struct mm_line_ctx c = { .out = mm->out, .who = p->who };
+		struct mm_line_ctx c = { .mm = mm, .out = mm->out, .who = p->who };
 
 		if (p->fd < 0)
 			continue;
@@ -180,6 +190,11 @@ void measure_model_read(struct measure_model *mm, double t)
 	}
 	if (mm && mm->out)
 		fflush(mm->out);
+}
+
+const char *measure_model_last_line(const struct measure_model *mm)
+{
+	return mm && mm->last_line[0] ? mm->last_line : NULL;
 }
 
 /* The chosen windows (when the inputs changed since the last look). */

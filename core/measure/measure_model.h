@@ -51,6 +51,10 @@ void measure_model_watch(struct measure_model *mm, struct load *l, const char *w
 int measure_model_pollfds(struct measure_model *mm, struct pollfd *fds, int max);
 /* Reads what the pipes hold now; t: the measurement's clock. */
 void measure_model_read(struct measure_model *mm, double t);
+/* The load's last non-blank line of output read so far (its stdout or
+ * stderr, whichever wrote last; sanitized), or NULL: only piped output
+ * (LOAD_F_PIPE_*) is seen. */
+const char *measure_model_last_line(const struct measure_model *mm);
 
 /* See measure_model_windows (measure.h); final: measuring is over. */
 int measure_model_windows_get(struct measure_model *mm, int final, struct measure_windows *out);
