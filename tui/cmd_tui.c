@@ -29,7 +29,6 @@
 #include "probe/probe_profile.h"
 #include "data/procinfo.h"
 #include "base/sanitize.h"
-#include "base/util.h"
 #include "measure/source_live.h"
 #include "measure/source_static.h"
 #include "theme.h"
