@@ -14,9 +14,9 @@
 #     t3-front -> t3-back, ~1 call per request each way over unix sockets,
 #     nothing else in the call graph but the lock (and a disk, if a stray
 #     write showed);
-#   - rates are per attached second: the model's throughput is within 15%
-#     of what tier3 itself measured (divided by the wall time it would be
-#     short by the attached fraction);
+#   - rates are per attached second: the model's throughput is within 25%
+#     of what tier3 itself measured, and nearer it than the rate per wall
+#     second (short by the attached fraction);
 # then --no-duty: attached all the time (fraction 1, no duty cycle), and the
 # message ping-pong itself (think 0) under the default budget: duty cycled
 # when watching it all the time costs more than that, within the budget;
@@ -77,7 +77,16 @@ if think == "0":
           (m["reference"], calls[("t3-client", "t3-front")]["mean"], calls[("t3-front", "t3-back")]["mean"],
            m["throughput"], x))
     sys.exit(0)
-need(abs(m["throughput"] - x) <= 0.15 * x, "model throughput %.0f/s, tier3 measured %.0f/s" % (m["throughput"], x))
+# Within 25%: the model's rates come from the steady windows' attached
+# periods, tier3's from its whole run, and the probe's own cost slows the
+# load while attached, more so on a busy machine where it takes the load's
+# CPUs (seen: -15.6% beside two CPU hogs; -7% and +12% beside a build).  Per wall second instead of per attached second, the rate
+# would be the attached fraction short (0.3 of it here): closer to f * x.
+need(abs(m["throughput"] - x) <= 0.25 * x, "model throughput %.0f/s, tier3 measured %.0f/s" % (m["throughput"], x))
+if f < 0.7:
+    need(abs(m["throughput"] - x) < abs(m["throughput"] - f * x),
+         "model throughput %.0f/s is nearer the per-wall-second rate %.0f/s than tier3's %.0f/s" %
+         (m["throughput"], f * x, x))
 print("structure ok, throughput %.0f/s (tier3: %.0f/s)" % (m["throughput"], x))
 PY
 }
