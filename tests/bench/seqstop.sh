@@ -102,3 +102,13 @@ echo "correct at depth: sequential $oks/$ns, fixed $okf/$nf; median time to a ve
 	"sequential $(med "$TMP/t.seq") s, fixed $(med "$TMP/t.fixed") s (target: sequential <= 4 s," \
 	"correct at depth not lower than fixed)"
 [ "$oks" -ge "$okf" ] || echo "NOTE: sequential is correct at depth less often than fixed here"
+# the null false-alarm rate beside it (issue 26): the stopping rule on
+# simulated runs with no true delta, with and without the deadline
+# (tests/unit/test_seqstop.c prints them; its asserts hold them <= 5%)
+T=${BUILD:-$ROOT/build}/tests/test_seqstop
+[ -x "$T" ] || make -s "$T" >/dev/null 2>&1
+if [ -x "$T" ]; then
+	"$T" 2>/dev/null | grep -E '^(no true delta|deadline)' | sed 's/^/null simulation: /'
+else
+	echo "null simulation: SKIPPED (cannot build $T)"
+fi
