@@ -23,6 +23,7 @@ struct timeacct {
 	                              * (signed: rounding may count ahead) */
 	unsigned freq;
 	struct waitgraph *last;      /* the last collect's intervals (timeacct_waits) */
+	uint64_t map_full_seen;      /* the programs' map_full count at the last collect */
 };
 
 struct ta_proc {                     /* per process, within one collect */
@@ -300,6 +301,12 @@ int64_t timeacct_collect(struct timeacct *ta, struct probe_profile *pp, struct p
 	err = probe_schedtime_read_window(ta->st, ks, &s);
 	if (err)
 		return err;
+	/* intervals the programs could not count (a map full) are time the
+	 * window does not hold: said as the window's losses, beside the
+	 * sampler's, so a window short of its wall time tells why */
+	if (win < p->nwin && s->ctr.map_full > ta->map_full_seen)
+		p->wins[win].lost += s->ctr.map_full - ta->map_full_seen;
+	ta->map_full_seen = s->ctr.map_full;
 	added = ta_oncpu(pp, p, win, ks, pr, &npr);
 	if (added < 0) {
 		probe_schedtime_snap_free(s);

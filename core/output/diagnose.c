@@ -366,6 +366,8 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 		cJSON_AddStringToObject(jw, "cond", cond_name(p->wins[w].cond));
 		diag_num(jw, "secs", p->wins[w].secs);
 		cJSON_AddNumberToObject(jw, "samples", (double)n);
+		if (p->wins[w].lost) /* samples or scheduler intervals not counted */
+			cJSON_AddNumberToObject(jw, "lost", (double)p->wins[w].lost);
 		if (info && w < info->saved_ref_windows)
 			cJSON_AddBoolToObject(jw, "saved", 1);
 		cJSON_AddItemToArray(wins, jw);

@@ -38,8 +38,8 @@ check() { # name want_time frame_regex json
 	fi
 	# one thread-second per second in every window (within 10%)
 	jq -r --arg f "$(jq -r .options.freq_hz "$4")" \
-		'.windows[] | "\(.samples / .secs / ($f | tonumber))"' "$4" |
-		awk -v n="$1" '$1 < 0.9 || $1 > 1.1 { print n ": a window holds " $1 " thread-s/s, not 1"; bad = 1 }
+		'.windows[] | "\(.samples / .secs / ($f | tonumber)) \(.lost // 0)"' "$4" |
+		awk -v n="$1" '$1 < 0.9 || $1 > 1.1 { print n ": a window holds " $1 " thread-s/s, not 1 (" $2 " lost)"; bad = 1 }
 			END { exit bad }' || fail "$1: the victim's time does not add up to its wall time"
 }
 

@@ -45,8 +45,8 @@ no_spinner "a victim that exits at once"
 	>"$TMP/2.json" 2>"$TMP/2.err" || { cat "$TMP/2.err"; fail "a victim that never blocks: exit $?"; }
 jq -e '.verdict | has("found")' "$TMP/2.json" >/dev/null || fail "a victim that never blocks: no verdict"
 echo "never blocks: $(jq -r .verdict.summary "$TMP/2.json")"
-jq -r --arg f "$(jq -r .options.freq_hz "$TMP/2.json")" '.windows[] | "\(.samples / .secs / ($f | tonumber))"' \
-	"$TMP/2.json" | awk '$1 < 0.8 || $1 > 1.2 { print "window: " $1 " thread-s/s"; bad = 1 } END { exit bad }' ||
+jq -r --arg f "$(jq -r .options.freq_hz "$TMP/2.json")" '.windows[] | "\(.samples / .secs / ($f | tonumber)) \(.lost // 0)"' \
+	"$TMP/2.json" | awk '$1 < 0.8 || $1 > 1.2 { print "window: " $1 " thread-s/s (" $2 " lost)"; bad = 1 } END { exit bad }' ||
 	fail "a victim that never blocks: its time does not add up to one thread-second per second"
 
 # 3. a --victim-pid that dies mid-run (--fixed: sequential stopping could settle
