@@ -25,6 +25,14 @@
 #define ARGUS_VERSION "unknown"
 #endif
 
+/* A module whose path and build-id a window of step wrote (issue 27):
+ * each step's windows are read into a profile of their own, so each names
+ * its modules once. */
+struct session_mod {
+	unsigned step;
+	char *name;               /* owned */
+};
+
 struct session {
 	FILE *f;
 	char *path;
@@ -32,7 +40,7 @@ struct session {
 	int err;
 	uint32_t *named;          /* tgids whose identity is written, sorted */
 	size_t nnamed, named_cap;
-	char **mods;              /* owned: names of the modules written */
+	struct session_mod *mods; /* the modules written, per step */
 	size_t nmods, mods_cap;
 };
 
@@ -120,9 +128,10 @@ static int session_add_procs(struct session *s, cJSON *o, const struct profile *
 }
 
 /* "modules": the file and build-id of each user-space module of p not
- * written before in this session (issue 27), so an export without root
- * writes the same pprof mappings as the live run. */
-static int session_add_modules(struct session *s, cJSON *o, const struct profile *p)
+ * written before with a window of this step (issue 27), so an export
+ * without root writes the same pprof mappings as the live run. */
+static int session_add_modules(struct session *s, cJSON *o, const struct profile *p,
+			       unsigned step)
 {
 	cJSON *a = NULL;
 
@@ -131,13 +140,14 @@ static int session_add_modules(struct session *s, cJSON *o, const struct profile
 		size_t k = 0;
 		cJSON *e;
 
-		while (k < s->nmods && strcmp(s->mods[k], m->name))
+		while (k < s->nmods && (s->mods[k].step != step || strcmp(s->mods[k].name, m->name)))
 			k++;
 		if (k < s->nmods)
 			continue;
 		if (vec_grow(&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)) ||
-		    !(s->mods[s->nmods] = strdup(m->name)))
+		    !(s->mods[s->nmods].name = strdup(m->name)))
 			return -ENOMEM;
+		s->mods[s->nmods].step = step;
 		s->nmods++;
 		if (!a && !(a = cJSON_AddArrayToObject(o, "modules")))
 			return -ENOMEM;
@@ -475,7 +485,7 @@ int session_close(struct session *s)
 		err = -errno;
 	free(s->named);
 	for (size_t i = 0; i < s->nmods; i++)
-		free(s->mods[i]);
+		free(s->mods[i].name);
 	free(s->mods);
 	free(s->path);
 	free(s);
@@ -545,7 +555,7 @@ int session_write_window_without(struct session *s, const struct profile *p, uns
 		}
 	}
 	if (session_add_procs(s, o, p, w, exclude_tgid) < 0 || session_add_diag(o, &p->diag) < 0 ||
-	    session_add_kwork(o, p, w, exclude_tgid) < 0 || session_add_modules(s, o, p) < 0)
+	    session_add_kwork(o, p, w, exclude_tgid) < 0 || session_add_modules(s, o, p, step) < 0)
 		goto nomem;
 	return emit(s, o, 1);
 nomem:

@@ -656,6 +656,8 @@ static void test_modules(void **state)
 	assert_int_equal(profile_module_set(p, "libc.so.6", "/usr/lib/libc.so.6", ""), 0);
 	for (unsigned w = 1; w < p->nwin; w++)
 		assert_int_equal(session_write_window(s, p, w, 0), 0);
+	/* a step's windows are read into a profile of their own: named again */
+	assert_int_equal(session_write_window(s, p, 0, 1), 0);
 	assert_int_equal(session_close(s), 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
@@ -663,7 +665,7 @@ static void test_modules(void **state)
 		if (strstr(line, "\"modules\""))
 			nmods++;
 	fclose(f);
-	assert_int_equal(nmods, 2);
+	assert_int_equal(nmods, 3);
 	if (session_read(path, &l, &cause))
 		fail_msg("session_read: %s", cause);
 	q = session_log_profile(&l, 0);
@@ -673,6 +675,10 @@ static void test_modules(void **state)
 	assert_string_equal(profile_module_find(q, "callsite")->build_id, "0123abcd");
 	assert_string_equal(profile_module_find(q, "libc.so.6")->path, "/usr/lib/libc.so.6");
 	assert_string_equal(profile_module_find(q, "libc.so.6")->build_id, "");
+	q = session_log_profile(&l, 1);
+	assert_non_null(q);
+	assert_int_equal(q->nmodules, 2);
+	q = session_log_profile(&l, 0);
 	/* the export from the session is the live profile's, byte for byte */
 	assert_int_equal(pprof_write(p, &o, &a, &alen, NULL, &cause), 0);
 	assert_int_equal(pprof_write(q, &o, &b, &blen, NULL, &cause), 0);
