@@ -7,7 +7,12 @@
  * measured lengths).  One function and one location per distinct kernel
  * frame; frames "sym [module]" become the function "sym" in the mapping
  * "[module]", every other frame lives in the mapping "[kernel.kallsyms]";
- * hex-address frames (unresolved) carry their address.
+ * hex-address frames (unresolved) carry their address.  User frames
+ * "function (module)" live in one mapping per module: its filename the
+ * file's full path and its build_id the GNU build-id in hex when the
+ * profile's module table knows them (profile_module, issue 27: what go tool
+ * pprof, Pyroscope and Parca find symbols and debug files by), else the
+ * module's name alone and no build_id.
  *
  * Time accounting (core/model/timeacct.h: stacks whose first frame is
  * "[on-cpu]", "[blocked]" or "[runnable]", counted in sample-equivalents):
@@ -41,7 +46,9 @@
  * with none are counted as user-only; when none is, the frames of locations
  * without a mapping file are kept (the file is taken as kernel stacks, as
  * from a folded conversion) and those in user-space files' mappings left
- * out; info.note says which.  The count of
+ * out; info.note says which.  The user-space mappings with a full path
+ * (and their build_id) go into the profile's module table, keyed by the
+ * file's base name.  The count of
  * a sample is its samples/count value; without one, the cpu/nanoseconds (or
  * first) value divided by the period.  Window length: argus's window
  * comments when present (one profile window each), else duration_nanos,

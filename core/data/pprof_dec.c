@@ -287,11 +287,15 @@ int pprof_dec_tables(struct pd *r)
 				m->id = g.v;
 			else if (g.field == 5)
 				m->file = g.v;
+			else if (g.field == 6)
+				m->build_id = g.v;
 		}
 		if (rc < 0)
 			return pprof_dec_malformed(r, "Mapping");
 		if (m->file >= r->strs.n)
 			return pprof_dec_str(r, m->file, &(struct pd_slice){ 0 });
+		if (m->build_id >= r->strs.n)
+			return pprof_dec_str(r, m->build_id, &(struct pd_slice){ 0 });
 		if (m->id)
 			r->nmaps++;
 	}

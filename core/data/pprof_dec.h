@@ -30,6 +30,7 @@ struct pd_func {
 
 struct pd_map {
 	uint64_t id, file;
+	uint64_t build_id;     /* string index, 0: none */
 	int kernel;            /* 1 core kernel, 2 module, 0 user / unknown */
 };
 

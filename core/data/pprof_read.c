@@ -99,6 +99,37 @@ static size_t pr_marks(struct pd *r)
 	return marked;
 }
 
+/* The user-space files' mappings with a full path into p's module table
+ * (issue 27), keyed by the base name the user frames use, with their
+ * build-ids: what argus wrote comes back.  0 or -ENOMEM. */
+static int pr_modules(const struct pd *r, struct profile *p)
+{
+	for (size_t i = 0; i < r->nmaps; i++) {
+		const struct pd_map *m = &r->maps[i];
+		const struct pd_slice *f = &r->strs.a[m->file];
+		const struct pd_slice *b = &r->strs.a[m->build_id];
+		char path[PPROF_MAX_NAME], bid[PPROF_MAX_NAME], mod[64];
+		const char *base;
+		int err;
+
+		/* a path, not a pseudo-mapping or a kernel module's file */
+		if (pr_map_kind(f, mod, sizeof(mod)) || f->n < 2 || f->p[0] != '/' || f->n >= sizeof(path) ||
+		    b->n >= sizeof(bid) || memchr(f->p, 0, f->n) || memchr(b->p, 0, b->n))
+			continue;
+		memcpy(path, f->p, f->n);
+		path[f->n] = 0;
+		memcpy(bid, b->p, b->n);
+		bid[b->n] = 0;
+		base = strrchr(path, '/') + 1;
+		if (!*base)
+			continue;
+		err = profile_module_set(p, base, path, bid);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* ---- names ------------------------------------------------------------------------ */
 
 /* A printable frame name from s (cut, control characters escaped, the
@@ -302,6 +333,11 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 	err = pprof_dec_tables(&r);
 	if (err)
 		goto out;
+	err = pr_modules(&r, p);
+	if (err) {
+		util_cause(cause, "%s: %s", r.name, strerror(-err));
+		goto out;
+	}
 
 	/* which value counts samples */
 	for (unsigned i = 0; i < r.ntypes && i < 16; i++) {

@@ -22,7 +22,7 @@ enum {
 	VT_TYPE = 1, VT_UNIT = 2,
 	S_LOCATION_ID = 1, S_VALUE = 2, S_LABEL = 3,
 	L_KEY = 1, L_STR = 2, L_NUM = 3, L_NUM_UNIT = 4,
-	M_ID = 1, M_FILENAME = 5, M_HAS_FUNCTIONS = 7,
+	M_ID = 1, M_FILENAME = 5, M_BUILD_ID = 6, M_HAS_FUNCTIONS = 7,
 	LOC_ID = 1, LOC_MAPPING_ID = 2, LOC_ADDRESS = 3, LOC_LINE = 4,
 	LINE_FUNCTION_ID = 1,
 	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3,
@@ -143,6 +143,7 @@ static int pw_hexaddr(const char *f, uint64_t *addr)
 }
 
 struct pw {
+	const struct profile *prof; /* its module table names the files */
 	struct pw_strtab st;
 	struct pw_strtab frames;    /* frame name -> location id - 1 */
 	struct pw_strtab mods;      /* mapping file name -> mapping id - 1 */
@@ -168,13 +169,24 @@ static uint64_t pw_loc(struct pw *w, const char *key, size_t keylen, const char 
 	size_t mb = w->mods.n;
 	int64_t mi = pw_cstr(&w->mods, mname);
 	int64_t fname = pw_str(&w->st, name, namelen);
-	int64_t file = pw_cstr(&w->st, mname);
-	if (mi < 0 || fname < 0 || file < 0)
+	if (mi < 0 || fname < 0)
 		return 0;
 	if ((size_t)mi >= mb) {
+		/* a user module the profile knows (issue 27): its full path and
+		 * build-id, what pprof tools look its symbols up by; else the
+		 * name alone, as before */
+		const struct profile_module *m = mname[0] != '[' ?
+			profile_module_find(w->prof, mname) : NULL;
+		int64_t file = pw_cstr(&w->st, m && *m->path ? m->path : mname);
+		int64_t bid = m && *m->build_id ? pw_cstr(&w->st, m->build_id) : 0;
+
+		if (file < 0 || bid < 0)
+			return 0;
 		pb_buf_reset(&w->msg);
 		pb_put_uint(&w->msg, M_ID, (uint64_t)mi + 1);
 		pb_put_uint(&w->msg, M_FILENAME, (uint64_t)file);
+		if (bid > 0)
+			pb_put_uint(&w->msg, M_BUILD_ID, (uint64_t)bid);
 		pb_put_uint(&w->msg, M_HAS_FUNCTIONS, 1);
 		if (w->msg.err)
 			return 0;
@@ -407,6 +419,7 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 	double secs = 0, start = -1;
 	int err = -ENOMEM;
 
+	w.prof = p;
 	if (!info)
 		info = &local;
 	memset(info, 0, sizeof(*info));

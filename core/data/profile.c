@@ -89,6 +89,7 @@ void profile_free(struct profile *p)
 	free(p->works);
 	free(p->wins);
 	free(p->idents);
+	free(p->modules);
 	free(p->ident_slot);
 	if (p->index) {
 		free(p->index->slots);
@@ -218,11 +219,63 @@ int profile_ident_set(struct profile *p, const struct profile_ident *id)
 	return 0;
 }
 
+/* The index of module name, or nmodules.  A linear search: a profile names
+ * tens of modules, looked up once per mapping written or per collect. */
+static size_t profile_module_index(const struct profile *p, const char *name)
+{
+	size_t i = 0;
+
+	while (i < p->nmodules && strcmp(p->modules[i].name, name))
+		i++;
+	return i;
+}
+
+const struct profile_module *profile_module_find(const struct profile *p, const char *name)
+{
+	size_t i = p && name ? profile_module_index(p, name) : 0;
+
+	return p && name && i < p->nmodules ? &p->modules[i] : NULL;
+}
+
+int profile_module_set(struct profile *p, const char *name, const char *path,
+		       const char *build_id)
+{
+	struct profile_module *e;
+	size_t i;
+
+	if (!p || !name || !*name)
+		return -EINVAL;
+	i = profile_module_index(p, name);
+	e = i < p->nmodules ? &p->modules[i] : NULL;
+	if (!e) {
+		if (vec_grow(&p->modules, &p->module_cap, p->nmodules + 1, sizeof(*p->modules)))
+			return -ENOMEM;
+		e = &p->modules[p->nmodules];
+		if (!(e->name = profile_intern_safe(p, name)))
+			return -ENOMEM;
+		e->path = e->build_id = "";
+		p->nmodules++;
+	}
+	if (!*e->path && path && *path && !(e->path = profile_intern_safe(p, path)))
+		return -ENOMEM;
+	if (!*e->build_id && build_id && *build_id &&
+	    !(e->build_id = profile_intern_safe(p, build_id)))
+		return -ENOMEM;
+	return 0;
+}
+
 int profile_copy_about(struct profile *dst, const struct profile *src)
 {
 	dst->diag = src->diag;
 	for (size_t i = 0; i < src->nidents; i++) {
 		int err = profile_ident_set(dst, &src->idents[i]);
+
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < src->nmodules; i++) {
+		const struct profile_module *m = &src->modules[i];
+		int err = profile_module_set(dst, m->name, m->path, m->build_id);
 
 		if (err)
 			return err;

@@ -97,8 +97,21 @@ struct profile_ident {
 	int kthread;
 };
 
+/* A user-space module named in the stacks' user frames (issue 27): the
+ * "module" of "function (module)" with the file it was mapped from, so a
+ * pprof's Mapping carries what go tool pprof, Pyroscope and Parca look
+ * symbols up by.  Strings interned, "" when unknown. */
+struct profile_module {
+	const char *name;       /* the base name the frames use: "libc.so.6" */
+	const char *path;       /* the file as /proc/PID/maps named it */
+	const char *build_id;   /* its GNU build-id, lower-case hex */
+};
+
 struct profile {
 	struct profile_diag diag;
+	/* user-space modules, in the order found (profile_module_set) */
+	struct profile_module *modules;
+	size_t nmodules, module_cap;
 	/* identities by tgid, in the order found (profile_ident_set) */
 	struct profile_ident *idents;
 	size_t nidents, ident_cap;
@@ -161,7 +174,16 @@ const struct profile_ident *profile_ident_find(const struct profile *p, uint32_t
  * it ran).  0 or -errno. */
 int profile_ident_set(struct profile *p, const struct profile_ident *id);
 
-/* Copies src's diagnosed set and identities into dst (a profile made from
+/* The module named name, or NULL. */
+const struct profile_module *profile_module_find(const struct profile *p, const char *name);
+/* Records module name's path and build-id (strings copied into the pool,
+ * escaped as profile_ident_set does; NULL as "").  A name already known
+ * keeps its first entry, except that an empty path or build-id is filled
+ * in.  0, -EINVAL (no name), or -ENOMEM. */
+int profile_module_set(struct profile *p, const char *name, const char *path,
+		       const char *build_id);
+
+/* Copies src's diagnosed set, identities and modules into dst (a profile made from
  * src's windows: a replay's, a cut).  0 or -ENOMEM. */
 int profile_copy_about(struct profile *dst, const struct profile *src);
 

@@ -81,6 +81,17 @@ struct profile *push_delta_take(struct push_delta *d, const struct profile *p, u
 		d->taken[i] = now;
 		*samples += gain;
 	}
+	/* the files and build-ids of the modules its user frames name (issue
+	 * 27): the pushed profile's mappings */
+	for (size_t i = 0; i < p->nmodules; i++) {
+		const struct profile_module *m = &p->modules[i];
+		int e = profile_module_set(q, m->name, m->path, m->build_id);
+
+		if (e) {
+			err = -e;
+			goto fail;
+		}
+	}
 	return q;
 fail:
 	profile_free(q);

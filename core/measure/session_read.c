@@ -189,6 +189,36 @@ static int procs_apply(const cJSON *o, struct profile *p, char **cause)
 	return 0;
 }
 
+/* The "modules" of a window (issue 27: user-space files and build-ids)
+ * into p; absent (older sessions): frames keep their module names only. */
+static int modules_apply(const cJSON *o, struct profile *p, char **cause)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "modules"), *e;
+	unsigned i = 0;
+
+	if (!a || cJSON_IsNull(a))
+		return 0;
+	if (!cJSON_IsArray(a))
+		return util_fail(cause, -EINVAL, "window: 'modules' is not an array");
+	cJSON_ArrayForEach(e, a) {
+		const char *name, *path, *bid;
+		int bad = 0, err;
+
+		if (!cJSON_IsObject(e))
+			return util_fail(cause, -EINVAL, "window: modules[%u]: expected {\"name\":...}", i);
+		name = get_str(e, "name", &bad);
+		path = get_str(e, "path", &bad);
+		bid = get_str(e, "build_id", &bad);
+		if (bad || !name || !*name)
+			return util_fail(cause, -EINVAL, "window: modules[%u]: a field missing or of the wrong type", i);
+		err = profile_module_set(p, name, path, bid);
+		if (err)
+			return util_fail(cause, err, "window: modules[%u]: %s", i, strerror(-err));
+		i++;
+	}
+	return 0;
+}
+
 /* The "diag" of a window (the diagnosed processes, issue 11) added to p's;
  * absent (older sessions): unknown, as before. */
 static int diag_apply(const cJSON *o, struct profile *p, char **cause)
@@ -361,6 +391,8 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 		err = diag_apply(o, p, cause);
 	if (!err)
 		err = kwork_apply(o, p, (unsigned)w, cause);
+	if (!err)
+		err = modules_apply(o, p, cause);
 	if (!err)
 		err = w;
 out:

@@ -17,12 +17,21 @@
 #include <cjson/cJSON.h>
 
 #include "measure/session.h"
+#include "base/vec.h"
 #include "measure/session_priv.h"
 #include "base/util.h"
 
 #ifndef ARGUS_VERSION
 #define ARGUS_VERSION "unknown"
 #endif
+
+/* A module whose path and build-id a window of step wrote (issue 27):
+ * each step's windows are read into a profile of their own, so each names
+ * its modules once. */
+struct session_mod {
+	unsigned step;
+	char *name;               /* owned */
+};
 
 struct session {
 	FILE *f;
@@ -31,6 +40,8 @@ struct session {
 	int err;
 	uint32_t *named;          /* tgids whose identity is written, sorted */
 	size_t nnamed, named_cap;
+	struct session_mod *mods; /* the modules written, per step */
+	size_t nmods, mods_cap;
 };
 
 static int u32_cmp(const void *a, const void *b)
@@ -111,6 +122,43 @@ static int session_add_procs(struct session *s, cJSON *o, const struct profile *
 			if (vals[k] && *vals[k] && !cJSON_AddStringToObject(e, f[k].key, vals[k]))
 				return -ENOMEM;
 		if (id->kthread && !cJSON_AddBoolToObject(e, "kthread", 1))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* "modules": the file and build-id of each user-space module of p not
+ * written before with a window of this step (issue 27), so an export
+ * without root writes the same pprof mappings as the live run. */
+static int session_add_modules(struct session *s, cJSON *o, const struct profile *p,
+			       unsigned step)
+{
+	cJSON *a = NULL;
+
+	for (size_t i = 0; i < p->nmodules; i++) {
+		const struct profile_module *m = &p->modules[i];
+		size_t k = 0;
+		cJSON *e;
+
+		while (k < s->nmods && (s->mods[k].step != step || strcmp(s->mods[k].name, m->name)))
+			k++;
+		if (k < s->nmods)
+			continue;
+		if (vec_grow(&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)) ||
+		    !(s->mods[s->nmods].name = strdup(m->name)))
+			return -ENOMEM;
+		s->mods[s->nmods].step = step;
+		s->nmods++;
+		if (!a && !(a = cJSON_AddArrayToObject(o, "modules")))
+			return -ENOMEM;
+		e = cJSON_CreateObject();
+		if (!e || !cJSON_AddItemToArray(a, e)) {
+			cJSON_Delete(e);
+			return -ENOMEM;
+		}
+		if (!cJSON_AddStringToObject(e, "name", m->name) ||
+		    (*m->path && !cJSON_AddStringToObject(e, "path", m->path)) ||
+		    (*m->build_id && !cJSON_AddStringToObject(e, "build_id", m->build_id)))
 			return -ENOMEM;
 	}
 	return 0;
@@ -436,6 +484,9 @@ int session_close(struct session *s)
 	if (fclose(s->f) && !err)
 		err = -errno;
 	free(s->named);
+	for (size_t i = 0; i < s->nmods; i++)
+		free(s->mods[i].name);
+	free(s->mods);
 	free(s->path);
 	free(s);
 	return err;
@@ -504,7 +555,7 @@ int session_write_window_without(struct session *s, const struct profile *p, uns
 		}
 	}
 	if (session_add_procs(s, o, p, w, exclude_tgid) < 0 || session_add_diag(o, &p->diag) < 0 ||
-	    session_add_kwork(o, p, w, exclude_tgid) < 0)
+	    session_add_kwork(o, p, w, exclude_tgid) < 0 || session_add_modules(s, o, p, step) < 0)
 		goto nomem;
 	return emit(s, o, 1);
 nomem:

@@ -492,6 +492,24 @@ static int64_t collect_iter(struct probe_profile *pp, struct profile *p, unsigne
 static int64_t collect_all(struct probe_profile *pp, struct profile *p, unsigned win,
 			   const struct ksym_table *ks);
 
+/* The files and build-ids of the modules the user frames name, into p's
+ * module table (issue 27): what a pprof's mappings carry, and a session
+ * keeps for an export without root.  Returns total, or -ENOMEM. */
+static int64_t modules_copy(const struct usym *u, struct profile *p, int64_t total)
+{
+	for (size_t i = 0; i < usym_nmodules(u); i++) {
+		const char *name, *path, *bid;
+		int err;
+
+		if (usym_module(u, i, &name, &path, &bid))
+			continue;
+		err = profile_module_set(p, name, path, bid);
+		if (err)
+			return err;
+	}
+	return total;
+}
+
 int64_t probe_profile_collect(struct probe_profile *pp, struct profile *p, unsigned win,
 			      const struct ksym_table *ks)
 {
@@ -505,6 +523,8 @@ int64_t probe_profile_collect(struct probe_profile *pp, struct profile *p, unsig
 	usym_reap_mark(pp->usym);
 	r = collect_all(pp, p, win, ks);
 	usym_reap(pp->usym);
+	if (r >= 0)
+		r = modules_copy(pp->usym, p, r);
 	return r;
 }
 

@@ -35,7 +35,9 @@ struct usym_fsym {
 };
 
 struct usym_file {
-	char *path;               /* owned */
+	char *path;               /* owned; the module's name in libdwfl: the
+	                           * file as /proc/PID/maps names it */
+	char *build_id;           /* owned: its GNU build-id in hex, "" none */
 	struct usym_fsym *syms;   /* owned, sorted by off */
 	size_t n;
 };
@@ -299,6 +301,7 @@ static void usym_files_clear(struct usym *u)
 			free(u->files[i].syms[k].name);
 		free(u->files[i].syms);
 		free(u->files[i].path);
+		free(u->files[i].build_id);
 	}
 	u->nfiles = 0;
 }
@@ -311,6 +314,34 @@ static int usym_fsym_cmp(const void *a, const void *b)
 		return (x->off > y->off) - (x->off < y->off);
 	/* aliases: the public name first (read before __libc_read) */
 	return (x->name[0] == '_') - (y->name[0] == '_');
+}
+
+/* Module m's GNU build-id as lower-case hex (a new string, "" when the
+ * file has none or cannot be read), or NULL without memory.  What
+ * debuginfod, go tool pprof and Parca find the file's symbols by. */
+static char *usym_build_id_hex(Dwfl_Module *m)
+{
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(m, &bits, &vaddr);
+	char *hex;
+
+	if (n <= 0 || !bits) {
+		/* not read yet: libdwfl reads the note when the ELF is opened */
+		GElf_Addr bias;
+
+		if (dwfl_module_getelf(m, &bias))
+			n = dwfl_module_build_id(m, &bits, &vaddr);
+	}
+	if (n <= 0 || !bits)
+		n = 0;
+	hex = malloc((size_t)n * 2 + 1);
+	if (!hex)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+	hex[2 * n] = 0;
+	return hex;
 }
 
 /* The function table of module m's file (path, mapped at start), built on
@@ -338,8 +369,13 @@ static struct usym_file *usym_file_get(struct usym *u, Dwfl_Module *m, const cha
 	memset(f, 0, sizeof(*f));
 	if (!(f->path = strdup(path)))
 		return NULL;
+	if (!(f->build_id = usym_build_id_hex(m))) {
+		free(f->path);
+		return NULL;
+	}
 	n = dwfl_module_getsymtab(m); /* -1: no symbols: an empty table */
 	if (n > 1 && !(f->syms = calloc((size_t)n, sizeof(*f->syms)))) {
+		free(f->build_id);
 		free(f->path);
 		return NULL;
 	}
@@ -518,6 +554,28 @@ int usym_stack(struct usym *u, uint32_t tgid, const char *comm, const uint64_t *
 nomem:
 	usym_names_free(out, k);
 	return -ENOMEM;
+}
+
+size_t usym_nmodules(const struct usym *u)
+{
+	return u ? u->nfiles : 0;
+}
+
+int usym_module(const struct usym *u, size_t i, const char **name, const char **path,
+		const char **build_id)
+{
+	const struct usym_file *f;
+
+	if (!u || i >= u->nfiles)
+		return -ENOENT;
+	f = &u->files[i];
+	/* "[vdso]" and the like: no file a tool could open */
+	if (f->path[0] != '/')
+		return -ENOENT;
+	*name = usym_base(f->path);
+	*path = f->path;
+	*build_id = f->build_id;
+	return 0;
 }
 
 struct usym_find {

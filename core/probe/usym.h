@@ -55,6 +55,17 @@ int usym_stack(struct usym *u, uint32_t tgid, const char *comm, const uint64_t *
 	       unsigned n, char ***names);
 void usym_names_free(char **names, unsigned n);
 
+/* The modules (mapped files) usym_stack has named so far, for the
+ * profile's module table (data/profile.h): usym_module gives module i's
+ * base name (the "module" of the frames), its path as /proc/PID/maps named
+ * it and its GNU build-id in hex ("" when it has none), valid until the
+ * next usym call.  0, or -ENOENT when i is past the end or names no file
+ * ("[vdso]").  The table is bounded: it may start over, so callers copy
+ * what they need after each batch of usym_stack calls. */
+size_t usym_nmodules(const struct usym *u);
+int usym_module(const struct usym *u, size_t i, const char **name, const char **path,
+		const char **build_id);
+
 /* Whether the function at absolute address addr of tgid sets up a frame
  * pointer (push %rbp; mov %rsp,%rbp, after an optional endbr64): 1 yes,
  * 0 no, -errno when it cannot tell.  For tests. */

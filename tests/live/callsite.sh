@@ -5,7 +5,8 @@
 # verdict's call site names those functions, in the verdict JSON, the
 # session (a replay by an unprivileged user: markdown), and the folded
 # export (user frames first, kernel frames _[k]; --kernel-only without) and
-# pprof (go tool pprof sees the functions and the program's mapping).
+# pprof (go tool pprof sees the functions and the program's mapping, with
+# its full path and build-id, exported without root).
 # Built without, the call site is cut after the leaf and says why.
 . "$(dirname "$0")/../lib.sh"
 need_root
@@ -57,14 +58,30 @@ grep -q '^__libc_start_call_main (libc.so.6);main (callsite_fp);callsite_run (ca
 grep -q '(callsite_fp)\|_\[k\]' "$TMP/k.folded" && fail "--kernel-only still has user frames or _[k] marks"
 grep -q 'read_zero' "$TMP/k.folded" || fail "--kernel-only lost the kernel frames"
 
-# pprof: user functions in their module's mapping, the kernel's apart
-"$ARGUS" export "$TMP/fp.jsonl" --format pprof -o "$TMP/fp.pb.gz" || fail "export pprof failed"
+# pprof: user functions in their module's mapping, the kernel's apart; the
+# mapping names the program's full path and build-id (what pprof tools find
+# symbols by), from the session alone: exported by an unprivileged user
+if command -v setpriv >/dev/null 2>&1; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$ARGUS" export "$TMP/fp.jsonl" --format pprof >"$TMP/fp.pb.gz" 2>"$TMP/pp.err" ||
+		fail "unprivileged export pprof failed: $(cat "$TMP/pp.err")"
+else
+	"$ARGUS" export "$TMP/fp.jsonl" --format pprof -o "$TMP/fp.pb.gz" || fail "export pprof failed"
+fi
 HOME="$TMP" go tool pprof -top -cum "$TMP/fp.pb.gz" >"$TMP/top.txt" 2>"$TMP/top.err" ||
 	fail "go tool pprof -top failed: $(head -3 "$TMP/top.err")"
 grep -E ' callsite_fill$' "$TMP/top.txt" || fail "go tool pprof -top lists no callsite_fill"
 grep -qE ' read_zero$' "$TMP/top.txt" || fail "go tool pprof -top lists no read_zero"
 HOME="$TMP" go tool pprof -raw "$TMP/fp.pb.gz" 2>/dev/null | sed -n '/^Mappings/,$p' >"$TMP/maps.txt"
-grep -q ' callsite_fp ' "$TMP/maps.txt" || fail "no callsite_fp mapping: $(cat "$TMP/maps.txt")"
+# go tool pprof -raw: "ID: start/limit/offset FILE BUILDID [FN]"
+fp_path=$(realpath "$FP")
+fp_bid=$(readelf -n "$FP" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+[ -n "$fp_bid" ] || fail "readelf -n finds no build-id in $FP"
+cat "$TMP/maps.txt"
+grep -qF " $fp_path $fp_bid " "$TMP/maps.txt" ||
+	fail "no mapping with callsite_fp's path $fp_path and build-id $fp_bid: $(cat "$TMP/maps.txt")"
+grep -qE ' /[^ ]*/libc\.so\.6 [0-9a-f]{40} ' "$TMP/maps.txt" ||
+	fail "no libc mapping with its path and build-id: $(cat "$TMP/maps.txt")"
 grep -q 'kernel.kallsyms' "$TMP/maps.txt" || fail "no kernel mapping: $(cat "$TMP/maps.txt")"
 
 # without frame pointers: cut after the leaf, with the reason

@@ -887,6 +887,76 @@ static void test_export_service_name(void **state)
 	profile_free(l.profile);
 }
 
+/* Issue 27 item 3: a profile's module table gives its user-space mappings
+ * the file's full path and build-id (what go tool pprof, Pyroscope and
+ * Parca look symbols up by); a module it does not know keeps its name, as
+ * before; the reader takes them back. */
+static void test_pprof_module_mappings(void **state)
+{
+	const char *k[] = { "entry_SYSCALL_64", "ksys_read" };
+	const char *u[] = { "main (callsite)", "read (libc.so.6)" };
+	const char *u2[] = { "other+0x10 (nomod)" };
+	struct pprof_write_opts o = { .freq_hz = 1000, .cond = COND_N, .raw = 1 };
+	struct profile *p = profile_new(), *q = NULL;
+	struct pd r = { .name = "t", .cause = NULL };
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	char *cause = NULL, file[256], bid[128];
+	int seen = 0;
+	(void)state;
+
+	assert_non_null(p);
+	assert_int_equal(profile_window_begin(p, COND_LOAD, 0), 0);
+	profile_window_end(p, 0, 1.0);
+	assert_int_equal(profile_add_user(p, 0, k, 2, u, 2, 42, "callsite", 5), 0);
+	assert_int_equal(profile_add_user(p, 0, k, 2, u2, 1, 43, "x", 1), 0);
+	assert_int_equal(profile_module_set(p, "callsite", "/opt/x/callsite", "0123abcd"), 0);
+	assert_int_equal(profile_module_set(p, "libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+					    ""), 0);
+	/* first wins; an empty build-id is filled in later */
+	assert_int_equal(profile_module_set(p, "callsite", "/elsewhere", "ffff"), 0);
+	assert_int_equal(profile_module_set(p, "libc.so.6", NULL, "beef"), 0);
+	assert_string_equal(profile_module_find(p, "callsite")->path, "/opt/x/callsite");
+	assert_string_equal(profile_module_find(p, "libc.so.6")->build_id, "beef");
+	assert_int_equal(profile_module_set(p, "", "/x", "y"), -EINVAL);
+	assert_int_equal(pprof_write(p, &o, &buf, &len, NULL, &cause), 0);
+
+	r.cause = &cause;
+	assert_int_equal(pprof_dec_top(&r, buf, len), 0);
+	assert_int_equal(pprof_dec_tables(&r), 0);
+	for (size_t i = 0; i < r.nmaps; i++) {
+		dec_str(&r, r.maps[i].file, file, sizeof(file));
+		dec_str(&r, r.maps[i].build_id, bid, sizeof(bid));
+		if (!strcmp(file, "/opt/x/callsite")) {
+			assert_string_equal(bid, "0123abcd");
+			seen |= 1;
+		} else if (!strcmp(file, "/usr/lib/x86_64-linux-gnu/libc.so.6")) {
+			assert_string_equal(bid, "beef");
+			seen |= 2;
+		} else if (!strcmp(file, "nomod")) {
+			/* unknown to the table: today's mapping, no build-id */
+			assert_int_equal(r.maps[i].build_id, 0);
+			seen |= 4;
+		} else {
+			assert_string_equal(file, "[kernel.kallsyms]");
+			assert_int_equal(r.maps[i].build_id, 0);
+		}
+	}
+	assert_int_equal(seen, 7);
+	pprof_dec_free(&r);
+
+	/* read back: the table as written, keyed by the frames' module name */
+	assert_int_equal(read_as(buf, len, COND_LOAD, &q, NULL, &cause), 0);
+	assert_non_null(profile_module_find(q, "callsite"));
+	assert_string_equal(profile_module_find(q, "callsite")->path, "/opt/x/callsite");
+	assert_string_equal(profile_module_find(q, "callsite")->build_id, "0123abcd");
+	assert_string_equal(profile_module_find(q, "libc.so.6")->build_id, "beef");
+	assert_null(profile_module_find(q, "nomod"));
+	profile_free(q);
+	free(buf);
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -900,6 +970,7 @@ int main(void)
 		cmocka_unit_test(test_push_base64_labels),
 		cmocka_unit_test(test_push_delta),
 		cmocka_unit_test(test_export_service_name),
+		cmocka_unit_test(test_pprof_module_mappings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "analysis/analysis.h"
 #include "data/import.h"
+#include "data/pprof.h"
 #include "measure/session.h"
 
 static char tmpdir[] = "/tmp/argus-test-session.XXXXXX";
@@ -618,6 +619,78 @@ static void test_idents_and_diag(void **state)
 	}
 }
 
+/* Issue 27 item 3: a session keeps the module table (each module once, in
+ * the first window that has it), so an export without root writes the
+ * mappings with paths and build-ids the live run would; an older session
+ * without it reads with an empty table. */
+static void test_modules(void **state)
+{
+	static const char *const k[] = { "entry_SYSCALL_64", "ksys_read" };
+	static const char *const u[] = { "main (callsite)", "read (libc.so.6)" };
+	struct pprof_write_opts o = { .freq_hz = 1000, .cond = COND_N, .raw = 1 };
+	struct profile *p = profile_new();
+	const struct profile *q;
+	struct session_log l;
+	struct session *s;
+	char path[256], *cause = NULL, line[65536];
+	uint8_t *a = NULL, *b = NULL;
+	size_t alen = 0, blen = 0;
+	unsigned nmods = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(p);
+	for (int w = 0; w < 4; w++) {
+		assert_int_equal(profile_window_begin(p, w % 2 ? COND_LOAD : COND_REF, w), w);
+		profile_window_end(p, w, 1.0);
+		assert_int_equal(profile_add_user(p, w, k, 2, u, 2, 42, "callsite", 3 + w), 0);
+		if (w == 0)
+			assert_int_equal(profile_module_set(p, "callsite", "/opt/x/callsite",
+							    "0123abcd"), 0);
+	}
+	snprintf(path, sizeof(path), "%s/modules.jsonl", tmpdir);
+	s = session_open(path, NULL, &cause);
+	assert_non_null(s);
+	assert_int_equal(session_write_window(s, p, 0, 0), 0);
+	/* a module found later is written with the window that follows */
+	assert_int_equal(profile_module_set(p, "libc.so.6", "/usr/lib/libc.so.6", ""), 0);
+	for (unsigned w = 1; w < p->nwin; w++)
+		assert_int_equal(session_write_window(s, p, w, 0), 0);
+	/* a step's windows are read into a profile of their own: named again */
+	assert_int_equal(session_write_window(s, p, 0, 1), 0);
+	assert_int_equal(session_close(s), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "\"modules\""))
+			nmods++;
+	fclose(f);
+	assert_int_equal(nmods, 3);
+	if (session_read(path, &l, &cause))
+		fail_msg("session_read: %s", cause);
+	q = session_log_profile(&l, 0);
+	assert_non_null(q);
+	assert_int_equal(q->nmodules, 2);
+	assert_string_equal(profile_module_find(q, "callsite")->path, "/opt/x/callsite");
+	assert_string_equal(profile_module_find(q, "callsite")->build_id, "0123abcd");
+	assert_string_equal(profile_module_find(q, "libc.so.6")->path, "/usr/lib/libc.so.6");
+	assert_string_equal(profile_module_find(q, "libc.so.6")->build_id, "");
+	q = session_log_profile(&l, 1);
+	assert_non_null(q);
+	assert_int_equal(q->nmodules, 2);
+	q = session_log_profile(&l, 0);
+	/* the export from the session is the live profile's, byte for byte */
+	assert_int_equal(pprof_write(p, &o, &a, &alen, NULL, &cause), 0);
+	assert_int_equal(pprof_write(q, &o, &b, &blen, NULL, &cause), 0);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, alen);
+	assert_non_null(memmem(a, alen, "/opt/x/callsite", 15));
+	free(a);
+	free(b);
+	session_log_clear(&l);
+	profile_free(p);
+}
+
 /* A window whose "procs" or "diag" has the wrong shape is refused with a
  * reason, not half-read. */
 static void test_idents_damaged(void **state)
@@ -625,6 +698,8 @@ static void test_idents_damaged(void **state)
 	static const char *const bad[] = {
 		"\"procs\":{}", "\"procs\":[{\"tgid\":\"x\"}]", "\"procs\":[{\"tgid\":5,\"cmdline\":7}]",
 		"\"diag\":[]", "\"diag\":{\"tgids\":[-1]}", "\"diag\":{\"all\":3}",
+		"\"modules\":{}", "\"modules\":[{\"path\":\"/x\"}]",
+		"\"modules\":[{\"name\":\"x\",\"build_id\":5}]",
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -637,7 +712,7 @@ static void test_idents_damaged(void **state)
 
 		assert_true(session_read_buf("bad", buf, (size_t)n, &l, &cause) < 0);
 		assert_non_null(cause);
-		assert_true(strstr(cause, "procs") || strstr(cause, "diag"));
+		assert_true(strstr(cause, "procs") || strstr(cause, "diag") || strstr(cause, "modules"));
 		free(cause);
 		session_log_clear(&l);
 	}
@@ -653,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_round_trip),
 		cmocka_unit_test(test_idents_and_diag),
 		cmocka_unit_test(test_idents_damaged),
+		cmocka_unit_test(test_modules),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

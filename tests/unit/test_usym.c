@@ -175,6 +175,121 @@ static void test_exited(void **state)
 	usym_free(u);
 }
 
+/* The GNU build-id readelf -n reads in path, hex, into buf ("" none). */
+static void readelf_build_id(const char *path, char *buf, size_t len)
+{
+	char cmd[4200], line[512];
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' 2>/dev/null", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *b = strstr(line, "Build ID: ");
+
+		if (b && sscanf(b + 10, "%127s", buf) == 1)
+			break;
+	}
+	pclose(f);
+	assert_true(len > 128);
+}
+
+/* The start of pid's first executable mapping of path (0 when none). */
+static uint64_t exec_map(pid_t pid, const char *path)
+{
+	char maps[64], line[4400], perm[8], file[4096];
+	unsigned long long lo = 0, hi;
+	uint64_t at = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	assert_non_null(f);
+	while (!at && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %4095s", &lo, &hi, perm, file) == 4 &&
+		    perm[2] == 'x' && !strcmp(file, path))
+			at = lo;
+	fclose(f);
+	return at;
+}
+
+/* The module i of u named name: its path and build-id; 0 when none. */
+static int module_of(struct usym *u, const char *name, const char **path, const char **bid)
+{
+	for (size_t i = 0; i < usym_nmodules(u); i++) {
+		const char *n;
+
+		if (!usym_module(u, i, &n, path, bid) && !strcmp(n, name))
+			return 1;
+	}
+	return 0;
+}
+
+/* Issue 27 item 3: each module a stack names comes with its full path as
+ * /proc/PID/maps names it and its GNU build-id, the same as readelf -n
+ * reads: a Debian program (stripped: an address, no symbol), its libc, and
+ * the scenario callsite (its own symbols). */
+static void test_module_build_ids(void **state)
+{
+	struct usym *u = usym_new();
+	const char *path, *bid, *libc = NULL;
+	char want[160], cs[4096];
+	uint64_t ips[2] = { 0 };
+	char **names = NULL;
+	pid_t pid;
+	int n;
+
+	(void)state;
+	if (access("/usr/bin/sleep", X_OK) || system("readelf -v >/dev/null 2>&1"))
+		skip();
+	assert_non_null(u);
+	pid = spawn("/usr/bin/sleep", "5", NULL);
+	/* a leaf in sleep's own code (no symbol there), then libc's read */
+	ips[0] = exec_map(pid, "/usr/bin/sleep") + 0x10;
+	assert_true(ips[0] > 0x10);
+	n = usym_stack(u, (uint32_t)pid, NULL, ips, 1, &names);
+	assert_true(n >= 1);
+	assert_true(has(names, n, "sleep+0x"));
+	usym_names_free(names, (unsigned)n);
+	assert_int_equal(usym_find_symbol(u, (uint32_t)pid, "__libc_read", &ips[0]), 0);
+	ips[0] += 8;
+	n = usym_stack(u, (uint32_t)pid, NULL, ips, 1, &names);
+	assert_true(n >= 1);
+	usym_names_free(names, (unsigned)n);
+	reap(pid);
+
+	assert_true(module_of(u, "sleep", &path, &bid));
+	assert_string_equal(path, "/usr/bin/sleep");
+	readelf_build_id("/usr/bin/sleep", want, sizeof(want));
+	assert_true(want[0]);
+	assert_string_equal(bid, want);
+	assert_true(module_of(u, "libc.so.6", &libc, &bid));
+	assert_true(libc[0] == '/' && strstr(libc, "libc.so.6"));
+	readelf_build_id(libc, want, sizeof(want));
+	assert_string_equal(bid, want);
+	assert_int_equal(usym_module(u, usym_nmodules(u), &path, &path, &bid), -ENOENT);
+
+	if (!access(scen("callsite"), X_OK) && realpath(scen("callsite"), cs)) {
+		pid = spawn(scen("callsite"), "--seconds", "5");
+		assert_int_equal(usym_find_symbol(u, (uint32_t)pid, "main", &ips[0]), 0);
+		ips[0] += 4;
+		n = usym_stack(u, (uint32_t)pid, NULL, ips, 1, &names);
+		assert_true(n >= 1);
+		assert_true(has(names, n, "main (callsite)"));
+		usym_names_free(names, (unsigned)n);
+		reap(pid);
+		assert_true(module_of(u, "callsite", &path, &bid));
+		assert_string_equal(path, cs);
+		readelf_build_id(cs, want, sizeof(want));
+		assert_true(want[0]);
+		assert_string_equal(bid, want);
+	} else {
+		print_message("callsite not built: its build-id not checked\n");
+	}
+	usym_free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_frame_pointers),
 		cmocka_unit_test(test_fp_chain),
 		cmocka_unit_test(test_exited),
+		cmocka_unit_test(test_module_build_ids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
