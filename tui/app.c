@@ -255,12 +255,16 @@ static void render(struct app *a)
 	app_pane_sync_tree(a);
 	app_model_fit(a);
 	view_tree_set_height(a->v, (unsigned)screen_tree_rows(&a->scr));
-	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated);
+	ctx.unit = app_rate_unit(a->t);
+	/* %CPU only of sampled CPU time at a known frequency: with --time
+	 * wall the rates are thread time (on-CPU, blocked and runnable
+	 * together), whose share of a CPU would read as more than it ran */
+	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated,
+			a->st.freq_hz && ctx.unit && !strcmp(ctx.unit, "samples/s"));
 	ctx.gl = a->gl;
 	ctx.cols = &cols;
 	ctx.root_total = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
 	ctx.match = a->mode == MODE_SEARCH ? a->query : a->last_query;
-	ctx.unit = app_rate_unit(a->t);
 	app_header_state(a, state, sizeof(state));
 	/* the analysis's fields, not its text: the header lays them out */
 	hs.text = a->calibrated ? a->an.subsystems : a->o.note;
