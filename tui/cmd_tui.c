@@ -292,7 +292,7 @@ int cmd_tui(int argc, char **argv)
 	struct opts_load ol;
 	struct opts_agent oa;
 	uint32_t pid, kids[TUI_MAX_KIDS];
-	char *cause = NULL, title[512], comm[64], busy[512];
+	char *cause = NULL, title[512], comm[64], busy[700];
 	const char *static_files = NULL;
 	struct source *src = NULL;
 	struct session *ses = NULL;
@@ -498,13 +498,8 @@ int cmd_tui(int argc, char **argv)
 			if (paren)
 				*paren = 0;
 			snprintf(title, sizeof(title), "argus -p; ref: %s; load: %s", sr, sl);
-			if (measure_ref_busy(src)) {
-				snprintf(busy, sizeof(busy), "the saved reference was recorded on a "
-					 "busy system (%s): what the load does may hide under what "
-					 "ran then; save it again on an idle system ('argus "
-					 "reference save --strict')", measure_ref_busy(src));
+			if (measure_ref_busy_warning(src, busy, sizeof(busy)))
 				to.warning = busy;
-			}
 		} else {
 			opts_load_title(&ol, title, sizeof(title));
 		}
