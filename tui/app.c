@@ -82,6 +82,15 @@ int app_rebuild(struct app *a, char **cause)
 	a->an = next;
 	a->t = a->an.t;
 	a->calibrated = a->an.calibrated;
+	/* live sampling only: a measurement's and a replay's windows are the
+	 * record its verdict rests on */
+	if (a->o.decay_s > 0 && !a->calibrated && a->st.phase == SOURCE_LIVE) {
+		err = view_decay_apply(&a->decay, a->t, util_mono_s());
+		if (err) {
+			util_cause(cause, "cannot decay the counts: %s", strerror(-err));
+			return err;
+		}
+	}
 	app_sort_tree(a);
 	err = view_tree_set(a->v, a->t, a->calibrated);
 	if (err)
@@ -143,6 +152,11 @@ static void app_header_state(struct app *a, char *buf, size_t len)
 {
 	int at = snprintf(buf, len, "%s%s", fmt_run_state(&a->st, a->replay),
 			  a->group == TREE_BY_PROCESS ? ", by process" : "");
+
+	/* the tree's counts are not the status bar's: say why */
+	if (a->o.decay_s > 0 && !a->calibrated && a->st.phase == SOURCE_LIVE && at > 0 &&
+	    (size_t)at < len)
+		at += snprintf(buf + at, len - (size_t)at, ", decay %gs", a->o.decay_s);
 
 	if (a->o.pid && at > 0 && (size_t)at < len)
 		snprintf(buf + at, len - (size_t)at, " %s pid %u%s%s%s", a->gl->g[GLYPH_SEP],
@@ -255,12 +269,16 @@ static void render(struct app *a)
 	app_pane_sync_tree(a);
 	app_model_fit(a);
 	view_tree_set_height(a->v, (unsigned)screen_tree_rows(&a->scr));
-	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated);
+	ctx.unit = app_rate_unit(a->t);
+	/* %CPU only of sampled CPU time at a known frequency: with --time
+	 * wall the rates are thread time (on-CPU, blocked and runnable
+	 * together), whose share of a CPU would read as more than it ran */
+	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated,
+			a->st.freq_hz && ctx.unit && !strcmp(ctx.unit, "samples/s"));
 	ctx.gl = a->gl;
 	ctx.cols = &cols;
 	ctx.root_total = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
 	ctx.match = a->mode == MODE_SEARCH ? a->query : a->last_query;
-	ctx.unit = app_rate_unit(a->t);
 	app_header_state(a, state, sizeof(state));
 	/* the analysis's fields, not its text: the header lays them out */
 	hs.text = a->calibrated ? a->an.subsystems : a->o.note;
@@ -653,6 +671,7 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	}
 	a.log = log_ring_new(APP_LOG_LINES, a.logf);
 	a.v = view_tree_new(a.o.threshold);
+	view_decay_init(&a.decay, a.o.decay_s > 0 ? a.o.decay_s : 1);
 	a.field = edit_line_new(NULL);    /* field edits, veto reasons, the filter */
 	if (!a.log || !a.v || !a.field) {
 		err = -ENOMEM;
@@ -805,6 +824,7 @@ out:
 	if (masked)
 		sigprocmask(SIG_SETMASK, &a.oldmask, NULL);
 	view_tree_free(a.v);
+	view_decay_free(&a.decay);
 	icicle_fini(&a.ic);
 	view_model_free(a.model);
 	analysis_clear(&a.an);

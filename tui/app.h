@@ -42,6 +42,9 @@ struct tui_opts {
 	double explain;           /* the descent's explain share; 0.5 by default */
 	enum tree_group group;    /* initial grouping */
 	double refresh_s;         /* tree rebuild at most this often; 1 s */
+	double decay_s;           /* --decay: live sampling's tree shows counts
+	                           * halved every decay_s seconds (the session
+	                           * keeps them all); 0: counts accumulate */
 	int agent_pane;           /* show the agent pane (calibrated runs) */
 	unsigned steps;           /* --steps N: at most N steps; 0: 5 */
 	double budget_pct;        /* --budget: a step's overhead budget; 0: the kind's */

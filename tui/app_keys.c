@@ -405,6 +405,7 @@ static int act_group(struct app *a, enum key_action act, char **cause)
 
 	(void)act;
 	a->group = a->group == TREE_BY_PROCESS ? TREE_BY_SUBSYS : TREE_BY_PROCESS;
+	view_decay_regroup(&a->decay); /* every node id changes */
 	err = app_rebuild(a, cause);
 	if (err)
 		return err;
@@ -479,6 +480,7 @@ static int act_reset(struct app *a, enum key_action act, char **cause)
 		app_msg(a, "cannot reset the counts: %s", why ? why : strerror(-err));
 	else {
 		app_msg(a, "counts reset: sampling again from zero (the session keeps the rest)");
+		view_decay_reset(&a->decay);
 		/* the emptied tree at the tick that follows, not a refresh later */
 		a->pending_change = 1;
 		a->last_rebuild = 0;

@@ -65,6 +65,11 @@ void app_open_help(struct app *a)
 		app_overlay_add(a, "  pairs agree); %s = verdict path; [new] / [gone] = only loaded /",
 			    a->gl->g[GLYPH_VERDICT]);
 		app_overlay_add(a, "  only reference");
+		/* said also when the column is dropped (narrow pane, --time
+		 * wall): the help says where it went */
+		app_overlay_add(a, "%%CPU: load/s as a share of one CPU (100 = one CPU), samples");
+		app_overlay_add(a, "  over %u Hz; in wide panes, not with --time wall (thread time)",
+				a->st.freq_hz);
 	} else {
 		app_overlay_add(a, "columns: samples (node total), %% of all, self (samples in the");
 		app_overlay_add(a, "  node itself)");

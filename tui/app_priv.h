@@ -23,6 +23,7 @@
 #include "base/util.h"
 #include "view_keys.h"
 #include "view_log.h"
+#include "view_decay.h"
 #include "view_model.h"
 #include "view_screen.h"
 #include "view_icicle.h"
@@ -46,6 +47,7 @@ struct app {
 	struct tui_opts o;
 	struct tree *t;           /* an.t: the tree shown */
 	struct view_tree *v;
+	struct view_decay decay;  /* --decay (o.decay_s > 0): the live tree's view */
 	struct screen scr;
 	SCREEN *term;
 	WINDOW *win_in;           /* keys are read here, never drawn on */

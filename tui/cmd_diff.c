@@ -243,6 +243,7 @@ int cmd_diff(int argc, char **argv)
 			fprintf(stderr, "argus: diff: %s\n", strerror(errno));
 			goto out;
 		}
+		source_static_set_freq(src, freq); /* the tree's %CPU needs it */
 		err = tui_run(src, &to, &cause);
 		source_free(src);
 		if (err) {

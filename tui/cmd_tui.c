@@ -45,6 +45,7 @@ enum tui_opt_id {
 	OPT_STEPS,
 	OPT_AUTO,
 	OPT_BUDGET,
+	OPT_DECAY,
 };
 
 struct tui_option {
@@ -70,6 +71,9 @@ static const struct tui_option tui_options[] = {
 	  "the others): a card over it says so and asks twice", 0 },
 	{ OPT_AUTO, 0, "auto", NULL,
 	  "accept every proposed step without asking (the status bar says so)", 0 },
+	{ OPT_DECAY, 0, "decay", "SECONDS",
+	  "live tree: counts fade, halved every SECONDS (0.1 to 86400; the session keeps "
+	  "them all; key 0 resets)", 0 },
 	{ OPT_KEYS, 0, "keys", NULL, "print the key bindings and exit", 0 },
 	{ OPT_HELP, 'h', "help", NULL, "this help", 0 },
 	{ OPT_STATIC, 0, "static", "FILE[,FILE...]",
@@ -288,7 +292,7 @@ int cmd_tui(int argc, char **argv)
 	struct opts_load ol;
 	struct opts_agent oa;
 	uint32_t pid, kids[TUI_MAX_KIDS];
-	char *cause = NULL, title[512], comm[64], busy[512];
+	char *cause = NULL, title[512], comm[64], busy[700];
 	const char *static_files = NULL;
 	struct source *src = NULL;
 	struct session *ses = NULL;
@@ -379,6 +383,20 @@ int cmd_tui(int argc, char **argv)
 		case OPT_AUTO:
 			to.auto_accept = 1;
 			break;
+		case OPT_DECAY: {
+			char *why = NULL;
+
+			/* 0 would be no tree at all: refused, not read as "off" */
+			if (num_parse_double(val, 0.1, 86400, "seconds", &to.decay_s, &why) < 0) {
+				fprintf(stderr, "argus: --decay: %s\n", why ? why : "bad number");
+				fprintf(stderr, "usage: argus --decay SECONDS (the live tree's half-life, "
+					"e.g. --decay 5)\n");
+				free(why);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		}
 		case OPT_BUDGET: {
 			char *why = NULL;
 
@@ -414,6 +432,12 @@ int cmd_tui(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (to.decay_s > 0 && static_files) {
+		fprintf(stderr, "argus: --decay fades the live tree; recorded files keep their "
+			"counts\n");
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (static_files) {
 		src = static_source(static_files, &cause);
 		if (!src) {
@@ -444,6 +468,13 @@ int cmd_tui(int argc, char **argv)
 	calibrated = ol.m.load_argv || ol.m.victim_argv || ol.m.victim_pid ||
 		     ol.m.background_argv || ol.m.pause || ol.m.reference_path ||
 		     (pid && have_saved_reference(ol.m.freq_hz));
+	if (calibrated && to.decay_s > 0) {
+		/* a measurement's windows are what its verdict rests on */
+		fprintf(stderr, "argus: --decay is for the live tree (no load, no reference); "
+			"a measurement keeps its windows as measured\n");
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	if (calibrated) {
 		/* the loads' output must not reach the terminal curses draws on:
 		 * piped, read by measure (--mark), its lines go to stderr, which
@@ -467,13 +498,8 @@ int cmd_tui(int argc, char **argv)
 			if (paren)
 				*paren = 0;
 			snprintf(title, sizeof(title), "argus -p; ref: %s; load: %s", sr, sl);
-			if (measure_ref_busy(src)) {
-				snprintf(busy, sizeof(busy), "the saved reference was recorded on a "
-					 "busy system (%s): what the load does may hide under what "
-					 "ran then; save it again on an idle system ('argus "
-					 "reference save --strict')", measure_ref_busy(src));
+			if (measure_ref_busy_warning(src, busy, sizeof(busy)))
 				to.warning = busy;
-			}
 		} else {
 			opts_load_title(&ol, title, sizeof(title));
 		}

@@ -113,7 +113,7 @@ char *fmt_elapsed(double secs, char *buf, size_t len);           /* 1:02:03, 02:
 
 enum fmt_col {
 	FMT_COL_SAMPLES, FMT_COL_PCT, FMT_COL_SELF,
-	FMT_COL_REF, FMT_COL_LOAD, FMT_COL_DELTA, FMT_COL_DPCT, FMT_COL_SIG,
+	FMT_COL_REF, FMT_COL_LOAD, FMT_COL_CPU, FMT_COL_DELTA, FMT_COL_DPCT, FMT_COL_SIG,
 	FMT_COL_N
 };
 
@@ -126,8 +126,12 @@ struct fmt_cols {
 };
 
 /* Columns for a line width wide: drops the least useful columns first so
- * the name keeps at least 16 columns. */
-void fmt_cols_layout(struct fmt_cols *c, int width, int calibrated);
+ * the name keeps at least 16 columns.  cpu (calibrated trees of sampled
+ * CPU time at a known frequency): a %CPU column after load/s, the loaded
+ * side's share of one CPU; it is the first to go, whenever the name would
+ * keep fewer than FMT_NAME_CPU columns with it (so at 80 columns). */
+#define FMT_NAME_CPU 48
+void fmt_cols_layout(struct fmt_cols *c, int width, int calibrated, int cpu);
 /* Width of one column (without the space before it). */
 int fmt_col_width(enum fmt_col c);
 

@@ -20,6 +20,7 @@ static const struct {
 	[FMT_COL_SELF] = { 7, "self", "self" },
 	[FMT_COL_REF] = { 7, "ref/s", "ref/s" },
 	[FMT_COL_LOAD] = { 7, "load/s", "load/s" },
+	[FMT_COL_CPU] = { 6, "%CPU", "%CPU" },
 	[FMT_COL_DELTA] = { 8, "\u0394/s", "delta/s" },
 	[FMT_COL_DPCT] = { 6, "\u0394%", "d%" },
 	[FMT_COL_SIG] = { 1, "", "" },
@@ -30,17 +31,17 @@ int fmt_col_width(enum fmt_col c)
 	return (unsigned)c < FMT_COL_N ? col_info[c].width : 0;
 }
 
-void fmt_cols_layout(struct fmt_cols *c, int width, int calibrated)
+void fmt_cols_layout(struct fmt_cols *c, int width, int calibrated, int cpu)
 {
 	static const enum fmt_col live[] = { FMT_COL_SAMPLES, FMT_COL_PCT, FMT_COL_SELF };
 	static const enum fmt_col live_drop[] = { FMT_COL_SELF, FMT_COL_PCT, FMT_COL_SAMPLES };
-	static const enum fmt_col cal[] = { FMT_COL_REF, FMT_COL_LOAD, FMT_COL_DELTA,
-					    FMT_COL_DPCT, FMT_COL_SIG };
+	static const enum fmt_col cal[] = { FMT_COL_REF, FMT_COL_LOAD, FMT_COL_CPU,
+					    FMT_COL_DELTA, FMT_COL_DPCT, FMT_COL_SIG };
 	static const enum fmt_col cal_drop[] = { FMT_COL_REF, FMT_COL_LOAD, FMT_COL_DPCT,
 						 FMT_COL_DELTA };
 	const enum fmt_col *want = calibrated ? cal : live;
 	const enum fmt_col *drop = calibrated ? cal_drop : live_drop;
-	unsigned nwant = calibrated ? 5 : 3, ndrop = calibrated ? 4 : 3;
+	unsigned nwant = calibrated ? 6 : 3, ndrop = calibrated ? 4 : 3;
 	unsigned dropped = 0;
 	int on[FMT_COL_N] = { 0 };
 
@@ -49,6 +50,17 @@ void fmt_cols_layout(struct fmt_cols *c, int width, int calibrated)
 	c->calibrated = calibrated;
 	for (unsigned i = 0; i < nwant; i++)
 		on[want[i]] = 1;
+	if (calibrated) {
+		int used = 0;
+
+		for (unsigned i = 0; i < nwant; i++)
+			used += 1 + col_info[want[i]].width;
+		/* %CPU repeats load/s in another unit: it is a comfort, so it
+		 * goes before the name is cut at all (80 columns keep the
+		 * columns of before), never a column it displaces */
+		if (!cpu || c->width - used < FMT_NAME_CPU)
+			on[FMT_COL_CPU] = 0;
+	}
 	for (;;) {
 		int used = 0;
 
@@ -307,6 +319,16 @@ void fmt_row(struct fmt_line *l, const struct view_tree *v, size_t i,
 			break;
 		case FMT_COL_LOAD:
 			add_col(l, THEME_NORMAL, fmt_rate(st->rate[COND_LOAD], w, buf, sizeof(buf)), w);
+			break;
+		case FMT_COL_CPU:
+			if (unit) { /* events are no CPU time */
+				add_col(l, THEME_NORMAL, "", w);
+				break;
+			}
+			/* CPU-ms per second over 1000 ms, in percent: samples/s
+			 * over the frequency (calib.c), one CPU = 100 as in top */
+			add_col(l, THEME_NORMAL, fmt_pct(st->cpu_ms[COND_LOAD] / 10.0, w, buf,
+							 sizeof(buf)), w);
 			break;
 		case FMT_COL_DELTA:
 			add_col(l, dr, fmt_signed(st->delta, w, buf, sizeof(buf)), w);

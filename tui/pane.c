@@ -632,6 +632,15 @@ int pane_replay(struct pane *p, const struct session_log *l, size_t nev)
 	p->sink.ses = NULL;
 	p->replay = 1;
 	drop_edit(p);
+	/* argus's warnings about the run's data (a reference recorded on a
+	 * busy system) hold for the whole session: first, at any position,
+	 * as the run's pane said them before its first window */
+	for (size_t i = 0; l && i < l->nev && !err; i++) {
+		const struct session_event *e = &l->ev[i];
+
+		if (e->type == SESSION_EV_NOTE && e->text && !strncmp(e->text, "warning: ", 9))
+			err = pane_add(p, FMT_AGENT_ERROR, e->text);
+	}
 	for (size_t i = 0; l && i < nev && i < l->nev && !err; i++) {
 		const struct session_event *e = &l->ev[i];
 		enum fmt_agent_kind k = FMT_AGENT_INFO;

@@ -832,7 +832,7 @@ struct source *measure_new(const struct measure_opts *o, int *noexec, char **cau
 			meas_log(m, "warning: the saved reference was recorded on a busy system (%s): "
 				 "what the load does may hide under what ran then; save it again "
 				 "on an idle system ('argus reference save --strict')",
-				 m->ref_meta.busy);
+				 m->ref_meta.busy);  /* as measure_ref_busy_warning says it */
 		/* the loaded windows of -p without --pause are sampled system-wide */
 		err = reference_scope_check(&m->ref_meta, REFERENCE_SCOPE_SYSTEM, o->strict, &path);
 		if (err > 0)
@@ -983,9 +983,22 @@ struct load *measure_load(struct source *s)
 
 const char *measure_ref_busy(struct source *s)
 {
-	struct measure *m = s ? s->priv : NULL;
+	/* any source: the session wrapper asks whatever it wraps */
+	struct measure *m = s && s->ops == &measure_ops ? s->priv : NULL;
 
 	return m && m->saved_ref_windows && m->ref_meta.busy[0] ? m->ref_meta.busy : NULL;
+}
+
+int measure_ref_busy_warning(struct source *s, char *buf, size_t len)
+{
+	const char *why = measure_ref_busy(s);
+
+	if (!why)
+		return 0;
+	snprintf(buf, len, "the saved reference was recorded on a busy system (%s): what the "
+		 "load does may hide under what ran then; save it again on an idle system "
+		 "('argus reference save --strict')", why);
+	return 1;
 }
 
 const char *measure_load_last_line(struct source *s)

@@ -50,6 +50,10 @@ struct load *measure_load(struct source *s);
 /* Why the saved reference in use was recorded on a busy system (its
  * "busy" key), or NULL (none, or no saved reference). */
 const char *measure_ref_busy(struct source *s);
+/* The warning every use of a busy saved reference gives (issue 24 item 7),
+ * one sentence without "warning: ", into buf; 1, or 0 when there is none
+ * (s: any source). */
+int measure_ref_busy_warning(struct source *s, char *buf, size_t len);
 /* The load's last non-blank output line (when its output is piped:
  * LOAD_F_PIPE_*), sanitized, or NULL; valid while s lives.  "the load
  * failed" quotes it. */

@@ -305,6 +305,16 @@ struct source *source_session_new(struct source *inner, struct session *ses,
 		sp->o = *o;
 	s->ops = &ses_ops;
 	s->priv = sp;
+	{
+		/* a busy reference is warned about at every use: a replay and
+		 * the report of this session are uses too (they read this note) */
+		char w[700], line[720];
+
+		if (measure_ref_busy_warning(inner, w, sizeof(w))) {
+			snprintf(line, sizeof(line), "warning: %s", w);
+			ses_fail(sp, session_write_note(ses, line));
+		}
+	}
 	return s;
 }
 

@@ -10,6 +10,7 @@ struct static_priv {
 	char *title;
 	int ticked;
 	uint64_t samples;
+	unsigned freq_hz;         /* what the files were sampled at; 0: unknown */
 };
 
 static int static_tick(struct source *s, double now_s, char **cause)
@@ -46,6 +47,7 @@ static void static_status(struct source *s, struct source_status *st)
 	st->nwindows = sp->p->nwin;
 	st->window = sp->p->nwin ? sp->p->nwin - 1 : 0;
 	st->samples = sp->samples;
+	st->freq_hz = sp->freq_hz;
 	st->overhead_pct = -1;
 	st->closed = sp->p->nwin;
 	st->dropped = profile_lost(sp->p);
@@ -117,4 +119,10 @@ fail:
 const char *source_static_title(struct source *s)
 {
 	return s && s->ops == &static_ops ? ((struct static_priv *)s->priv)->title : "";
+}
+
+void source_static_set_freq(struct source *s, unsigned freq_hz)
+{
+	if (s && s->ops == &static_ops)
+		((struct static_priv *)s->priv)->freq_hz = freq_hz;
 }

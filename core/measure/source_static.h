@@ -15,4 +15,8 @@ struct source *source_static_new(struct profile *p_owned, const char *title);
 /* The title given to source_static_new ("" when none); valid while s lives. */
 const char *source_static_title(struct source *s);
 
+/* The frequency the data was sampled at (diff --freq): with it, rates read
+ * as a share of a CPU (CPU-ms/s, the tree's %CPU).  0: unknown. */
+void source_static_set_freq(struct source *s, unsigned freq_hz);
+
 #endif

@@ -831,6 +831,13 @@ static int md_line_seen(const struct export_view *xv, size_t i, unsigned k)
 	return 0;
 }
 
+/* argus's warning about the run's data (session_write_note "warning: ..."):
+ * said at the top, not among the notes */
+static int md_warning(const struct session_event *e)
+{
+	return e->type == SESSION_EV_NOTE && e->text && !strncmp(e->text, "warning: ", 9);
+}
+
 int export_markdown(const struct export_view *xv, FILE *out)
 {
 	const struct session_log *l = xv->log;
@@ -860,6 +867,11 @@ int export_markdown(const struct export_view *xv, FILE *out)
 		fprintf(out, "- options: `%s`\n", l->options_json ? l->options_json : "{}");
 		if (xv->nev < l->nev)
 			fprintf(out, "- replayed up to event %zu of %zu\n", xv->nev, l->nev);
+		/* what the verdict's data is worth, before the verdict (a
+		 * reference recorded on a busy system): the whole session's */
+		for (size_t i = 0; i < l->nev; i++)
+			if (md_warning(&l->ev[i]))
+				fprintf(out, "- **%s**\n", l->ev[i].text);
 	}
 	if (xv->t) {
 		for (unsigned w = 0; w < xv->t->nwin; w++) {
@@ -948,12 +960,12 @@ int export_markdown(const struct export_view *xv, FILE *out)
 		unsigned nn = 0;
 
 		for (size_t i = 0; i < xv->nev; i++)
-			if (l->ev[i].type == SESSION_EV_NOTE)
+			if (l->ev[i].type == SESSION_EV_NOTE && !md_warning(&l->ev[i]))
 				nn++;
 		if (nn || l->nnotes) {
 			fprintf(out, "## Notes\n\n");
 			for (size_t i = 0; i < xv->nev; i++)
-				if (l->ev[i].type == SESSION_EV_NOTE)
+				if (l->ev[i].type == SESSION_EV_NOTE && !md_warning(&l->ev[i]))
 					fprintf(out, "- %s\n", l->ev[i].text ? l->ev[i].text : "");
 			for (unsigned i = 0; i < l->nnotes; i++)
 				fprintf(out, "- %s\n", l->notes[i]);

@@ -6,7 +6,8 @@
 # `argus -p PID --reference F` at 80x24 and 160x45 in the agent pane, the
 # whole sentence to its advice ("reference save --strict"), not cut at 80
 # columns (its first words and its last, "--strict')", are seen).  The
-# warning is waited for, not timed.
+# warning is waited for, not timed.  Both runs' sessions record it (a note),
+# and the report made from one says it.
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd jq
@@ -30,17 +31,25 @@ sh -c 'while :; do sleep 0.2; done' &
 P=$!
 at_exit "kill $P 2>/dev/null"
 
-"$ARGUS" diagnose --batch --json --no-session -p "$P" --reference "$TMP/ref.json" \
+"$ARGUS" diagnose --batch --json --session "$TMP/d.jsonl" -p "$P" --reference "$TMP/ref.json" \
 	--fixed --pairs 2 --window 0.5 > "$TMP/out.json" 2> "$TMP/diag.err"
 rc=$?
 cat "$TMP/diag.err"
 [ $rc -eq 0 ] || fail "diagnose -p --reference exited $rc"
 grep -q 'warning: the saved reference was recorded on a busy system' "$TMP/diag.err" ||
 	fail "diagnose does not warn that the reference was recorded on a busy system"
+# the session keeps the warning (a note), so a replay and a report say it
+# too (tests/tui/replay_busy_reference.sh shows them, unprivileged)
+jq -r 'select(.type == "note") | .text' "$TMP/d.jsonl" |
+	grep -q "^warning: the saved reference was recorded on a busy system (.*--strict')$" ||
+	fail "the session does not record the busy reference's warning"
+"$ARGUS" export "$TMP/d.jsonl" --format markdown -o "$TMP/d.md" || fail "export markdown failed"
+grep -qF '**warning: the saved reference was recorded on a busy system' "$TMP/d.md" ||
+	fail "the report does not warn about the busy reference"
 
 for size in "80 24" "160 45"; do
 	set -- $size
-	start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color -- --no-session -p "$P" \
+	start "$1" "$2" LANG=C.UTF-8 TERM=xterm-256color -- --session "$TMP/t-$1.jsonl" -p "$P" \
 		--reference "$TMP/ref.json"
 	# the pane wraps at spaces, where the numbers' widths decide: its
 	# first words, then its last (the whole warning, never cut)
@@ -48,5 +57,8 @@ for size in "80 24" "160 45"; do
 	wait_for "--strict')"
 	keys q
 	expect_sane_exit
+	jq -r 'select(.type == "note") | .text' "$TMP/t-$1.jsonl" |
+		grep -q '^warning: the saved reference was recorded on a busy system' ||
+		fail "$1x$2: the session does not record the warning"
 done
 echo ok

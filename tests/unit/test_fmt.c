@@ -120,17 +120,69 @@ static void test_cols(void **state)
 	struct fmt_cols c;
 
 	(void)state;
-	fmt_cols_layout(&c, 80, 0);
+	fmt_cols_layout(&c, 80, 0, 0);
 	assert_int_equal(c.ncol, 3);
 	assert_int_equal(c.namew, 80 - (1 + 7) - (1 + 5) - (1 + 7));
-	fmt_cols_layout(&c, 80, 1);
+	fmt_cols_layout(&c, 80, 1, 0);
 	assert_int_equal(c.ncol, 5);
 	assert_true(c.namew >= 40);
-	fmt_cols_layout(&c, 40, 1);  /* narrow: ref/s and load/s give way */
+	fmt_cols_layout(&c, 40, 1, 0);  /* narrow: ref/s and load/s give way */
 	assert_true(c.namew >= 16);
 	assert_int_equal(c.col[0], FMT_COL_DELTA);
-	fmt_cols_layout(&c, 20, 0);
+	fmt_cols_layout(&c, 20, 0, 0);
 	assert_true(c.namew >= 12);
+}
+
+/* %CPU (issue 24 item 9): the loaded side's share of one CPU, after load/s,
+ * when the pane is wide; at 80 columns it goes before anything else does,
+ * so the columns and the name's room are those without it. */
+static void test_cols_cpu(void **state)
+{
+	struct profile *p = sample_profile();
+	struct tree *t = tree_build(p, NULL);
+	struct view_tree *v = view_tree_new(0.001);
+	struct fmt_cols c, plain;
+	struct fmt_row_ctx ctx;
+	struct fmt_line l;
+	struct tree_node *mm;
+	size_t i = 0;
+
+	(void)state;
+	fmt_cols_layout(&plain, 80, 1, 0);
+	fmt_cols_layout(&c, 80, 1, 1);
+	assert_int_equal(c.ncol, plain.ncol);
+	assert_int_equal(c.namew, plain.namew);
+	for (unsigned k = 0; k < c.ncol; k++)
+		assert_int_not_equal(c.col[k], FMT_COL_CPU);
+	fmt_cols_layout(&c, 96, 1, 1);      /* 160 columns beside the agent pane */
+	assert_int_equal(c.ncol, 6);
+	assert_int_equal(c.col[1], FMT_COL_LOAD);
+	assert_int_equal(c.col[2], FMT_COL_CPU);
+	assert_true(c.namew >= FMT_NAME_CPU);
+	fmt_cols_layout(&c, 96, 0, 1);      /* live trees: samples % self only */
+	assert_int_equal(c.ncol, 3);
+	fmt_cols_layout(&c, 96, 1, 0);      /* no frequency, or thread time */
+	assert_int_equal(c.ncol, 5);
+
+	assert_non_null(t);
+	tree_sort(t, TREE_SORT_TOTAL);
+	assert_int_equal(view_tree_set(v, t, 1), 0);
+	assert_non_null(find_row(v, "mm", &i));
+	mm = v->rows[i].n;
+	mm->stat.rate[COND_LOAD] = 249.75;  /* at 999 Hz: 250 CPU-ms/s */
+	mm->stat.cpu_ms[COND_LOAD] = 250.0;
+	fmt_cols_layout(&c, 96, 1, 1);
+	ctx = (struct fmt_row_ctx){ glyphs_get(1), &c, tree_node_sum(t->root), NULL, "samples/s" };
+	fmt_row(&l, v, i, &ctx);
+	assert_int_equal(fmt_width(l.text), 96);
+	if (!strstr(l.text, " 25.0 "))
+		fail_msg("row without its %%CPU: %s", l.text);
+	fmt_colhead(&l, &ctx);
+	if (!strstr(l.text, "load/s   %CPU"))
+		fail_msg("heading: %s", l.text);
+	view_tree_free(v);
+	tree_free(t);
+	profile_free(p);
 }
 
 static void check_rows(struct view_tree *v, int utf8, int width)
@@ -139,7 +191,7 @@ static void check_rows(struct view_tree *v, int utf8, int width)
 	struct fmt_row_ctx ctx;
 	struct fmt_line l;
 
-	fmt_cols_layout(&cols, width, v->calibrated);
+	fmt_cols_layout(&cols, width, v->calibrated, 0);
 	ctx.gl = glyphs_get(utf8);
 	ctx.cols = &cols;
 	ctx.root_total = tree_node_sum(v->t->root);
@@ -173,7 +225,7 @@ static void test_rows(void **state)
 	assert_non_null(find_row(v, "mm", NULL));
 	assert_null(find_row(v, "asm_exc_page_fault", NULL));
 	assert_true(v->nhidden >= 1);
-	fmt_cols_layout(&cols, 80, 0);
+	fmt_cols_layout(&cols, 80, 0, 0);
 	ctx = (struct fmt_row_ctx){ glyphs_get(1), &cols, tree_node_sum(t->root), NULL, NULL };
 	assert_non_null(find_row(v, "mm", &i));
 	fmt_row(&l, v, i, &ctx);
@@ -770,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_widths),
 		cmocka_unit_test(test_line_trunc),
 		cmocka_unit_test(test_cols),
+		cmocka_unit_test(test_cols_cpu),
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_state_survives_rebuild),
 		cmocka_unit_test(test_splice_equals_flatten),

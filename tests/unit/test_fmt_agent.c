@@ -273,7 +273,7 @@ static void test_row_big_ratio(void **state)
 	assert_int_equal(view_tree_set(v, t, 1), 0);
 	assert_int_equal(view_tree_expand_all(v), 0);
 	for (int width = 60; width <= 130; width += 10) {
-		fmt_cols_layout(&cols, width, 1);
+		fmt_cols_layout(&cols, width, 1, 0);
 		ctx.gl = gl_utf8();
 		ctx.cols = &cols;
 		ctx.root_total = tree_node_sum(t->root);

@@ -196,7 +196,7 @@ static const char *row_text_w(struct view_tree *v, const char *name, int utf8, i
 	struct fmt_row_ctx ctx;
 	struct fmt_line l;
 
-	fmt_cols_layout(&cols, width, 0);
+	fmt_cols_layout(&cols, width, 0, 0);
 	ctx = (struct fmt_row_ctx){ glyphs_get(utf8), &cols, tree_node_sum(v->t->root), NULL, NULL };
 	for (size_t i = 0; i < v->nrows; i++)
 		if (!strcmp(v->rows[i].n->name, name)) {
