@@ -46,7 +46,8 @@ void calib_masses(struct tree *t);
  * own pass) from their annotations (core/data/tree_annot.h): rates, the Poisson
  * test, Benjamini–Hochberg within each step, pair signs, latency
  * Mann–Whitney; then node->stat of step nodes from their first annotation.
- * core/analysis/calib_annot.c; calib_run calls it after its own pass.  0 or -errno. */
+ * core/analysis/calib_annot.c; calib_run calls it after its own pass, with
+ * its options (o not NULL: -EINVAL).  0 or -errno. */
 int calib_annot_run(struct tree *t, const struct calib_opts *o);
 
 struct tree_annot;

@@ -1,5 +1,7 @@
 /* calib_annot — the calibration of step annotations and step nodes (see
- * calib.h, calib_annot_run): called by calib_run after its own pass. */
+ * calib.h, calib_annot_run): called by calib_run after its own pass.  It
+ * calls nothing of calib.c (the tests are core/base/stats.c), so the
+ * dependency runs one way: calib.c -> calib_annot.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -91,18 +93,16 @@ static int calib_annot_collect(struct tree_node *n, void *arg)
 int calib_annot_run(struct tree *t, const struct calib_opts *o)
 {
 	struct calib_annots c = { 0 };
-	struct calib_opts def;
 	double *p = NULL;
 	size_t *ix = NULL;
 	unsigned maxstep = 0;
 	int err;
 
-	if (!t || !t->root)
+	/* o is the caller's, defaults filled in: calib_run, its only caller,
+	 * has done that, and asking calib.c for them here would make the
+	 * two files call each other */
+	if (!t || !t->root || !o)
 		return -EINVAL;
-	if (!o) {
-		calib_opts_default(&def);
-		o = &def;
-	}
 	err = tree_walk(t->root, calib_annot_collect, &c);
 	if (err || !c.n)
 		goto cleanup;
