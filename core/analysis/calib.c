@@ -1,17 +1,8 @@
 /* calib — reference calibration: rates, deltas and which deltas are real.
  *
- * The rate test.  Under H0 both conditions share one Poisson rate, so given
- * the total n = k_ref + k_load, k_load ~ Binomial(n, t_load / (t_ref + t_load)).
- * The two-sided p-value sums the probabilities of every outcome no more
- * likely than the observed one (the "minimum likelihood" rule of R's
- * binom.test, relative tolerance 1e-7).  Both tails are summed exactly, in
- * log space, from their largest term outwards until the terms no longer
- * matter (so the cost grows with the standard deviation, not with n); only
- * when that would take more than CALIB_EXACT_TERMS terms (n in the
- * billions near the mean, where the p-value is large anyway) does it fall
- * back to the normal approximation with continuity correction (also for
- * n > 2^50, where doubles no longer count one by one).  p-values
- * are clamped to [CALIB_P_FLOOR, 1]: below 1e-300 every p is "1e-300".
+ * The rate test is the conditional binomial test of two Poisson rates
+ * (stats_poisson_p, core/base/stats.c), or with calib_opts.sequential the
+ * anytime-valid one (core/base/seqtest.c).
  *
  * Multiple testing.  Benjamini–Hochberg over every node but the root whose
  * count (both conditions) reaches min_count.  Leaving out nodes that can
@@ -32,11 +23,8 @@
 #include "base/vec.h"
 #include "analysis/calib.h"
 #include "base/numfmt.h"
+#include "base/stats.h"
 #include "base/seqtest.h"
-
-#define CALIB_P_FLOOR 1e-300
-#define CALIB_EXACT_TERMS 4e6
-#define CALIB_REL_ERR 1e-7
 
 void calib_opts_default(struct calib_opts *o)
 {
@@ -45,179 +33,6 @@ void calib_opts_default(struct calib_opts *o)
 	o->min_agree = 0.5;
 	o->min_count = 5;
 	o->sequential = 0;
-}
-
-/* ---- the rate test ------------------------------------------------------ */
-
-struct binom {
-	double n, lp, lq, lcn; /* log p, log(1 - p), lgamma(n + 1) */
-};
-
-static double binom_lpmf(const struct binom *b, double k)
-{
-	return b->lcn - lgamma(k + 1) - lgamma(b->n - k + 1) + k * b->lp +
-	       (b->n - k) * b->lq;
-}
-
-/* log of the sum of the pmf from j0 outwards (dir -1: down to 0, +1: up to
- * n).  The terms decrease away from the mode, so j0's is the largest and the
- * sum stops once a term is below 1e-17 of it. */
-static double binom_tail_log(const struct binom *b, double j0, int dir, double l0)
-{
-	double sum = 1.0, lt = l0, j = j0, r = b->lp - b->lq;
-
-	for (unsigned long it = 0; it < 4 * (unsigned long)CALIB_EXACT_TERMS; it++) {
-		double t;
-
-		if (dir > 0) {
-			if (j >= b->n)
-				break;
-			lt += log(b->n - j) - log(j + 1) + r;
-			j += 1;
-		} else {
-			if (j <= 0)
-				break;
-			lt += log(j) - log(b->n - j + 1) - r;
-			j -= 1;
-		}
-		t = exp(lt - l0);
-		sum += t;
-		if (t < sum * 1e-17)
-			break;
-	}
-	return l0 + log(sum);
-}
-
-static double log_add(double a, double b)
-{
-	if (a == -INFINITY)
-		return b;
-	if (b == -INFINITY)
-		return a;
-	if (a < b) {
-		double t = a;
-		a = b;
-		b = t;
-	}
-	return a + log1p(exp(b - a));
-}
-
-double calib_poisson_p(uint64_t k1, double t1, uint64_t k2, double t2)
-{
-	struct binom b;
-	double n = (double)k1 + (double)k2, k = (double)k1;
-	double p, q, sd, z, cost, mode, lk, thr, own, other = -INFINITY, lo, hi, res;
-
-	if (!(t1 > 0) || !(t2 > 0) || !isfinite(t1) || !isfinite(t2) || n == 0)
-		return 1.0;
-	p = t1 / (t1 + t2);
-	q = t2 / (t1 + t2);
-	sd = sqrt(n * p * q);
-	z = (k - n * p) / sd;
-	/* terms summed: about 12 sd near the mean, 60/|z| sd far out */
-	cost = 2 * sd * fmin(12.0, 60.0 / fmax(fabs(z), 1e-3)) + 16;
-	/* past 2^50 counts, j + 1 == j is near in doubles: no summation */
-	if (cost > CALIB_EXACT_TERMS || n > 0x1p50) {
-		double zc = (fabs(k - n * p) - 0.5) / sd;
-
-		res = zc <= 0 ? 1.0 : erfc(zc / M_SQRT2);
-		goto out;
-	}
-	b.n = n;
-	b.lp = log(p);
-	b.lq = log(q);
-	b.lcn = lgamma(n + 1);
-	mode = floor((n + 1) * p);
-	if (mode > n)
-		mode = n;
-	lk = binom_lpmf(&b, k);
-	thr = lk + log1p(CALIB_REL_ERR);
-	if (k <= mode) {
-		own = binom_tail_log(&b, k, -1, lk);
-		/* first j past k, from the mode on, no more likely than k (the
-		 * mode itself when it ties with k) */
-		lo = fmax(k + 1, mode);
-		hi = n;
-		if (lo <= n && binom_lpmf(&b, n) <= thr) {
-			while (lo < hi) {
-				double mid = floor((lo + hi) / 2);
-
-				if (binom_lpmf(&b, mid) <= thr)
-					hi = mid;
-				else
-					lo = mid + 1;
-			}
-			other = binom_tail_log(&b, lo, +1, binom_lpmf(&b, lo));
-		}
-	} else {
-		own = binom_tail_log(&b, k, +1, lk);
-		/* last j before k, up to the mode, no more likely than k */
-		lo = 0;
-		hi = fmin(k - 1, mode);
-		if (hi >= 0 && binom_lpmf(&b, 0) <= thr) {
-			while (lo < hi) {
-				double mid = ceil((lo + hi) / 2);
-
-				if (binom_lpmf(&b, mid) <= thr)
-					lo = mid;
-				else
-					hi = mid - 1;
-			}
-			other = binom_tail_log(&b, lo, -1, binom_lpmf(&b, lo));
-		}
-	}
-	res = exp(log_add(own, other));
-out:
-	if (!(res >= CALIB_P_FLOOR)) /* NaN too */
-		res = CALIB_P_FLOOR;
-	if (res > 1)
-		res = 1;
-	return res;
-}
-
-/* ---- Benjamini–Hochberg -------------------------------------------------- */
-
-struct bh_item {
-	double p;
-	size_t i;
-};
-
-static int bh_cmp(const void *a, const void *b)
-{
-	const struct bh_item *x = a, *y = b;
-
-	if (x->p < y->p)
-		return -1;
-	if (x->p > y->p)
-		return 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-int calib_bh(const double *p, double *q, size_t n)
-{
-	struct bh_item *it;
-	double run = 1.0;
-	size_t i;
-
-	if (n == 0)
-		return 0;
-	it = malloc(n * sizeof(*it));
-	if (!it)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		it[i].p = (p[i] >= 0 && p[i] <= 1) ? p[i] : 1.0; /* NaN -> 1 */
-		it[i].i = i;
-	}
-	qsort(it, n, sizeof(*it), bh_cmp);
-	for (i = n; i-- > 0;) {
-		double v = it[i].p * (double)n / (double)(i + 1);
-
-		if (v < run)
-			run = v;
-		q[it[i].i] = run;
-	}
-	free(it);
-	return 0;
 }
 
 /* ---- per node -------------------------------------------------------------- */
@@ -338,7 +153,7 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 			s->p = seqtest_p_of(seqtest_log_e(seq, pair_n, pair_n + npairs, npairs));
 			s->anytime = 1;
 		} else {
-			s->p = calib_poisson_p(n->total[COND_REF], secs[COND_REF],
+			s->p = stats_poisson_p(n->total[COND_REF], secs[COND_REF],
 					       n->total[COND_LOAD], secs[COND_LOAD]);
 		}
 		s->q = 1.0;
@@ -362,7 +177,7 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 			/* a per-node test, not part of the family: it only adds
 			 * a node's own time to rises its children already show */
 			if (sc >= o->min_count && sd != 0 &&
-			    calib_poisson_p(n->self[COND_REF], secs[COND_REF], n->self[COND_LOAD],
+			    stats_poisson_p(n->self[COND_REF], secs[COND_REF], n->self[COND_LOAD],
 					    secs[COND_LOAD]) <= o->alpha)
 				s->self_sign = sign_of(sd);
 		}
@@ -373,7 +188,7 @@ int calib_run(struct tree *t, const struct calib_opts *o)
 			fi[nf++] = i;
 		}
 	}
-	err = calib_bh(fp, fp, nf);
+	err = stats_bh_adjust(fp, fp, nf);
 	if (err)
 		goto cleanup;
 	for (i = 0; i < nf; i++)

@@ -2,10 +2,9 @@
  *
  * For every node: a rate per condition (samples per second of window time),
  * the delta loaded - reference, the ratio, a two-sided p-value from the
- * conditional binomial test of two Poisson rates (exact for small counts,
- * normal approximation with continuity correction for large), a
- * Benjamini–Hochberg q-value across all nodes, and sign consistency over the
- * reference/loaded window pairs.  A node is significant when q <= alpha and
+ * conditional binomial test of two Poisson rates (core/base/stats.h,
+ * stats_poisson_p), a Benjamini–Hochberg q-value across all nodes, and sign
+ * consistency over the reference/loaded window pairs.  A node is significant when q <= alpha and
  * at least min_agree of its pairs agree with the overall sign.
  * With calib_opts.sequential the p-value is the anytime-valid one of
  * core/base/seqtest.h instead (measuring that stops when the verdict settles).
@@ -47,21 +46,14 @@ void calib_masses(struct tree *t);
  * own pass) from their annotations (core/data/tree_annot.h): rates, the Poisson
  * test, Benjamini–Hochberg within each step, pair signs, latency
  * Mann–Whitney; then node->stat of step nodes from their first annotation.
- * core/analysis/calib_annot.c; calib_run calls it after its own pass.  0 or -errno. */
+ * core/analysis/calib_annot.c; calib_run calls it after its own pass, with
+ * its options (o not NULL: -EINVAL).  0 or -errno. */
 int calib_annot_run(struct tree *t, const struct calib_opts *o);
 
 struct tree_annot;
 /* Rates, Poisson test, pair signs and latency test of one annotation (q =
  * p; calib_annot_run sets q across the step's family). */
 void calib_annot_stats(struct tree_annot *a);
-
-/* Two-sided p-value that counts k1 over exposure t1 and k2 over exposure t2
- * come from one Poisson rate (conditional binomial test). */
-double calib_poisson_p(uint64_t k1, double t1, uint64_t k2, double t2);
-
-/* Benjamini–Hochberg: q[i] from p[i], n values; q may alias p. Returns 0 or
- * -ENOMEM. */
-int calib_bh(const double *p, double *q, size_t n);
 
 /* One line for people saying why n is (not) marked, e.g.
  * "+412.0/s (ref 3.1/s, load 415.1/s, x133.9), p=1e-40 q=2e-38, 3/3 pairs agree".

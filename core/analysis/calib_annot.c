@@ -1,5 +1,7 @@
 /* calib_annot — the calibration of step annotations and step nodes (see
- * calib.h, calib_annot_run): called by calib_run after its own pass. */
+ * calib.h, calib_annot_run): called by calib_run after its own pass.  It
+ * calls nothing of calib.c (the tests are core/base/stats.c), so the
+ * dependency runs one way: calib.c -> calib_annot.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,42 +9,9 @@
 #include <string.h>
 
 #include "analysis/calib.h"
+#include "base/stats.h"
 #include "data/step_data.h"
 #include "data/tree_annot.h"
-
-/* Mann–Whitney U of y (loaded) against x (reference) over log2 buckets,
- * each bucket a tie group; two-sided p (normal approximation, tie
- * correction); *sign +1 when y tends to be larger. */
-static double calib_mann_whitney(const uint64_t *x, const uint64_t *y, int *sign)
-{
-	double n1 = 0, n2 = 0, below = 0, u = 0, ties = 0, N, mu, var, z;
-
-	for (unsigned b = 0; b < KIND_HIST_BUCKETS; b++) {
-		n1 += (double)x[b];
-		n2 += (double)y[b];
-	}
-	*sign = 0;
-	if (n1 == 0 || n2 == 0)
-		return 1.0;
-	for (unsigned b = 0; b < KIND_HIST_BUCKETS; b++) {
-		double tb = (double)x[b] + (double)y[b];
-
-		/* each loaded value beats every smaller reference value, half a tie */
-		u += (double)y[b] * (below + 0.5 * (double)x[b]);
-		below += (double)x[b];
-		ties += tb * tb * tb - tb;
-	}
-	N = n1 + n2;
-	mu = n1 * n2 / 2;
-	var = n1 * n2 / 12.0 * ((N + 1) - ties / (N * (N - 1) > 0 ? N * (N - 1) : 1));
-	if (!(var > 0))
-		return 1.0;
-	*sign = (u > mu) - (u < mu);
-	z = (fabs(u - mu) - 0.5) / sqrt(var);
-	if (z <= 0)
-		return 1.0;
-	return fmax(erfc(z / M_SQRT2), 1e-300);
-}
 
 static int calib_sign(double v)
 {
@@ -69,7 +38,7 @@ void calib_annot_stats(struct tree_annot *a)
 	a->delta = a->rate[COND_LOAD] - a->rate[COND_REF];
 	a->ratio = a->rate[COND_REF] > 0 ? a->rate[COND_LOAD] / a->rate[COND_REF]
 		   : a->rate[COND_LOAD] > 0 ? INFINITY : 1.0;
-	a->p = calib_poisson_p(a->total[COND_REF], secs[COND_REF], a->total[COND_LOAD],
+	a->p = stats_poisson_p(a->total[COND_REF], secs[COND_REF], a->total[COND_LOAD],
 			       secs[COND_LOAD]);
 	a->q = a->p;
 	a->pairs = a->pairs_agree = 0;
@@ -85,7 +54,8 @@ void calib_annot_stats(struct tree_annot *a)
 			a->p50_ns[c] = step_data_hist_percentile(a->hist[c], 50);
 			a->p99_ns[c] = step_data_hist_percentile(a->hist[c], 99);
 		}
-		a->lat_p = calib_mann_whitney(a->hist[COND_REF], a->hist[COND_LOAD], &a->lat_sign);
+		a->lat_p = stats_mann_whitney_p(a->hist[COND_REF], a->hist[COND_LOAD],
+						 KIND_HIST_BUCKETS, &a->lat_sign);
 	}
 }
 
@@ -123,18 +93,16 @@ static int calib_annot_collect(struct tree_node *n, void *arg)
 int calib_annot_run(struct tree *t, const struct calib_opts *o)
 {
 	struct calib_annots c = { 0 };
-	struct calib_opts def;
 	double *p = NULL;
 	size_t *ix = NULL;
 	unsigned maxstep = 0;
 	int err;
 
-	if (!t || !t->root)
+	/* o is the caller's, defaults filled in: calib_run, its only caller,
+	 * has done that, and asking calib.c for them here would make the
+	 * two files call each other */
+	if (!t || !t->root || !o)
 		return -EINVAL;
-	if (!o) {
-		calib_opts_default(&def);
-		o = &def;
-	}
 	err = tree_walk(t->root, calib_annot_collect, &c);
 	if (err || !c.n)
 		goto cleanup;
@@ -164,7 +132,7 @@ int calib_annot_run(struct tree *t, const struct calib_opts *o)
 				ix[m++] = i;
 			}
 		}
-		err = calib_bh(p, p, m);
+		err = stats_bh_adjust(p, p, m);
 		if (err)
 			goto cleanup;
 		for (size_t k = 0; k < m; k++)

@@ -76,6 +76,7 @@
 #include "analysis/calib.h"
 #include "analysis/descent.h"
 #include "base/numfmt.h"
+#include "base/stats.h"
 #include "base/util.h"
 #include "data/subsys.h"
 
@@ -965,7 +966,7 @@ static int split_fall(const struct descent *d, const struct tree_node *n,
 		struct verdict_branch x = *b;
 
 		if (tree_is_diagnosed(d->t, e->tgid) || !(pd < 0) ||
-		    calib_poisson_p(e->total[COND_REF], d->secs[COND_REF], e->total[COND_LOAD],
+		    stats_poisson_p(e->total[COND_REF], d->secs[COND_REF], e->total[COND_LOAD],
 				    d->secs[COND_LOAD]) > 0.05)
 			continue;
 		snprintf(pname, sizeof(pname), "%s [%u]", e->comm && e->comm[0] ? e->comm : "?",

@@ -7,6 +7,7 @@
 
 #include "analysis/step_merge.h"
 #include "base/numfmt.h"
+#include "base/stats.h"
 #include "data/subsys.h"
 
 #define SM_MAX_FRAMES 256
@@ -344,7 +345,7 @@ int step_results(const struct step *s, const struct step_data *d, double alpha,
 		}
 		p[ti] = a.p;
 	}
-	if (calib_bh(p, p, nt) < 0) {
+	if (stats_bh_adjust(p, p, nt) < 0) {
 		free(r);
 		free(p);
 		return -ENOMEM;

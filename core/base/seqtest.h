@@ -1,7 +1,7 @@
 /* seqtest — an anytime-valid test of two Poisson rates, for looking after
  * every reference/loaded pair and stopping when the answer is settled.
  *
- * Why not the fixed-sample p-value (core/analysis/calib.h) after each pair: its
+ * Why not the fixed-sample p-value (core/base/stats.h) after each pair: its
  * 5% holds for one look at a sample size fixed in advance.  Looking after
  * every pair and stopping at the first significant answer is "optional
  * stopping": over 12 looks its false-alarm rate is several times alpha

@@ -24,11 +24,13 @@
  *    the context of the load's threads and their run time is part of the
  *    measured on-CPU time, so the calibrated model is that of the probed
  *    system.  Each task's CPU demand loses its threads' share of the
- *    probe's run time (model.c, model_probe_correct, says what is charged
+ *    probe's run time (model_probe.c, model_probe_correct, says what is charged
  *    to whom), and the model is solved again at the measured load: the
  *    throughput without the probe (m->probe.x), next to the measured one
  *    under it (m->x).  What-ifs are solved from the corrected demands.
- * model_solve runs core/mva's layered solver on it, with --what-if changes.
+ * model_solve runs core/mva's layered solver on it, with --what-if changes
+ * (core/model/model_solve.c: the building files call the solver, never
+ * the other way round).
  */
 #ifndef ARGUS_MODEL_H
 #define ARGUS_MODEL_H

@@ -1,5 +1,6 @@
-/* model_priv — shared by core/model/model.c, core/model/model_calls.c and
- * core/model/model_probe.c only. */
+/* model_priv — shared by the model's files only: the building
+ * (core/model/model.c, model_calls.c, model_probe.c, model_check.c) and the
+ * solving (core/model/model_solve.c, where model_pool_of is). */
 #ifndef ARGUS_MODEL_PRIV_H
 #define ARGUS_MODEL_PRIV_H
 
@@ -63,7 +64,8 @@ void model_pair_waits(const struct model_work *w, unsigned a, uint64_t *wakes, u
  * calls it after the calibration, before the probe correction. */
 void model_check_run(struct model *m, double r_meas, double unexplained_s, double unattributed_s);
 
-/* The task that calls semaphore si (its pool), or -1. */
+/* The task that calls semaphore si (its pool), or -1 (model_solve.c: a
+ * question about the model's structure, which building and solving ask). */
 int model_pool_of(const struct model *m, int si);
 
 /* Takes the probe's run time out of each task's CPU demand as o says

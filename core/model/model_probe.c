@@ -1,9 +1,8 @@
 /* model_probe — the scheduler-time probe's own CPU out of the model's
- * demands (model.h: the probe correction), and the model solved with or
- * without it. */
-#include <errno.h>
+ * demands (model.h: the probe correction), a step of building the model:
+ * model_build calls it last.  Solving with or without the probe's CPU is
+ * model_solve.c's. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
@@ -98,24 +97,6 @@ void model_probe_correct(struct model *m, const struct model_opts *o)
 		pr->x = p.x;
 		pr->r = p.r;
 	}
-}
-
-int model_solve_probed(const struct model *m, const struct model_whatif *w,
-		       struct model_prediction *p, const char **cause)
-{
-	struct model *u = malloc(sizeof(*u));
-	int err;
-
-	if (!u) {
-		*cause = "out of memory";
-		return -ENOMEM;
-	}
-	memcpy(u, m, sizeof(*u));
-	for (unsigned i = 0; i < u->ntask; i++)
-		u->task[i].cpu_s += u->task[i].probe_s;
-	err = model_solve(u, w, p, cause);
-	free(u);
-	return err;
 }
 
 const char *model_probe_source_name(enum model_probe_source s)

@@ -1,6 +1,6 @@
-/* Calibration: the two-rate Poisson test against exact values, Benjamini–
- * Hochberg against a hand-computed example, and calib_run on a synthetic
- * profile (rates, decreases, sign consistency, too-few samples, words). */
+/* Calibration: calib_run on a synthetic profile (rates, decreases, sign
+ * consistency, too-few samples, words).  The tests it is built on are
+ * tested in test_stats.c. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -12,152 +12,14 @@
 #include <cmocka.h>
 
 #include "analysis/calib.h"
+#include "base/stats.h"
 #include "data/profile.h"
 #include "data/tree.h"
-
-/* Exact two-sided p-values (minimum-likelihood rule, tolerance 1e-7),
- * computed with integer arithmetic by tests/unit/calib_ref.py. */
-static const struct {
-	uint64_t k1;
-	double t1;
-	uint64_t k2;
-	double t2, p;
-} known[] = {
-	{ 0, 1, 10, 1, 1.9531250000e-3 },
-	{ 5, 1, 5, 1, 1.0 },
-	{ 3, 1, 12, 1, 3.5156250000e-2 },
-	{ 12, 1, 3, 1, 3.5156250000e-2 },
-	{ 10, 2, 30, 3, 5.4133233574e-2 },
-	{ 100, 1, 150, 1, 1.8833009351e-3 },
-	{ 7, 4, 2, 1, 1.0 },             /* two modes tie */
-	{ 1, 1, 0, 1, 1.0 },
-	{ 1000, 1, 1200, 1, 2.1817026408e-5 },
-	{ 0, 1, 900, 1, 2.3661043723e-271 },
-	{ 40, 3, 10, 1, 5.1412116567e-1 },
-	{ 2, 1, 9, 5, 1.0 },
-	{ 480, 1, 520, 1, 2.1744829320e-1 },
-	{ 10, 1, 400, 1, 2.5686628339e-104 },
-	{ 50, 1, 300, 1, 1.3871551206e-44 },
-	{ 30, 7, 95, 3, 3.7886252487e-26 },
-};
 
 static void assert_rel(double got, double want, double tol)
 {
 	if (!(fabs(got - want) <= tol * fabs(want)))
 		fail_msg("got %.12g, want %.12g (relative tolerance %g)", got, want, tol);
-}
-
-static void test_poisson_known(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		double p = calib_poisson_p(known[i].k1, known[i].t1, known[i].k2, known[i].t2);
-
-		assert_rel(p, known[i].p, 1e-8);
-	}
-	/* exactly 4.9587546011e-579: clamped to the floor, not 0 or NaN */
-	assert_true(calib_poisson_p(10, 1, 2000, 1) == 1e-300);
-}
-
-static void test_poisson_symmetric(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		double a = calib_poisson_p(known[i].k1, known[i].t1, known[i].k2, known[i].t2);
-		double b = calib_poisson_p(known[i].k2, known[i].t2, known[i].k1, known[i].t1);
-
-		assert_rel(b, a, 1e-9);
-	}
-	/* equal counts over equal time: nothing to see */
-	for (uint64_t k = 0; k < 2000; k += 97)
-		assert_true(calib_poisson_p(k, 2.5, k, 2.5) > 1 - 1e-9);
-	/* equal rates over unequal time */
-	assert_true(calib_poisson_p(100, 1, 300, 3) > 0.9);
-}
-
-static void test_poisson_zero(void **state)
-{
-	(void)state;
-	assert_true(calib_poisson_p(0, 1, 0, 1) == 1.0);
-	assert_true(calib_poisson_p(10, 0, 5, 1) == 1.0);  /* no exposure: no test */
-	assert_true(calib_poisson_p(10, 1, 5, -1) == 1.0);
-	assert_true(calib_poisson_p(10, NAN, 5, 1) == 1.0);
-	assert_rel(calib_poisson_p(10, 1, 0, 1), 1.9531250000e-3, 1e-12);
-}
-
-static void test_poisson_huge(void **state)
-{
-	double p;
-
-	(void)state;
-	/* exact summation over ~5e5 terms; the normal approximation with
-	 * continuity correction gives 0.025352444696 here */
-	p = calib_poisson_p(1000000000ull, 1, 1000100000ull, 1);
-	assert_rel(p, 0.025352444696, 1e-4);
-	/* beyond exact summation: the normal approximation */
-	p = calib_poisson_p(1000000000000ull, 1, 1000003000000ull, 1);
-	assert_rel(p, 0.033895046787, 1e-6);
-	assert_true(calib_poisson_p(1000000000000ull, 1, 1000000000000ull, 1) == 1.0);
-	/* far tails of huge counts: the floor, never NaN */
-	p = calib_poisson_p(1000000000000000ull, 1, 2000000000000000ull, 1);
-	assert_true(p == 1e-300);
-	p = calib_poisson_p(UINT64_MAX / 4, 1, UINT64_MAX / 3, 1);
-	assert_false(isnan(p));
-	assert_true(p >= 1e-300 && p <= 1);
-	p = calib_poisson_p(3, 1e-12, 1000, 1e12);
-	assert_false(isnan(p));
-	assert_true(p >= 1e-300 && p <= 1);
-}
-
-static void test_bh_hand(void **state)
-{
-	/* sorted: .005 .01 .03 .03 .04 .5  ->  p*6/rank: .03 .03 .06 .045 .048 .5
-	 * -> running minimum from the top: .03 .03 .045 .045 .048 .5 */
-	double p[] = { 0.01, 0.04, 0.03, 0.005, 0.5, 0.03 };
-	double want[] = { 0.03, 0.048, 0.045, 0.03, 0.5, 0.045 };
-	double q[6];
-
-	(void)state;
-	assert_int_equal(calib_bh(p, q, 6), 0);
-	for (int i = 0; i < 6; i++)
-		assert_rel(q[i], want[i], 1e-12);
-	/* ties get one q; in place works */
-	assert_true(q[2] == q[5]);
-	assert_int_equal(calib_bh(p, p, 6), 0);
-	for (int i = 0; i < 6; i++)
-		assert_rel(p[i], want[i], 1e-12);
-	/* capped at 1; NaN treated as 1; n = 0 is fine */
-	{
-		double a[] = { 0.9, NAN, 0.8 }, c[] = { 0.02, NAN, 0.01 }, b[3];
-
-		assert_int_equal(calib_bh(a, b, 3), 0);   /* 2.4, 1.35, 1 -> 1 */
-		assert_true(b[0] == 1.0 && b[1] == 1.0 && b[2] == 1.0);
-		assert_int_equal(calib_bh(c, b, 3), 0);   /* .03 .03 1 */
-		assert_rel(b[0], 0.03, 1e-12);
-		assert_rel(b[2], 0.03, 1e-12);
-		assert_true(b[1] == 1.0);
-		assert_int_equal(calib_bh(a, b, 0), 0);
-	}
-}
-
-static void test_bh_monotone(void **state)
-{
-	enum { N = 500 };
-	double p[N], q[N];
-
-	(void)state;
-	srand(7);
-	for (int i = 0; i < N; i++)
-		p[i] = (i % 10 == 0) ? 1e-6 * (rand() % 5) : (double)rand() / RAND_MAX;
-	assert_int_equal(calib_bh(p, q, N), 0);
-	for (int i = 0; i < N; i++) {
-		assert_true(q[i] >= p[i] && q[i] <= 1);
-		for (int j = 0; j < N; j++)
-			if (p[i] < p[j])
-				assert_true(q[i] <= q[j]);
-			else if (p[i] == p[j])
-				assert_true(q[i] == q[j]);
-	}
 }
 
 /* ---- calib_run on a synthetic profile --------------------------------------
@@ -241,7 +103,7 @@ static void test_run_rates(void **state)
 	assert_rel(anon->stat.delta, 305.0 / 3.0 - 7.0 / 6.0, 1e-12);
 	assert_rel(anon->stat.ratio, (305.0 / 3.0) / (7.0 / 6.0), 1e-12);
 	assert_rel(anon->stat.cpu_ms[COND_LOAD], 305.0 / 3.0, 1e-12); /* 1000 Hz */
-	assert_rel(anon->stat.p, calib_poisson_p(7, 6.0, 305, 3.0), 1e-12);
+	assert_rel(anon->stat.p, stats_poisson_p(7, 6.0, 305, 3.0), 1e-12);
 	assert_true(anon->stat.q >= anon->stat.p && anon->stat.q < 1e-10);
 	assert_int_equal(anon->stat.pairs, 3);
 	assert_int_equal(anon->stat.pairs_agree, 3);
@@ -456,12 +318,6 @@ static void test_summary_time_kinds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_poisson_known),
-		cmocka_unit_test(test_poisson_symmetric),
-		cmocka_unit_test(test_poisson_zero),
-		cmocka_unit_test(test_poisson_huge),
-		cmocka_unit_test(test_bh_hand),
-		cmocka_unit_test(test_bh_monotone),
 		cmocka_unit_test(test_run_rates),
 		cmocka_unit_test(test_summary_idle),
 		cmocka_unit_test(test_summary_times),

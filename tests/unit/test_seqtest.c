@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "analysis/calib.h"
+#include "base/stats.h"
 #include "base/seqtest.h"
 #include "seqsim.h"
 
@@ -61,7 +61,7 @@ static void test_symmetric_and_monotone(void **state)
 	assert_true(seqtest_p_of(e1) < 1e-6);      /* 2x over ~600 samples */
 	/* the same counts over one pair give less evidence per look than the
 	 * fixed test's p, never more: the price of looking at will */
-	assert_true(seqtest_p_of(e1) >= calib_poisson_p(210, 1, 390, 1));
+	assert_true(seqtest_p_of(e1) >= stats_poisson_p(210, 1, 390, 1));
 	seqtest_free(s);
 }
 
@@ -123,7 +123,7 @@ static void simulate(double lam, unsigned runs, uint64_t seed, double *seq_rate,
 			tl += lb[k - 1];
 			if (seqtest_p_of(le) <= 0.05)
 				seq_hit = 1;
-			if (calib_poisson_p(kr, tr, kl, tl) <= 0.05)
+			if (stats_poisson_p(kr, tr, kl, tl) <= 0.05)
 				fixed_hit = 1;
 			if (k == LOOKS)
 				esum += exp(le);

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-# Reference p-values for tests/unit/test_calib.c, computed exactly with
+# Reference p-values for tests/unit/test_stats.c, computed exactly with
 # integers (no floating point until the final division): two-sided
 # conditional binomial test of two Poisson rates, "minimum likelihood" rule
 # with relative tolerance 1e-7 (as R's binom.test / poisson.test).
 # Exposures are integers here so that p0 = t1/(t1+t2) is exact.
-# Run once; the values are pasted into test_calib.c.
+# Run once; the values are pasted into test_stats.c.
 from math import comb, log10
 from fractions import Fraction
 
