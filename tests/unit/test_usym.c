@@ -81,14 +81,15 @@ static void test_libc_cut(void **state)
 /* The same function built with and without frame pointers. */
 static void test_frame_pointers(void **state)
 {
-	struct usym *u = usym_new();
 	const char *fns[] = { "callsite_read_raw", "callsite_fill", "callsite_run", "main" };
+	struct usym *u;
 	pid_t fp, nofp;
 	uint64_t a;
 
 	(void)state;
 	if (access(scen("callsite_fp"), X_OK) || access(scen("callsite"), X_OK))
-		skip();
+		skip(); /* before usym_new: a skip leaves the test at once */
+	u = usym_new();
 	assert_non_null(u);
 	fp = spawn(scen("callsite_fp"), "--seconds", "5");
 	nofp = spawn(scen("callsite"), "--seconds", "5");
@@ -107,17 +108,18 @@ static void test_frame_pointers(void **state)
  * ending where the kernel's walk would (main's caller is glibc's). */
 static void test_fp_chain(void **state)
 {
-	struct usym *u = usym_new();
 	const char *fns[] = { "callsite_read_raw", "callsite_read_zero", "callsite_fill",
 			      "callsite_run", "main" };
 	uint64_t ips[6] = { 0 };
 	char **names = NULL;
+	struct usym *u;
 	pid_t pid;
 	int n;
 
 	(void)state;
 	if (access(scen("callsite_fp"), X_OK))
-		skip();
+		skip(); /* before usym_new: a skip leaves the test at once */
+	u = usym_new();
 	assert_non_null(u);
 	pid = spawn(scen("callsite_fp"), "--seconds", "5");
 	for (int i = 0; i < 5; i++) {
@@ -143,7 +145,7 @@ static void test_fp_chain(void **state)
  * process never seen alive says so. */
 static void test_exited(void **state)
 {
-	struct usym *u = usym_new();
+	struct usym *u;
 	uint64_t a = 0, ips[2] = { 0 };
 	char **names = NULL;
 	pid_t pid;
@@ -151,7 +153,8 @@ static void test_exited(void **state)
 
 	(void)state;
 	if (access("/usr/bin/sleep", X_OK))
-		skip();
+		skip(); /* before usym_new: a skip leaves the test at once */
+	u = usym_new();
 	assert_non_null(u);
 	pid = spawn("/usr/bin/sleep", "5", NULL);
 	assert_int_equal(usym_attach(u, (uint32_t)pid), 0);
@@ -232,7 +235,7 @@ static int module_of(struct usym *u, const char *name, const char **path, const 
  * the scenario callsite (its own symbols). */
 static void test_module_build_ids(void **state)
 {
-	struct usym *u = usym_new();
+	struct usym *u;
 	const char *path, *bid, *libc = NULL;
 	char want[160], cs[4096];
 	uint64_t ips[2] = { 0 };
@@ -242,7 +245,8 @@ static void test_module_build_ids(void **state)
 
 	(void)state;
 	if (access("/usr/bin/sleep", X_OK) || system("readelf -v >/dev/null 2>&1"))
-		skip();
+		skip(); /* before usym_new: a skip leaves the test at once */
+	u = usym_new();
 	assert_non_null(u);
 	pid = spawn("/usr/bin/sleep", "5", NULL);
 	/* a leaf in sleep's own code (no symbol there), then libc's read */
