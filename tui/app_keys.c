@@ -157,6 +157,12 @@ static void pane_edit_whole(struct app *a)
 	free(cause);
 }
 
+static int key_pane_scrolls(enum key_action act)
+{
+	return act == KEY_ACT_UP || act == KEY_ACT_DOWN || act == KEY_ACT_PGUP ||
+	       act == KEY_ACT_PGDN || act == KEY_ACT_HOME || act == KEY_ACT_END;
+}
+
 /* Keys for the agent pane; returns 1 when the key was taken. */
 static int key_pane(struct app *a, int code)
 {
@@ -166,8 +172,10 @@ static int key_pane(struct app *a, int code)
 
 	if (!p)
 		return 0;
-	if (a->replay && act != KEY_ACT_PANE_FOCUS && act != KEY_ACT_ZOOM)
-		return 0;         /* a replayed pane only shows */
+	/* a replayed pane only shows: focus, zoom and (focused) scrolling */
+	if (a->replay && act != KEY_ACT_PANE_FOCUS && act != KEY_ACT_ZOOM &&
+	    !(a->focus_agent && key_pane_scrolls(act)))
+		return 0;
 	if (p->mode == FMT_AGENT_MODE_EDIT) {
 		switch (act) {
 		case KEY_ACT_UP:

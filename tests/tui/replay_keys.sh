@@ -5,7 +5,8 @@
 # bound nowhere says "unbound: ? lists keys"; x then Esc leaves no stray
 # characters.  The tree's keys still work.  One key, one meaning (issue 24
 # item 11): p groups by process as in the live tree (it stepped back here
-# before), b steps back, and the pane's hint and ? say b.
+# before), b steps back, and the pane's hint and ? say b.  The focused
+# pane scrolls (g, G, PgUp) as it does live.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/tmux.inc"
 SRC="$ROOT/tests/data/session-pagefault.jsonl"
@@ -79,6 +80,20 @@ $prev"
 	# a tree key works in the replay
 	keys s
 	wait_for "sorted by load"
+	# the focused pane scrolls in a replay too (it ignored every key but
+	# Tab and z, so g and PgUp moved the tree behind it): back to the
+	# transcript's first line, which 80x24 cannot show at its end
+	keys Tab
+	wait_for "focus: agent pane"
+	keys z
+	keys g
+	wait_for "mm: +922.5/s, 100% of the increases"
+	if [ "$1" = 80 ]; then
+		keys G
+		wait_gone "mm: +922.5/s, 100% of the increases"
+		keys PgUp PgUp PgUp PgUp PgUp
+		wait_for "mm: +922.5/s, 100% of the increases"
+	fi
 	keys q
 	expect_sane_exit
 done
