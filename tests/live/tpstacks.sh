@@ -53,6 +53,19 @@ echo "$utop" | grep -q '^.*main (callsite_fp);callsite_run (callsite_fp);callsit
 	fail "the hottest stack's user frames are not callsite_fp's chain main > ... > callsite_read_raw: $utop"
 sed -n 's/^top [0-9]* [^ ]* //p' "$TMP/fp" | head -n 1 | grep -q 'raw_syscalls:sys_enter$' ||
 	fail "the hottest stack lost its kernel frames or marker"
+# kernel threads have no user stack: their firings are counted with the
+# kernel stack alone, none lost (a regression guard: as before the change)
+"$TMP/kinds_run" '{"kind":"tracepoint_stacks","target":"workqueue:workqueue_execute_start","sample_every":1,"duration_s":1}' 1.5 \
+	>"$TMP/kw" || { cat "$TMP/kw"; fail "driver failed (tracepoint_stacks on kworkers)"; }
+grep -E '^(t0|lost|prof_total|top|utop)' "$TMP/kw" | cut -c1-200
+kwev=$(sed -n 's/^t0.events //p' "$TMP/kw")
+if [ "${kwev:-0}" -gt 0 ]; then
+	[ "$(sed -n 's/^lost //p' "$TMP/kw")" = 0 ] || fail "kworkers' firings were lost"
+	[ "$(sed -n 's/^prof_total //p' "$TMP/kw")" = "$kwev" ] ||
+		fail "kworkers' firings are not all counted with a stack"
+	grep '^utop [0-9]* kworker/' "$TMP/kw" | grep -qv ' -$' &&
+		fail "a kworker's stack has user frames"
+fi
 
 # the programs the driver held must be gone once it exited (freed
 # asynchronously: wait, bounded)
