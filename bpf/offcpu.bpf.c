@@ -51,6 +51,15 @@ struct {
 	__uint(max_entries, 1); /* set at run time */
 } stacks SEC(".maps");
 
+/* The blocked tasks' user stacks, apart from the kernel ones so that
+ * neither crowds the other out; sized as stacks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, OFFCPU_MAX_DEPTH * sizeof(__u64));
+	__uint(max_entries, 1); /* set at run time */
+} ustacks SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct offcpu_key);
@@ -97,6 +106,16 @@ static __always_inline void on_switch(void *ctx, struct task_struct *prev,
 		} else {
 			st.stack_id = id;
 		}
+		/* prev is current here: its user stack, unless a kernel thread
+		 * (none, not an error); a failure keeps the kernel stack */
+		st.ustack_id = OFFCPU_NO_STACK;
+		if (!(BPF_CORE_READ(prev, flags) & 0x00200000 /* PF_KTHREAD */)) {
+			id = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+			if (id >= 0)
+				st.ustack_id = id;
+			else
+				c->ustack_error++;
+		}
 		st.ts = now;
 		st.tgid = pid_tgid >> 32;
 		c->blocked++;
@@ -112,6 +131,7 @@ static __always_inline void on_switch(void *ctx, struct task_struct *prev,
 		return;
 	d = now - sp->ts;
 	k.stack_id = sp->stack_id;
+	k.ustack_id = sp->ustack_id;
 	k.tgid = sp->tgid;
 	__builtin_memcpy(k.comm, sp->comm, OFFCPU_COMM_LEN);
 	bpf_map_delete_elem(&start, &npid);

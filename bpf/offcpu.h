@@ -5,7 +5,9 @@
  * passes the filter blocks (its state is not running) with its kernel
  * stack; sched_waking notes who wakes it (the waker's stack and identity,
  * or the interrupt when the wakeup runs in one); when the task is switched
- * in again the blocked time is added.  Fixed-width types only.
+ * in again the blocked time is added.  The blocked task's user stack is
+ * taken beside its kernel stack (a second stack map, as bpf/profile.bpf.c
+ * does: issue 27's call site).  Fixed-width types only.
  */
 #ifndef ARGUS_BPF_OFFCPU_H
 #define ARGUS_BPF_OFFCPU_H
@@ -21,6 +23,9 @@ struct offcpu_start {
 	__u32 stack_id;
 	__u32 tgid;
 	char comm[OFFCPU_COMM_LEN];
+	__u32 ustack_id;        /* in ustacks; OFFCPU_NO_STACK: none (a kernel
+	                         * thread, or not taken) */
+	__u32 pad;
 };
 
 /* offcpu_waker.kind / offcpu_key.waker_kind */
@@ -59,6 +64,7 @@ struct offcpu_key {
 	char waker_comm[OFFCPU_COMM_LEN];
 	__u32 waker_kind;           /* OFFCPU_WAKER_* */
 	__u32 waker_vec;
+	__u32 ustack_id;        /* the blocked task's user stack (offcpu_start's) */
 };
 
 struct offcpu_val {
@@ -74,6 +80,9 @@ struct offcpu_counters {
 	__u64 woken;            /* wakeups of tracked tasks */
 	__u64 stack_error;
 	__u64 map_full;         /* interval not counted per stack */
+	__u64 ustack_error;     /* user stack not taken: the interval is kept
+	                         * with its kernel stack (kernel threads have
+	                         * none and are not counted) */
 	__u64 hist[OFFCPU_BUCKETS];
 };
 

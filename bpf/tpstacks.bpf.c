@@ -5,13 +5,15 @@
  * name with bpf_program__attach_raw_tracepoint (no tracefs); the slot number
  * is how a count knows which tracepoint fired.  Every firing that passes the
  * filter is counted exactly per CPU (fired); 1 in sample_every of them is
- * recorded with its kernel stack, so user space scales the recorded counts
+ * recorded with its kernel stack and the user stack under it (a second
+ * stack map, as bpf/profile.bpf.c takes it), so user space scales the recorded counts
  * by sample_every and can show both.  Stack ids are taken without
  * BPF_F_REUSE_STACKID: a collision is counted, never a silent replacement.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include "tpstacks.h"
 #include "filter.bpf.h"
@@ -29,6 +31,15 @@ struct {
 	__uint(value_size, TPSTACKS_MAX_DEPTH * sizeof(__u64));
 	__uint(max_entries, 1); /* set at run time */
 } stacks SEC(".maps");
+
+/* User stacks (the kernel's frame-pointer walk), apart from the kernel ones
+ * so that neither crowds the other out; sized as stacks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, TPSTACKS_MAX_DEPTH * sizeof(__u64));
+	__uint(max_entries, 1); /* set at run time */
+} ustacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -71,6 +82,21 @@ static __always_inline int on_fire(struct bpf_raw_tracepoint_args *ctx, __u32 tp
 		key.stack_id = TPSTACKS_NO_STACK;
 	} else {
 		key.stack_id = id;
+	}
+	key.ustack_id = TPSTACKS_NO_STACK;
+	{
+		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+		/* kernel threads have no user stack: not an error.  A failed
+		 * user stack is counted, and the firing kept with its kernel
+		 * stack alone. */
+		if (!(BPF_CORE_READ(t, flags) & 0x00200000 /* PF_KTHREAD */)) {
+			id = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+			if (id >= 0)
+				key.ustack_id = id;
+			else
+				c->ustack_error++;
+		}
 	}
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (val) {

@@ -158,6 +158,43 @@ void app_open_load_output(struct app *a)
 
 /* C: the user-space call sites of the selected node (issue 27), computed
  * as the verdict's are (core/data/verdict.h) over the node's frames. */
+/* The accepted steps' profiles (their stacks hang under the tree's nodes
+ * too): at most max into out; the count. */
+static unsigned app_step_profiles(struct app *a, const struct profile **out, unsigned max)
+{
+	struct analysis_step steps[APP_MAX_STEPS];
+	unsigned n = a->pane ? pane_steps(a->pane, steps, APP_MAX_STEPS) : 0, k = 0;
+
+	for (unsigned i = 0; i < n && k < max; i++)
+		if (steps[i].data && steps[i].data->prof)
+			out[k++] = steps[i].data->prof;
+	return k;
+}
+
+/* Whether an accepted step recorded user frames (issue 27: tracepoint_stacks
+ * and offcpu steps do). */
+static int app_steps_have_user(struct app *a)
+{
+	const struct profile *sp[APP_MAX_STEPS];
+	unsigned n = app_step_profiles(a, sp, APP_MAX_STEPS);
+
+	for (unsigned i = 0; i < n; i++)
+		for (size_t j = 0; j < sp[i]->nstacks; j++)
+			if (sp[i]->stacks[j].nuframes)
+				return 1;
+	return 0;
+}
+
+/* The call sites of v's path from the session's profile p, else from the
+ * accepted steps' (a node a step added).  0 or -ENOMEM. */
+static int app_callsites_fill(struct app *a, struct verdict *v, const struct profile *p)
+{
+	const struct profile *sp[APP_MAX_STEPS];
+	unsigned n = app_step_profiles(a, sp, APP_MAX_STEPS);
+
+	return verdict_callsites_fill_steps(v, p, sp, n, 0);
+}
+
 void app_open_callers(struct app *a)
 {
 	struct tree_node *n = view_tree_selected(a->v);
@@ -182,13 +219,14 @@ void app_open_callers(struct app *a)
 		v.path[v.npath++] = (char *)chain[nc]->name;
 	for (size_t i = 0; i < p->nstacks && !any; i++)
 		any = p->stacks[i].nuframes > 0;
+	any = any || app_steps_have_user(a);
 	app_overlay_add(a, "node: %s", n->name);
 	if (!v.npath) {
 		app_overlay_add(a, "not a kernel function: select one (a frame of the tree)");
 	} else if (!any) {
 		app_overlay_add(a, "no user-space stacks recorded (kernel stacks only: an older");
 		app_overlay_add(a, "session, an imported file, or --kernel-only)");
-	} else if (verdict_callsites_fill(&v, p, 0) < 0) {
+	} else if (app_callsites_fill(a, &v, p) < 0) {
 		app_overlay_add(a, "out of memory");
 	} else if (!v.ncallsites) {
 		app_overlay_add(a, "no call site whose rate rose under this node (the rises are");

@@ -113,6 +113,14 @@ struct profile;
  * A verdict not found, or a profile without user frames, gets none.  0 or
  * -ENOMEM. */
 int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t exclude_tgid);
+/* The same from p (NULL: none) and, while none is found, from each step's
+ * profile in turn (steps' stacks carry their marker frame where the tree
+ * hung it: a path through a step's node finds the step's user frames; a
+ * step's counts are never mixed with another's or the sampler's, their
+ * units differ).  0 or -ENOMEM. */
+int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
+				 const struct profile *const *steps, unsigned nsteps,
+				 uint32_t exclude_tgid);
 /* "f3 ← f2 ← f1" of a call site, leaf first, at most max frames (then
  * " ← ..."), into buf. */
 void verdict_callsite_format(const struct verdict_callsite *c, unsigned max, char *buf,

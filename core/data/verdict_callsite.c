@@ -7,6 +7,7 @@
 
 #include "base/vec.h"
 #include "data/profile.h"
+#include "data/step_data.h"
 #include "data/verdict.h"
 
 /* One group: the stacks with the same user frames (interned: the same
@@ -17,13 +18,33 @@ struct vcs_group {
 	double rise;
 };
 
+/* Whether stack st lies under the verdict's path.  A step's stack (its
+ * profile: data/step_data.h) carries a marker frame ("[tp] ...",
+ * "[offcpu] ...") after its kernel frames, and the tree hangs that marker
+ * where the frames stop matching the tree (core/analysis/step_merge.c): the
+ * path has it somewhere in the stack's frames, or not at all (the TUI's
+ * path keeps TREE_FRAME nodes only).  So the stack's first marker and the
+ * path's one equal to it are left out, and what remains of the path must
+ * start the stack's frames.  A stack without a marker: plain prefix. */
 static int vcs_on_path(const struct verdict *v, const struct profile_stack *st)
 {
-	if (st->nframes < v->npath)
-		return 0;
-	for (unsigned i = 0; i < v->npath; i++)
-		if (strcmp(st->frames[i], v->path[i]))
+	const char *marker = NULL;
+	unsigned k = 0, skipped = 0;
+
+	for (unsigned i = 0; i < st->nframes && !marker; i++)
+		if (step_data_frame_is_marker(st->frames[i]))
+			marker = st->frames[i];
+	for (unsigned i = 0; i < v->npath; i++) {
+		if (marker && !skipped && !strcmp(v->path[i], marker)) {
+			skipped = 1;
+			continue;
+		}
+		if (k < st->nframes && st->frames[k] == marker)
+			k++;
+		if (k >= st->nframes || strcmp(st->frames[k], v->path[i]))
 			return 0;
+		k++;
+	}
 	return 1;
 }
 
@@ -118,6 +139,18 @@ int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t 
 		err = verdict_callsite_add(v, g[j].frames, g[j].n, g[j].rise, g[j].rise / total);
 out:
 	free(g);
+	return err;
+}
+
+int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
+				 const struct profile *const *steps, unsigned nsteps,
+				 uint32_t exclude_tgid)
+{
+	int err = p ? verdict_callsites_fill(v, p, exclude_tgid) : 0;
+
+	for (unsigned i = 0; i < nsteps && !err && !v->ncallsites; i++)
+		if (steps[i])
+			err = verdict_callsites_fill(v, steps[i], exclude_tgid);
 	return err;
 }
 

@@ -606,6 +606,22 @@ static void diag_running_tick(struct source *s, FILE *log)
 	free(why);
 }
 
+/* The verdict's call sites: from the sampler's profile p, else from the
+ * kept steps' profiles (issue 27: a path through a step's node, a
+ * tracepoint_stacks or offcpu step, has its user frames there).  0 or
+ * -ENOMEM. */
+static int diag_callsites(struct verdict *v, const struct profile *p, struct controller *c,
+			  uint32_t exclude_tgid)
+{
+	struct analysis_step kept[CTL_MAX_RUNS];
+	const struct profile *sp[CTL_MAX_RUNS];
+	unsigned n = ctl_steps(c, kept, CTL_MAX_RUNS);
+
+	for (unsigned i = 0; i < n; i++)
+		sp[i] = kept[i].data ? kept[i].data->prof : NULL;
+	return verdict_callsites_fill_steps(v, p, sp, n, exclude_tgid);
+}
+
 /* Runs c until it is done: the one poll loop of batch (the agent's sockets,
  * the running step's timer, stop_fd), the analysis again after every
  * result. */
@@ -728,7 +744,7 @@ int diagnose_run_steps(const struct profile *p, const struct calib_opts *co, uns
 	for (unsigned i = 0; i < b.nnotes && !err; i++)
 		err = verdict_add_note(&r->verdict, "%s", b.notes[i]);
 	if (!err && r->verdict.found && !r->verdict.ncallsites)
-		err = verdict_callsites_fill(&r->verdict, p, exclude_tgid);
+		err = diag_callsites(&r->verdict, p, c, exclude_tgid);
 	if (!err) {
 		*steps_json = step_report_array(b.entries, b.nentries);
 		if (!*steps_json)

@@ -13,6 +13,7 @@
 #include "base/vec.h"
 #include "probe/kind_util.h"
 #include "probe/probe.h"
+#include "probe/usym.h"
 #include "data/ksym.h"
 #include "data/profile.h"
 #include "base/hash.h"
@@ -250,6 +251,19 @@ int kind_stacks_add(struct kind_stacks *c, const struct ksym_table *ks, uint32_t
 	memcpy(cm, comm, comm_len);
 	cm[comm_len] = 0;
 	return profile_add(p, w, frames, (unsigned)n, tgid, cm, count);
+}
+
+int kind_usym_modules(const struct usym *u, struct profile *p)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < usym_nmodules(u); i++) {
+		const char *name, *path, *bid;
+
+		if (!usym_module(u, i, &name, &path, &bid)) /* else no file: [vdso] */
+			err = profile_module_set(p, name, path, bid);
+	}
+	return err;
 }
 
 int kind_frame_is_machinery(const char *name)

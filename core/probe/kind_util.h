@@ -94,6 +94,12 @@ int kind_stacks_get(struct kind_stacks *c, uint32_t id, const struct ksym_table 
 int kind_stacks_add(struct kind_stacks *c, const struct ksym_table *ks, uint32_t id,
 		    const char *marker, struct profile *p, unsigned w, uint32_t tgid,
 		    const char *comm, size_t comm_len, uint64_t count);
+/* The modules (file, build-id) the user frames usym named so far, copied
+ * into p's module table (what a pprof's mappings carry, and a session
+ * keeps): called after each batch of usym_stack calls, as the table may
+ * start over.  0 or -ENOMEM. */
+struct usym;
+int kind_usym_modules(const struct usym *u, struct profile *p);
 /* Nonzero for a frame name of the BPF machinery (dropped from stacks). */
 int kind_frame_is_machinery(const char *name);
 

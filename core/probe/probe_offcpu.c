@@ -37,10 +37,11 @@
 #include "probe/probe_offcpu.h"
 #include "data/step.h"
 #include "base/util.h"
+#include "probe/usym.h"
 #include "offcpu.skel.h"
 
-_Static_assert(sizeof(struct offcpu_key) == 56, "offcpu_key layout");
-_Static_assert(sizeof(struct offcpu_start) == 32, "offcpu_start layout");
+_Static_assert(sizeof(struct offcpu_key) == 60, "offcpu_key layout");
+_Static_assert(sizeof(struct offcpu_start) == 40, "offcpu_start layout");
 
 /* sched_switch, sched_waking, then the interrupt context's six */
 #define OFFCPU_NPROGS 8
@@ -94,6 +95,7 @@ static int offcpu_load(void *arg, int raw)
 	bpf_map__set_max_entries(s->maps.start, tasks);
 	bpf_map__set_max_entries(s->maps.wakers, tasks);
 	bpf_map__set_max_entries(s->maps.stacks, stacks);
+	bpf_map__set_max_entries(s->maps.ustacks, stacks);
 	bpf_map__set_max_entries(s->maps.blocked, stacks * 4);
 	for (int i = 0; i < OFFCPU_NPROGS; i++) {
 		bpf_program__set_autoload(tp[i], !raw);
@@ -171,6 +173,7 @@ int probe_offcpu_counters(struct probe_offcpu *po, struct offcpu_counters *out)
 		out->woken += v[c].woken;
 		out->stack_error += v[c].stack_error;
 		out->map_full += v[c].map_full;
+		out->ustack_error += v[c].ustack_error;
 		for (int b = 0; b < OFFCPU_BUCKETS; b++)
 			out->hist[b] += v[c].hist[b];
 	}
@@ -205,6 +208,14 @@ int probe_offcpu_stack(void *arg, uint32_t id, uint64_t *ips, unsigned max)
 	return kind_stackmap_copy(bpf_map__fd(po->skel->maps.stacks), id, OFFCPU_MAX_DEPTH, ips, max);
 }
 
+int probe_offcpu_ustack(struct probe_offcpu *po, uint32_t id, uint64_t *ips, unsigned max)
+{
+	if (id == OFFCPU_NO_STACK)
+		return -ENOENT;
+	return kind_stackmap_copy(bpf_map__fd(po->skel->maps.ustacks), id, OFFCPU_MAX_DEPTH, ips,
+				  max);
+}
+
 void probe_offcpu_runtime(struct probe_offcpu *po, uint64_t *ns, uint64_t *cnt)
 {
 	for (int i = 0; i < OFFCPU_NPROGS; i++)
@@ -223,6 +234,7 @@ struct kind_offcpu {
 	struct kind_run run;        /* first: the kind's ops are kind_run's; its
 	                               snapshot: offcpu_key -> {count, ns reported} */
 	struct probe_offcpu *po;
+	struct usym *usym;          /* symbolizes the blocked tasks' user stacks */
 	struct kind_snap *names;    /* tgid -> char * (waker names, cached) */
 	struct offcpu_counters prev;
 	char **owned;               /* name strings held by names */
@@ -238,6 +250,7 @@ static void offcpu_close(struct kind_probe *kp)
 	probe_offcpu_close(k->po);
 	kind_run_fini(&k->run);
 	kind_snap_free(k->names);
+	usym_free(k->usym);
 	for (size_t i = 0; i < k->nowned; i++)
 		free(k->owned[i]);
 	free(k->owned);
@@ -265,7 +278,8 @@ static int offcpu_open(const struct step *s, struct kind_probe **out, char **cau
 	if (err)
 		goto fail;
 	k->names = kind_snap_new(sizeof(struct name_key), 1);
-	if (!k->names) {
+	k->usym = usym_new();
+	if (!k->names || !k->usym) {
 		err = util_fail(cause, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -350,9 +364,9 @@ static int offcpu_one(void *arg, const struct offcpu_key *key, const struct offc
 	struct kind_offcpu *k = arg;
 	const char *const *fr = NULL;
 	const char *frames[260], *marker;
-	char comm[OFFCPU_COMM_LEN + 1];
-	uint64_t *prev = kind_snap_get(k->run.snap, key), us;
-	int n, nw, i;
+	char comm[OFFCPU_COMM_LEN + 1], **unames = NULL;
+	uint64_t *prev = kind_snap_get(k->run.snap, key), us, uips[OFFCPU_MAX_DEPTH];
+	int n, nw, nu, i, rc;
 
 	if (!prev)
 		return -ENOMEM;
@@ -383,15 +397,35 @@ static int offcpu_one(void *arg, const struct offcpu_key *key, const struct offc
 		frames[n++] = fr[i];
 	memcpy(comm, key->comm, OFFCPU_COMM_LEN);
 	comm[OFFCPU_COMM_LEN] = 0;
-	return profile_add(k->run.d->prof, k->run.w, frames, (unsigned)n, key->tgid, comm, us);
+	/* the blocked task's user stack (not the waker's: the call site is
+	 * where the program waited); unreadable: the kernel stack alone */
+	nu = probe_offcpu_ustack(k->po, key->ustack_id, uips, OFFCPU_MAX_DEPTH);
+	if (nu > 0) {
+		nu = usym_stack(k->usym, key->tgid, comm, uips, (unsigned)nu, &unames);
+		if (nu < 0)
+			return nu;
+	} else {
+		nu = 0;
+	}
+	rc = profile_add_user(k->run.d->prof, k->run.w, frames, (unsigned)n,
+			      (const char *const *)unames, (unsigned)nu, key->tgid, comm, us);
+	usym_names_free(unames, (unsigned)nu);
+	return rc;
 }
 
 static int offcpu_pass(struct kind_run *r, struct step_data *d, unsigned w)
 {
 	struct kind_offcpu *k = (struct kind_offcpu *)r;
 	struct offcpu_counters c;
-	int err = probe_offcpu_read(k->po, offcpu_one, k);
+	int err;
 
+	/* processes gone before this pass have all their intervals in the map:
+	 * symbolized with the mappings kept, which are forgotten after */
+	usym_reap_mark(k->usym);
+	err = probe_offcpu_read(k->po, offcpu_one, k);
+	usym_reap(k->usym);
+	if (!err && d)
+		err = kind_usym_modules(k->usym, d->prof);
 	if (!err)
 		err = probe_offcpu_counters(k->po, &c);
 	if (err)

@@ -33,6 +33,9 @@ typedef int (*probe_offcpu_cb)(void *arg, const struct offcpu_key *k, const stru
 int probe_offcpu_read(struct probe_offcpu *po, probe_offcpu_cb cb, void *arg);
 /* Reads stack id (leaf first); count or -errno (kind_stack_read_cb). */
 int probe_offcpu_stack(void *po, uint32_t id, uint64_t *ips, unsigned max);
+/* Reads user stack id (leaf first, as the kernel walked it); count or
+ * -errno (-ENOENT: none, or its bucket taken by another stack since). */
+int probe_offcpu_ustack(struct probe_offcpu *po, uint32_t id, uint64_t *ips, unsigned max);
 void probe_offcpu_runtime(struct probe_offcpu *po, uint64_t *ns, uint64_t *cnt);
 /* "tp_btf" or "raw_tp": how it attached. */
 const char *probe_offcpu_mechanism(const struct probe_offcpu *po);

@@ -37,13 +37,14 @@
 #include "probe/kind_util.h"
 #include "probe/probe_counts.h"
 #include "probe/probe_tpstacks.h"
+#include "probe/usym.h"
 #include "data/step.h"
 #include "base/util.h"
 #include "tpstacks.skel.h"
 #include "../../bpf/tpstacks.h"
 
-_Static_assert(sizeof(struct tpstacks_key) == 28, "tpstacks_key layout");
-_Static_assert(sizeof(struct tpstacks_counters) == 40, "tpstacks_counters layout");
+_Static_assert(sizeof(struct tpstacks_key) == 32, "tpstacks_key layout");
+_Static_assert(sizeof(struct tpstacks_counters) == 48, "tpstacks_counters layout");
 
 struct probe_tpstacks {
 	struct tpstacks_bpf *skel;
@@ -123,6 +124,7 @@ struct probe_tpstacks *probe_tpstacks_open(const struct probe_tpstacks_opts *o, 
 		t->skel->rodata->filter_cgroup = st.st_ino; /* the cgroup v2 id */
 	}
 	bpf_map__set_max_entries(t->skel->maps.stacks, max_stacks);
+	bpf_map__set_max_entries(t->skel->maps.ustacks, max_stacks);
 	bpf_map__set_max_entries(t->skel->maps.counts, max_stacks * 2);
 	for (unsigned i = 0; i < TPSTACKS_MAX_TPS; i++)
 		bpf_program__set_autoload(tps_prog(t->skel, i), i < o->ntps);
@@ -210,12 +212,13 @@ int probe_tpstacks_totals(struct probe_tpstacks *t, unsigned tp, struct probe_tp
 	out->recorded = v.recorded;
 	out->stack_error = v.stack_error;
 	out->count_map_full = v.count_map_full;
+	out->ustack_error = v.ustack_error;
 	return 0;
 }
 
 struct tps_walk {
-	int sfd;                    /* the stack map */
-	uint64_t *ips;              /* TPSTACKS_MAX_DEPTH */
+	int sfd, usfd;              /* the kernel and the user stack maps */
+	uint64_t *ips, *uips;       /* TPSTACKS_MAX_DEPTH each */
 	probe_tpstacks_cb cb;
 	void *arg;
 };
@@ -225,6 +228,7 @@ static int tps_walk_one(void *arg, const void *key_, const void *val)
 	const struct tpstacks_key *key = key_;
 	struct tps_walk *w = arg;
 	struct probe_tpstacks_stack s = { .tp = key->tp, .tgid = key->tgid, .ips = w->ips,
+					  .uips = w->uips, .ustack_id = key->ustack_id,
 					  .stack_id = key->stack_id };
 	__u64 count;
 
@@ -236,20 +240,29 @@ static int tps_walk_one(void *arg, const void *key_, const void *val)
 	    !bpf_map_lookup_elem(w->sfd, &key->stack_id, w->ips))
 		while (s.nips < TPSTACKS_MAX_DEPTH && w->ips[s.nips])
 			s.nips++;
+	/* a user stack id whose bucket another stack took since: unreadable,
+	 * the firings stay counted with the kernel stack */
+	memset(w->uips, 0, TPSTACKS_MAX_DEPTH * sizeof(*w->uips));
+	if (key->ustack_id != TPSTACKS_NO_STACK &&
+	    !bpf_map_lookup_elem(w->usfd, &key->ustack_id, w->uips))
+		while (s.nuips < TPSTACKS_MAX_DEPTH && w->uips[s.nuips])
+			s.nuips++;
 	return w->cb(w->arg, &s);
 }
 
 int probe_tpstacks_read(struct probe_tpstacks *t, probe_tpstacks_cb cb, void *arg)
 {
-	struct tps_walk w = { bpf_map__fd(t->skel->maps.stacks), NULL, cb, arg };
-	int rc;
+	struct tps_walk w = { bpf_map__fd(t->skel->maps.stacks),
+			      bpf_map__fd(t->skel->maps.ustacks), NULL, NULL, cb, arg };
+	int rc = -ENOMEM;
 
 	w.ips = calloc(TPSTACKS_MAX_DEPTH, sizeof(*w.ips));
-	if (!w.ips)
-		return -ENOMEM;
-	rc = kind_map_walk(bpf_map__fd(t->skel->maps.counts), sizeof(struct tpstacks_key),
-			   sizeof(__u64), tps_walk_one, &w);
+	w.uips = calloc(TPSTACKS_MAX_DEPTH, sizeof(*w.uips));
+	if (w.ips && w.uips)
+		rc = kind_map_walk(bpf_map__fd(t->skel->maps.counts), sizeof(struct tpstacks_key),
+				   sizeof(__u64), tps_walk_one, &w);
 	free(w.ips);
+	free(w.uips);
 	return rc;
 }
 
@@ -270,7 +283,7 @@ void probe_tpstacks_runtime(struct probe_tpstacks *t, uint64_t *ns, uint64_t *cn
 /* ---- the tracepoint_stacks kind (core/probe/kind.h) ------------------------------ */
 
 struct snap_key {
-	uint32_t stack_id, tp, tgid;
+	uint32_t stack_id, ustack_id, tp, tgid;
 	char comm[16];
 };
 
@@ -286,6 +299,7 @@ struct kind_tps {
 	char **markers;             /* "[tp] category:name" per target */
 	struct kind_snap *snap;     /* snap_key -> recorded count */
 	struct kind_stacks *stacks;
+	struct usym *usym;          /* symbolizes the user stacks (issue 27) */
 	const uint64_t *cur_ips;    /* stack being read (probe_tpstacks_read gives ips) */
 	unsigned cur_nips;
 	struct probe_tpstacks_totals *prev;  /* per target, at the last collect */
@@ -322,6 +336,7 @@ static void tps_close(struct kind_probe *kp)
 	free(k->markers);
 	kind_snap_free(k->snap);
 	kind_stacks_free(k->stacks);
+	usym_free(k->usym);
 	free(k->prev);
 	free(k->scale);
 	free(k);
@@ -364,7 +379,8 @@ static int tps_open(const struct step *s, struct kind_probe **out, char **cause)
 	k->scale = calloc(k->ntps, sizeof(*k->scale));
 	k->snap = kind_snap_new(sizeof(struct snap_key), 1);
 	k->stacks = kind_stacks_new(tps_read_stack, k);
-	if (!k->markers || !k->prev || !k->scale || !k->snap || !k->stacks) {
+	k->usym = usym_new();
+	if (!k->markers || !k->prev || !k->scale || !k->snap || !k->stacks || !k->usym) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -415,11 +431,13 @@ static int tps_one(void *arg, const struct probe_tpstacks_stack *st)
 	struct snap_key key;
 	const char *const *fr = NULL;
 	const char *frames[130];
+	char **unames = NULL;
 	uint64_t *prev, d;
-	int n, rc;
+	int n, nu = 0, rc;
 
 	memset(&key, 0, sizeof(key));
 	key.stack_id = st->stack_id;
+	key.ustack_id = st->ustack_id;
 	key.tp = st->tp;
 	key.tgid = st->tgid;
 	memcpy(key.comm, st->comm, sizeof(key.comm));
@@ -442,8 +460,18 @@ static int tps_one(void *arg, const struct probe_tpstacks_stack *st)
 	for (int i = 0; i < n; i++)
 		frames[i] = fr[i];
 	frames[n++] = k->markers[st->tp];
-	rc = profile_add(k->d->prof, k->w, frames, (unsigned)n, st->tgid, st->comm,
-			 (uint64_t)llround(d * k->scale[st->tp]));
+	/* symbolized at every read that saw it grow, not cached: a key's user
+	 * stack is one of at most max_stacks, and usym keeps each process's
+	 * mappings, so this is lookups, not file reads */
+	if (st->nuips) {
+		nu = usym_stack(k->usym, st->tgid, st->comm, st->uips, st->nuips, &unames);
+		if (nu < 0)
+			return nu;
+	}
+	rc = profile_add_user(k->d->prof, k->w, frames, (unsigned)n,
+			      (const char *const *)unames, (unsigned)nu, st->tgid, st->comm,
+			      (uint64_t)llround(d * k->scale[st->tp]));
+	usym_names_free(unames, (unsigned)nu);
 	return rc;
 }
 
@@ -521,9 +549,15 @@ static int tps_collect(struct kind_probe *kp, struct step_data *d, unsigned w,
 	k->w = w;
 	k->ks = ks;
 	k->discard = 0;
+	/* processes gone before this read have all their firings in the map:
+	 * symbolized with the mappings kept, which are forgotten after */
+	usym_reap_mark(k->usym);
 	err = tps_totals(k, d, w);
 	if (!err)
 		err = probe_tpstacks_read(k->t, tps_one, k);
+	usym_reap(k->usym);
+	if (!err)
+		err = kind_usym_modules(k->usym, d->prof);
 	k->d = NULL;
 	tps_retune(k);
 	return err;
@@ -535,9 +569,11 @@ static int tps_discard(struct kind_probe *kp)
 	int err;
 
 	k->discard = 1;
+	usym_reap_mark(k->usym);
 	err = tps_totals(k, NULL, 0);
 	if (!err)
 		err = probe_tpstacks_read(k->t, tps_one, k);
+	usym_reap(k->usym);
 	k->discard = 0;
 	tps_retune(k);
 	return err;

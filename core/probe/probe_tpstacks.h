@@ -37,6 +37,10 @@ struct probe_tpstacks_stack {
 	                                   callback; the leaf frames are the BPF machinery
 	                                   (bpf_prog_*, bpf_trace_run*): symbolisers drop them */
 	unsigned nips;                  /* 0 when no stack could be taken */
+	const uint64_t *uips;           /* the user stack under it, leaf first, as
+	                                   the kernel walked it (frame pointers) */
+	unsigned nuips;                 /* 0: none (a kernel thread, or not taken) */
+	uint32_t ustack_id;             /* TPSTACKS_NO_STACK (0xffffffff): none */
 	uint64_t count;                 /* recorded firings (multiply by sample_every) */
 	uint32_t stack_id;              /* the kernel's stack id (TPSTACKS_NO_STACK:
 	                                   none); with tp, tgid and comm it names the
@@ -49,6 +53,7 @@ struct probe_tpstacks_totals {
 	uint64_t recorded;
 	uint64_t stack_error;
 	uint64_t count_map_full;        /* recorded but lost: the counts map was full */
+	uint64_t ustack_error;          /* counted with no user stack: it could not be taken */
 };
 
 typedef int (*probe_tpstacks_cb)(void *arg, const struct probe_tpstacks_stack *s);

@@ -11,7 +11,9 @@
 #  offcpu             a pipe reader woken by a writer: blocked time under
 #                     anon_pipe_read (or pipe_read), woken by the writer's comm;
 #                     an O_DIRECT disk read woken by the block softirq (or a
-#                     hardirq), not by the task the interrupt interrupted
+#                     hardirq), not by the task the interrupt interrupted;
+#                     callsite_fp --nap: the blocked task's user frames are
+#                     the program's own chain (issue 27)
 #  counts             exceptions:* on pagefault: nonzero rates
 #  function_latency   refused cleanly with the kernel's reason when this
 #                     kernel has neither fentry nor kprobes
@@ -97,6 +99,25 @@ top "$TMP/off" | head -n 1 | grep -q 'pipe_read;.*\[offcpu\] woken by argus-pwri
 top "$TMP/off" | head -n 1 | grep -q '\[offcpu\].*;try_to_wake_up;.*pipe_write' ||
 	fail "offcpu: the waker's stack (try_to_wake_up ... pipe_write) is missing"
 kill $pp; wait $pp 2>/dev/null
+
+# --- offcpu: the blocked task's user stack (issue 27) ---
+# callsite_fp (frame pointers) naps 1 ms after each block read, in a raw
+# nanosleep under its own functions: the hottest blocked stack's user frames
+# are main > callsite_run > callsite_fill > callsite_nap_raw, root first
+FP="$BUILD/scenarios/callsite_fp"
+[ -x "$FP" ] || fail "no $FP; run make"
+"$FP" --seconds 300 --nap 1000 >/dev/null &
+cs=$!; pids="$pids $cs"
+sleep 0.3
+"$RUN" "{\"kind\":\"offcpu\",\"filter\":{\"tgid\":$cs},\"duration_s\":1}" 1.5 >"$TMP/offu" ||
+	{ cat "$TMP/offu"; fail "offcpu (user stack): driver failed"; }
+cut -c1-300 "$TMP/offu"
+top "$TMP/offu" | head -n 1 | grep -q 'do_nanosleep;.*\[offcpu\] woken by' ||
+	fail "offcpu (user stack): the hottest blocked stack is not the nanosleep"
+utop=$(sed -n 's/^utop [0-9]* [^ ]* //p' "$TMP/offu" | head -n 1)
+echo "$utop" | grep -q ';main (callsite_fp);callsite_run (callsite_fp);callsite_fill (callsite_fp);callsite_nap_raw (callsite_fp)$' ||
+	fail "offcpu (user stack): the user frames are not callsite_fp's chain main > ... > callsite_nap_raw: $utop"
+kill $cs; wait $cs 2>/dev/null
 
 # --- offcpu: a disk read's completion wakes the reader from an interrupt ---
 # O_DIRECT reads of a data file on the disk: the reader is woken by the block

@@ -1,6 +1,8 @@
 /* kinds_run — driver for tests/live/kinds.sh and tests/bench/kinds.sh: runs
  * one step through its kind_ops for SECS seconds in one loaded window and
- * prints what it measured, one "key value" per line:
+ * prints what it measured, one "key value" per line (the hottest stacks as
+ * "top COUNT COMM FRAMES", each followed by its user frames as
+ * "utop COUNT COMM UFRAMES"):
  *
  *   kinds_run [--force] 'STEP JSON' SECS
  *
@@ -238,6 +240,11 @@ int main(int argc, char **argv)
 			for (uint32_t f = 0; f < v[i]->nframes; f++)
 				printf("%s%s", f ? ";" : "", v[i]->frames[f]);
 			printf("\n");
+			/* its user frames (issue 27), root first, "-" when none */
+			printf("utop %llu %s ", (unsigned long long)v[i]->total, v[i]->comm);
+			for (uint32_t f = 0; f < v[i]->nuframes; f++)
+				printf("%s%s", f ? ";" : "", v[i]->uframes[f]);
+			printf("%s\n", v[i]->nuframes ? "" : "-");
 		}
 		free(v);
 	}

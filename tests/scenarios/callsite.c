@@ -3,13 +3,17 @@
  * that nearly all its time is on-CPU in the kernel's read_zero path with a
  * known user-space call site (issue 27).
  *
- *   callsite [--seconds N] [--libc]
+ *   callsite [--seconds N] [--libc] [--nap US]
  *
  * The read is a raw syscall in callsite_read_zero (the whole user stack is
  * this program's: main > callsite_run > callsite_fill > callsite_read_zero >
  * callsite_read_raw), or with --libc glibc's read(), whose wrapper keeps no
  * frame pointer.  The Makefile builds it twice: build/scenarios/callsite
  * with -fomit-frame-pointer and callsite_fp with -fno-omit-frame-pointer.
+ *
+ * --nap US: after each block, sleep US microseconds in a raw nanosleep
+ * (main > callsite_run > callsite_fill > callsite_nap_raw): the program
+ * blocks off-CPU with a known user stack too (an offcpu step, issue 27).
  *
  * ops = blocks read.
  */
@@ -20,6 +24,7 @@
 #define CALLSITE_BLOCK (256u << 10)
 
 static int callsite_libc;
+static struct timespec callsite_nap; /* zero: no nap */
 
 /* The syscall itself, so that the leaf of the user stack is ours (a leaf
  * function: callsite_fp is built with -mno-omit-leaf-frame-pointer too). */
@@ -38,6 +43,22 @@ __attribute__((noipa)) static long callsite_read_raw(int fd, void *buf, size_t l
 	return ret;
 }
 
+/* The nanosleep syscall itself, as callsite_read_raw reads: the leaf of the
+ * blocked task's user stack is ours. */
+__attribute__((noipa)) static long callsite_nap_raw(const struct timespec *ts)
+{
+	volatile char mark[16]; /* a stack frame, as in callsite_read_raw */
+	long ret;
+
+	mark[0] = 1;
+	(void)mark[0];
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_nanosleep), "D"(ts), "S"(0L)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 /* Through glibc's read(), or not (callsite_fp is built with
  * -fno-optimize-sibling-calls: a tail call leaves no frame). */
 __attribute__((noipa)) static long callsite_read_zero(int fd, void *buf, size_t len)
@@ -52,6 +73,9 @@ __attribute__((noipa)) static int callsite_fill(int fd, unsigned char *buf)
 {
 	long n = callsite_read_zero(fd, buf, CALLSITE_BLOCK);
 
+	/* the result is used: not a tail call, callsite_fill stays on the stack */
+	if ((callsite_nap.tv_sec || callsite_nap.tv_nsec) && callsite_nap_raw(&callsite_nap) < 0)
+		n = -1;
 	return n == (long)CALLSITE_BLOCK ? buf[n - 1] : -1;
 }
 
@@ -72,18 +96,26 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "seconds", required_argument, NULL, 's' },
 		{ "libc", no_argument, NULL, 'l' },
+		{ "nap", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	double seconds = 0, end, t0;
 	unsigned long long ops;
 	int c, fd;
 
-	while ((c = getopt_long(argc, argv, "s:l", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:ln:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': seconds = atof(optarg); break;
 		case 'l': callsite_libc = 1; break;
+		case 'n': {
+			long us = atol(optarg);
+
+			callsite_nap.tv_sec = us / 1000000;
+			callsite_nap.tv_nsec = us % 1000000 * 1000;
+			break;
+		}
 		default:
-			fprintf(stderr, "usage: callsite [--seconds N] [--libc]\n");
+			fprintf(stderr, "usage: callsite [--seconds N] [--libc] [--nap US]\n");
 			return 2;
 		}
 	}

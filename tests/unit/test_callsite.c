@@ -115,11 +115,99 @@ static void test_json_roundtrip(void **state)
 	profile_free(p);
 }
 
+/* A step's profile (a tracepoint_stacks step): kernel frames, the marker,
+ * as core/probe/probe_tpstacks.c adds them, with user frames. */
+static const char *const tps[] = { "entry_SYSCALL_64", "do_syscall_64", "syscall_trace_enter",
+				   "[tp] raw_syscalls:sys_enter" };
+
+static struct profile *build_step(void)
+{
+	struct profile *p = profile_new();
+
+	assert_non_null(p);
+	assert_int_equal(profile_window_begin(p, COND_REF, 0), 0);
+	profile_window_end(p, 0, 1.0);
+	assert_int_equal(profile_window_begin(p, COND_LOAD, 1), 1);
+	profile_window_end(p, 1, 1.0);
+	assert_int_equal(profile_add_user(p, 0, tps, 4, site_a, 2, 10, "prog", 10), 0);
+	assert_int_equal(profile_add_user(p, 1, tps, 4, site_a, 2, 10, "prog", 1010), 0);
+	return p;
+}
+
+static void path_set(struct verdict *v, const char *const *names, unsigned n)
+{
+	memset(v, 0, sizeof(*v));
+	v->found = 1;
+	for (unsigned i = 0; i < n; i++)
+		v->path[v->npath++] = strdup(names[i]);
+}
+
+/* A verdict path through a step's node (the marker hung after the frames
+ * the tree matched, or left out as the TUI's path does) finds the step's
+ * user frames; the sampler's profile is asked first and wins when it has
+ * call sites; paths that leave the stack's frames find none. */
+static void test_fill_steps(void **state)
+{
+	static const char *const through[] = { "entry_SYSCALL_64", "do_syscall_64",
+					       "[tp] raw_syscalls:sys_enter", "syscall_trace_enter" };
+	static const char *const at_end[] = { "entry_SYSCALL_64", "do_syscall_64",
+					      "syscall_trace_enter", "[tp] raw_syscalls:sys_enter" };
+	static const char *const frames_only[] = { "entry_SYSCALL_64", "do_syscall_64",
+						   "syscall_trace_enter" };
+	static const char *const astray[] = { "entry_SYSCALL_64", "[tp] raw_syscalls:sys_enter",
+					      "ksys_read" };
+	static const char *const wrong_marker[] = { "entry_SYSCALL_64", "do_syscall_64",
+						    "[tp] sched:sched_switch", "syscall_trace_enter" };
+	struct profile *sp = build_step(), *p = build();
+	const struct profile *steps[2] = { NULL, sp };
+	struct verdict v;
+
+	(void)state;
+	path_set(&v, through, 4);
+	assert_int_equal(verdict_callsites_fill(&v, p, 0), 0);
+	assert_int_equal(v.ncallsites, 0); /* the sampler's stacks have no marker */
+	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	assert_int_equal(v.ncallsites, 1);
+	assert_string_equal(v.callsites[0].frames[1], "fill (prog)");
+	assert_true(fabs(v.callsites[0].rise - 1000) < 1e-9);
+	verdict_clear(&v);
+
+	path_set(&v, at_end, 4);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(v.ncallsites, 1);
+	verdict_clear(&v);
+
+	path_set(&v, frames_only, 3);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(v.ncallsites, 1);
+	verdict_clear(&v);
+
+	path_set(&v, astray, 3);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(v.ncallsites, 0);
+	verdict_clear(&v);
+
+	path_set(&v, wrong_marker, 4);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(v.ncallsites, 0);
+	verdict_clear(&v);
+
+	/* the sampler's profile first: its call sites, not the step's */
+	path_set(&v, kpath, 3);
+	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	assert_int_equal(v.ncallsites, 2);
+	assert_true(fabs(v.callsites[0].rise - 300) < 1e-9);
+	verdict_clear(&v);
+	profile_free(sp);
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fill),
 		cmocka_unit_test(test_json_roundtrip),
+		cmocka_unit_test(test_fill_steps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
