@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "view_decay.h"
 
 struct view_decay_ent {
@@ -57,15 +58,10 @@ static int collect_node(struct tree_node *n, void *arg)
 {
 	struct collect *c = arg;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 256;
-		struct view_decay_ent *e = realloc(c->ent, cap * sizeof(*e));
+	int err = vec_grow(&c->ent, &c->cap, c->n + 1, sizeof(*c->ent));
 
-		if (!e)
-			return -ENOMEM;
-		c->ent = e;
-		c->cap = cap;
-	}
+	if (err)
+		return err;
 	memset(&c->ent[c->n], 0, sizeof(c->ent[c->n]));
 	c->ent[c->n].id = n->id;
 	for (int k = 0; k < COND_N; k++) {
