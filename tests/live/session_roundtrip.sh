@@ -24,13 +24,17 @@ head -n 1 "$S" | jq -e '.options.command == "diagnose" and .options.pairs == 3 a
 	>/dev/null || fail "header lacks the options or the caps"
 
 # windows: as many as diagnose measured, in order, with the same samples
-# except argus's own (left out of the session as out of the verdict)
+# except argus's own (left out of the session as out of the verdict): never
+# more in the session, and at most a tenth fewer (or 10).  How much CPU argus
+# itself takes in a window is the machine's: symbolizing a new process's
+# user stacks reads its files (36 samples of 449 seen on a quiet machine);
+# windows out of order or lost differ by far more (ref and load, ~2x)
 jq -c '[.windows[] | .samples]' "$TMP/out" >"$TMP/w.diag"
 jq -sc '[.[] | select(.type == "window" and .step == 0) | .samples]' "$S" >"$TMP/w.ses"
 [ "$(jq length "$TMP/w.ses")" -eq "$(jq length "$TMP/w.diag")" ] ||
 	fail "expected as many windows in the session as diagnose measured"
-jq -e --slurpfile s "$TMP/w.ses" '. as $d | [range(0; length) | $d[.] - $s[0][.]]
-	| all(. >= 0 and . <= 10)' "$TMP/w.diag" >/dev/null ||
+jq -e --slurpfile s "$TMP/w.ses" '. as $d | [range(0; length) | [$d[.] - $s[0][.], $d[.]]]
+	| all(.[0] >= 0 and .[0] <= ([10, .[1] / 10] | max))' "$TMP/w.diag" >/dev/null ||
 	fail "windows differ: diagnose $(cat "$TMP/w.diag") session $(cat "$TMP/w.ses")"
 me=$(head -n 1 "$S" | jq .options.exclude_tgid)
 [ "$me" -gt 0 ] 2>/dev/null || fail "the header does not say which process was left out"
