@@ -108,14 +108,8 @@ static __always_inline void on_switch(void *ctx, struct task_struct *prev,
 		}
 		/* prev is current here: its user stack, unless a kernel thread
 		 * (none, not an error); a failure keeps the kernel stack */
-		st.ustack_id = OFFCPU_NO_STACK;
-		if (!(BPF_CORE_READ(prev, flags) & 0x00200000 /* PF_KTHREAD */)) {
-			id = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
-			if (id >= 0)
-				st.ustack_id = id;
-			else
-				c->ustack_error++;
-		}
+		id = task_user_stack(ctx, prev, &ustacks, &c->ustack_error);
+		st.ustack_id = id >= 0 ? id : OFFCPU_NO_STACK;
 		st.ts = now;
 		st.tgid = pid_tgid >> 32;
 		c->blocked++;

@@ -17,6 +17,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "profile.h"
+#include "task.bpf.h"
 
 #define EEXIST 17
 #define EFAULT 14
@@ -97,17 +98,11 @@ int argus_profile(struct bpf_perf_event_data *ctx)
 	key.stack_id = id;
 	key.ustack_id = PROFILE_NO_USTACK;
 	if (user_stacks) {
-		struct task_struct *t = (struct task_struct *)bpf_get_current_task_btf();
-		long uid;
+		long uid = task_user_stack(ctx, bpf_get_current_task_btf(), &ustacks,
+					   &c->ustack_error);
 
-		/* kernel threads have no user stack: skip them, uncounted */
-		if (!(BPF_CORE_READ(t, flags) & 0x00200000 /* PF_KTHREAD */)) {
-			uid = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
-			if (uid >= 0)
-				key.ustack_id = uid;
-			else
-				c->ustack_error++;
-		}
+		if (uid >= 0)
+			key.ustack_id = uid;
 	}
 	key.tgid = tgid;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));

@@ -17,6 +17,7 @@
 
 #include "tpstacks.h"
 #include "filter.bpf.h"
+#include "task.bpf.h"
 
 _Static_assert(TPSTACKS_COMM_LEN == FILTER_COMM_LEN, "comm length");
 
@@ -83,21 +84,11 @@ static __always_inline int on_fire(struct bpf_raw_tracepoint_args *ctx, __u32 tp
 	} else {
 		key.stack_id = id;
 	}
-	key.ustack_id = TPSTACKS_NO_STACK;
-	{
-		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-
-		/* kernel threads have no user stack: not an error.  A failed
-		 * user stack is counted, and the firing kept with its kernel
-		 * stack alone. */
-		if (!(BPF_CORE_READ(t, flags) & 0x00200000 /* PF_KTHREAD */)) {
-			id = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
-			if (id >= 0)
-				key.ustack_id = id;
-			else
-				c->ustack_error++;
-		}
-	}
+	/* a failed user stack is counted, the firing kept with its kernel
+	 * stack alone */
+	id = task_user_stack(ctx, (struct task_struct *)bpf_get_current_task(), &ustacks,
+			     &c->ustack_error);
+	key.ustack_id = id >= 0 ? id : TPSTACKS_NO_STACK;
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (val) {
 		__sync_fetch_and_add(val, 1);
