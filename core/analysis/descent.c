@@ -9,7 +9,7 @@
  *     dispatch frames (syscall and exception entry: entry_SYSCALL_64,
  *     do_syscall_64, __x64_sys_* without a subsystem of their own; kthread
  *     plumbing) are not code paths: their children are unrelated entries.
- *     No branch ends at a syscall or exception entry frame (is_entry:
+ *     No branch ends at a syscall or exception entry frame (descent_is_entry:
  *     the generic ones, not __x64_sys_getpid that names its syscall, and
  *     asm_exc_page_fault, exc_page_fault): their own time is the crossing's
  *     and skid, not attributed; where the walk would stop at one, its rise
@@ -39,6 +39,8 @@
  *     the cost belongs to the caller's interrupts-off section, so the descent
  *     stops at the caller and says so.
  *   The hottest exact stack is never the answer by itself.
+ *   Which frames are levels, dispatch, entry or skid is decided by name in
+ *   core/analysis/descent_frame.c.
  *
  * Falls are walked the same way by the fall mass (quietly, idle left out:
  * idle falls by what any load takes) and reported apart: verdict.falls for
@@ -68,7 +70,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,146 +78,11 @@
 #include "analysis/descent.h"
 #include "base/numfmt.h"
 #include "base/stats.h"
-#include "base/util.h"
 #include "data/subsys.h"
 
 
 #define DESCEND_BRANCH_LOCAL 0.1  /* of the rise at a hub, to be a branch */
 #define DESCEND_BRANCH_MIN 0.05   /* and of the start's rise */
-
-/* ---- names ------------------------------------------------------------------ */
-
-enum skid_kind {
-	SKID_ENTRY,   /* self time is entry cost with interrupts off: pass through */
-	SKID_UNLOCK,  /* self time belongs to the caller's interrupts-off section */
-};
-
-static const struct skid {
-	const char *name;
-	enum skid_kind kind;
-} skid_table[] = {
-	{ "asm_exc_page_fault", SKID_ENTRY },
-	{ "exc_page_fault", SKID_ENTRY },
-	{ "_raw_spin_unlock_irqrestore", SKID_UNLOCK },
-	{ "_raw_spin_unlock_irq", SKID_UNLOCK },
-	{ "_raw_spin_unlock_bh", SKID_UNLOCK },
-	{ "finish_task_switch", SKID_UNLOCK },
-};
-
-static const struct skid *skid_of(const struct tree_node *n)
-{
-	if (n->kind != TREE_FRAME)
-		return NULL;
-	for (size_t i = 0; i < sizeof(skid_table) / sizeof(skid_table[0]); i++)
-		if (descent_name_is(n->name, skid_table[i].name))
-			return &skid_table[i];
-	return NULL;
-}
-
-/* Interrupts-on primitives.  A native x86 kernel turns interrupts back on
- * with an inline sti, so cpu-clock samples held back by a section with them
- * off land in its caller's own time (exc_page_fault, above).  A
- * paravirtualised kernel (PVM, Xen) calls out to do it
- * (__raw_callee_save_pvm_irq_enable > pvm_irq_enable, xen_irq_enable_direct),
- * and the same samples land there, under every caller that had interrupts
- * off.  Such a frame's subtree (with an interrupt that was pending and is
- * taken the moment they come back on) is the caller's skid: counted as the
- * caller's own time, never a path or a child of its own. */
-static const char *const irq_on_suffixes[] = { "irq_enable", "irq_enable_direct",
-	"irq_restore", "restore_fl", "restore_fl_direct", NULL };
-
-int descent_is_irq_on(const struct tree_node *n)
-{
-	size_t len;
-
-	if (n->kind != TREE_FRAME)
-		return 0;
-	len = strcspn(n->name, ".");
-	for (const char *const *s = irq_on_suffixes; *s; s++) {
-		size_t k = strlen(*s);
-
-		if (len > k && n->name[len - k - 1] == '_' && !strncmp(n->name + len - k, *s, k))
-			return 1;
-	}
-	return 0;
-}
-
-/* per second, the rise (load - reference) of n's irq-on children's
- * subtrees: the part of its own time that its calls to turn interrupts
- * back on carry */
-double descent_irq_on_below(const struct tree_node *n, const double secs[COND_N])
-{
-	double s = 0;
-
-	for (unsigned i = 0; i < n->nchild; i++)
-		if (descent_is_irq_on(n->child[i]))
-			s += n->child[i]->total[COND_LOAD] / secs[COND_LOAD] -
-			     n->child[i]->total[COND_REF] / secs[COND_REF];
-	return s;
-}
-
-/* kthread plumbing: its children are unrelated work items */
-static const char *const dispatch_names[] = { "ret_from_fork", "ret_from_fork_asm",
-	"kthread", "worker_thread", "process_one_work", "smpboot_thread_fn", NULL };
-
-/* levels that are not code paths: the root, processes, kinds of time,
- * subsystems (whose children are unrelated entry points: a fault, a
- * syscall, a kthread) */
-static int is_grouping(const struct tree_node *n)
-{
-	return n->kind == TREE_ROOT || n->kind == TREE_PROCESS || n->kind == TREE_SUBSYS ||
-	       n->kind == TREE_TIME || n->kind == TREE_COMMAND;
-}
-
-/* frames that only dispatch: syscall and exception entry, kthread loops */
-static int is_dispatch(const struct tree_node *n)
-{
-	if (n->kind != TREE_FRAME)
-		return 0;
-	if (subsys_of_function(n->name) == SUBSYS_SYSCALL)
-		return 1;
-	for (const char *const *d = dispatch_names; *d; d++)
-		if (descent_name_is(n->name, *d))
-			return 1;
-	return 0;
-}
-
-/* syscall-specific entry frames (__x64_sys_getpid) name their syscall: a
- * path; the generic ones around them do not */
-static const char *const syscall_prefixes[] = { "__x64_sys_", "__ia32_sys_", "__do_sys_",
-	"__se_sys_", "__arm64_sys_", NULL };
-
-/* Syscall and exception entry and exit frames that name no code path
- * (entry_SYSCALL_64*, do_syscall_64, x64_sys_call, syscall_exit_to_user_mode,
- * irqentry_*, asm_exc_page_fault, exc_page_fault, ...): no branch ends at
- * one (entry_end). */
-static int is_entry(const struct tree_node *n)
-{
-	const struct skid *sk = skid_of(n);
-
-	if (n->kind != TREE_FRAME)
-		return 0;
-	if (sk && sk->kind == SKID_ENTRY)
-		return 1;
-	if (subsys_of_function(n->name) != SUBSYS_SYSCALL)
-		return 0;
-	for (const char *const *p = syscall_prefixes; *p; p++)
-		if (!strncmp(n->name, *p, strlen(*p)))
-			return 0;
-	return 1;
-}
-
-int descent_not_a_path(const struct tree_node *n)
-{
-	return is_grouping(n) || is_dispatch(n) || is_entry(n);
-}
-
-int descent_is_unlock_skid(const struct tree_node *n)
-{
-	const struct skid *sk = skid_of(n);
-
-	return sk && sk->kind == SKID_UNLOCK;
-}
 
 /* ---- numbers ---------------------------------------------------------------- */
 
@@ -484,8 +350,8 @@ static struct tree_node *thin_walk(const struct descent *d, struct tree_node *c)
 				best = x;
 		}
 		if (!best)
-			return is_entry(c) ? NULL : c;
-		if (!is_entry(c) && net(d, best) < d->explain * up)
+			return descent_is_entry(c) ? NULL : c;
+		if (!descent_is_entry(c) && net(d, best) < d->explain * up)
 			return c;
 		c = best;
 	}
@@ -662,16 +528,16 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 	for (;;) {
 		struct tree_node *best = best_child(d, cur);
 		double D = cur->stat.delta, M = mass(d, cur), S, base, share;
-		const struct skid *sk;
-		int hub = is_grouping(cur) || (cur == d->start && !moving(d, cur));
+		enum descent_skid sk;
+		int hub = descent_is_grouping(cur) || (cur == d->start && !moving(d, cur));
 
 		S = self_delta(d, cur);
-		if (!hub && is_dispatch(cur)) {
+		if (!hub && descent_is_dispatch(cur)) {
 			/* an entry frame whose own time is the rise is its hot spot
 			 * (a syscall that does nothing but enter and leave) */
 			double Sx = (moving(d, cur) || cur->stat.self_sign == d->sign) ? fmax(0, S) : 0;
 
-			if (is_entry(cur)) {
+			if (descent_is_entry(cur)) {
 				/* generic entry and exit: its own time is the
 				 * crossing's (and the skid of interrupts off until
 				 * it), no code path; what rises is below it */
@@ -716,9 +582,9 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			continue;
 		}
 
-		sk = skid_of(cur);
+		sk = descent_skid_of(cur);
 		base = M;
-		if (sk && sk->kind == SKID_ENTRY && S > 0) {
+		if (sk == DESCENT_SKID_ENTRY && S > 0) {
 			base = fmax(M - S, children_mass(d, cur));
 			skid += S;
 			err = descent_line(r, "%s: self %+.1f/s (%.0f%% of its delta) is sampling skid "
@@ -735,7 +601,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 		{
 			double Sx = (moving(d, cur) || cur->stat.self_sign == d->sign) ? fmax(0, S) : 0;
 
-			if (!sk && cur->nchild && Sx > 0 && Sx >= d->explain * base &&
+			if (sk == DESCENT_SKID_NONE && cur->nchild && Sx > 0 && Sx >= d->explain * base &&
 			    (!best || other_unit(cur, best) || Sx >= mass(d, best))) {
 				err = descent_line(r, "%s: self %+.1f/s is %.0f%% of its %+.1f/s -> the function itself is the hot spot, stop here",
 						       cur->name, S, S / base * 100, base);
@@ -744,7 +610,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 				return add_stop(d, cur, skid);
 			}
 		}
-		if (!best && is_entry(cur))
+		if (!best && descent_is_entry(cur))
 			return entry_end(d, cur, M, skid, room);
 		if (!best) {
 			if (!cur->nchild)
@@ -773,10 +639,9 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			continue;
 		}
 		{
-			const struct skid *bs = skid_of(best);
 			double bself = self_delta(d, best);
 
-			if (bs && bs->kind == SKID_UNLOCK && bself >= d->explain * mass(d, best)) {
+			if (descent_is_unlock_skid(best) && bself >= d->explain * mass(d, best)) {
 				err = descent_line(r, "%s: %.0f%% of the delta lands in %s, whose self time is "
 						       "sampling skid (interrupts off until it) -> the cost is %s's "
 						       "interrupts-off section, stop here",
@@ -806,7 +671,7 @@ static int walk(struct descent *d, struct tree_node *cur, double skid, unsigned 
 			cur = best;
 			continue;
 		}
-		if (is_entry(cur)) {
+		if (descent_is_entry(cur)) {
 			/* no code path here: its children are the branches */
 			int done;
 
@@ -1200,30 +1065,6 @@ static int steady_note(struct descent *d, const struct tree_node *n)
 }
 
 /* ---- the descent ------------------------------------------------------------ */
-
-int descent_line(struct descent_why *w, const char *fmt, ...)
-{
-	va_list ap;
-	int err;
-
-	if (!w)
-		return 0;
-	va_start(ap, fmt);
-	err = util_lines_vadd(&w->lines, &w->nlines, fmt, ap);
-	va_end(ap);
-	return err;
-}
-
-void descent_why_clear(struct descent_why *w)
-{
-	if (!w)
-		return;
-	for (unsigned i = 0; i < w->nlines; i++)
-		free(w->lines[i]);
-	free(w->lines);
-	w->lines = NULL;
-	w->nlines = 0;
-}
 
 int descent_run(struct tree *t, const struct tree_node *start, double explain,
 		struct verdict *v, struct descent_why *r)

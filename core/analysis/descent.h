@@ -1,6 +1,10 @@
 /* descent — the tree-guided descent (descent_run), its reasoning lines, and
  * the little it shares with the heuristic agent's rule table
- * (core/agent/agent_heuristic.c, whose agent_descend wraps descent_run). */
+ * (core/agent/agent_heuristic.c, whose agent_descend wraps descent_run).
+ * Its files call down, never back: descent.c (the walk) calls
+ * descent_converge.c; both call descent_paths.c (the paths written),
+ * descent_frame.c (what a frame is) and descent_why.c (the reasoning
+ * lines), which call none of them (tests/docs/circles.py). */
 #ifndef ARGUS_DESCENT_H
 #define ARGUS_DESCENT_H
 
@@ -19,7 +23,8 @@ struct descent_why {
 	unsigned nlines;
 };
 
-/* Appends a formatted line to w; w NULL: quiet, 0.  0 or -ENOMEM. */
+/* core/analysis/descent_why.c: appends a formatted line to w; w NULL:
+ * quiet, 0.  0 or -ENOMEM. */
 int descent_line(struct descent_why *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void descent_why_clear(struct descent_why *w);
@@ -59,16 +64,35 @@ void descent_short_path(const struct verdict_branch *b, const char *fallback, ch
  * (at most 5, then a count).  0 or -errno. */
 int descent_note_moves(struct verdict *v, struct tree_node *under, int sign);
 
-/* core/analysis/descent.c: a grouping level, a dispatch frame (syscall, exception,
- * kthread entry) or a skid frame: not a code path of its own */
+/* core/analysis/descent_frame.c: what a frame is to the descent, by name */
+/* a grouping level (the root, process, time, subsystem, command): not a code
+ * path, its children are unrelated entries */
+int descent_is_grouping(const struct tree_node *n);
+/* a frame that only dispatches: syscall and exception entry, kthread loops */
+int descent_is_dispatch(const struct tree_node *n);
+/* a generic syscall or exception entry or exit frame (not __x64_sys_getpid,
+ * which names its syscall): no branch ends at one */
+int descent_is_entry(const struct tree_node *n);
+
+/* a grouping level, a dispatch frame (syscall, exception, kthread entry) or
+ * a skid frame: not a code path of its own */
 int descent_not_a_path(const struct tree_node *n);
 
-/* core/analysis/descent.c: an unlock frame whose self time is sampling skid
+/* sampling skid by frame name (no hardware PMU: cpu-clock cannot fire with
+ * interrupts off, so that time lands where they come back on) */
+enum descent_skid {
+	DESCENT_SKID_NONE,
+	DESCENT_SKID_ENTRY,   /* self time is entry cost with interrupts off: pass through */
+	DESCENT_SKID_UNLOCK,  /* self time belongs to the caller's interrupts-off section */
+};
+enum descent_skid descent_skid_of(const struct tree_node *n);
+
+/* an unlock frame whose self time is sampling skid
  * (finish_task_switch, _raw_spin_unlock_irqrestore): the time belongs to
  * the interrupts-off section of whoever called it */
 int descent_is_unlock_skid(const struct tree_node *n);
 
-/* core/analysis/descent.c: a call that turns interrupts back on (a
+/* a call that turns interrupts back on (a
  * paravirtualised kernel's pvm_irq_enable, xen_irq_enable_direct and their
  * thunks): its subtree is sampling skid of its caller's interrupts-off
  * section, counted as the caller's own time */

@@ -1,7 +1,9 @@
 /* controller — the step loop: turns, decisions, runs, results (see
- * controller.h). */
+ * controller.h).  It calls the decisions (controller_decide.c: --auto
+ * accepts through ctl_do_accept); both call down into what they share, the
+ * events (controller_events.c) and the proposal's and runs' checks and
+ * clearing (controller_state.c), and never back. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,84 +11,9 @@
 #include "probe/caps.h"
 #include "step/controller.h"
 #include "step/controller_priv.h"
-#include "probe/kind.h"
 #include "step/step_exec.h"
 #include "analysis/step_merge.h"
 #include "step/step_preflight.h"
-
-/* ---- events ------------------------------------------------------------------------ */
-
-const char *ctl_line_who(enum ctl_line k)
-{
-	switch (k) {
-	case CTL_LINE_HUMAN:
-		return "human";
-	case CTL_LINE_REASON:
-	case CTL_LINE_PROPOSAL:
-	case CTL_LINE_VERDICT:
-	case CTL_LINE_TEXT:
-		return "agent";
-	default:
-		return "argus";
-	}
-}
-
-void ctl_emit(struct controller *c, const struct ctl_event *ev)
-{
-	for (unsigned i = 0; i < CTL_MAX_SINKS; i++)
-		if (c->o.sinks[i].fn)
-			c->o.sinks[i].fn(c->o.sinks[i].arg, ev);
-}
-
-void ctl_say(struct controller *c, enum ctl_line k, const char *fmt, ...)
-{
-	struct ctl_event ev = { .kind = CTL_EV_SAY, .line = k };
-	char *text = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&text, fmt, ap) < 0)
-		text = NULL;
-	va_end(ap);
-	if (!text)
-		return;
-	ev.text = text;
-	ctl_emit(c, &ev);
-	free(text);
-}
-
-void ctl_set_mode(struct controller *c, enum ctl_mode m)
-{
-	struct ctl_event ev = { .kind = CTL_EV_MODE, .mode = m };
-
-	c->mode = m;
-	ctl_emit(c, &ev);
-}
-
-/* a new turn once the tree is up to date (ctl_tick) */
-void ctl_want_turn(struct controller *c)
-{
-	c->turn_wanted = 1;
-	ctl_set_mode(c, CTL_THINKING);
-}
-
-/* batch: the loop ends, with err (0: done) and why */
-void ctl_end(struct controller *c, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && !c->error) {
-		c->error = err;
-		if (fmt && !c->cause) {
-			va_start(ap, fmt);
-			if (vasprintf(&c->cause, fmt, ap) < 0)
-				c->cause = NULL;
-			va_end(ap);
-		}
-	}
-	c->turn_wanted = 0;
-	ctl_set_mode(c, CTL_DONE);
-}
 
 /* ---- life ------------------------------------------------------------------------- */
 
@@ -116,25 +43,6 @@ struct controller *ctl_new(const struct ctl_opts *o, struct agent *agent)
 	return c;
 }
 
-void ctl_run_clear(struct controller *c, struct ctl_run *r)
-{
-	if (r->x)
-		c->o.exec->free(r->x);
-	step_data_free(r->data);
-	step_free(r->step);
-	step_free(r->original);
-	memset(r, 0, sizeof(*r));
-}
-
-void ctl_gate_clear(struct controller *c)
-{
-	if (c->gate) {
-		step_preflight_clear(c->gate);
-		free(c->gate);
-		c->gate = NULL;
-	}
-}
-
 void ctl_free(struct controller *c)
 {
 	if (!c)
@@ -153,31 +61,6 @@ void ctl_free(struct controller *c)
 }
 
 /* ---- helpers ------------------------------------------------------------------------ */
-
-const struct caps *ctl_caps(struct controller *c)
-{
-	return c->o.caps ? c->o.caps : caps_cached();
-}
-
-int ctl_validate(struct controller *c, struct step *s)
-{
-	const struct caps *k = ctl_caps(c);
-	int err;
-
-	if (!s)
-		s = c->prop;
-	if (!s)
-		return -ENOENT;
-	memset(&c->err, 0, sizeof(c->err));
-	/* an edit may have asked for scope load again, or cleared the filter */
-	err = step_scope_apply(&c->o.scope, s, &c->err);
-	if (!err)
-		err = step_check_required(s, &c->err);
-	if (!err && k)
-		err = step_validate(s, k, NULL, &c->err);
-	c->has_err = err != 0;
-	return err;
-}
 
 /* what the step costs on average, % of a CPU: attached part of each
  * window (a duty), that part of the pre-flight's; <0: not estimated */
@@ -207,55 +90,6 @@ int ctl_estimate(struct controller *c, struct step *s, char *buf, size_t len)
 	c->est_pct = est_pct(s, &pf, err);
 	step_preflight_clear(&pf);
 	return err;
-}
-
-double ctl_budget(const struct controller *c, const struct step *s)
-{
-	return c->o.budget_pct > 0 ? c->o.budget_pct : kind_default_budget(s->kind);
-}
-
-int ctl_fit_budget(struct controller *c, struct step *s, const struct step_preflight *pf,
-		   char *why, size_t len)
-{
-	double budget = ctl_budget(c, s), duty = s->duty > 0 && s->duty < 1 ? s->duty : 1, f;
-
-	if (why && len)
-		why[0] = 0;
-	if (!pf->ok || !(pf->overhead_pct * duty > budget))
-		return 0;
-	if (!step_exec_kind_can_duty(s->kind)) {
-		if (why)
-			snprintf(why, len, "estimated %.1f%% of a CPU is over the %g%% budget and a "
-				 "%s step cannot be attached part of the time: it would be stopped "
-				 "(raise --budget, narrow the scope or the targets)", pf->overhead_pct,
-				 budget, step_kind_name(s->kind));
-		return -EDQUOT;
-	}
-	f = STEP_EXEC_DUTY_AIM * budget / pf->overhead_pct;
-	if (f < STEP_DUTY_MIN) {
-		if (why)
-			snprintf(why, len, "estimated %.1f%% of a CPU is over the %g%% budget even "
-				 "attached %.0f%% of each window: it would be stopped (raise --budget, "
-				 "narrow the scope or the targets)", pf->overhead_pct, budget,
-				 STEP_DUTY_MIN * 100);
-		return -EDQUOT;
-	}
-	f = (double)(unsigned)(f * 100) / 100;   /* two digits, rounded down: fits */
-	if (f < STEP_DUTY_MIN)
-		f = STEP_DUTY_MIN;
-	s->duty = f;
-	if (why)
-		snprintf(why, len, "attached all the time it would cost ~%.1f%% of a CPU, over the "
-			 "%g%% budget: it is attached %.0f%% of each window instead (duty %.2f; "
-			 "rates per attached second)", pf->overhead_pct, budget, f * 100, f);
-	return 1;
-}
-
-int ctl_load_gone(struct controller *c, char *buf, size_t len)
-{
-	if (len)
-		buf[0] = 0;
-	return c->o.exec->load_gone ? c->o.exec->load_gone(c->o.exec_arg, buf, len) : 0;
 }
 
 unsigned ctl_next_step_no(const struct controller *c)
@@ -339,37 +173,6 @@ static void hypothesis_lines(struct controller *c)
 	for (unsigned i = 0; i < n; i++)
 		ctl_say(c, CTL_LINE_REASON, "  %s: %s%s%s", h[i].name, h[i].status,
 			h[i].evidence[0] ? " - " : "", h[i].evidence);
-}
-
-void ctl_drop_proposal(struct controller *c)
-{
-	step_free(c->prop);
-	c->prop = NULL;
-	c->has_err = 0;
-	memset(&c->err, 0, sizeof(c->err));
-}
-
-/* the agent's answer to something it was told */
-void ctl_tell(struct controller *c, enum agent_event_kind kind, const char *text,
-		 const struct step *s, const struct tree_node *n)
-{
-	struct agent_event ev = { .kind = kind, .text = text, .step = s, .node = n };
-	struct agent_reply r;
-	int err;
-
-	if (!c->agent || !c->agent->ops->tell)
-		return;
-	if (c->o.batch) {          /* batch takes no text replies */
-		c->agent->ops->tell(c->agent, &ev, NULL);
-		return;
-	}
-	memset(&r, 0, sizeof(r));
-	err = c->agent->ops->tell(c->agent, &ev, &r);
-	if (err < 0)
-		ctl_say(c, CTL_LINE_ERROR, "the agent could not take it in: %s", strerror(-err));
-	else if (r.kind == AGENT_REPLY_TEXT && r.text)
-		ctl_say(c, CTL_LINE_TEXT, "%s", r.text);
-	agent_reply_clear(&r);
 }
 
 /* The decision on a fresh proposal: o.decide, --auto, or a person later. */

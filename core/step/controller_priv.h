@@ -47,6 +47,7 @@ struct controller {
 					  * findings of it, not the diagnosis */
 };
 
+/* core/step/controller_events.c */
 void ctl_emit(struct controller *c, const struct ctl_event *ev);
 void ctl_set_mode(struct controller *c, enum ctl_mode m);
 void ctl_want_turn(struct controller *c);        /* THINKING, a turn due */
@@ -55,12 +56,14 @@ void ctl_end(struct controller *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ctl_tell(struct controller *c, enum agent_event_kind kind, const char *text,
 	      const struct step *s, const struct tree_node *n);
+/* core/step/controller_state.c */
 void ctl_drop_proposal(struct controller *c);
 void ctl_run_clear(struct controller *c, struct ctl_run *r);
 void ctl_gate_clear(struct controller *c);
 const struct caps *ctl_caps(struct controller *c);
-/* accepts the proposal (edited: the person's copy, diff what changed) as
- * decided by by ("human", "auto"); 0 or -errno after saying why */
+/* core/step/controller_decide.c: accepts the proposal (edited: the
+ * person's copy, diff what changed) as decided by by ("human", "auto");
+ * 0 or -errno after saying why */
 int ctl_do_accept(struct controller *c, const struct step *edited, const char *diff,
 		  const char *by);
 
