@@ -16,6 +16,9 @@ Prints 'ok' or each circle with the calls that close it; exit 0 or 1, or 77
 (with 'SKIPPED: why') when nm or the objects are missing."""
 import os, shutil, subprocess, sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from layers import cycles as scc  # the same Tarjan: modules there, files here
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 
 
@@ -76,33 +79,6 @@ def main():
     if not bad:
         print('ok (%d objects)' % len(objs))
     return 1 if bad else 0
-
-
-def scc(graph):
-    """Strongly connected components of more than one node (Tarjan)."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-    sys.setrecursionlimit(10000)
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v); on.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w); low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop(); on.discard(w); comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(comp)
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return out
 
 
 if __name__ == '__main__':
