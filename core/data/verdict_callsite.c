@@ -92,7 +92,19 @@ int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t 
 	double total = 0;
 	int any_user = 0, err = 0;
 
-	if (!v->found || !v->npath || secs[COND_LOAD] <= 0)
+	if (!v->found || !v->npath)
+		return 0;
+	/* what no call site can show, said beside them: the samples taken
+	 * without their user stack (counted by the BPF program) */
+	v->callsites_step = 0;
+	v->callsites_ustack_errors = 0;
+	v->callsites_samples = 0;
+	for (unsigned w = 0; w < p->nwin; w++)
+		v->callsites_ustack_errors += p->wins[w].ustack_errors;
+	for (size_t i = 0; i < p->nstacks; i++)
+		for (unsigned w = 0; w < p->nwin; w++)
+			v->callsites_samples += p->stacks[i].win[w];
+	if (secs[COND_LOAD] <= 0)
 		return 0;
 	for (size_t i = 0; i < p->nstacks && !any_user; i++)
 		any_user = p->stacks[i].nuframes > 0;
@@ -147,11 +159,48 @@ int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
 				 uint32_t exclude_tgid)
 {
 	int err = p ? verdict_callsites_fill(v, p, exclude_tgid) : 0;
+	uint64_t uerr = v->callsites_ustack_errors, samples = v->callsites_samples;
 
-	for (unsigned i = 0; i < nsteps && !err && !v->ncallsites; i++)
-		if (steps[i])
-			err = verdict_callsites_fill(v, steps[i], exclude_tgid);
+	for (unsigned i = 0; i < nsteps && !err && !v->ncallsites; i++) {
+		if (!steps[i])
+			continue;
+		err = verdict_callsites_fill(v, steps[i], exclude_tgid);
+		if (v->ncallsites) {
+			/* the step's own count: its events, not samples */
+			v->callsites_step = i + 1;
+			v->callsites_samples = 0;
+			return err;
+		}
+	}
+	/* none from a step: what the sampler could not see stays said */
+	if (!v->ncallsites) {
+		v->callsites_step = 0;
+		v->callsites_ustack_errors = uerr;
+		v->callsites_samples = samples;
+	}
 	return err;
+}
+
+int verdict_callsites_gap(const struct verdict *v, char *buf, size_t len)
+{
+	char step[32] = "";
+	int r;
+
+	if (len)
+		buf[0] = 0;
+	if (!v->callsites_ustack_errors || !len)
+		return 0;
+	if (v->callsites_step)
+		snprintf(step, sizeof(step), " (step %u)", v->callsites_step);
+	if (!v->callsites_step && v->callsites_samples)
+		r = snprintf(buf, len, "call sites: %llu of %llu samples had no user stack (not taken)",
+			     (unsigned long long)v->callsites_ustack_errors,
+			     (unsigned long long)v->callsites_samples);
+	else
+		r = snprintf(buf, len, "call sites%s: %llu %s had no user stack (not taken)", step,
+			     (unsigned long long)v->callsites_ustack_errors,
+			     v->callsites_step ? "events" : "samples");
+	return r < 0 ? 0 : r;
 }
 
 void verdict_callsite_format(const struct verdict_callsite *c, unsigned max, char *buf,

@@ -202,12 +202,101 @@ static void test_fill_steps(void **state)
 	profile_free(p);
 }
 
+/* What the call sites cannot see (the BPF program counted samples whose
+ * user stack could not be taken): the verdict says how many, of the
+ * sampler's samples or of the step that gave the call sites, in its text
+ * and its JSON, and an old verdict without the fields still reads. */
+static void test_ustack_errors(void **state)
+{
+	static const char *const through[] = { "entry_SYSCALL_64", "do_syscall_64",
+					       "[tp] raw_syscalls:sys_enter", "syscall_trace_enter" };
+	struct profile *p = build(), *sp = build_step();
+	const struct profile *steps[2] = { NULL, sp };
+	struct verdict v, back;
+	char gap[160], *cause = NULL;
+	cJSON *o;
+
+	(void)state;
+	fill_verdict(&v);
+	assert_int_equal(verdict_callsites_fill(&v, p, 0), 0);
+	assert_int_equal(v.callsites_ustack_errors, 0);
+	assert_int_equal(verdict_callsites_gap(&v, gap, sizeof(gap)), 0);
+	assert_string_equal(gap, "");
+	verdict_clear(&v);
+
+	p->wins[0].ustack_errors = 5;
+	p->wins[1].ustack_errors = 7;
+	fill_verdict(&v);
+	assert_int_equal(verdict_callsites_fill(&v, p, 0), 0);
+	assert_int_equal(v.callsites_step, 0);
+	assert_int_equal(v.callsites_ustack_errors, 12);
+	assert_int_equal(v.callsites_samples, 50 + 350 + 100 + 900 + 40);
+	assert_true(verdict_callsites_gap(&v, gap, sizeof(gap)) > 0);
+	assert_string_equal(gap, "call sites: 12 of 1440 samples had no user stack (not taken)");
+	o = verdict_json_new(&v);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetObjectItem(o, "call_sites_source")->valuestring, "sampler");
+	assert_int_equal(cJSON_GetObjectItem(o, "ustack_errors")->valuedouble, 12);
+	assert_int_equal(cJSON_GetObjectItem(o, "ustack_samples")->valuedouble, 1440);
+	assert_int_equal(verdict_json_parse(o, &back, &cause), 0);
+	assert_int_equal(back.callsites_ustack_errors, 12);
+	assert_int_equal(back.callsites_samples, 1440);
+	verdict_clear(&back);
+	/* an old session's verdict: no fields, nothing said */
+	cJSON_DeleteItemFromObject(o, "ustack_errors");
+	cJSON_DeleteItemFromObject(o, "ustack_samples");
+	cJSON_DeleteItemFromObject(o, "call_sites_source");
+	assert_int_equal(verdict_json_parse(o, &back, &cause), 0);
+	assert_int_equal(back.callsites_ustack_errors, 0);
+	assert_int_equal(verdict_callsites_gap(&back, gap, sizeof(gap)), 0);
+	verdict_clear(&back);
+	/* a hostile count */
+	cJSON_AddNumberToObject(o, "ustack_errors", -1);
+	assert_int_equal(verdict_json_parse(o, &back, &cause), -EINVAL);
+	free(cause);
+	cause = NULL;
+	verdict_clear(&back);
+	cJSON_Delete(o);
+	verdict_clear(&v);
+
+	/* from a step: its own count, in events, and its number */
+	sp->wins[1].ustack_errors = 3;
+	path_set(&v, through, 4);
+	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	assert_int_equal(v.ncallsites, 1);
+	assert_int_equal(v.callsites_step, 2);
+	assert_int_equal(v.callsites_ustack_errors, 3);
+	assert_int_equal(v.callsites_samples, 0);
+	verdict_callsites_gap(&v, gap, sizeof(gap));
+	assert_string_equal(gap, "call sites (step 2): 3 events had no user stack (not taken)");
+	o = verdict_json_new(&v);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetObjectItem(o, "call_sites_source")->valuestring, "step");
+	assert_int_equal(cJSON_GetObjectItem(o, "call_sites_step")->valuedouble, 2);
+	assert_int_equal(verdict_json_parse(o, &back, &cause), 0);
+	assert_int_equal(back.callsites_step, 2);
+	verdict_clear(&back);
+	cJSON_Delete(o);
+	verdict_clear(&v);
+
+	/* no step gave any: the sampler's count stays */
+	path_set(&v, other, 3);
+	p->wins[1].ustack_errors = 7;
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(v.ncallsites, 0);
+	assert_int_equal(v.callsites_step, 0);
+	verdict_clear(&v);
+	profile_free(sp);
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fill),
 		cmocka_unit_test(test_json_roundtrip),
 		cmocka_unit_test(test_fill_steps),
+		cmocka_unit_test(test_ustack_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
