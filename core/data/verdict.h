@@ -124,16 +124,23 @@ struct profile;
  * found verdict gets p's count of samples without a user stack
  * (callsites_ustack_errors, callsites_samples) either way.  0 or -ENOMEM. */
 int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t exclude_tgid);
-/* The same from p (NULL: none) and, while none is found, from each step's
+/* The same from p (NULL: none) and, while none found names a function
+ * (none at all, or only "(no user stack)": a wall-clock path through
+ * blocked time, whose stacks have no user frames), from each step's
  * profile in turn (steps' stacks carry their marker frame where the tree
  * hung it: a path through a step's node finds the step's user frames; a
  * step's counts are never mixed with another's or the sampler's, their
- * units differ).  callsites_step: the 1-based index in steps of the
- * profile that gave them (0: p, or none found: p's counts kept).  0 or
- * -ENOMEM. */
+ * units differ).  When none names a function, the first found are kept.
+ * callsites_step: the 1-based index in steps of the profile that gave them
+ * (0: p, or none found: p's counts kept).  0 or -ENOMEM. */
 int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
 				 const struct profile *const *steps, unsigned nsteps,
 				 uint32_t exclude_tgid);
+/* The part of frame f that names it when a step's stack is matched to a
+ * verdict path (*len bytes from the pointer returned): "woken by X" for
+ * the offcpu step's marker "[offcpu] woken by X" and the wall-clock tree's
+ * node "[woken by X]" alike, f itself otherwise. */
+const char *verdict_callsite_frame_key(const char *f, size_t *len);
 /* "call sites: 12 of 4 210 samples had no user stack (not taken)" (a step:
  * "call sites (step 2): 12 events had no user stack (not taken)") into
  * buf; "" and 0 when none lacked it, else the length. */
