@@ -195,6 +195,16 @@ static int app_callsites_fill(struct app *a, struct verdict *v, const struct pro
 	return verdict_callsites_fill_steps(v, p, sp, n, 0);
 }
 
+/* The line that says how many samples no call site shows (their user
+ * stack could not be taken), when any. */
+static void app_callsites_gap(struct app *a, const struct verdict *v)
+{
+	char gap[160];
+
+	if (verdict_callsites_gap(v, gap, sizeof(gap)))
+		app_overlay_add(a, "%s", gap);
+}
+
 void app_open_callers(struct app *a)
 {
 	struct tree_node *n = view_tree_selected(a->v);
@@ -231,7 +241,9 @@ void app_open_callers(struct app *a)
 	} else if (!v.ncallsites) {
 		app_overlay_add(a, "no call site whose rate rose under this node (the rises are");
 		app_overlay_add(a, "loaded minus reference: they need both conditions)");
+		app_callsites_gap(a, &v);
 	} else {
+		app_callsites_gap(a, &v);
 		app_overlay_add(a, "called from (leaf first), rise in the loaded windows, share:");
 		for (unsigned i = 0; i < v.ncallsites; i++) {
 			verdict_callsite_format_sep(&v.callsites[i], 6, a->utf8 ? " \u2190 " : " <- ",

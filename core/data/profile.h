@@ -32,6 +32,13 @@ struct profile_window {
 	double secs;            /* measured length, settle time excluded */
 	double start_s;         /* offset from the start of the measurement */
 	uint64_t lost;          /* samples the source lost in this window */
+	uint64_t ustack_errors; /* issue 27: samples counted in this window
+	                         * without their user stack, which could not be
+	                         * taken (a fault or an unmapped stack in the
+	                         * walk): in no call site, so said apart (0:
+	                         * none, or an old session that did not count
+	                         * them).  A step's: its events (an offcpu
+	                         * step's blocked intervals, not microseconds) */
 	int works_traced;       /* the workqueue tracepoint counted this
 	                         * window's work items (profile_work; 0: not
 	                         * run, an old session, another source) */

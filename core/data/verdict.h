@@ -94,6 +94,16 @@ struct verdict {
 	 * (verdict_callsites_fill); owned */
 	struct verdict_callsite *callsites;
 	unsigned ncallsites;
+	/* what the call sites could not see, from the profile they were looked
+	 * for in: callsites_step 0 the sampler's, N > 0 the session's step N
+	 * (the caller of verdict_callsites_fill_steps numbers it); its
+	 * samples (a step: events) counted without a user stack, which could
+	 * not be taken, and so in no call site; callsites_samples: the
+	 * sampler's samples in all windows (0 for a step: its unit, an offcpu
+	 * step's microseconds, is not its events') */
+	unsigned callsites_step;
+	uint64_t callsites_ustack_errors;
+	uint64_t callsites_samples;
 };
 
 /* Appends a copy of b (strings duplicated) to *list.  0 or -ENOMEM. */
@@ -110,17 +120,31 @@ struct profile;
  * whose kernel frames start with v->path (exclude_tgid's left out, 0:
  * none), grouped by its user frames, each group's rate in the loaded
  * windows minus the reference's; the VERDICT_MAX_CALLSITES that rose most.
- * A verdict not found, or a profile without user frames, gets none.  0 or
- * -ENOMEM. */
+ * A verdict not found, or a profile without user frames, gets none; a
+ * found verdict gets p's count of samples without a user stack
+ * (callsites_ustack_errors, callsites_samples) either way.  0 or -ENOMEM. */
 int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t exclude_tgid);
-/* The same from p (NULL: none) and, while none is found, from each step's
+/* The same from p (NULL: none) and, while none found names a function
+ * (none at all, or only "(no user stack)": a wall-clock path through
+ * blocked time, whose stacks have no user frames), from each step's
  * profile in turn (steps' stacks carry their marker frame where the tree
  * hung it: a path through a step's node finds the step's user frames; a
  * step's counts are never mixed with another's or the sampler's, their
- * units differ).  0 or -ENOMEM. */
+ * units differ).  When none names a function, the first found are kept.
+ * callsites_step: the 1-based index in steps of the profile that gave them
+ * (0: p, or none found: p's counts kept).  0 or -ENOMEM. */
 int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
 				 const struct profile *const *steps, unsigned nsteps,
 				 uint32_t exclude_tgid);
+/* The part of frame f that names it when a step's stack is matched to a
+ * verdict path (*len bytes from the pointer returned): "woken by X" for
+ * the offcpu step's marker "[offcpu] woken by X" and the wall-clock tree's
+ * node "[woken by X]" alike, f itself otherwise. */
+const char *verdict_callsite_frame_key(const char *f, size_t *len);
+/* "call sites: 12 of 4 210 samples had no user stack (not taken)" (a step:
+ * "call sites (step 2): 12 events had no user stack (not taken)") into
+ * buf; "" and 0 when none lacked it, else the length. */
+int verdict_callsites_gap(const struct verdict *v, char *buf, size_t len);
 /* "f3 ← f2 ← f1" of a call site, leaf first, at most max frames (then
  * " ← ..."), into buf. */
 void verdict_callsite_format(const struct verdict_callsite *c, unsigned max, char *buf,

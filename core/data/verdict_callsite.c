@@ -18,6 +18,41 @@ struct vcs_group {
 	double rise;
 };
 
+/* The part of frame f that says which frame it is, when a step's stack is
+ * matched to the verdict path: *len bytes from the pointer returned.  The
+ * offcpu step marks its stacks "[offcpu] woken by X" (core/probe/
+ * probe_offcpu.c) where the wall-clock tree (core/model/timeacct.c) has the
+ * node "[woken by X]" for the same waker (hardirq timer, hardirq N, softirq
+ * NAME): two writers of one frame.  Both read "woken by X"; without that no
+ * offcpu stack is ever on a wall-clock path that ends at its waker, and the
+ * step's user frames are never the verdict's call sites (issue 27).  Any
+ * other frame is itself. */
+const char *verdict_callsite_frame_key(const char *f, size_t *len)
+{
+	static const char offcpu[] = "[offcpu] woken by ", tree[] = "[woken by ";
+	size_t n = strlen(f);
+
+	if (!strncmp(f, offcpu, sizeof(offcpu) - 1) && n > sizeof(offcpu) - 1) {
+		*len = n - (sizeof("[offcpu] ") - 1);
+		return f + sizeof("[offcpu] ") - 1;
+	}
+	if (!strncmp(f, tree, sizeof(tree) - 1) && n > sizeof(tree) && f[n - 1] == ']') {
+		*len = n - 2;
+		return f + 1;
+	}
+	*len = n;
+	return f;
+}
+
+/* Whether frames a and b are the same frame (verdict_callsite_frame_key). */
+static int vcs_frame_eq(const char *a, const char *b)
+{
+	size_t na, nb;
+	const char *ka = verdict_callsite_frame_key(a, &na), *kb = verdict_callsite_frame_key(b, &nb);
+
+	return na == nb && !memcmp(ka, kb, na);
+}
+
 /* Whether stack st lies under the verdict's path.  A step's stack (its
  * profile: data/step_data.h) carries a marker frame ("[tp] ...",
  * "[offcpu] ...") after its kernel frames, and the tree hangs that marker
@@ -25,7 +60,9 @@ struct vcs_group {
  * path has it somewhere in the stack's frames, or not at all (the TUI's
  * path keeps TREE_FRAME nodes only).  So the stack's first marker and the
  * path's one equal to it are left out, and what remains of the path must
- * start the stack's frames.  A stack without a marker: plain prefix. */
+ * start the stack's frames.  A stack without a marker: plain prefix.
+ * Frames are compared by verdict_callsite_frame_key: an offcpu step's
+ * waker marker is the wall-clock tree's waker node of the same waker. */
 static int vcs_on_path(const struct verdict *v, const struct profile_stack *st)
 {
 	const char *marker = NULL;
@@ -35,13 +72,13 @@ static int vcs_on_path(const struct verdict *v, const struct profile_stack *st)
 		if (step_data_frame_is_marker(st->frames[i]))
 			marker = st->frames[i];
 	for (unsigned i = 0; i < v->npath; i++) {
-		if (marker && !skipped && !strcmp(v->path[i], marker)) {
+		if (marker && !skipped && vcs_frame_eq(v->path[i], marker)) {
 			skipped = 1;
 			continue;
 		}
 		if (k < st->nframes && st->frames[k] == marker)
 			k++;
-		if (k >= st->nframes || strcmp(st->frames[k], v->path[i]))
+		if (k >= st->nframes || !vcs_frame_eq(st->frames[k], v->path[i]))
 			return 0;
 		k++;
 	}
@@ -92,7 +129,19 @@ int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t 
 	double total = 0;
 	int any_user = 0, err = 0;
 
-	if (!v->found || !v->npath || secs[COND_LOAD] <= 0)
+	if (!v->found || !v->npath)
+		return 0;
+	/* what no call site can show, said beside them: the samples taken
+	 * without their user stack (counted by the BPF program) */
+	v->callsites_step = 0;
+	v->callsites_ustack_errors = 0;
+	v->callsites_samples = 0;
+	for (unsigned w = 0; w < p->nwin; w++)
+		v->callsites_ustack_errors += p->wins[w].ustack_errors;
+	for (size_t i = 0; i < p->nstacks; i++)
+		for (unsigned w = 0; w < p->nwin; w++)
+			v->callsites_samples += p->stacks[i].win[w];
+	if (secs[COND_LOAD] <= 0)
 		return 0;
 	for (size_t i = 0; i < p->nstacks && !any_user; i++)
 		any_user = p->stacks[i].nuframes > 0;
@@ -142,16 +191,109 @@ out:
 	return err;
 }
 
+/* v's call sites and what they could not see, moved out of v. */
+struct vcs_found {
+	struct verdict_callsite *cs;
+	unsigned n, step;
+	uint64_t uerr, samples;
+};
+
+static void vcs_free(struct verdict_callsite *cs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned k = 0; k < cs[i].nframes; k++)
+			free(cs[i].frames[k]);
+		free(cs[i].frames);
+	}
+	free(cs);
+}
+
+static void vcs_take(struct verdict *v, struct vcs_found *f)
+{
+	*f = (struct vcs_found){ v->callsites, v->ncallsites, v->callsites_step,
+				 v->callsites_ustack_errors, v->callsites_samples };
+	v->callsites = NULL;
+	v->ncallsites = 0;
+}
+
+static void vcs_put(struct verdict *v, struct vcs_found *f)
+{
+	vcs_free(v->callsites, v->ncallsites);
+	v->callsites = f->cs;
+	v->ncallsites = f->n;
+	v->callsites_step = f->step;
+	v->callsites_ustack_errors = f->uerr;
+	v->callsites_samples = f->samples;
+	memset(f, 0, sizeof(*f));
+}
+
+/* Whether a call site of v names a function: "(no user stack)" alone (the
+ * wall-clock tree's blocked stacks carry no user frames) names none. */
+static int vcs_any_user(const struct verdict *v)
+{
+	for (unsigned i = 0; i < v->ncallsites; i++)
+		if (v->callsites[i].nframes)
+			return 1;
+	return 0;
+}
+
 int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
 				 const struct profile *const *steps, unsigned nsteps,
 				 uint32_t exclude_tgid)
 {
+	struct vcs_found first = { 0 }; /* the first found, no user frame in them */
 	int err = p ? verdict_callsites_fill(v, p, exclude_tgid) : 0;
+	uint64_t uerr = v->callsites_ustack_errors, samples = v->callsites_samples;
 
-	for (unsigned i = 0; i < nsteps && !err && !v->ncallsites; i++)
-		if (steps[i])
-			err = verdict_callsites_fill(v, steps[i], exclude_tgid);
+	for (unsigned i = 0; i < nsteps && !err && !vcs_any_user(v); i++) {
+		if (!steps[i])
+			continue;
+		if (v->ncallsites && !first.n)
+			vcs_take(v, &first);
+		vcs_free(v->callsites, v->ncallsites);
+		v->callsites = NULL;
+		v->ncallsites = 0;
+		err = verdict_callsites_fill(v, steps[i], exclude_tgid);
+		if (v->ncallsites) {
+			/* the step's own count: its events, not samples */
+			v->callsites_step = i + 1;
+			v->callsites_samples = 0;
+		}
+	}
+	if (!err && !vcs_any_user(v) && first.n) {
+		vcs_put(v, &first); /* none names a function: the first found */
+		return 0;
+	}
+	vcs_free(first.cs, first.n);
+	/* none from a step: what the sampler could not see stays said */
+	if (!v->ncallsites) {
+		v->callsites_step = 0;
+		v->callsites_ustack_errors = uerr;
+		v->callsites_samples = samples;
+	}
 	return err;
+}
+
+int verdict_callsites_gap(const struct verdict *v, char *buf, size_t len)
+{
+	char step[32] = "";
+	int r;
+
+	if (len)
+		buf[0] = 0;
+	if (!v->callsites_ustack_errors || !len)
+		return 0;
+	if (v->callsites_step)
+		snprintf(step, sizeof(step), " (step %u)", v->callsites_step);
+	if (!v->callsites_step && v->callsites_samples)
+		r = snprintf(buf, len, "call sites: %llu of %llu samples had no user stack (not taken)",
+			     (unsigned long long)v->callsites_ustack_errors,
+			     (unsigned long long)v->callsites_samples);
+	else
+		r = snprintf(buf, len, "call sites%s: %llu %s had no user stack (not taken)", step,
+			     (unsigned long long)v->callsites_ustack_errors,
+			     v->callsites_step ? "events" : "samples");
+	return r < 0 ? 0 : r;
 }
 
 void verdict_callsite_format(const struct verdict_callsite *c, unsigned max, char *buf,

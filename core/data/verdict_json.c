@@ -182,9 +182,51 @@ static int get_callsites(const cJSON *o, struct verdict *v, char **cause)
 	return 0;
 }
 
+/* Where the call sites came from ("call_sites_source": "sampler" or
+ * "step", "call_sites_step": N) and what they could not see
+ * ("ustack_errors": counted without a user stack; "ustack_samples": the
+ * sampler's samples, its denominator): a found verdict's, 0 included, so
+ * that a reader tells "none missing" from "not counted" (an old session:
+ * the fields absent). */
+static int ustack_json(cJSON *o, const struct verdict *v)
+{
+	if (!v->found)
+		return 0;
+	if (v->ncallsites &&
+	    (!cJSON_AddStringToObject(o, "call_sites_source", v->callsites_step ? "step" : "sampler") ||
+	     (v->callsites_step &&
+	      !cJSON_AddNumberToObject(o, "call_sites_step", v->callsites_step))))
+		return -ENOMEM;
+	if (!cJSON_AddNumberToObject(o, "ustack_errors", (double)v->callsites_ustack_errors) ||
+	    (v->callsites_samples &&
+	     !cJSON_AddNumberToObject(o, "ustack_samples", (double)v->callsites_samples)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int get_num(const cJSON *o, const char *k, double fallback, double *out, char **cause);
+static int get_count(const cJSON *o, const char *k, unsigned *out, char **cause);
+
+/* reads them back; absent (an older session): 0 */
+static int get_ustack(const cJSON *o, struct verdict *v, char **cause)
+{
+	double e = 0, s = 0;
+	int err;
+
+	if ((err = get_count(o, "call_sites_step", &v->callsites_step, cause)) ||
+	    (err = get_num(o, "ustack_errors", 0, &e, cause)) ||
+	    (err = get_num(o, "ustack_samples", 0, &s, cause)))
+		return err;
+	if (!(e >= 0 && e < 1.8e19 && s >= 0 && s < 1.8e19))
+		return util_fail(cause, -EINVAL, "verdict: 'ustack_errors' or 'ustack_samples' is not a count");
+	v->callsites_ustack_errors = (uint64_t)e;
+	v->callsites_samples = (uint64_t)s;
+	return 0;
+}
+
 int verdict_json_add_paths(cJSON *o, const struct verdict *v)
 {
-	if (convergence_json(o, v) || callsites_json(o, v))
+	if (convergence_json(o, v) || callsites_json(o, v) || ustack_json(o, v))
 		return -ENOMEM;
 	if (!cJSON_AddStringToObject(o, "time", v->time) ||
 	    !cJSON_AddItemToObject(o, "rise", num(v->rise)))
@@ -413,7 +455,8 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 	    (err = get_branches(o, "branches", &v->branches, &v->nbranches, cause)) ||
 	    (err = get_branches(o, "falls", &v->falls, &v->nfalls, cause)) ||
 	    (err = get_branches(o, "displaced", &v->displaced, &v->ndisplaced, cause)) ||
-	    (err = get_convergence(o, v, cause)) || (err = get_callsites(o, v, cause)))
+	    (err = get_convergence(o, v, cause)) || (err = get_callsites(o, v, cause)) ||
+	    (err = get_ustack(o, v, cause)))
 		goto fail;
 	x = cJSON_GetObjectItemCaseSensitive(o, "notes");
 	if (x && !cJSON_IsArray(x)) {

@@ -45,6 +45,7 @@ struct measure {
 	double rate;
 	uint64_t samples;
 	uint64_t lost_seen;          /* the sampler's lost count at the last collect */
+	uint64_t ustack_seen;        /* its user stacks not taken, the same */
 	unsigned fail_after;         /* test hook; 0 = off */
 	int noexec;                  /* the load's command could not be run */
 	double now;                  /* time of the last tick */
@@ -132,14 +133,20 @@ static int meas_apply(struct measure *m, enum cond c, char **cause)
  * session's windows say they lost. */
 static void meas_lost(struct measure *m, const struct profile *p, unsigned win)
 {
-	uint64_t dropped = 0, lost = 0;
+	uint64_t dropped = 0, lost = 0, uerr = 0;
+	int ours = p == m->prof && win < m->prof->nwin;
 
 	if (!m->smp_open || !m->smp.counters)
 		return;
-	m->smp.counters(m->smp.ctx, &dropped, &lost);
+	m->smp.counters(m->smp.ctx, &dropped, &lost, &uerr);
+	if (uerr > m->ustack_seen) {
+		if (ours)
+			m->prof->wins[win].ustack_errors += uerr - m->ustack_seen;
+		m->ustack_seen = uerr;
+	}
 	if (dropped <= m->lost_seen)
 		return;
-	if (p == m->prof && win < m->prof->nwin)
+	if (ours)
 		m->prof->wins[win].lost += dropped - m->lost_seen;
 	m->lost_seen = dropped;
 }

@@ -74,13 +74,14 @@ static void live_wq_cost(const struct measure_live *l)
 		(unsigned long long)cnt, secs, cnt / secs, ns / 1e3 / cnt, ns / (secs * 1e9) * 100);
 }
 
-static void live_counters(void *ctx, uint64_t *dropped, uint64_t *lost)
+static void live_counters(void *ctx, uint64_t *dropped, uint64_t *lost, uint64_t *ustack_errors)
 {
 	struct probe_profile_stats st;
 
 	if (probe_profile_stats(((struct measure_live *)ctx)->pp, &st) == 0) {
 		*dropped = st.dropped;
 		*lost = st.lost;
+		*ustack_errors = st.ustack_error;
 	}
 }
 

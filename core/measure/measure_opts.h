@@ -50,8 +50,10 @@ struct measure_sampler {
 	/* Samples lost/dropped so far (may be NULL).  What dropped grows by
 	 * between two collects is the lost count of the window the later one
 	 * filled (settle times' losses go with their samples); the status's
-	 * dropped is the windows' sum (profile_lost). */
-	void (*counters)(void *ctx, uint64_t *dropped, uint64_t *lost);
+	 * dropped is the windows' sum (profile_lost).  ustack_errors: samples
+	 * counted without their user stack so far, given to windows the same
+	 * way (the call sites leave them out, issue 27). */
+	void (*counters)(void *ctx, uint64_t *dropped, uint64_t *lost, uint64_t *ustack_errors);
 	void (*close)(void *ctx);
 	/* What the last collect saw as a wait graph (time accounting: who
 	 * woke whom), valid until the next collect; NULL when the sampler

@@ -280,7 +280,7 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 	const cJSON *stacks, *e;
 	const char *frames_stack[64];
 	const char **frames = frames_stack;
-	uint64_t index, lost, count, tgid;
+	uint64_t index, lost, uerr, count, tgid;
 	double secs, start;
 	int bad = 0, w, err = -EINVAL;
 	const char *cs = get_str(o, "cond", &bad);
@@ -305,6 +305,9 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 		return util_fail(cause, -EINVAL, "window: 'start' is not a time in seconds");
 	if (get_uint(o, "lost", 1.8e19, 0, &lost))
 		return util_fail(cause, -EINVAL, "window: 'lost' is not a count");
+	/* absent in sessions older than the count: 0 */
+	if (get_uint(o, "ustack_errors", 1.8e19, 0, &uerr))
+		return util_fail(cause, -EINVAL, "window: 'ustack_errors' is not a count");
 	stacks = cJSON_GetObjectItemCaseSensitive(o, "stacks");
 	if (stacks && !cJSON_IsArray(stacks))
 		return util_fail(cause, -EINVAL, "window: 'stacks' is not an array");
@@ -313,6 +316,7 @@ static int window_apply(const cJSON *o, struct profile *p, char **cause)
 		return util_fail(cause, w, "window: %s", strerror(-w));
 	profile_window_end(p, (unsigned)w, secs);
 	p->wins[w].lost = lost;
+	p->wins[w].ustack_errors = uerr;
 	unsigned si = 0;
 	cJSON_ArrayForEach(e, stacks) {
 		const cJSON *fr = cJSON_GetArrayItem(e, 0), *x, *f;

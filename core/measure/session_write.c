@@ -520,6 +520,9 @@ int session_write_window_without(struct session *s, const struct profile *p, uns
 			samples += p->stacks[i].win[w];
 	cJSON_AddNumberToObject(o, "samples", (double)samples);
 	cJSON_AddNumberToObject(o, "lost", (double)pw->lost);
+	/* issue 27: what the call sites could not see (read back optional:
+	 * older sessions lack it) */
+	cJSON_AddNumberToObject(o, "ustack_errors", (double)pw->ustack_errors);
 	stacks = cJSON_AddArrayToObject(o, "stacks");
 	if (!stacks)
 		goto nomem;

@@ -29,6 +29,7 @@ struct source_live {
 	uint64_t samples;       /* accepted (added to the profile) since the
 	                         * start or the last reset */
 	uint64_t lost0;         /* the sampler's drops before the open window */
+	uint64_t uerr0;         /* its user stacks not taken, the same */
 	struct probe_profile_stats st; /* at the last collect */
 	unsigned prune_idle;    /* 0, or forget keys idle this many collects */
 	unsigned ticks;         /* collects so far */
@@ -101,6 +102,7 @@ static int live_collect(struct source_live *l, double now, char **cause)
 		probe_profile_stats(l->pp, &l->st);
 		/* one open window: everything lost since it opened is its loss */
 		l->prof->wins[l->win].lost = l->st.dropped - l->lost0;
+		l->prof->wins[l->win].ustack_errors = l->st.ustack_error - l->uerr0;
 		l->overhead_pct = dt > 0 && l->st.bpf_run_ns
 			? (l->st.bpf_run_ns - prev_ns) / (dt * 1e9) * 100 : -1;
 	}
@@ -191,6 +193,7 @@ static int live_reset(struct source *s, double now_s, char **cause)
 	}
 	l->win = (unsigned)w;
 	l->lost0 = l->st.dropped;
+	l->uerr0 = l->st.ustack_error;
 	l->samples = 0;
 	l->rate = 0;
 	l->forget = 1;

@@ -48,6 +48,7 @@ static struct profile *replay_profile(const struct profile *full, unsigned nwin)
 			goto fail;
 		profile_window_end(q, w, full->wins[w].secs);
 		q->wins[w].lost = full->wins[w].lost;
+		q->wins[w].ustack_errors = full->wins[w].ustack_errors;
 		q->wins[w].works_traced = full->wins[w].works_traced;
 	}
 	/* what the kworkers ran, as the workqueue tracepoint counted it */

@@ -368,6 +368,8 @@ int diagnose_write_json(const struct diagnose_result *r, const struct profile *p
 		cJSON_AddNumberToObject(jw, "samples", (double)n);
 		if (p->wins[w].lost) /* samples or scheduler intervals not counted */
 			cJSON_AddNumberToObject(jw, "lost", (double)p->wins[w].lost);
+		/* counted, but without a user stack: in no call site (issue 27) */
+		cJSON_AddNumberToObject(jw, "ustack_errors", (double)p->wins[w].ustack_errors);
 		if (info && w < info->saved_ref_windows)
 			cJSON_AddBoolToObject(jw, "saved", 1);
 		cJSON_AddItemToArray(wins, jw);
@@ -617,9 +619,15 @@ static int diag_callsites(struct verdict *v, const struct profile *p, struct con
 	const struct profile *sp[CTL_MAX_RUNS];
 	unsigned n = ctl_steps(c, kept, CTL_MAX_RUNS);
 
+	int err;
+
 	for (unsigned i = 0; i < n; i++)
 		sp[i] = kept[i].data ? kept[i].data->prof : NULL;
-	return verdict_callsites_fill_steps(v, p, sp, n, exclude_tgid);
+	err = verdict_callsites_fill_steps(v, p, sp, n, exclude_tgid);
+	/* an index into kept: the session's step number is what people read */
+	if (!err && v->callsites_step && v->callsites_step <= n)
+		v->callsites_step = kept[v->callsites_step - 1].idx + 1;
+	return err;
 }
 
 /* Runs c until it is done: the one poll loop of batch (the agent's sockets,

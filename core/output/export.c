@@ -649,8 +649,11 @@ static void md_tree(FILE *out, const struct tree *t)
 /* The user-space call sites of the verdict path (issue 27), leaf first. */
 static void md_callsites(FILE *out, const struct verdict *v)
 {
-	char site[1024];
+	char site[1024], gap[160];
 
+	/* the samples no call site can show: said, not silently left out */
+	if (verdict_callsites_gap(v, gap, sizeof(gap)))
+		fprintf(out, "%s.\n\n", gap);
 	if (!v->ncallsites)
 		return;
 	fprintf(out, "Called from (user-space frames that carry the rise, leaf first):\n\n"

@@ -433,6 +433,10 @@ static int offcpu_pass(struct kind_run *r, struct step_data *d, unsigned w)
 	kind_run_intervals(r, d, w, 0, c.intervals - k->prev.intervals,
 			   (c.map_full - k->prev.map_full) + (c.stack_error - k->prev.stack_error),
 			   c.total_ns - k->prev.total_ns, c.hist, k->prev.hist, OFFCPU_BUCKETS);
+	/* intervals, not the profile's microseconds: an interval's length is
+	 * not known apart from its stack (issue 27: said as events) */
+	if (d && w < d->prof->nwin)
+		d->prof->wins[w].ustack_errors += c.ustack_error - k->prev.ustack_error;
 	k->prev = c;
 	return 0;
 }

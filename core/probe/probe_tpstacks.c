@@ -504,6 +504,9 @@ static int tps_totals(struct kind_tps *k, struct step_data *d, unsigned w)
 			tw->recorded += t.recorded - k->prev[i].recorded;
 			d->lost += lost;
 			d->prof->wins[w].lost += lost;
+			/* scaled as the stacks are: the profile's unit (issue 27) */
+			d->prof->wins[w].ustack_errors += (uint64_t)
+				((double)(t.ustack_error - k->prev[i].ustack_error) * k->scale[i] + 0.5);
 		}
 		k->prev[i] = t;
 	}

@@ -93,6 +93,9 @@ static void sj_data(cJSON *o, const struct step *s, const struct step_data *d)
 		for (unsigned t = 0; t < d->ntargets; t++)
 			cJSON_AddItemToArray(ev, cJSON_CreateNumber(
 				(double)step_data_target((struct step_data *)d, w, t)->events));
+		/* events counted without their user stack (issue 27): in no
+		 * call site of this step's */
+		cJSON_AddNumberToObject(jw, "ustack_errors", (double)d->prof->wins[w].ustack_errors);
 		cJSON_AddItemToArray(wins, jw);
 	}
 	tg = cJSON_AddArrayToObject(o, "targets");

@@ -25,6 +25,12 @@ tail -3 "$TMP/fp.err"
 jq -e '.verdict.path | index("read_zero")' "$TMP/fp.json" >/dev/null ||
 	fail "the verdict path does not reach read_zero: $(jq -c .verdict.path "$TMP/fp.json")"
 jq -c '.verdict.call_sites' "$TMP/fp.json"
+# what the call sites cannot see is counted and said, 0 included (issue 27)
+jq -e '(.windows | length > 0 and all(.[]; .ustack_errors >= 0)) and .verdict.ustack_errors >= 0
+	and .verdict.call_sites_source == "sampler"' "$TMP/fp.json" >/dev/null ||
+	fail "no ustack_errors in the windows or the verdict, or call_sites_source is not sampler"
+jq -s -e '[.[] | select(.type == "window")] | length > 0 and all(.[]; has("ustack_errors"))' \
+	"$TMP/fp.jsonl" >/dev/null || fail "the session's windows lack ustack_errors"
 # the largest call site: the program's own chain, leaf to main, most of the rise
 jq -e '.verdict.call_sites[0] as $c | ($c.frames | index("callsite_read_raw (callsite_fp)"))
 	and ($c.frames | index("callsite_fill (callsite_fp)"))

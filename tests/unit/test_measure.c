@@ -57,10 +57,11 @@ static void fake_close(void *ctx)
 
 /* 3 more stacks lost at every collect: what a window's collect finds is
  * its loss, a settle time's is not */
-static void fake_counters(void *ctx, uint64_t *dropped, uint64_t *lost)
+static void fake_counters(void *ctx, uint64_t *dropped, uint64_t *lost, uint64_t *ustack_errors)
 {
 	*dropped = 3 * (uint64_t)((struct fake *)ctx)->collects;
 	*lost = 0;
+	*ustack_errors = 2 * (uint64_t)((struct fake *)ctx)->collects;
 }
 
 static const struct measure_sampler fake_ops = {
