@@ -136,11 +136,12 @@ int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t 
 int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
 				 const struct profile *const *steps, unsigned nsteps,
 				 uint32_t exclude_tgid);
-/* The part of frame f that names it when a step's stack is matched to a
- * verdict path (*len bytes from the pointer returned): "woken by X" for
- * the offcpu step's marker "[offcpu] woken by X" and the wall-clock tree's
- * node "[woken by X]" alike, f itself otherwise. */
-const char *verdict_callsite_frame_key(const char *f, size_t *len);
+/* Frame f as it is compared when a step's stack is matched to a verdict
+ * path, into buf (len bytes with the NUL): the offcpu step's marker
+ * "[offcpu] woken by X" and the wall-clock tree's node "[woken by X]" of
+ * the same waker (a hardirq, a softirq, a task, none seen) read alike, f
+ * itself otherwise. */
+void verdict_callsite_frame_key(const char *f, char *buf, size_t len);
 /* "call sites: 12 of 4 210 samples had no user stack (not taken)" (a step:
  * "call sites (step 2): 12 events had no user stack (not taken)") into
  * buf; "" and 0 when none lacked it, else the length. */

@@ -18,51 +18,71 @@ struct vcs_group {
 	double rise;
 };
 
-/* The part of frame f that says which frame it is, when a step's stack is
- * matched to the verdict path: *len bytes from the pointer returned.  The
- * offcpu step marks its stacks "[offcpu] woken by X" (core/probe/
- * probe_offcpu.c) where the wall-clock tree (core/model/timeacct.c) has the
- * node "[woken by X]" for the same waker (hardirq timer, hardirq N, softirq
- * NAME): two writers of one frame.  Both read "woken by X"; without that no
- * offcpu stack is ever on a wall-clock path that ends at its waker, and the
- * step's user frames are never the verdict's call sites (issue 27).  Any
- * other frame is itself. */
-const char *verdict_callsite_frame_key(const char *f, size_t *len)
+/* Frame f as it is compared when a step's stack is matched to the verdict
+ * path, into buf (at most len bytes with the NUL, cut beyond).  The offcpu
+ * step marks its stacks "[offcpu] woken by X" (core/probe/probe_offcpu.c)
+ * where the wall-clock tree (core/model/timeacct.c) has the node "[woken by
+ * X]" for the same waker: two writers of one frame, in two spellings —
+ *   "[offcpu] woken by hardirq timer" / "[woken by hardirq timer]" (also
+ *     hardirq N, softirq NAME): "woken by hardirq timer";
+ *   "[offcpu] woken by a hardirq" / "[woken by hardirq]": "woken by hardirq";
+ *   "[offcpu] woken by COMM (tgid N: cmdline)" / "[woken by task COMM (tgid
+ *     N)]": "woken by task COMM (tgid N)" (the command line is the offcpu
+ *     step's alone; "via softirq"/"via kworker" tree nodes stay apart: the
+ *     step does not see the hand-off);
+ *   "[offcpu] no wakeup seen" / "[no wakeup seen]": "no wakeup seen".
+ * Without that no offcpu stack is ever on a wall-clock path that ends at
+ * its waker, and the step's user frames are never the verdict's call sites
+ * (issue 27).  Any other frame is itself. */
+void verdict_callsite_frame_key(const char *f, char *buf, size_t len)
 {
-	static const char offcpu[] = "[offcpu] woken by ", tree[] = "[woken by ";
+	static const char off[] = "[offcpu] ", by[] = "woken by ", tgid[] = " (tgid ";
 	size_t n = strlen(f);
+	const char *t, *e;
 
-	if (!strncmp(f, offcpu, sizeof(offcpu) - 1) && n > sizeof(offcpu) - 1) {
-		*len = n - (sizeof("[offcpu] ") - 1);
-		return f + sizeof("[offcpu] ") - 1;
+	if (!len)
+		return;
+	if (!strncmp(f, off, sizeof(off) - 1)) {
+		t = f + sizeof(off) - 1;
+		if (!strcmp(t, "no wakeup seen") || !strcmp(t, "woken by a hardirq")) {
+			snprintf(buf, len, "%s", !strcmp(t, "no wakeup seen") ? t : "woken by hardirq");
+			return;
+		}
+		if (!strncmp(t, by, sizeof(by) - 1) && t[sizeof(by) - 1]) {
+			t += sizeof(by) - 1;
+			e = strstr(t, tgid);
+			/* a task: "COMM (tgid N: cmdline)" or "COMM (tgid N)" */
+			if (e && e > t) {
+				e += sizeof(tgid) - 1;
+				e += strspn(e, "0123456789");
+				snprintf(buf, len, "woken by task %.*s)", (int)(e - t), t);
+			} else {
+				snprintf(buf, len, "woken by %s", t);
+			}
+			return;
+		}
+	} else if (n > 2 && f[0] == '[' && f[n - 1] == ']' &&
+		   ((!strncmp(f + 1, by, sizeof(by) - 1) && n > sizeof(by) + 1) ||
+		    !strcmp(f, "[no wakeup seen]"))) {
+		snprintf(buf, len, "%.*s", (int)(n - 2), f + 1);
+		return;
 	}
-	if (!strncmp(f, tree, sizeof(tree) - 1) && n > sizeof(tree) && f[n - 1] == ']') {
-		*len = n - 2;
-		return f + 1;
-	}
-	*len = n;
-	return f;
+	snprintf(buf, len, "%s", f);
 }
 
-/* Whether frames a and b are the same frame (verdict_callsite_frame_key). */
+/* Whether frames a and b are the same frame (verdict_callsite_frame_key;
+ * the frames are short: a key cut at its buffer still tells them apart). */
 static int vcs_frame_eq(const char *a, const char *b)
 {
-	size_t na, nb;
-	const char *ka = verdict_callsite_frame_key(a, &na), *kb = verdict_callsite_frame_key(b, &nb);
+	char ka[256], kb[256];
 
-	return na == nb && !memcmp(ka, kb, na);
+	if (!strcmp(a, b))
+		return 1;
+	verdict_callsite_frame_key(a, ka, sizeof(ka));
+	verdict_callsite_frame_key(b, kb, sizeof(kb));
+	return !strcmp(ka, kb);
 }
 
-/* Whether stack st lies under the verdict's path.  A step's stack (its
- * profile: data/step_data.h) carries a marker frame ("[tp] ...",
- * "[offcpu] ...") after its kernel frames, and the tree hangs that marker
- * where the frames stop matching the tree (core/analysis/step_merge.c): the
- * path has it somewhere in the stack's frames, or not at all (the TUI's
- * path keeps TREE_FRAME nodes only).  So the stack's first marker and the
- * path's one equal to it are left out, and what remains of the path must
- * start the stack's frames.  A stack without a marker: plain prefix.
- * Frames are compared by verdict_callsite_frame_key: an offcpu step's
- * waker marker is the wall-clock tree's waker node of the same waker. */
 static int vcs_on_path(const struct verdict *v, const struct profile_stack *st)
 {
 	const char *marker = NULL;

@@ -303,26 +303,36 @@ static void test_frame_key(void **state)
 		{ "[woken by softirq BLOCK]", "woken by softirq BLOCK" },
 		{ "[offcpu] woken by hardirq 25", "woken by hardirq 25" },
 		{ "[woken by hardirq 25]", "woken by hardirq 25" },
+		{ "[offcpu] woken by a hardirq", "woken by hardirq" },
+		{ "[woken by hardirq]", "woken by hardirq" },
+		{ "[offcpu] no wakeup seen", "no wakeup seen" },
+		{ "[no wakeup seen]", "no wakeup seen" },
+		/* a task: the offcpu step's command line is its own */
+		{ "[offcpu] woken by writer (tgid 12: /usr/bin/writer --fast)",
+		  "woken by task writer (tgid 12)" },
+		{ "[offcpu] woken by writer (tgid 12)", "woken by task writer (tgid 12)" },
+		{ "[woken by task writer (tgid 12)]", "woken by task writer (tgid 12)" },
+		{ "[woken by task writer (tgid 12) via softirq NET_RX]",
+		  "woken by task writer (tgid 12) via softirq NET_RX" },
 		/* not a waker, or no waker named: itself */
 		{ "__schedule", "__schedule" },
 		{ "[blocked]", "[blocked]" },
-		{ "[offcpu] no wakeup seen", "[offcpu] no wakeup seen" },
-		{ "[no wakeup seen]", "[no wakeup seen]" },
 		{ "[offcpu] woken by ", "[offcpu] woken by " },
 		{ "[woken by ]", "[woken by ]" },
 		{ "[woken by hardirq timer", "[woken by hardirq timer" },
 		{ "[tp] raw_syscalls:sys_enter", "[tp] raw_syscalls:sys_enter" },
 		{ "", "" },
 	};
+	char k[128], tiny[8];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		size_t n = 99;
-		const char *k = verdict_callsite_frame_key(cases[i].in, &n);
-
-		assert_int_equal(n, strlen(cases[i].key));
-		assert_memory_equal(k, cases[i].key, n);
+		verdict_callsite_frame_key(cases[i].in, k, sizeof(k));
+		assert_string_equal(k, cases[i].key);
 	}
+	/* cut at the buffer, never past it */
+	verdict_callsite_frame_key("[woken by task writer (tgid 12)]", tiny, sizeof(tiny));
+	assert_string_equal(tiny, "woken b");
 }
 
 /* A wall-clock verdict through blocked time (core/model/timeacct.c: the
