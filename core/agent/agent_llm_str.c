@@ -75,19 +75,9 @@ void al_sb_addf(struct al_sbuf *b, const char *fmt, ...)
 			b->len += n;
 			return;
 		}
-		{
-			size_t cap = b->cap ? b->cap * 2 : 1024;
-			char *np;
-
-			while (cap < b->len + n + 1)
-				cap *= 2;
-			np = realloc(b->p, cap);
-			if (!np) {
-				b->oom = 1;
-				return;
-			}
-			b->p = np;
-			b->cap = cap;
+		if (vec_grow(&b->p, &b->cap, b->len + (size_t)n + 1, 1)) {
+			b->oom = 1;
+			return;
 		}
 	}
 }

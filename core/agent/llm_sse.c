@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "agent/llm.h"
+#include "base/vec.h"
 
 #define SSE_DEFAULT_MAX (8u << 20)
 
@@ -27,22 +28,9 @@ void llm_sse_clear(struct llm_sse *p)
 
 static int sse_grow(char **buf, size_t *cap, size_t need, size_t max)
 {
-	size_t ncap;
-	char *nb;
-
 	if (need > max + 1)
 		return -E2BIG;
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 256;
-	while (ncap < need)
-		ncap *= 2;
-	nb = realloc(*buf, ncap);
-	if (!nb)
-		return -ENOMEM;
-	*buf = nb;
-	*cap = ncap;
-	return 0;
+	return vec_grow(buf, cap, need, 1);
 }
 
 static int sse_dispatch(struct llm_sse *p, llm_sse_cb cb, void *arg)

@@ -10,6 +10,7 @@
 
 #include "analysis/calib.h"
 #include "base/stats.h"
+#include "base/vec.h"
 #include "data/step_data.h"
 #include "data/tree_annot.h"
 
@@ -71,17 +72,12 @@ static int calib_annot_collect(struct tree_node *n, void *arg)
 
 	for (struct tree_annot *a = n->annot; a; a = a->next) {
 		if (c->n == c->cap) {
-			size_t cap = c->cap ? c->cap * 2 : 64;
-			struct tree_annot **v = realloc(c->v, cap * sizeof(*v));
-			struct tree_node **nn;
+			size_t cap = c->cap;
 
-			if (!v)
+			/* node follows v's capacity, so c->cap moves only when both grew */
+			if (vec_grow(&c->v, &cap, c->n + 1, sizeof(*c->v)) ||
+			    vec_resize(&c->node, cap, sizeof(*c->node)))
 				return -ENOMEM;
-			c->v = v;
-			nn = realloc(c->node, cap * sizeof(*nn));
-			if (!nn)
-				return -ENOMEM;
-			c->node = nn;
 			c->cap = cap;
 		}
 		c->v[c->n] = a;

@@ -9,6 +9,7 @@
 #include "data/import_int.h"
 #include "base/sanitize.h"
 #include "base/util.h"
+#include "base/vec.h"
 
 int import_reader_next(struct import_reader *r, struct import_line *l)
 {
@@ -75,24 +76,9 @@ int import_frames_push(struct import_frames *f, const char *s, size_t n)
 			n = strlen(esc);
 			break;
 		}
-	if (f->len + n + 1 > f->cap) {
-		size_t cap = f->cap ? f->cap : 256;
-		while (cap < f->len + n + 1)
-			cap *= 2;
-		char *b = realloc(f->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		f->buf = b;
-		f->cap = cap;
-	}
-	if (f->n >= f->cap_n) {
-		unsigned cap = f->cap_n ? f->cap_n * 2 : 32;
-		size_t *o = realloc(f->off, cap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		f->off = o;
-		f->cap_n = cap;
-	}
+	if (vec_grow(&f->buf, &f->cap, f->len + n + 1, 1) ||
+	    vec_grow_u(&f->off, &f->cap_n, (size_t)f->n + 1, sizeof(*f->off)))
+		return -ENOMEM;
 	memcpy(f->buf + f->len, s, n);
 	f->buf[f->len + n] = 0;
 	f->off[f->n++] = f->len;
@@ -104,10 +90,8 @@ int import_frames_push(struct import_frames *f, const char *s, size_t n)
 const char **import_frames_ptrs(struct import_frames *f, int reverse)
 {
 	if (f->n > f->ptr_cap) {
-		const char **p = realloc(f->ptr, f->n * sizeof(*p));
-		if (!p)
+		if (vec_resize(&f->ptr, f->n, sizeof(*f->ptr)))
 			return NULL;
-		f->ptr = p;
 		f->ptr_cap = f->n;
 	}
 	for (unsigned i = 0; i < f->n; i++)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "data/ksym.h"
+#include "base/vec.h"
 #include "base/strpool.h"
 #include "base/util.h"
 
@@ -130,17 +131,9 @@ struct ksym_table *ksym_load(const char *path)
 			continue;
 		if (addr)
 			any_nonzero = 1;
-		if (nraw == cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			struct ksym_raw *nr = realloc(raw, ncap * sizeof(*nr));
-
-			if (!nr) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			raw = nr;
-			cap = ncap;
-		}
+		err = vec_grow(&raw, &cap, nraw + 1, sizeof(*raw));
+		if (err)
+			goto fail;
 		raw[nraw].addr = addr;
 		raw[nraw].name = name;
 		raw[nraw].module = module;

@@ -8,6 +8,7 @@
 #include "base/pb.h"
 #include "data/pprof_dec.h"
 #include "base/util.h"
+#include "base/vec.h"
 
 enum {
 	P_SAMPLE_TYPE = 1, P_SAMPLE = 2, P_MAPPING = 3, P_LOCATION = 4, P_FUNCTION = 5,
@@ -19,14 +20,10 @@ enum {
 
 static int pr_push(struct pd_vec *v, const uint8_t *p, size_t n)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		struct pd_slice *a = realloc(v->a, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		v->a = a;
-		v->cap = cap;
-	}
+	int err = vec_grow(&v->a, &v->cap, v->n + 1, sizeof(*v->a));
+
+	if (err)
+		return err;
 	v->a[v->n].p = p;
 	v->a[v->n].n = n;
 	v->n++;
@@ -325,14 +322,8 @@ int pprof_dec_tables(struct pd *r)
 					return pprof_dec_malformed(r, "Line");
 				if (!fid)
 					continue;
-				if (r->nlines == r->lines_cap) {
-					size_t cap = r->lines_cap ? r->lines_cap * 2 : 256;
-					uint64_t *a = realloc(r->lines, cap * sizeof(*a));
-					if (!a)
-						return util_fail(r->cause, -ENOMEM, "%s: out of memory", r->name);
-					r->lines = a;
-					r->lines_cap = cap;
-				}
+				if (vec_grow(&r->lines, &r->lines_cap, r->nlines + 1, sizeof(*r->lines)))
+					return util_fail(r->cause, -ENOMEM, "%s: out of memory", r->name);
 				r->lines[r->nlines++] = fid;
 				l->nlines++;
 			}

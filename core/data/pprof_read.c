@@ -9,6 +9,7 @@
 #include "data/pprof.h"
 #include "data/pprof_dec.h"
 #include "base/util.h"
+#include "base/vec.h"
 
 #define PR_MAX_WINDOWS 4096   /* argus-window comments honoured */
 
@@ -212,17 +213,13 @@ struct pr_sample_ctx {
 static int pr_collect_id(void *arg, uint64_t v)
 {
 	struct pr_sample_ctx *c = arg;
+	int err;
 
-	if (c->nids == c->cap) {
-		if (c->cap >= 65536)
-			return -E2BIG;
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		uint64_t *a = realloc(c->ids, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		c->ids = a;
-		c->cap = cap;
-	}
+	if (c->nids >= 65536)
+		return -E2BIG;
+	err = vec_grow(&c->ids, &c->cap, c->nids + 1, sizeof(*c->ids));
+	if (err)
+		return err;
 	c->ids[c->nids++] = v;
 	return 0;
 }
@@ -379,12 +376,10 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 		}
 		if (!pr_comment_window(&s, &w) || nwins >= PR_MAX_WINDOWS)
 			continue;
-		struct pr_win *a = realloc(wins, (nwins + 1) * sizeof(*a));
-		if (!a) {
+		if (vec_resize(&wins, nwins + 1, sizeof(*wins))) {
 			err = util_fail(cause, -ENOMEM, "%s: out of memory", r.name);
 			goto out;
 		}
-		wins = a;
 		wins[nwins++] = w;
 	}
 	for (size_t i = 0; i < r.comments_v.n; i++) {
@@ -402,12 +397,10 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 			s = r.strs.a[v];
 			if (!pr_comment_window(&s, &w) || nwins >= PR_MAX_WINDOWS)
 				continue;
-			struct pr_win *a = realloc(wins, (nwins + 1) * sizeof(*a));
-			if (!a) {
+			if (vec_resize(&wins, nwins + 1, sizeof(*wins))) {
 				err = util_fail(cause, -ENOMEM, "%s: out of memory", r.name);
 				goto out;
 			}
-			wins = a;
 			wins[nwins++] = w;
 		}
 	}

@@ -13,6 +13,7 @@
 #include "data/pprof.h"
 #include "data/subsys.h"
 #include "base/util.h"
+#include "base/vec.h"
 
 /* profile.proto field numbers */
 enum {
@@ -73,14 +74,8 @@ static int64_t pw_str(struct pw_strtab *t, const char *s, size_t n)
 			return t->slot[h] - 1;
 		h = (h + 1) & (t->nslot - 1);
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		char **a = realloc(t->s, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		t->s = a;
-		t->cap = cap;
-	}
+	if (vec_grow(&t->s, &t->cap, t->n + 1, sizeof(*t->s)))
+		return -ENOMEM;
 	char *c = strndup(s, n);
 	if (!c)
 		return -ENOMEM;
@@ -492,10 +487,8 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 			kl = kf;
 		uint32_t nk = kl - kf, nl = nk + (o->kernel_only ? 0 : s->nuframes);
 		if (nl > w.locs_cap) {
-			uint64_t *l = realloc(w.locs, nl * sizeof(*l));
-			if (!l)
+			if (vec_resize(&w.locs, nl, sizeof(*w.locs)))
 				goto fail_mem;
-			w.locs = l;
 			w.locs_cap = nl;
 		}
 		for (uint32_t k = 0; k < nk; k++) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "data/procinfo.h"
 #include "data/profile.h"
 
@@ -17,7 +18,7 @@
 static char *procinfo_slurp(const char *path, size_t *len)
 {
 	size_t cap = 512, n = 0;
-	char *buf = malloc(cap + 1), *nb;
+	char *buf = malloc(cap + 1);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t r;
 
@@ -35,14 +36,12 @@ static char *procinfo_slurp(const char *path, size_t *len)
 		if (n == cap) {
 			if (cap >= (1u << 20))
 				break; /* enough of a cmdline */
-			nb = realloc(buf, cap * 2 + 1);
-			if (!nb) {
+			if (vec_resize(&buf, cap * 2 + 1, 1)) {
 				free(buf);
 				close(fd);
 				errno = ENOMEM;
 				return NULL;
 			}
-			buf = nb;
 			cap *= 2;
 		}
 	}

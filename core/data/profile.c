@@ -288,21 +288,17 @@ int profile_window_begin(struct profile *p, enum cond c, double start_s)
 	if (!p || (c != COND_REF && c != COND_LOAD))
 		return -EINVAL;
 	if (p->nwin == p->win_cap) {
-		unsigned ncap = p->win_cap ? p->win_cap * 2 : 8;
-		struct profile_window *nw = realloc(p->wins, ncap * sizeof(*nw));
+		unsigned ncap = p->win_cap;
 
-		if (!nw)
+		if (vec_grow_u(&p->wins, &ncap, (size_t)p->nwin + 1, sizeof(*p->wins)))
 			return -ENOMEM;
-		p->wins = nw;
 		for (size_t i = 0; i < p->nstacks; i++) {
 			struct profile_stack *st = &p->stacks[i];
-			uint64_t *w = realloc(st->win, ncap * sizeof(*w));
 
-			if (!w)
+			if (vec_resize(&st->win, ncap, sizeof(*st->win)))
 				return -ENOMEM; /* stacks grown so far keep ncap
 				                 * room; the rest keep win_cap */
-			memset(w + p->win_cap, 0, (ncap - p->win_cap) * sizeof(*w));
-			st->win = w;
+			memset(st->win + p->win_cap, 0, (ncap - p->win_cap) * sizeof(*st->win));
 		}
 		p->win_cap = ncap;
 	}

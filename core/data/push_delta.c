@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "data/push_delta.h"
+#include "base/vec.h"
 
 struct push_delta {
 	uint64_t *taken;
@@ -47,13 +48,11 @@ struct profile *push_delta_take(struct push_delta *d, const struct profile *p, u
 	}
 	profile_window_end(q, 0, secs);
 	if (p->nstacks > d->n) {
-		uint64_t *t = realloc(d->taken, p->nstacks * sizeof(*t));
-		if (!t) {
+		if (vec_resize(&d->taken, p->nstacks, sizeof(*d->taken))) {
 			err = ENOMEM;
 			goto fail;
 		}
-		memset(t + d->n, 0, (p->nstacks - d->n) * sizeof(*t));
-		d->taken = t;
+		memset(d->taken + d->n, 0, (p->nstacks - d->n) * sizeof(*d->taken));
 		d->n = p->nstacks;
 	}
 	for (size_t i = 0; i < p->nstacks; i++) {

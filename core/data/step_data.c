@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "data/step_data.h"
+#include "base/vec.h"
 
 struct step_data *step_data_new(unsigned ntargets, const char *unit)
 {
@@ -35,15 +36,9 @@ int step_data_window_begin(struct step_data *d, enum cond c, double start_s)
 {
 	int w;
 
-	if (d->nwin == d->cap_win) {
-		unsigned cap = d->cap_win ? d->cap_win * 2 : 16;
-		struct step_target_win *n = realloc(d->tw, (size_t)cap * d->ntargets * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		d->tw = n;
-		d->cap_win = cap;
-	}
+	/* an element is a window's row of ntargets */
+	if (vec_grow_u(&d->tw, &d->cap_win, (size_t)d->nwin + 1, d->ntargets * sizeof(*d->tw)))
+		return -ENOMEM;
 	w = profile_window_begin(d->prof, c, start_s);
 	if (w < 0)
 		return w;

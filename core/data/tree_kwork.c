@@ -10,6 +10,7 @@
 #include "base/strpool.h"
 #include "data/subsys.h"
 #include "data/tree.h"
+#include "base/vec.h"
 
 struct tree_kwork_rec {
 	uint32_t tgid;
@@ -117,15 +118,8 @@ static int tree_kwork_fill(struct tree *t, struct tree_kwork_rec *r, size_t nr)
 static struct tree_kwork_rec *tree_kwork_rec_new(struct tree_kwork_rec **r, size_t *nr,
 						 size_t *cap)
 {
-	if (*nr == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct tree_kwork_rec *x = realloc(*r, nc * sizeof(*x));
-
-		if (!x)
-			return NULL;
-		*r = x;
-		*cap = nc;
-	}
+	if (vec_grow(r, cap, *nr + 1, sizeof(**r)))
+		return NULL;
 	memset(&(*r)[*nr], 0, sizeof(**r));
 	return &(*r)[(*nr)++];
 }

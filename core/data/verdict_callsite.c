@@ -179,17 +179,9 @@ int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t 
 		for (j = 0; j < ng && !vcs_same(&g[j], st); j++)
 			;
 		if (j == ng) {
-			if (ng == cap) {
-				size_t ncap = cap ? cap * 2 : 32;
-				struct vcs_group *x = realloc(g, ncap * sizeof(*x));
-
-				if (!x) {
-					err = -ENOMEM;
-					goto out;
-				}
-				g = x;
-				cap = ncap;
-			}
+			err = vec_grow(&g, &cap, ng + 1, sizeof(*g));
+			if (err)
+				goto out;
 			g[ng].frames = st->uframes;
 			g[ng].n = st->nuframes;
 			g[ng].rise = 0;

@@ -20,6 +20,7 @@
 #include "host/load_guard.h"
 #include "host/load_proc.h"
 #include "base/util.h"
+#include "base/vec.h"
 
 #define LOAD_STOP_GRACE_MS 2000
 #define LOAD_FREEZE_WAIT_MS 1000
@@ -722,17 +723,9 @@ static int load_pause_tree(struct load *l)
 
 			if (pid == l->pid || load_held_has(l, pid) || load_is_ours(pid, l->pid))
 				continue;
-			if (l->nheld == l->held_cap) {
-				size_t cap = l->held_cap ? l->held_cap * 2 : 16;
-				pid_t *h = realloc(l->held, cap * sizeof(*h));
-
-				if (!h) {
-					err = -ENOMEM;
-					goto out;
-				}
-				l->held = h;
-				l->held_cap = cap;
-			}
+			err = vec_grow(&l->held, &l->held_cap, l->nheld + 1, sizeof(*l->held));
+			if (err)
+				goto out;
 			if (kill(pid, SIGSTOP) < 0)
 				continue;         /* exited meanwhile */
 			l->held[l->nheld++] = pid;

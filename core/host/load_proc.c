@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "host/load_proc.h"
+#include "base/vec.h"
 
 int load_proc_alive(pid_t pid)
 {
@@ -88,15 +89,10 @@ int load_collect_desc(pid_t pid, pid_t ppid, pid_t pgrp, void *arg)
 	}
 	for (size_t i = 0; i < c->nset; i++) {
 		if (c->set[i] == ppid) {
-			if (c->nset == c->cap) {
-				size_t cap = c->cap * 2;
-				pid_t *s = realloc(c->set, cap * sizeof(*s));
+			int err = vec_grow(&c->set, &c->cap, c->nset + 1, sizeof(*c->set));
 
-				if (!s)
-					return -ENOMEM;
-				c->set = s;
-				c->cap = cap;
-			}
+			if (err)
+				return err;
 			c->set[c->nset++] = pid;
 			return 1; /* rescan: its children may come earlier in /proc */
 		}

@@ -59,15 +59,8 @@ static int session_named(struct session *s, uint32_t tgid)
 
 	if (s->nnamed && bsearch(&tgid, s->named, s->nnamed, sizeof(*s->named), u32_cmp))
 		return 1;
-	if (s->nnamed == s->named_cap) {
-		size_t ncap = s->named_cap ? s->named_cap * 2 : 64;
-		uint32_t *n = realloc(s->named, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->named = n;
-		s->named_cap = ncap;
-	}
+	if (vec_grow(&s->named, &s->named_cap, s->nnamed + 1, sizeof(*s->named)))
+		return -ENOMEM;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 

@@ -864,14 +864,10 @@ static int sample_tgids(const struct kind_filter *f, uint32_t **out)
 		tgid = atoi(de->d_name);
 		if (!proc_matches(tgid, f, cg_rel))
 			continue;
-		if (n == cap) {
-			uint32_t *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (vec_grow(&v, &cap, n + 1, sizeof(*v))) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		v[n++] = (uint32_t)tgid;
 	}

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/vec.h"
 #include "probe/probe.h"
 #include "probe/probe_schedtime.h"
 #include "probe/schedtime_duty.h"
@@ -464,15 +465,9 @@ static int st_threads(struct probe_schedtime *ps, struct st_thread **out, size_t
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
-		if (n == cap) {
-			struct st_thread *g = realloc(t, (cap = cap ? cap * 2 : 64) * sizeof(*t));
-
-			if (!g) {
-				err = -ENOMEM;
-				goto out;
-			}
-			t = g;
-		}
+		err = vec_grow(&t, &cap, n + 1, sizeof(*t));
+		if (err)
+			goto out;
 		if (bpf_map_lookup_elem(fd, &key, &t[n].st))
 			continue;
 		t[n].pid = key;
