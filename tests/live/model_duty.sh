@@ -51,17 +51,27 @@ print("attached %.3f, cost while attached %.2f%%, on average %.2f%%, budget %g%%
 need(abs(avg - f * on) <= 0.02 * on + 1e-6, "average %.3f != fraction %.3f * attached cost %.3f" % (avg, f, on))
 line = re.search(r"probe attached ([0-9.]+)% of the time", err)
 need(line and abs(float(line.group(1)) / 100 - f) < 0.002, "stderr's attached share != the JSON's")
-if expect == "full" or on <= budget:
+if expect == "full":
     need(f == 1 and not p["duty_cycle"], "attached %.3f (duty %s), expected all the time" % (f, p["duty_cycle"]))
+elif not p["duty_cycle"]:
+    # watched all the time: then its cost must have been within the budget
+    need(f == 1 and on <= budget * 1.1, "no duty cycle at %.2f%% > budget %g%%" % (on, budget))
 else:
-    need(p["duty_cycle"] and f < 1, "no duty cycle at %.2f%% > budget %g%%" % (on, budget))
+    # Duty cycled.  The controller decides from the cost of each on-phase,
+    # and on a busy machine the ping-pong slows as it runs: a cost above
+    # the budget early can average under it over the run (seen beside two
+    # CPU hogs: attached 0.684, 1.51% while attached, budget 2%).  So the
+    # average cost is not the test of whether it should have engaged; the
+    # budget held and no needless throttling are.
+    need(f < 1, "duty cycle said, but attached %.3f" % f)
     need(avg <= budget * 1.1, "average cost %.2f%% over the budget %g%%" % (avg, budget))
-    # the aim, 0.9 * budget / cost, from the cost the controller saw in its
-    # on-phases: never much above it (the budget), and not far below (no
-    # needless throttling); the cost moves on a busy machine, so the last
-    # phases' average can be well under what an earlier phase decided on
-    # (seen beside two CPU hogs: 0.557 against 0.841, on average 2.98% of 5%)
-    aim = 0.9 * budget / on
+    # the aim, 0.9 * budget / cost (at most 1), from the cost the controller
+    # saw in its on-phases: never much above it (the budget), and not far
+    # below (no needless throttling); the cost moves on a busy machine, so
+    # the last phases' average can be well under what an earlier phase
+    # decided on (seen beside two CPU hogs: 0.557 against 0.841, on average
+    # 2.98% of 5%)
+    aim = min(1.0, 0.9 * budget / on)
     need(f <= aim + 0.25 * budget / on and f >= 0.5 * aim,
          "fraction %.3f, 0.9 * budget / cost %.3f" % (f, aim))
 t = {x["name"]: x for x in m["tasks"]}
