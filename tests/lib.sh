@@ -30,3 +30,13 @@ build_driver() {
 		"$ROOT/tests/live/$1.c" "$BUILD/libargus.a" \
 		$(driver_libs) || fail "cannot build the driver"
 }
+
+# window_kinds SESSION: each recorded window's samples by kind (the stack's
+# first frame: [on-cpu], [runnable], [blocked], else [kernel]) and process,
+# one line a window: where a victim's time went when a window does not add
+# up to its wall time (tests/live/victim_errors, diagnose_victims)
+window_kinds() {
+	jq -r 'select(.type == "window") | "window \(.index) \(.cond) \(.secs) s, \(.samples) samples, lost \(.lost): " +
+		([.stacks[] | {k: ((if .[0][0] | startswith("[") then .[0][0] else "[kernel]" end) + " " + .[2]), n: .[3]}] |
+		 group_by(.k) | map("\(.[0].k) \(map(.n) | add)") | join(", "))' "$1"
+}

@@ -20,7 +20,7 @@ need_cmd jq
 S="$BUILD/scenarios"
 [ -x "$S/io_victim" ] || skip "no $S/io_victim; run make"
 
-check() { # name want_time frame_regex json
+check() { # name want_time frame_regex json [session: printed by kind when a window falls short]
 	t=$(jq -r '.verdict.time // .verdict.path[0] // "none"' "$4")
 	p=$(jq -r '.verdict.path | join(" > ")' "$4")
 	echo "$1: time $t, path $p"
@@ -40,7 +40,10 @@ check() { # name want_time frame_regex json
 	jq -r --arg f "$(jq -r .options.freq_hz "$4")" \
 		'.windows[] | "\(.samples / .secs / ($f | tonumber)) \(.lost // 0)"' "$4" |
 		awk -v n="$1" '$1 < 0.9 || $1 > 1.1 { print n ": a window holds " $1 " thread-s/s, not 1 (" $2 " lost)"; bad = 1 }
-			END { exit bad }' || fail "$1: the victim's time does not add up to its wall time"
+			END { exit bad }' || {
+		[ -n "${5:-}" ] && window_kinds "$5"
+		fail "$1: the victim's time does not add up to its wall time"
+	}
 }
 
 waited() { # name subsystem waker_class_regex json: a blocked verdict is labelled
@@ -74,9 +77,9 @@ case " $want " in *" blocked "*) ;; *) fail "the session's windows have no block
 [ "$got" = "$want" ] ||
 	fail "the exported session's time level is '$got', its windows have '$want'"
 
-"$ARGUS" diagnose --victim "$S/starved" --load "$S/spinner" --no-session >"$TMP/cpu.json" 2>"$TMP/cpu.err" ||
+"$ARGUS" diagnose --victim "$S/starved" --load "$S/spinner" --session "$TMP/cpu.ses" >"$TMP/cpu.json" 2>"$TMP/cpu.err" ||
 	{ cat "$TMP/cpu.err"; fail "diagnose starved exited $?"; }
-check starved runnable '\[ran instead: spinner' "$TMP/cpu.json"
+check starved runnable '\[ran instead: spinner' "$TMP/cpu.json" "$TMP/cpu.ses"
 
 # nothing of ours holds argus programs (other argus runs may share the machine)
 if command -v bpftool >/dev/null; then

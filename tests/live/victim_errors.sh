@@ -48,11 +48,7 @@ jq -e '.verdict | has("found")' "$TMP/2.json" >/dev/null || fail "a victim that 
 echo "never blocks: $(jq -r .verdict.summary "$TMP/2.json")"
 jq -r --arg f "$(jq -r .options.freq_hz "$TMP/2.json")" '.windows[] | "\(.samples / .secs / ($f | tonumber)) \(.lost // 0)"' \
 	"$TMP/2.json" | awk '$1 < 0.8 || $1 > 1.2 { print "window: " $1 " thread-s/s (" $2 " lost)"; bad = 1 } END { exit bad }' || {
-	# each window's samples by kind (the stack's first frame), the victim's
-	# and the others', and what ran instead while it waited
-	jq -r 'select(.type == "window") | "window \(.index) \(.cond) \(.secs) s, \(.samples) samples, lost \(.lost): " +
-		([.stacks[] | {k: ((if .[0][0] | startswith("[") then .[0][0] else "[kernel]" end) + " " + .[2]), n: .[3]}] |
-		 group_by(.k) | map("\(.[0].k) \(map(.n) | add)") | join(", "))' "$TMP/2.jsonl"
+	window_kinds "$TMP/2.jsonl"
 	sed -n '/^argus: window\|^argus: settl\|lost\|budget/p' "$TMP/2.err" | head -n 20
 	fail "a victim that never blocks: its time does not add up to one thread-second per second"
 }

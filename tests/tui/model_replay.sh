@@ -39,6 +39,9 @@ for size in "80 24" "160 45"; do
 	cut=0
 	[ "$1" -ge 120 ] && cut=$(($1 * 3 / 5 + 1))
 	pane() { screen | LC_ALL=C.UTF-8 sed -E "s/^.{$cut}//"; }
+	# the header is drawn before the body: a look right after it caught
+	# the title alone (an idle make check run), so the body first
+	wait_for "wait chain:"
 	all="$(pane)"
 	keys PgDn
 	sleep 0.3
