@@ -44,8 +44,12 @@ void verdict_callsite_frame_key(const char *f, char *buf, size_t len)
 		return;
 	if (!strncmp(f, off, sizeof(off) - 1)) {
 		t = f + sizeof(off) - 1;
-		if (!strcmp(t, "no wakeup seen") || !strcmp(t, "woken by a hardirq")) {
-			snprintf(buf, len, "%s", !strcmp(t, "no wakeup seen") ? t : "woken by hardirq");
+		if (!strcmp(t, "no wakeup seen")) {
+			snprintf(buf, len, "%s", t);
+			return;
+		}
+		if (!strcmp(t, "woken by a hardirq")) {
+			snprintf(buf, len, "woken by hardirq");
 			return;
 		}
 		if (!strncmp(t, by, sizeof(by) - 1) && t[sizeof(by) - 1]) {
@@ -83,6 +87,16 @@ static int vcs_frame_eq(const char *a, const char *b)
 	return !strcmp(ka, kb);
 }
 
+/* Whether stack st lies under the verdict's path.  A step's stack (its
+ * profile: data/step_data.h) carries a marker frame ("[tp] ...",
+ * "[offcpu] ...") after its kernel frames, and the tree hangs that marker
+ * where the frames stop matching the tree (core/analysis/step_merge.c): the
+ * path has it somewhere in the stack's frames, or not at all (the TUI's
+ * path keeps TREE_FRAME nodes only).  So the stack's first marker and the
+ * path's one equal to it are left out, and what remains of the path must
+ * start the stack's frames.  A stack without a marker: plain prefix.
+ * Frames are compared by verdict_callsite_frame_key: an offcpu step's
+ * waker marker is the wall-clock tree's waker node of the same waker. */
 static int vcs_on_path(const struct verdict *v, const struct profile_stack *st)
 {
 	const char *marker = NULL;
