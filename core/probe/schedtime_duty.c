@@ -109,9 +109,44 @@ void schedtime_duty_init(struct schedtime_duty *d, const struct schedtime_duty_o
 	d->f = 1;
 }
 
+/* Plans the next on-phase from now: in the first period (the one that
+ * holds now, or a later one) where it can last min_on_s, ending
+ * DUTY_GUARD_S before the period's end and as long as brings the probe's
+ * cost since the start to the aim (SCHEDTIME_DUTY_AIM * the budget) of the
+ * time by then.  Why at the end of its period and by cost: the cost so far
+ * then stays under the aim at every moment, not only at the periods' ends
+ * (a run ends where it ends: in an on-phase placed at the start of a
+ * period it was over the budget by that phase), and a phase that cost more
+ * than the estimate said is paid back by the next ones. */
+static void duty_plan(struct schedtime_duty *d, double now)
+{
+	double p = d->o.period_s, rate = d->cost_on_pct * 1e7, /* ns a second attached */
+	       allow = SCHEDTIME_DUTY_AIM * d->o.budget_pct * 1e7, pt0 = d->period_t0,
+	       end = 0, start = 0;
+
+	while (pt0 + p <= now + 1e-9)
+		pt0 += p;
+	/* the phase a period allows grows by allow * p / rate a period: a
+	 * bounded search (a cost of 10^4 budgets still finds one) */
+	for (int k = 0; k < 100000; k++, pt0 += p) {
+		double on;
+
+		end = pt0 + p - DUTY_GUARD_S;
+		on = rate > 0 ? (allow * (end - d->t0) - d->cost_ns) / rate : p;
+		if (on > p - DUTY_GUARD_S)
+			on = p - DUTY_GUARD_S;
+		start = end - on > now ? end - on : now; /* a late tick: what is left */
+		if (end - start >= d->o.min_on_s)
+			break;
+	}
+	d->period_t0 = end + DUTY_GUARD_S - p;
+	d->on_start = start;
+	d->on_end = end;
+}
+
 enum schedtime_duty_act schedtime_duty_tick(struct schedtime_duty *d, double now, double cost_ns)
 {
-	double p = d->o.period_s, on;
+	double p = d->o.period_s;
 
 	d->cost_ns = cost_ns;
 	if (d->attached) {
@@ -130,47 +165,38 @@ enum schedtime_duty_act schedtime_duty_tick(struct schedtime_duty *d, double now
 			d->f = d->cost_on_pct > d->o.budget_pct
 			       ? SCHEDTIME_DUTY_AIM * d->o.budget_pct / d->cost_on_pct : 1;
 		}
+		d->attached_s += len;
 		while (d->period_t0 + p <= now + 1e-9)
 			d->period_t0 += p;
 		if (d->f * p >= p - DUTY_GUARD_S) {
 			/* within the budget watched all the time: measure again
 			 * over the next period */
-			d->attached_s += len;
 			d->on_t0 = now;
 			d->cost0 = cost_ns;
 			d->on_end = d->period_t0 + p;
 			return SCHEDTIME_DUTY_NONE;
 		}
-		d->attached_s += len;
 		d->attached = 0;
 		d->phases++;
 		d->engaged = 1;
+		duty_plan(d, now);
 		return SCHEDTIME_DUTY_DETACH;
 	}
-	if (now < d->period_t0 + p)
+	if (now < d->on_start)
 		return SCHEDTIME_DUTY_NONE;
-	while (d->period_t0 + p <= now + 1e-9)
-		d->period_t0 += p;
-	/* the on-phase that brings the attached time to f of the time since
-	 * the start by the end of this period (what the first, measuring
-	 * period spent over the budget is paid back); none shorter than
-	 * min_on_s: then a later period takes it */
-	on = d->f * (d->period_t0 + p - d->t0) - d->attached_s;
-	if (on > p - DUTY_GUARD_S)
-		on = p - DUTY_GUARD_S;
-	if (d->period_t0 + on > d->period_t0 + p - DUTY_GUARD_S || on < d->o.min_on_s ||
-	    d->period_t0 + on < now + d->o.min_on_s / 2)
-		return SCHEDTIME_DUTY_NONE; /* not this period (or too late in it) */
+	if (d->on_end - now < d->o.min_on_s / 2) {
+		duty_plan(d, now); /* woken too late for it: the next one */
+		return SCHEDTIME_DUTY_NONE;
+	}
 	d->attached = 1;
 	d->on_t0 = now;
-	d->on_end = d->period_t0 + on;
 	d->cost0 = cost_ns;
 	return SCHEDTIME_DUTY_ATTACH;
 }
 
 double schedtime_duty_next(const struct schedtime_duty *d)
 {
-	return d->attached ? d->on_end : d->period_t0 + d->o.period_s;
+	return d->attached ? d->on_end : d->on_start;
 }
 
 static double duty_attached_s(const struct schedtime_duty *d, double now)

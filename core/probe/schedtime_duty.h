@@ -11,19 +11,24 @@
  *
  * How: time is cut in periods of period_s (0.5 s; the window length is a
  * whole number of them, so a window read falls between two periods).  In
- * each period the programs are attached for an on-phase of f * period_s at
- * its start, then detached (their links destroyed: zero cost) until the
- * next.  f = 0.9 * budget / (the cost while attached; 0.9: a margin for
- * the estimate's lag behind a change of the load), re-measured in every
- * on-phase (averaged over the last ~0.5 s of attached time) from the BPF
- * run-time statistics (or, without them, switches
- * times SCHEDTIME_DUTY_NS_PER_SWITCH), so f follows the load; f = 1 (never
- * detached) while the full cost is within the budget.  The first 100 ms
- * are always attached (the measurement that decides); each on-phase is as
- * long as brings the attached time since the start to f of the time by
- * the end of its period (so the first 100 ms' excess is paid back, and
- * the average over the run holds the budget), at least min_on_s (50 ms):
- * when shorter, the period is skipped and a later one takes it.
+ * each period the programs are attached for an on-phase at its end (20 ms
+ * before it), detached the rest of it (their links destroyed: zero cost).
+ * The cost while attached is re-measured in every on-phase (averaged over
+ * the last ~0.5 s of attached time) from the BPF run-time statistics (or,
+ * without them, switches times SCHEDTIME_DUTY_NS_PER_SWITCH); while it is
+ * within the budget the programs stay attached.  Else each on-phase is as
+ * long as brings the probe's cost since the start to 0.9 of the budget
+ * (a margin for the estimate's lag behind a change of the load) of the
+ * time by the end of its period: about f = 0.9 * budget / cost of the
+ * time, following the load.  By cost, not time: a phase that cost more
+ * than planned (the load's warm-up, a change) is paid back by the next
+ * ones, and the first 100 ms, always attached (the measurement that
+ * decides), too.  At the end of the period: the cost so far then stays
+ * under the aim at every moment, wherever the run ends (at the start, the
+ * run's last phase could put it over by one phase: an `argus model` of a
+ * 5 s ping-pong ended at 5.4% of a 5% budget).  No on-phase is shorter
+ * than min_on_s (50 ms): when the budget allows less, the period is
+ * skipped and a later one takes it.
  * Why 0.5 s and 50 ms: an on-phase must be long against the intervals it
  * is to see whole (a message ping-pong's are microseconds, a think time
  * of 10 ms loses ~10% of its intervals at 100 ms, see the bias below) and
@@ -105,6 +110,7 @@ struct schedtime_duty {
 	double t0;              /* start (attached since) */
 	double period_t0;       /* start of the current period */
 	double on_t0;           /* start of the current on-phase */
+	double on_start;        /* planned start of the next one (detached) */
 	double on_end;          /* planned end of it */
 	int attached;
 	double f;               /* the fraction in force */

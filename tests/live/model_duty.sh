@@ -43,7 +43,9 @@ budget, expect, think = float(sys.argv[3]), sys.argv[4], sys.argv[5]
 p = m.get("probe")
 def need(c, why):
     if not c:
-        print("wrong:", why); print(json.dumps({k: v for k, v in m.items() if k != "kernel_wakers"}, indent=1)[:3000]); sys.exit(1)
+        # the reason last: the suite shows a failing log's tail
+        print(json.dumps({k: v for k, v in m.items() if k != "kernel_wakers"}, indent=1)[:3000])
+        print("wrong:", why); sys.exit(1)
 need(p is not None, "no probe fields in the JSON")
 need(abs(p["budget_pct"] - budget) < 1e-9, "budget %g, not %g" % (p["budget_pct"], budget))
 f, avg, on = p["attached_fraction"], p["cost_pct"], p["cost_attached_pct"]

@@ -2,7 +2,8 @@
  * weight, its use on a snapshot, a simulation showing the weighted count of
  * intervals seen whole within on-phases is unbiased where the raw one is
  * not, and the controller driven with made-up costs: the attached fraction
- * budget / cost, the average cost within the budget, on-phases no shorter
+ * budget / cost, the average cost within the budget (at every moment:
+ * phases dear at first paid back), on-phases no shorter
  * than the minimum and never over a window read, f following a change of
  * the load, and no duty cycle while the cost is within the budget. */
 #include <math.h>
@@ -106,6 +107,8 @@ static void test_reweight(void **state)
  * finds it detached once it cycles, and the on-phases' lengths. */
 struct sim {
 	double attached_s, cost_ns, min_phase, last_cost_on;
+	double max_avg_pct;     /* the highest average cost since the start,
+	                         * % of a CPU, after the first 2 s */
 	unsigned attaches, reads_attached;
 };
 
@@ -139,6 +142,8 @@ static void sim_run(struct schedtime_duty *d, double t0, double secs, double (*c
 		}
 		assert_int_equal(att, d->attached);
 		assert_true(schedtime_duty_next(d) > t - dt);
+		if (t - t0 >= 2 && s->cost_ns / ((t - t0) * 1e9) * 100 > s->max_avg_pct)
+			s->max_avg_pct = s->cost_ns / ((t - t0) * 1e9) * 100;
 	}
 }
 
@@ -157,6 +162,12 @@ static double cost3(double t)
 static double cost_step(double t)
 {
 	return t < 30 ? 14 : 28;
+}
+
+/* expensive at first (a load's warm-up), then much less */
+static double cost_falls(double t)
+{
+	return t < 1 ? 26 : 9;
 }
 
 static void test_controller(void **state)
@@ -178,6 +189,18 @@ static void test_controller(void **state)
 	assert_true(s.min_phase >= SCHEDTIME_DUTY_MIN_ON_S - 0.011);
 	assert_int_equal(s.reads_attached, 0);
 	assert_true(s.attaches >= 100); /* one on-phase a period */
+	/* within the aim at every moment, not only at the periods' ends */
+	assert_true(s.max_avg_pct <= 5 * SCHEDTIME_DUTY_AIM * 1.01);
+
+	/* dear phases early are paid back: the average holds the budget at
+	 * every moment, wherever the run ends (the on-phases come at the
+	 * ends of their periods) */
+	memset(&s, 0, sizeof(s));
+	s.min_phase = 1e9;
+	schedtime_duty_init(&d, &o, 0);
+	sim_run(&d, 0, 5.3, cost_falls, &s);
+	assert_true(s.max_avg_pct <= 5 * SCHEDTIME_DUTY_AIM * 1.01);
+	NEAR(d.f, SCHEDTIME_DUTY_AIM * 5.0 / 9, 0.02);
 
 	/* the load doubles its switching: f halves */
 	memset(&s, 0, sizeof(s));
@@ -187,6 +210,8 @@ static void test_controller(void **state)
 	NEAR(d.f, SCHEDTIME_DUTY_AIM * 5.0 / 28, 0.01);
 	assert_true(schedtime_duty_cost_pct(&d, 160) <= 5 * 1.01);
 	assert_int_equal(s.reads_attached, 0);
+	/* the doubling costs one phase twice its plan, soon paid back */
+	assert_true(s.max_avg_pct <= 5 * 1.01);
 
 	/* so costly that f * period < the minimum phase: phases of the
 	 * minimum, in some periods only; the mean still holds */
