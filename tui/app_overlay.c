@@ -160,14 +160,18 @@ void app_open_load_output(struct app *a)
  * as the verdict's are (core/data/verdict.h) over the node's frames. */
 /* The accepted steps' profiles (their stacks hang under the tree's nodes
  * too): at most max into out; the count. */
-static unsigned app_step_profiles(struct app *a, const struct profile **out, unsigned max)
+static unsigned app_step_profiles(struct app *a, const struct profile **out,
+				  const char **units, unsigned max)
 {
 	struct analysis_step steps[APP_MAX_STEPS];
 	unsigned n = a->pane ? pane_steps(a->pane, steps, APP_MAX_STEPS) : 0, k = 0;
 
 	for (unsigned i = 0; i < n && k < max; i++)
-		if (steps[i].data && steps[i].data->prof)
+		if (steps[i].data && steps[i].data->prof) {
+			if (units)
+				units[k] = steps[i].data->unit;
 			out[k++] = steps[i].data->prof;
+		}
 	return k;
 }
 
@@ -176,7 +180,7 @@ static unsigned app_step_profiles(struct app *a, const struct profile **out, uns
 static int app_steps_have_user(struct app *a)
 {
 	const struct profile *sp[APP_MAX_STEPS];
-	unsigned n = app_step_profiles(a, sp, APP_MAX_STEPS);
+	unsigned n = app_step_profiles(a, sp, NULL, APP_MAX_STEPS);
 
 	for (unsigned i = 0; i < n; i++)
 		for (size_t j = 0; j < sp[i]->nstacks; j++)
@@ -190,9 +194,10 @@ static int app_steps_have_user(struct app *a)
 static int app_callsites_fill(struct app *a, struct verdict *v, const struct profile *p)
 {
 	const struct profile *sp[APP_MAX_STEPS];
-	unsigned n = app_step_profiles(a, sp, APP_MAX_STEPS);
+	const char *units[APP_MAX_STEPS];
+	unsigned n = app_step_profiles(a, sp, units, APP_MAX_STEPS);
 
-	return verdict_callsites_fill_steps(v, p, sp, n, 0);
+	return verdict_callsites_fill_steps(v, p, sp, units, n, 0);
 }
 
 /* The line that says how many samples no call site shows (their user
@@ -244,7 +249,9 @@ void app_open_callers(struct app *a)
 		app_callsites_gap(a, &v);
 	} else {
 		app_callsites_gap(a, &v);
-		app_overlay_add(a, "called from (leaf first), rise in the loaded windows, share:");
+		app_overlay_add(a, "called from (leaf first), rise in the loaded windows (%s/s),",
+				verdict_callsites_unit(&v));
+		app_overlay_add(a, "share:");
 		for (unsigned i = 0; i < v.ncallsites; i++) {
 			verdict_callsite_format_sep(&v.callsites[i], 6, a->utf8 ? " \u2190 " : " <- ",
 						    site, sizeof(site));

@@ -104,6 +104,10 @@ struct verdict {
 	unsigned callsites_step;
 	uint64_t callsites_ustack_errors;
 	uint64_t callsites_samples;
+	/* the unit of the call sites' rises (per second): the step's
+	 * ("events", "us blocked", "intervals") when a step gave them; empty:
+	 * the sampler's samples (verdict_callsites_unit says which) */
+	char callsites_unit[24];
 };
 
 /* Appends a copy of b (strings duplicated) to *list.  0 or -ENOMEM. */
@@ -132,10 +136,13 @@ int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t 
  * step's counts are never mixed with another's or the sampler's, their
  * units differ).  When none names a function, the first found are kept.
  * callsites_step: the 1-based index in steps of the profile that gave them
- * (0: p, or none found: p's counts kept).  0 or -ENOMEM. */
+ * (0: p, or none found: p's counts kept); callsites_unit: units[that
+ * index] (units NULL, or an entry NULL: "events").  0 or -ENOMEM. */
 int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
-				 const struct profile *const *steps, unsigned nsteps,
-				 uint32_t exclude_tgid);
+				 const struct profile *const *steps, const char *const *units,
+				 unsigned nsteps, uint32_t exclude_tgid);
+/* The unit of v's call-site rises: callsites_unit, or "samples". */
+const char *verdict_callsites_unit(const struct verdict *v);
 /* Frame f as it is compared when a step's stack is matched to a verdict
  * path, into buf (len bytes with the NUL): the offcpu step's marker
  * "[offcpu] woken by X" and the wall-clock tree's node "[woken by X]" of

@@ -264,8 +264,8 @@ static int vcs_any_user(const struct verdict *v)
 }
 
 int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
-				 const struct profile *const *steps, unsigned nsteps,
-				 uint32_t exclude_tgid)
+				 const struct profile *const *steps, const char *const *units,
+				 unsigned nsteps, uint32_t exclude_tgid)
 {
 	struct vcs_found first = { 0 }; /* the first found, no user frame in them */
 	int err = p ? verdict_callsites_fill(v, p, exclude_tgid) : 0;
@@ -288,16 +288,25 @@ int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
 	}
 	if (!err && !vcs_any_user(v) && first.n) {
 		vcs_put(v, &first); /* none names a function: the first found */
-		return 0;
+	} else {
+		vcs_free(first.cs, first.n);
+		/* none from a step: what the sampler could not see stays said */
+		if (!v->ncallsites) {
+			v->callsites_step = 0;
+			v->callsites_ustack_errors = uerr;
+			v->callsites_samples = samples;
+		}
 	}
-	vcs_free(first.cs, first.n);
-	/* none from a step: what the sampler could not see stays said */
-	if (!v->ncallsites) {
-		v->callsites_step = 0;
-		v->callsites_ustack_errors = uerr;
-		v->callsites_samples = samples;
-	}
+	/* the rises are in the unit of the profile they came from */
+	snprintf(v->callsites_unit, sizeof(v->callsites_unit), "%s",
+		 !v->callsites_step ? "" : units && units[v->callsites_step - 1]
+		 ? units[v->callsites_step - 1] : "events");
 	return err;
+}
+
+const char *verdict_callsites_unit(const struct verdict *v)
+{
+	return v->callsites_unit[0] ? v->callsites_unit : "samples";
 }
 
 int verdict_callsites_gap(const struct verdict *v, char *buf, size_t len)

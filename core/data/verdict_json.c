@@ -194,6 +194,7 @@ static int ustack_json(cJSON *o, const struct verdict *v)
 		return 0;
 	if (v->ncallsites &&
 	    (!cJSON_AddStringToObject(o, "call_sites_source", v->callsites_step ? "step" : "sampler") ||
+	     !cJSON_AddStringToObject(o, "call_sites_unit", verdict_callsites_unit(v)) ||
 	     (v->callsites_step &&
 	      !cJSON_AddNumberToObject(o, "call_sites_step", v->callsites_step))))
 		return -ENOMEM;
@@ -210,8 +211,10 @@ static int get_count(const cJSON *o, const char *k, unsigned *out, char **cause)
 /* reads them back; absent (an older session): 0 */
 static int get_ustack(const cJSON *o, struct verdict *v, char **cause)
 {
+	static const char *const units[] = { "samples", "events", "us blocked", "intervals" };
+	const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "call_sites_unit");
 	double e = 0, s = 0;
-	int err;
+	int err, known = 0;
 
 	if ((err = get_count(o, "call_sites_step", &v->callsites_step, cause)) ||
 	    (err = get_num(o, "ustack_errors", 0, &e, cause)) ||
@@ -221,6 +224,17 @@ static int get_ustack(const cJSON *o, struct verdict *v, char **cause)
 		return util_fail(cause, -EINVAL, "verdict: 'ustack_errors' or 'ustack_samples' is not a count");
 	v->callsites_ustack_errors = (uint64_t)e;
 	v->callsites_samples = (uint64_t)s;
+	/* the unit of the rises, one of the profiles' (it is shown as it
+	 * is); absent (an older session): the sampler's samples, a step's
+	 * events */
+	for (unsigned i = 0; u && i < sizeof(units) / sizeof(units[0]); i++)
+		known |= cJSON_IsString(u) && !strcmp(u->valuestring, units[i]);
+	if (u && !known)
+		return util_fail(cause, -EINVAL, "verdict: 'call_sites_unit' is not one of samples, "
+				 "events, us blocked, intervals");
+	snprintf(v->callsites_unit, sizeof(v->callsites_unit), "%s",
+		 u && strcmp(u->valuestring, "samples") ? u->valuestring
+		 : !u && v->callsites_step ? "events" : "");
 	return 0;
 }
 

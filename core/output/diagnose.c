@@ -617,13 +617,15 @@ static int diag_callsites(struct verdict *v, const struct profile *p, struct con
 {
 	struct analysis_step kept[CTL_MAX_RUNS];
 	const struct profile *sp[CTL_MAX_RUNS];
+	const char *units[CTL_MAX_RUNS];
 	unsigned n = ctl_steps(c, kept, CTL_MAX_RUNS);
-
 	int err;
 
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		sp[i] = kept[i].data ? kept[i].data->prof : NULL;
-	err = verdict_callsites_fill_steps(v, p, sp, n, exclude_tgid);
+		units[i] = kept[i].data ? kept[i].data->unit : NULL;
+	}
+	err = verdict_callsites_fill_steps(v, p, sp, units, n, exclude_tgid);
 	/* an index into kept: the session's step number is what people read */
 	if (!err && v->callsites_step && v->callsites_step <= n)
 		v->callsites_step = kept[v->callsites_step - 1].idx + 1;

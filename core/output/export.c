@@ -662,8 +662,10 @@ static void md_callsites(FILE *out, const struct verdict *v)
 		verdict_callsite_format(&v->callsites[i], 6, site, sizeof(site));
 		fputs("| ", out);
 		md_cell(out, site);
-		fprintf(out, " | %+.1f /s | %.0f%% |\n", v->callsites[i].rise,
-			v->callsites[i].share * 100);
+		/* in the unit of the profile it came from: a step's is not
+		 * samples (an offcpu step's: microseconds blocked) */
+		fprintf(out, " | %+.1f %s/s | %.0f%% |\n", v->callsites[i].rise,
+			verdict_callsites_unit(v), v->callsites[i].share * 100);
 	}
 	fputc('\n', out);
 }

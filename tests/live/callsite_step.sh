@@ -26,7 +26,7 @@ tail -1 "$TMP/plain.err"
 jq -c '.verdict | {path, call_sites, call_sites_source}' "$TMP/plain.json"
 jq -e '.verdict.found and (.verdict.path | index("do_nanosleep"))' "$TMP/plain.json" >/dev/null ||
 	fail "the wall-clock verdict is not the nanosleep's blocked path: $(jq -c .verdict.path "$TMP/plain.json")"
-jq -e '.verdict.call_sites_source == "sampler" and
+jq -e '.verdict.call_sites_source == "sampler" and .verdict.call_sites_unit == "samples" and
 	(.verdict.call_sites | all(.[]; .frames == []))' "$TMP/plain.json" >/dev/null ||
 	fail "without steps the call sites are not the sampler's, or name a function: $(jq -c .verdict.call_sites "$TMP/plain.json")"
 
@@ -46,6 +46,9 @@ jq -e '.verdict.call_sites_source == "step" and .verdict.call_sites_step >= 1' \
 jq -e '.verdict.call_sites_step as $n | .steps | any(.[]; .index == $n - 1 and .spec.kind == "offcpu")' \
 	"$TMP/step.json" >/dev/null ||
 	fail "call_sites_step is not the offcpu step: $(jq -c '[.verdict.call_sites_step, [.steps[] | {index, kind: .spec.kind}]]' "$TMP/step.json")"
+# its rises in the offcpu step's unit, not samples
+jq -e '.verdict.call_sites_unit == "us blocked"' "$TMP/step.json" >/dev/null ||
+	fail "the step's call-site rises are not in its unit: $(jq -c .verdict.call_sites_unit "$TMP/step.json")"
 # the largest: the program's napping chain, root first, most of the rise
 jq -e '.verdict.call_sites[0] as $c | $c.frames as $f
 	| ($f | index("callsite_nap_raw (callsite_fp)")) and ($f | index("callsite_fill (callsite_fp)"))
@@ -60,4 +63,6 @@ jq -e '.verdict.call_sites[0] as $c | $c.frames as $f
 grep -A6 '^Called from' "$TMP/s.md"
 grep -A6 '^Called from' "$TMP/s.md" | grep -q 'callsite_nap_raw (callsite_fp)' ||
 	fail "the session's markdown report names no callsite_nap_raw"
+grep -A6 '^Called from' "$TMP/s.md" | grep 'callsite_nap_raw' | grep -q ' us blocked/s |' ||
+	fail "the markdown report's rise is not in the step's unit (us blocked/s)"
 echo "step call sites: ok"

@@ -31,6 +31,7 @@ wait_for "user-space call sites"
 screen | grep -E 'callsite_read_raw \(callsite_fp\) ← callsite_read_zero \(callsite_fp\) ← callsite_fill \(callsite_fp\)' ||
 	{ screen; fail "C shows no call site through callsite_fill"; }
 screen | grep -qE '[0-9]+%  callsite_read_raw' || { screen; fail "no share beside the call site"; }
+screen | grep -q 'rise in the loaded windows (samples/s)' || { screen; fail "the rises' unit is not said"; }
 keys q
 keys q
 echo "call sites key: ok"

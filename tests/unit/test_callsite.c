@@ -166,35 +166,35 @@ static void test_fill_steps(void **state)
 	path_set(&v, through, 4);
 	assert_int_equal(verdict_callsites_fill(&v, p, 0), 0);
 	assert_int_equal(v.ncallsites, 0); /* the sampler's stacks have no marker */
-	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 1);
 	assert_string_equal(v.callsites[0].frames[1], "fill (prog)");
 	assert_true(fabs(v.callsites[0].rise - 1000) < 1e-9);
 	verdict_clear(&v);
 
 	path_set(&v, at_end, 4);
-	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 1);
 	verdict_clear(&v);
 
 	path_set(&v, frames_only, 3);
-	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 1);
 	verdict_clear(&v);
 
 	path_set(&v, astray, 3);
-	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 0);
 	verdict_clear(&v);
 
 	path_set(&v, wrong_marker, 4);
-	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 0);
 	verdict_clear(&v);
 
 	/* the sampler's profile first: its call sites, not the step's */
 	path_set(&v, kpath, 3);
-	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 2);
 	assert_true(fabs(v.callsites[0].rise - 300) < 1e-9);
 	verdict_clear(&v);
@@ -236,6 +236,7 @@ static void test_ustack_errors(void **state)
 	o = verdict_json_new(&v);
 	assert_non_null(o);
 	assert_string_equal(cJSON_GetObjectItem(o, "call_sites_source")->valuestring, "sampler");
+	assert_string_equal(cJSON_GetObjectItem(o, "call_sites_unit")->valuestring, "samples");
 	assert_int_equal(cJSON_GetObjectItem(o, "ustack_errors")->valuedouble, 12);
 	assert_int_equal(cJSON_GetObjectItem(o, "ustack_samples")->valuedouble, 1440);
 	assert_int_equal(verdict_json_parse(o, &back, &cause), 0);
@@ -259,10 +260,16 @@ static void test_ustack_errors(void **state)
 	cJSON_Delete(o);
 	verdict_clear(&v);
 
-	/* from a step: its own count, in events, and its number */
+	/* from a step: its own count, in events, and its number; its rises
+	 * in its unit (an offcpu step's: microseconds blocked) */
 	sp->wins[1].ustack_errors = 3;
 	path_set(&v, through, 4);
-	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	{
+		const char *units[2] = { "samples", "us blocked" };
+
+		assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, units, 2, 0), 0);
+	}
+	assert_string_equal(verdict_callsites_unit(&v), "us blocked");
 	assert_int_equal(v.ncallsites, 1);
 	assert_int_equal(v.callsites_step, 2);
 	assert_int_equal(v.callsites_ustack_errors, 3);
@@ -273,8 +280,21 @@ static void test_ustack_errors(void **state)
 	assert_non_null(o);
 	assert_string_equal(cJSON_GetObjectItem(o, "call_sites_source")->valuestring, "step");
 	assert_int_equal(cJSON_GetObjectItem(o, "call_sites_step")->valuedouble, 2);
+	assert_string_equal(cJSON_GetObjectItem(o, "call_sites_unit")->valuestring, "us blocked");
 	assert_int_equal(verdict_json_parse(o, &back, &cause), 0);
 	assert_int_equal(back.callsites_step, 2);
+	assert_string_equal(verdict_callsites_unit(&back), "us blocked");
+	verdict_clear(&back);
+	/* an older session's step: events; a unit of none of the profiles'
+	 * (it is shown as it is): refused */
+	cJSON_DeleteItemFromObject(o, "call_sites_unit");
+	assert_int_equal(verdict_json_parse(o, &back, &cause), 0);
+	assert_string_equal(verdict_callsites_unit(&back), "events");
+	verdict_clear(&back);
+	cJSON_AddStringToObject(o, "call_sites_unit", "\x1b[2J");
+	assert_int_equal(verdict_json_parse(o, &back, &cause), -EINVAL);
+	free(cause);
+	cause = NULL;
 	verdict_clear(&back);
 	cJSON_Delete(o);
 	verdict_clear(&v);
@@ -282,7 +302,7 @@ static void test_ustack_errors(void **state)
 	/* no step gave any: the sampler's count stays */
 	path_set(&v, other, 3);
 	p->wins[1].ustack_errors = 7;
-	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 0);
 	assert_int_equal(v.callsites_step, 0);
 	verdict_clear(&v);
@@ -402,7 +422,7 @@ static void test_fill_steps_wall(void **state)
 
 	/* with the offcpu step: its user frames, its number, its counts */
 	path_set(&v, wall_path, 5);
-	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 1);
 	assert_int_equal(v.callsites[0].nframes, 3);
 	assert_string_equal(v.callsites[0].frames[2], "nap_raw (prog)");
@@ -414,7 +434,7 @@ static void test_fill_steps_wall(void **state)
 
 	/* the path without its waker node (the TUI's: frames only) too */
 	path_set(&v, wall_path, 4);
-	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.callsites_step, 2);
 	assert_int_equal(v.callsites[0].nframes, 3);
 	verdict_clear(&v);
@@ -423,7 +443,7 @@ static void test_fill_steps_wall(void **state)
 	 * with the sampler's counts */
 	steps[1] = other_waker;
 	path_set(&v, wall_path, 5);
-	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 1);
 	assert_int_equal(v.callsites[0].nframes, 0);
 	assert_int_equal(v.callsites_step, 0);
@@ -435,7 +455,7 @@ static void test_fill_steps_wall(void **state)
 	 * sampler's */
 	steps[1] = nouser;
 	path_set(&v, wall_path, 5);
-	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, p, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 1);
 	assert_int_equal(v.callsites[0].nframes, 0);
 	assert_int_equal(v.callsites_step, 0);
@@ -444,7 +464,7 @@ static void test_fill_steps_wall(void **state)
 
 	/* ... and with no sampler's profile, the step's "(no user stack)" */
 	path_set(&v, wall_path, 5);
-	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, 2, 0), 0);
+	assert_int_equal(verdict_callsites_fill_steps(&v, NULL, steps, NULL, 2, 0), 0);
 	assert_int_equal(v.ncallsites, 1);
 	assert_int_equal(v.callsites[0].nframes, 0);
 	assert_int_equal(v.callsites_step, 2);
@@ -455,7 +475,7 @@ static void test_fill_steps_wall(void **state)
 		const struct profile *two[2] = { nouser, off };
 
 		path_set(&v, wall_path, 5);
-		assert_int_equal(verdict_callsites_fill_steps(&v, p, two, 2, 0), 0);
+		assert_int_equal(verdict_callsites_fill_steps(&v, p, two, NULL, 2, 0), 0);
 		assert_int_equal(v.callsites_step, 2);
 		assert_int_equal(v.callsites[0].nframes, 3);
 		verdict_clear(&v);
