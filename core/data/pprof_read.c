@@ -164,6 +164,7 @@ struct pr_win {
 	enum cond cond;
 	double secs, start;
 	uint64_t lost;
+	uint64_t ustack_errors; /* samples without their user stack */
 	int pw;                /* profile window it fills, -1 none yet */
 };
 
@@ -197,6 +198,8 @@ static int pr_comment_window(const struct pd_slice *s, struct pr_win *w)
 				w->start = 0;
 		} else if (!strncmp(t, "lost=", 5)) {
 			w->lost = strtoull(t + 5, &e, 10);
+		} else if (!strncmp(t, "ustack_errors=", 14)) {
+			w->ustack_errors = strtoull(t + 14, &e, 10);
 		}
 	}
 	return w->index >= 0 && w->cond != COND_N && w->secs > 0;
@@ -421,6 +424,7 @@ int pprof_read(const char *name, const void *data, size_t len, struct profile *p
 		}
 		profile_window_end(p, (unsigned)wins[i].pw, wins[i].secs);
 		p->wins[wins[i].pw].lost = wins[i].lost;
+		p->wins[wins[i].pw].ustack_errors = wins[i].ustack_errors;
 		p->wins[wins[i].pw].start_s = wins[i].start;
 		info->windows++;
 	}

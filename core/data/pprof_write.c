@@ -557,14 +557,18 @@ int pprof_write(const struct profile *p, const struct pprof_write_opts *o, uint8
 		}
 	}
 	for (unsigned wi = 0; wi < p->nwin; wi++) {
-		char c[160];
+		char c[200];
 		int64_t ci;
 
 		if (!pw_selected(p, o, wi) || o->plain)
 			continue;
-		snprintf(c, sizeof(c), "argus-window index=%u cond=%s secs=%.9g start=%.9g lost=%llu",
-			 wi, cond_name(p->wins[wi].cond), p->wins[wi].secs, p->wins[wi].start_s,
-			 (unsigned long long)p->wins[wi].lost);
+		/* ustack_errors: the window's samples taken without their user
+		 * stack (the walk failed), so that a reader of the file still
+		 * tells "no call site" from "not taken" (issue 27) */
+		snprintf(c, sizeof(c), "argus-window index=%u cond=%s secs=%.9g start=%.9g lost=%llu "
+			 "ustack_errors=%llu", wi, cond_name(p->wins[wi].cond), p->wins[wi].secs,
+			 p->wins[wi].start_s, (unsigned long long)p->wins[wi].lost,
+			 (unsigned long long)p->wins[wi].ustack_errors);
 		if ((ci = pw_cstr(&w.st, c)) < 0)
 			goto fail_mem;
 		pb_put_uint(&w.out, P_COMMENT, (uint64_t)ci);

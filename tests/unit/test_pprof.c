@@ -162,6 +162,7 @@ static void test_pprof_roundtrip(void **state)
 	char *cause = NULL;
 
 	(void)state;
+	p->wins[2].ustack_errors = 4; /* samples without their user stack: kept */
 	assert_int_equal(pprof_write(p, &o, &buf, &len, &wi, &cause), 0);
 	assert_true(len > 2 && buf[0] == 0x1f && buf[1] == 0x8b);
 	assert_true(pprof_detect(buf, len));
@@ -179,6 +180,7 @@ static void test_pprof_roundtrip(void **state)
 	assert_int_equal(q->nwin, 2);
 	assert_true(q->wins[0].secs == 2.0 && q->wins[1].secs == 1.5);
 	assert_true(q->wins[1].start_s == 5.2);
+	assert_true(q->wins[0].ustack_errors == 0 && q->wins[1].ustack_errors == 4);
 	assert_int_equal(count_of(q, "entry_SYSCALL_64;do_syscall_64;__x64_sys_read;vfs_read", 42, 0), 5);
 	assert_int_equal(count_of(q, "entry_SYSCALL_64;do_syscall_64;__x64_sys_read;vfs_read", 42, 1), 2);
 	assert_int_equal(count_of(q, "secondary_startup_64;do_idle;default_idle", 0, 1), 3);
