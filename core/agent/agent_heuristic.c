@@ -147,6 +147,15 @@ static int when_sched(const struct rule_in *in)
 	return in_subsys(in, "sched") || path_has(in->v, fr_futex);
 }
 
+/* A wall-clock verdict through blocked time in any subsystem: it is named
+ * by where it waited (a pipe read is fs, a page-cache read mm), no longer
+ * sched, and who woke it and from which user code it waited are still
+ * the offcpu step's to see. */
+static int when_blocked(const struct rule_in *in)
+{
+	return !strcmp(in->v->time, "blocked");
+}
+
 static int when_block(const struct rule_in *in)
 {
 	return in_subsys(in, "block") || path_has(in->v, fr_block);
@@ -197,6 +206,9 @@ static const struct heur_rule heur_rules[] = {
 	  "block:block_rq_issue", "block:block_rq_complete",
 	  "block I/O on the path: request latency in each condition",
 	  "block request latency grows when loaded" },
+	{ "blocked_offcpu", when_blocked, rule_propose, "offcpu", NULL, NULL, NULL,
+	  "a blocked verdict: where do threads block, from which code, and who wakes them",
+	  "more blocked time on the verdict path when loaded" },
 };
 
 #define HEUR_NRULES (sizeof(heur_rules) / sizeof(heur_rules[0]))

@@ -10,7 +10,10 @@
 # offcpu step, whose stacks end in "[offcpu] woken by hardirq timer" and
 # carry the blocked task's user frames: the verdict's call sites are the
 # step's and name callsite_nap_raw, in the verdict JSON and in the session's
-# markdown report.  (The sampler's own call sites, on-CPU: live/callsite.)
+# markdown report, their rises in the step's unit (us blocked).  Then a wait
+# woken by another process (--pipe): the verdict's "[woken by task ...]"
+# node matches the step's marker, and the call sites are the step's.
+# (The sampler's own call sites, on-CPU: live/callsite.)
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd jq
@@ -65,4 +68,25 @@ grep -A6 '^Called from' "$TMP/s.md" | grep -q 'callsite_nap_raw (callsite_fp)' |
 	fail "the session's markdown report names no callsite_nap_raw"
 grep -A6 '^Called from' "$TMP/s.md" | grep 'callsite_nap_raw' | grep -q ' us blocked/s |' ||
 	fail "the markdown report's rise is not in the step's unit (us blocked/s)"
+
+# a wait woken by another process (callsite_fp --pipe: eight reader threads
+# each blocked in a pipe read until the child callsite_tick writes): the
+# verdict's waker node "[woken by task callsite_tick (tgid N)]" matches the
+# offcpu step's "[offcpu] woken by callsite_tick (tgid N: ...)", so the
+# step's user frames are the call sites (the verdict is fs, where it
+# waited: the heuristic's blocked_offcpu rule proposes the step)
+"$ARGUS" diagnose --batch --json --auto --steps 1 --time wall --load "$FP --pipe 2000" \
+	--no-session >"$TMP/pipe.json" 2>"$TMP/pipe.err"
+rc=$?
+grep 'step 1 result\|verdict in' "$TMP/pipe.err"
+[ $rc = 0 ] || { cat "$TMP/pipe.err"; fail "argus diagnose --auto --time wall on --pipe exited $rc"; }
+jq -c '.verdict | {path, call_sites_source, call_sites_unit, site: .call_sites[0].site}' "$TMP/pipe.json"
+jq -e '.verdict.path | index("anon_pipe_read") and any(.[]; test("^\\[woken by task callsite_tick \\(tgid [0-9]+\\)\\]$"))' \
+	"$TMP/pipe.json" >/dev/null ||
+	fail "the verdict is not the pipe read woken by task callsite_tick: $(jq -c .verdict.path "$TMP/pipe.json")"
+jq -e '.verdict.call_sites_source == "step" and .verdict.call_sites_unit == "us blocked"
+	and (.verdict.call_sites[0] as $c | ($c.frames | index("callsite_pipe_raw (callsite_fp)"))
+	and ($c.frames | index("callsite_fill (callsite_fp)")) and $c.share > 0.5)' \
+	"$TMP/pipe.json" >/dev/null ||
+	fail "the task-woken wait's call sites are not the offcpu step's pipe-read chain: $(jq -c '.verdict | {call_sites_source, call_sites}' "$TMP/pipe.json")"
 echo "step call sites: ok"
