@@ -22,7 +22,6 @@
 #include "measure/source_replay.h"
 #include "view_agent.h"
 
-
 void tui_opts_default(struct tui_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -31,10 +30,6 @@ void tui_opts_default(struct tui_opts *o)
 	o->group = TREE_BY_SUBSYS;
 	o->refresh_s = 1.0;
 }
-
-
-
-
 
 /* the node the pane's reply concerns, selected in the tree */
 static void app_pane_sync_tree(struct app *a)
@@ -101,7 +96,6 @@ static void app_verdict_line(struct app *a, struct fmt_line *l, int width)
 
 	fmt_verdict_line(l, width, &fv, a->gl);
 }
-
 
 void app_draw_icicle(struct app *a)
 {

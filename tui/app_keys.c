@@ -504,8 +504,6 @@ static int act_replay(struct app *a, enum key_action act, char **cause)
 	return err < 0 ? err : APP_DRAW_PANES;
 }
 
-
-
 static int act_sort(struct app *a, enum key_action act, char **cause)
 {
 	int err;

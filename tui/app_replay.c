@@ -12,7 +12,6 @@
 #include "output/export.h"
 #include "measure/source_replay.h"
 
-
 /* The report's file name: after the session, in the current directory, or
  * in $TMPDIR (/tmp) when that is not writable. */
 static void app_export_path(struct app *a, char *buf, size_t len)
