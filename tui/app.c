@@ -1,5 +1,6 @@
-/* app — the interactive tree's event loop, drawing and teardown (the
- * files of the TUI are listed in app_priv.h). */
+/* app — the interactive tree's event loop, drawing and teardown: the top
+ * of its files (listed in app_priv.h), which it calls and which never call
+ * it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -21,8 +22,6 @@
 #include "measure/source_replay.h"
 #include "view_agent.h"
 
-static const char *const theme_cycle[] = { "default", "light", "high-contrast", "mono" };
-
 void tui_opts_default(struct tui_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -30,100 +29,6 @@ void tui_opts_default(struct tui_opts *o)
 	o->explain = 0.5;
 	o->group = TREE_BY_SUBSYS;
 	o->refresh_s = 1.0;
-}
-
-void app_msg(struct app *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
-	va_end(ap);
-}
-
-/* ---- tree --------------------------------------------------------------------- */
-
-int app_rebuild(struct app *a, char **cause)
-{
-	const struct profile *p = a->src->ops->profile(a->src);
-	struct analysis_opts ao = {
-		.group = a->group, .exclude_tgid = a->o.exclude_tgid, .freq_hz = a->st.freq_hz,
-		.explain = a->o.explain, .utf8 = a->utf8, .sort = 1,
-	};
-	struct analysis_step steps[APP_MAX_STEPS];
-	struct step *rs[APP_MAX_STEPS];
-	struct step_data *rd[APP_MAX_STEPS];
-	struct analysis next;
-	struct calib_opts co;
-	unsigned npane = 0, nrep = 0;
-	int err;
-
-	if (!p)
-		return 0;
-	calib_opts_default(&co);
-	co.sequential = a->o.sequential; /* the measure source stops when settled */
-	ao.calib = &co;
-	if (a->pane)
-		npane = pane_steps(a->pane, steps, APP_MAX_STEPS);   /* accepted steps' results, again */
-	if (a->replay)
-		nrep = app_replay_steps(a, steps + npane, rs, rd, APP_MAX_STEPS - npane);
-	err = analysis_run(p, steps, npane + nrep, &ao, &next, cause);
-	for (unsigned i = 0; i < nrep; i++) {
-		step_data_free(rd[i]);
-		step_free(rs[i]);
-	}
-	if (err)
-		return err;
-	if (a->pane) {
-		pane_merged(a->pane, steps, npane);
-		pane_after_rebuild(a->pane, next.t);
-	}
-	analysis_clear(&a->an);
-	a->an = next;
-	a->t = a->an.t;
-	a->calibrated = a->an.calibrated;
-	/* live sampling only: a measurement's and a replay's windows are the
-	 * record its verdict rests on */
-	if (a->o.decay_s > 0 && !a->calibrated && a->st.phase == SOURCE_LIVE) {
-		err = view_decay_apply(&a->decay, a->t, util_mono_s());
-		if (err) {
-			util_cause(cause, "cannot decay the counts: %s", strerror(-err));
-			return err;
-		}
-	}
-	app_sort_tree(a);
-	err = view_tree_set(a->v, a->t, a->calibrated);
-	if (err)
-		util_cause(cause, "cannot lay out the tree: %s", strerror(-err));
-	return err;
-}
-
-/* ---- theme ------------------------------------------------------------------------ */
-
-enum theme_depth app_term_depth(void)
-{
-	const char *nc = getenv("NO_COLOR");
-
-	if ((nc && *nc) || !has_colors())
-		return THEME_DEPTH_MONO;
-	return theme_depth_for(COLORS, nc);
-}
-
-void app_cycle_theme(struct app *a)
-{
-	struct theme t;
-	char *cause = NULL;
-	int n = (int)(sizeof(theme_cycle) / sizeof(theme_cycle[0]));
-
-	a->theme_idx = (a->theme_idx + 1) % n;
-	if (theme_load(&t, theme_cycle[a->theme_idx], &cause) < 0) {
-		app_msg(a, "%s", cause ? cause : "cannot load theme");
-		free(cause);
-		return;
-	}
-	a->theme = t;
-	screen_set_theme(&a->scr, &a->theme, app_term_depth());
-	app_msg(a, "theme %s", a->theme.name);
 }
 
 /* the node the pane's reply concerns, selected in the tree */
@@ -190,14 +95,6 @@ static void app_verdict_line(struct app *a, struct fmt_line *l, int width)
 	};
 
 	fmt_verdict_line(l, width, &fv, a->gl);
-}
-
-int app_icicle_layout(struct app *a)
-{
-	int h = a->scr.tree.h;
-
-	return icicle_layout(&a->ic, a->t, a->calibrated, a->scr.tree.w,
-			     (unsigned)(h > 3 ? h - 3 : 1));
 }
 
 void app_draw_icicle(struct app *a)
@@ -658,8 +555,8 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 			  "use 'argus record' for output to a file or pipe");
 		goto out;
 	}
-	for (unsigned i = 0; i < sizeof(theme_cycle) / sizeof(theme_cycle[0]); i++)
-		if (!strcmp(a.theme.name, theme_cycle[i]))
+	for (unsigned i = 0; i < sizeof(app_themes) / sizeof(app_themes[0]); i++)
+		if (!strcmp(a.theme.name, app_themes[i]))
 			a.theme_idx = (int)i;
 	if (a.o.log_path) {
 		a.logf = fopen(a.o.log_path, "a");

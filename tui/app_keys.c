@@ -504,21 +504,6 @@ static int act_replay(struct app *a, enum key_action act, char **cause)
 	return err < 0 ? err : APP_DRAW_PANES;
 }
 
-const struct app_sort app_sorts[5] = {
-	{ "delta", TREE_SORT_DELTA }, { "load", TREE_SORT_LOAD }, { "total", TREE_SORT_TOTAL },
-	{ "self", TREE_SORT_SELF }, { "name", TREE_SORT_NAME },
-};
-
-void app_sort_tree(struct app *a)
-{
-	enum tree_sort_key k = app_sorts[a->sort_idx].key;
-
-	/* index 0 is what analysis_run did already (delta needs calibration) */
-	if (a->sort_idx == 0)
-		return;
-	tree_sort(a->t, k);
-}
-
 static int act_sort(struct app *a, enum key_action act, char **cause)
 {
 	int err;

@@ -1,13 +1,19 @@
 /* app_priv — the interactive tree's state, shared by its files (no one
- * else includes this):
- *   app.c          the poll loop, drawing, signals, terminal set-up/teardown,
- *                  the tree rebuild (core/analysis/analysis.h) and the theme
+ * else includes this).  Calls go down this list, never up (no call circle,
+ * tests/docs/circles.py):
+ *   app.c          the poll loop, drawing, signals, terminal set-up/teardown
  *   app_keys.c     keys: the action table (each action says what to redraw),
  *                  search, the agent pane's keys and prompts
  *   app_overlay.c  the help, why and explain overlays
  *   app_replay.c   replay (n/b through a session) and the markdown export (w)
  *   app_model.c    the model view's layout and keys (m; tui/view_model.h)
- */
+ *   app_tree.c     the tree shown: rebuilt (core/analysis/analysis.h), with a
+ *                  replay's steps, sorted, laid out as an icicle
+ *   app_state.c    the status message and the theme, which every file above
+ *                  changes
+ *   app.c calls the keys, the overlays, the model view and replay; the keys
+ *   call the overlays, the model view and replay; the tree and the state are
+ *   called by the files above them and call none of them. */
 #ifndef ARGUS_APP_PRIV_H
 #define ARGUS_APP_PRIV_H
 
@@ -88,15 +94,6 @@ struct app {
 	struct view_model *model; /* m: the model of the load (view_model.h) */
 };
 
-/* The sort orders s cycles through (app_keys.c). */
-struct app_sort {
-	const char *name;
-	enum tree_sort_key key;
-};
-extern const struct app_sort app_sorts[5];
-/* Re-sorts a->t by a->sort_idx (after a rebuild, after s). */
-void app_sort_tree(struct app *a);
-
 /* What a key action changed, to be drawn (bits). */
 enum app_draw {
 	APP_DRAW_NONE = 0,
@@ -106,17 +103,30 @@ enum app_draw {
 	APP_DRAW_ALL = 8,         /* every cell again (Ctrl-L) */
 };
 
-/* app.c */
+/* app_state.c: the status bar's message; the terminal's colour depth; t:
+ * the next of app_themes (the message says which, or why not). */
 void app_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The tree again from the source's profile and the steps' results (the
- * pane's, a replay's): core/analysis/analysis.h.  0 or -errno with *cause. */
-int app_rebuild(struct app *a, char **cause);
 enum theme_depth app_term_depth(void);
+extern const char *const app_themes[4];
 void app_cycle_theme(struct app *a);
 
-/* app.c: the icicle view in the tree pane (mode MODE_ICICLE): laid out
- * over the tree shown now (after a rebuild its nodes are new), drawn. */
+/* app_tree.c: the tree again from the source's profile and the steps'
+ * results (the pane's, a replay's): core/analysis/analysis.h.  0 or -errno
+ * with *cause. */
+int app_rebuild(struct app *a, char **cause);
+/* The sort orders s cycles through. */
+struct app_sort {
+	const char *name;
+	enum tree_sort_key key;
+};
+extern const struct app_sort app_sorts[5];
+/* Re-sorts a->t by a->sort_idx (after a rebuild, after s). */
+void app_sort_tree(struct app *a);
+/* The icicle view in the tree pane (mode MODE_ICICLE) laid out
+ * over the tree shown now (after a rebuild its nodes are new). */
 int app_icicle_layout(struct app *a);
+
+/* app.c: the icicle view drawn. */
 void app_draw_icicle(struct app *a);
 
 /* app_keys.c: every key waiting on the terminal; 0 or -errno with *cause. */
@@ -144,8 +154,6 @@ int app_model_open(const struct app *a);
 void app_model_fit(struct app *a);
 
 /* app_replay.c */
-unsigned app_replay_steps(struct app *a, struct analysis_step *out, struct step **own_s,
-			  struct step_data **own_d, unsigned max);
 int app_replay_talks(struct source *src);
 int app_replay_move(struct app *a, enum key_action act, char **cause);
 void app_replay_footer(struct app *a, char *buf, size_t len);

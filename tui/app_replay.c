@@ -10,28 +10,7 @@
 
 #include "app_priv.h"
 #include "output/export.h"
-#include "output/session_step.h"
 #include "measure/source_replay.h"
-
-/* In a replay, the steps whose results were recorded up to the current
- * event go into the tree as they did live (their event nodes and
- * annotations), so the tree is the one of that moment.  Fills out[0..max)
- * with steps and data the caller frees (own_s, own_d); returns the count. */
-unsigned app_replay_steps(struct app *a, struct analysis_step *out, struct step **own_s,
-			     struct step_data **own_d, unsigned max)
-{
-	const struct session_log *l = source_replay_log(a->src);
-	size_t pos = source_replay_pos(a->src);
-	unsigned n = 0;
-
-	for (unsigned s = 1; l && s < l->nstep_profile && n < max; s++) {
-		if (session_log_step_data(l, pos, s, &own_s[n], &own_d[n]) < 0)
-			continue;
-		out[n] = (struct analysis_step){ .step = own_s[n], .data = own_d[n], .idx = s };
-		n++;
-	}
-	return n;
-}
 
 /* The report's file name: after the session, in the current directory, or
  * in $TMPDIR (/tmp) when that is not writable. */
