@@ -17,7 +17,7 @@ need_cmd bpftool
 . "$(dirname "$0")/tmux.inc"
 need_scenario PF pagefault
 
-argus_pid() { pgrep -f -- "$ARGUS --load $PF --seconds 120" | head -n 1; }
+argus_pid() { pgrep -o -f -- "$ARGUS --load $PF --seconds 120"; } # -o: the oldest, not its load guard (same command line)
 
 STATE="$TMP/state"
 # ---- 1: propose, veto, talk ----------------------------------------------------------

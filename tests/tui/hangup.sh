@@ -24,10 +24,10 @@ load_pids() {
 		{ tr "\0" " " <"$d/cmdline"; } 2>/dev/null | grep -q "^$TMP/hupload" && echo "${d#/proc/}"
 	done
 }
-argus_pid() { # the argus whose command line holds $1
-	for d in /proc/[0-9]*; do
-		{ tr "\0" " " <"$d/cmdline"; } 2>/dev/null | grep -q "^$ARGUS .*$1" && { echo "${d#/proc/}"; return; }
-	done
+argus_pid() { # the argus whose command line holds $1: the oldest (its
+	# load guard, a child forked before it loads anything, has the same
+	# command line and, once PIDs wrap, may come first in /proc's order)
+	pgrep -o -f -- "^$ARGUS .*$1"
 }
 gone_within() { # pid secs
 	i=0

@@ -22,7 +22,7 @@ need_cmd jq
 . "$(dirname "$0")/tmux.inc"
 need_scenario PF pagefault
 
-argus_pid() { pgrep -f -- "$ARGUS --agent llm --load $PF --seconds 120" | head -n 1; }
+argus_pid() { pgrep -o -f -- "$ARGUS --agent llm --load $PF --seconds 120"; } # -o: the oldest, not its load guard (same command line)
 SHOTS="$TMP/screens.txt"   # every screen looked at, for the canary check
 shot() { screen | tee -a "$SHOTS"; }
 
