@@ -289,6 +289,25 @@ static __always_inline __u64 st_part(__u64 from, __u64 to)
 	return to > from ? to - from : 0;
 }
 
+/* The interval in progress of sp ends (before its state changes): if it
+ * began before the epoch, a read has moved the epoch since and credits
+ * the part before it from the state (core/probe/probe_schedtime.c
+ * st_credit); a read that looks at the state only after this, having
+ * moved the epoch before (the read runs beside the programs), would find
+ * the interval gone and that part would be counted nowhere: kept in
+ * pre_* for it.  A rarely switching thread lost whole windows so. */
+static __always_inline void st_end_interval(struct schedtime_state *sp)
+{
+	__u64 ep = epoch_ns;
+
+	if (sp->ts >= ep)
+		return;
+	sp->pre_epoch = ep;
+	sp->pre_ts = sp->ts;
+	sp->pre_state = sp->state;
+	sp->pre_stack_id = sp->stack_id;
+}
+
 /* The weight of an interval of sp beginning now (see the top): 1, or
  * 2^sample_shift with probability 2^-sample_shift, else 0. */
 static __always_inline __u32 st_weight(struct schedtime_state *sp, struct schedtime_runs *rs,
@@ -494,10 +513,12 @@ static __always_inline __u32 waker_of(struct schedtime_akey *k, struct schedtime
 /* Ends the runnable interval of pid (state sp) at now: each task that ran
  * on this CPU meanwhile (newest first, from the history rs) gets its
  * overlap; the newest (prev, current) takes what is older than the
- * history, the count and the histogram. */
+ * history, the count and the histogram.  skip: the newest runs that are
+ * not another task's (0 at a switch-in, where the newest is prev; 1 at
+ * an unseen switch-in, where it is pid's own run: switch_out). */
 static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp,
 					   struct schedtime_runs *rs, __u64 now, __u64 pt,
-					   struct schedtime_counters *c)
+					   const int skip, struct schedtime_counters *c)
 {
 	struct schedtime_akey k = { .pid = pid, .stack_id = sp->stack_id,
 				    .kind = SCHEDTIME_RUNNABLE, .other_kind = SCHEDTIME_OTHER_TASK };
@@ -512,7 +533,7 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 		charge(&k, st_part(from, now), full, w, pt >> 32, 0, c);
 		return;
 	}
-	for (int i = 1; i < SCHEDTIME_RUNS; i++) {
+	for (int i = 1 + skip; i < SCHEDTIME_RUNS; i++) {
 		__u64 a, b;
 
 		r = &rs->r[(rs->head - 1 - i) & (SCHEDTIME_RUNS - 1)];
@@ -529,7 +550,7 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 	}
 	/* the newest run (prev, just recorded): its own run [r->start, now)
 	 * plus any older part no run kept, in one charge */
-	r = &rs->r[(rs->head - 1) & (SCHEDTIME_RUNS - 1)];
+	r = &rs->r[(rs->head - 1 - skip) & (SCHEDTIME_RUNS - 1)];
 	k.other_pid = r->pid;
 	charge(&k, st_part(from, to < r->start ? to : r->start) +
 		   st_part(r->start > sp->ts ? r->start : sp->ts, now), full, w, r->tgid, 0, c);
@@ -574,6 +595,48 @@ static __always_inline __u32 block_stack(void *ctx, struct schedtime_state *sp,
 	return (__u32)id;
 }
 
+/* prev (current) leaves the CPU while its state says it is not on one
+ * (RUNNABLE or BLOCKED, this phase): the switch that put it there showed
+ * no sched_switch.  Such switches exist: on the test VM no switch away
+ * from one task (a management agent) reaches the tracepoint, ftrace's
+ * event included, so whatever follows it on the CPU comes on unseen.
+ * Left as it was, the wait and the whole run after it were charged to
+ * nothing (the run is charged from the switch-in, the wait at it): a
+ * victim alone on a CPU, that switches rarely, lost a tenth of a window
+ * and more (tests/live/victim_errors).  It came on after the last switch
+ * seen on this CPU (the start of the run just recorded for it in rs), or
+ * after its state began if later: the wait up to there is charged as its
+ * switch-in would have, and it is RUNNING from there (the unseen task's
+ * run, usually short, counted with it) for the caller to charge. */
+static __always_inline void unseen_switch_in(__u32 pid, struct schedtime_state *sp,
+					     struct schedtime_runs *rs, __u64 now, __u64 pt,
+					     struct schedtime_counters *c)
+{
+	__u64 in = sp->ts, full;
+
+	if (rs) {
+		__u64 seen = rs->r[(rs->head - 1) & (SCHEDTIME_RUNS - 1)].start;
+
+		if (seen > in && seen < now)
+			in = seen;
+	}
+	if (sp->state == SCHEDTIME_S_BLOCKED) {
+		struct schedtime_akey k = { .pid = pid, .stack_id = sp->stack_id,
+					    .kind = SCHEDTIME_BLOCKED,
+					    .other_kind = SCHEDTIME_OTHER_NONE };
+
+		full = in > sp->start_ts ? in - sp->start_ts : 0;
+		charge(&k, st_part(sp->ts, in), full, st_w_end(sp->w, full), 0, 0, c);
+	} else if (rs) {
+		runnable_split(pid, sp, rs, in, pt, 1, c);
+	}
+	st_end_interval(sp);
+	sp->state = SCHEDTIME_S_RUNNING;
+	sp->ts = sp->start_ts = in;
+	if (c)
+		c->unseen_switch_in++;
+}
+
 /* prev (current) leaves the CPU. */
 static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 now,
 				       struct schedtime_runs *rs, struct schedtime_counters *c)
@@ -605,9 +668,12 @@ static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 n
 		st.oncpu_ns += st_part(attach_ns, now);
 		sp = &st;
 		fresh = 1;
-	} else if (sp->state == SCHEDTIME_S_RUNNING || sp->state == SCHEDTIME_S_SEEDED) {
+	} else {
+		if (sp->state != SCHEDTIME_S_RUNNING && sp->state != SCHEDTIME_S_SEEDED)
+			unseen_switch_in(pid, sp, rs, now, pt, c); /* RUNNING since it came on */
 		sp->oncpu_count++;
 		sp->oncpu_ns += st_part(sp->ts, now);
+		st_end_interval(sp);
 	}
 	if (c)
 		c->intervals++;
@@ -680,8 +746,9 @@ static __always_inline void switch_in(const int btf, struct task_struct *next, _
 		if (c)
 			c->unseen_wakeups++;
 	} else if (sp->state == SCHEDTIME_S_RUNNABLE || sp->state == SCHEDTIME_S_SEEDED) {
-		runnable_split(pid, sp, rs, now, pt, c);
+		runnable_split(pid, sp, rs, now, pt, 0, c);
 	}
+	st_end_interval(sp);
 	sp->state = SCHEDTIME_S_RUNNING;
 	sp->ts = sp->start_ts = now;
 }
@@ -780,6 +847,8 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 			 wtgid : 0;
 	if (w)
 		charge(&k, st_part(sp->ts, now), full, w, wtgid, wname, c);
+	if (!fresh)
+		st_end_interval(sp);
 	/* the runnable interval that follows has the same weight: it needs
 	 * the same stack */
 	sp->state = SCHEDTIME_S_RUNNABLE;

@@ -173,6 +173,15 @@ struct schedtime_state {
 	__u32 recv_waker;            /* tgid of the BY_RECV waker of its last
 	                              * wakeup, 0 when that was another kind
 	                              * (SCHEDTIME_AFTER_RECV) */
+	/* The last interval that began before the epoch and ended after it
+	 * moved (its part before the epoch is the read's that moved it, which
+	 * credits it from the state: if that read looked after the interval
+	 * ended, it credits it from here; core/probe/probe_schedtime.c
+	 * st_credit) */
+	__u64 pre_epoch;             /* the epoch it ended in */
+	__u64 pre_ts;                /* its start */
+	__u32 pre_state;             /* its state (enum schedtime_tstate) */
+	__u32 pre_stack_id;          /* its stack */
 };
 
 /* The task that sent a packet (map `senders`, key: the sk_buff's address,
@@ -240,6 +249,8 @@ struct schedtime_counters {
 	                              * netif_receive_skb */
 	__u64 wake_queuer;           /* kworker wakeups charged to the task
 	                              * that queued the work (also wake_task) */
+	__u64 unseen_switch_in;      /* switch-out of a thread whose switch-in
+	                              * no sched_switch showed (see switch_out) */
 };
 
 #endif

@@ -22,7 +22,7 @@
 #define SCHEDTIME_FAST_N (sizeof(((struct schedtime_bpf *)0)->bss->fast_tgid) / sizeof(uint32_t))
 
 _Static_assert(sizeof(struct schedtime_key) == 64, "schedtime_key layout");
-_Static_assert(sizeof(struct schedtime_state) == 120, "schedtime_state layout");
+_Static_assert(sizeof(struct schedtime_state) == 144, "schedtime_state layout");
 _Static_assert(sizeof(struct schedtime_akey) == 20, "schedtime_akey layout");
 _Static_assert(sizeof(struct schedtime_name) == 24, "schedtime_name layout");
 _Static_assert(sizeof(struct schedtime_val) == 8 * (2 + SCHEDTIME_BUCKETS), "schedtime_val layout");
@@ -580,8 +580,10 @@ static int st_emit(struct probe_schedtime *ps, struct st_table *t, const struct 
 
 /* The in-progress parts of intervals, from its start or `since` to `until`,
  * into out (and into ps->credited); on-CPU ones only with oncpu_only.
- * Entries whose start is after until (they began during the read) and
- * states of an earlier phase (stale: what they say is over) get nothing. */
+ * Entries whose start is after until (they began during the read) get
+ * the interval they ended instead, when it was in progress at the epoch
+ * until (pre_*); states of an earlier phase (stale: what they say is
+ * over) get nothing. */
 static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, size_t nthr,
 		     uint64_t since, uint64_t until, int oncpu_only, struct st_table *out)
 {
@@ -589,25 +591,38 @@ static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, si
 		const struct schedtime_state *st = &thr[i].st;
 		struct probe_schedtime_entry *e, *c;
 		struct schedtime_key k;
-		uint64_t from = st->ts > since ? st->ts : since;
+		uint32_t state = st->state, stack_id = st->stack_id;
+		uint64_t ts = st->ts, from;
 
-		if (from >= until || st->state == SCHEDTIME_S_DEAD || st->gen != ps->gen ||
-		    (oncpu_only && st->state != SCHEDTIME_S_RUNNING &&
-		     st->state != SCHEDTIME_S_SEEDED))
+		/* begun after until: st_read moved the epoch to until, then the
+		 * thread switched before it looked.  The interval in progress at
+		 * the epoch was charged only from it; its part before is here
+		 * (bpf/schedtime.bpf.c st_end_interval).  Without it a thread
+		 * preempted in that gap lost its time since the last read: 15 ms
+		 * of a 0.5 s window beside two CPU hogs, a whole window for a
+		 * thread that had not switched in it. */
+		if (ts >= until && st->pre_epoch == until && st->state != SCHEDTIME_S_DEAD) {
+			state = st->pre_state;
+			stack_id = st->pre_stack_id;
+			ts = st->pre_ts;
+		}
+		from = ts > since ? ts : since;
+		if (from >= until || state == SCHEDTIME_S_DEAD || st->gen != ps->gen ||
+		    (oncpu_only && state != SCHEDTIME_S_RUNNING && state != SCHEDTIME_S_SEEDED))
 			continue;
 		memset(&k, 0, sizeof(k));
 		k.pid = thr[i].pid;
 		k.tgid = st->tgid;
 		memcpy(k.comm, st->comm, sizeof(k.comm));
 		k.other_kind = SCHEDTIME_OTHER_PENDING;
-		switch (st->state) {
+		switch (state) {
 		case SCHEDTIME_S_BLOCKED:
 			k.kind = SCHEDTIME_BLOCKED;
-			k.stack_id = st->stack_id;
+			k.stack_id = stack_id;
 			break;
 		case SCHEDTIME_S_RUNNABLE:
 			k.kind = SCHEDTIME_RUNNABLE;
-			k.stack_id = st->stack_id;
+			k.stack_id = stack_id;
 			break;
 		default:
 			k.kind = SCHEDTIME_ONCPU;
