@@ -10,6 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_root
 need_cmd jq
+need_cmd python3
 [ -x "$ARGUS" ] || skip "no $ARGUS; run make"
 need_scenario T3 tier3
 
@@ -34,9 +35,16 @@ grep -qE "^argus: no model of the load: --mark 'no such line' never matched the 
 jq -se '[.[] | select(.type == "model")] | length == 0' "$TMP/n.jsonl" >/dev/null ||
 	fail "a model was saved although the mark never matched"
 
-# never steady: a load whose rate doubles window after window
+# never steady: a load whose rate doubles every second of its run (a sleep
+# of 10 ms / 2^t; 4.5 s in, 2200 a second, far from what a CPU allows), so
+# each loaded window has about twice the last one's.  (A shell loop of
+# growing rounds of `sleep 0.001` was capped by its fork rate after a few
+# rounds and read as steady on a quiet machine.)
 "$ARGUS" diagnose --time wall --fixed --pairs 4 --window 0.5 --no-session --steady --tolerance 0.05 \
-	-- sh -c 'i=1; while :; do j=0; while [ $j -lt $i ]; do sleep 0.001; j=$((j+1)); done; i=$((i*2)); sleep 0.2; done' \
+	-- python3 -c 'import time
+t0 = time.time()
+while True:
+    time.sleep(0.01 / 2 ** (time.time() - t0))' \
 	>"$TMP/out.json" 2>"$TMP/err" || { cat "$TMP/err"; fail "diagnose --steady on an unsteady load failed"; }
 grep -qE "^argus: no model of the load: the load never reached a steady state: .*per window:( [0-9]+/[0-9.]+)+; measure more pairs" "$TMP/err" ||
 	{ cat "$TMP/err"; fail "no steady-state message with the rates"; }
