@@ -2,7 +2,11 @@
  * munmap, repeat; until killed or for --seconds N.  Prints its throughput at
  * the end (pages_per_sec=N) so benchmarks can compare runs.
  *
- *   pagefault [--seconds N] [--mib M] [--threads T] [--procs P]
+ *   pagefault [--seconds N] [--mib M] [--threads T] [--procs P] [--no-thp]
+ *
+ * --no-thp: no transparent huge pages for it (PR_SET_THP_DISABLE): only 4 KiB
+ * faults, and no compaction on a fragmented machine to draw an agent's
+ * first step elsewhere (tests/live/step_duty).
  *
  * Also prints cpu_seconds (its own CPU time, children included) and
  * pages_per_cpu_sec: the cost of a page fault, which other processes
@@ -14,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -78,6 +83,7 @@ int main(int argc, char **argv)
 		{ "mib", required_argument, NULL, 'm' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "procs", required_argument, NULL, 'P' },
+		{ "no-thp", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -87,17 +93,23 @@ int main(int argc, char **argv)
 	pid_t *kids;
 	double t0, t1, end;
 
-	while ((c = getopt_long(argc, argv, "s:m:t:P:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:m:t:P:nh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': seconds = atof(optarg); break;
 		case 'm': bytes = (size_t)atol(optarg) << 20; break;
 		case 't': nthreads = atoi(optarg); break;
 		case 'P': nprocs = atoi(optarg); break;
+		case 'n':
+			if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) < 0) {
+				perror("pagefault: PR_SET_THP_DISABLE");
+				return 1;
+			}
+			break;
 		case 'h':
-			printf("usage: pagefault [--seconds N] [--mib M] [--threads T] [--procs P]\n");
+			printf("usage: pagefault [--seconds N] [--mib M] [--threads T] [--procs P] [--no-thp]\n");
 			return 0;
 		default:
-			fprintf(stderr, "usage: pagefault [--seconds N] [--mib M] [--threads T] [--procs P]\n");
+			fprintf(stderr, "usage: pagefault [--seconds N] [--mib M] [--threads T] [--procs P] [--no-thp]\n");
 			return 2;
 		}
 	}
