@@ -6,6 +6,17 @@
 #include "data/step_data.h"
 #include "base/vec.h"
 
+int step_data_unit_known(const char *u)
+{
+	static const char *const units[] = { STEP_UNIT_SAMPLES, STEP_UNIT_EVENTS,
+					     STEP_UNIT_US_BLOCKED, STEP_UNIT_INTERVALS };
+
+	for (size_t i = 0; u && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(u, units[i]))
+			return 1;
+	return 0;
+}
+
 struct step_data *step_data_new(unsigned ntargets, const char *unit)
 {
 	struct step_data *d = calloc(1, sizeof(*d));

@@ -23,6 +23,17 @@ struct step_target_win {
 	uint64_t hist[KIND_HIST_BUCKETS]; /* latency kinds: log2 histogram */
 };
 
+/* The units of a step's counts, one a kind (core/probe/kind.c kind_unit
+ * chooses): the names sessions, the JSON and the screen carry. */
+#define STEP_UNIT_SAMPLES "samples"
+#define STEP_UNIT_EVENTS "events"
+#define STEP_UNIT_US_BLOCKED "us blocked"
+#define STEP_UNIT_INTERVALS "intervals"
+
+/* Whether u is one of those (a unit read from a file is shown as it is:
+ * nothing else is taken). */
+int step_data_unit_known(const char *u);
+
 /* Measurements of one step: stacks go into a profile whose windows mirror
  * the executor's windows (counts = samples for sample, scaled firings for
  * tracepoint_stacks, microseconds blocked for offcpu, intervals begun for
@@ -35,7 +46,7 @@ struct step_data {
 	                             * "Marker frames" below */
 	struct step_target_win *tw; /* ntargets * nwin, row-major by window */
 	unsigned ntargets, nwin, cap_win;
-	const char *unit;           /* "samples", "events", "us blocked", "intervals" */
+	const char *unit;           /* one of the STEP_UNIT_* */
 	uint64_t lost;              /* events lost (ring buffer full, map full) */
 };
 

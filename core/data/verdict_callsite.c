@@ -300,13 +300,13 @@ int verdict_callsites_fill_steps(struct verdict *v, const struct profile *p,
 	/* the rises are in the unit of the profile they came from */
 	snprintf(v->callsites_unit, sizeof(v->callsites_unit), "%s",
 		 !v->callsites_step ? "" : units && units[v->callsites_step - 1]
-		 ? units[v->callsites_step - 1] : "events");
+		 ? units[v->callsites_step - 1] : STEP_UNIT_EVENTS);
 	return err;
 }
 
 const char *verdict_callsites_unit(const struct verdict *v)
 {
-	return v->callsites_unit[0] ? v->callsites_unit : "samples";
+	return v->callsites_unit[0] ? v->callsites_unit : STEP_UNIT_SAMPLES;
 }
 
 int verdict_callsites_gap(const struct verdict *v, char *buf, size_t len)

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/util.h"
+#include "data/step_data.h"
 #include "data/verdict.h"
 
 /* cJSON prints NaN and infinities as null; say so explicitly. */
@@ -211,10 +212,9 @@ static int get_count(const cJSON *o, const char *k, unsigned *out, char **cause)
 /* reads them back; absent (an older session): 0 */
 static int get_ustack(const cJSON *o, struct verdict *v, char **cause)
 {
-	static const char *const units[] = { "samples", "events", "us blocked", "intervals" };
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "call_sites_unit");
 	double e = 0, s = 0;
-	int err, known = 0;
+	int err;
 
 	if ((err = get_count(o, "call_sites_step", &v->callsites_step, cause)) ||
 	    (err = get_num(o, "ustack_errors", 0, &e, cause)) ||
@@ -227,14 +227,12 @@ static int get_ustack(const cJSON *o, struct verdict *v, char **cause)
 	/* the unit of the rises, one of the profiles' (it is shown as it
 	 * is); absent (an older session): the sampler's samples, a step's
 	 * events */
-	for (unsigned i = 0; u && i < sizeof(units) / sizeof(units[0]); i++)
-		known |= cJSON_IsString(u) && !strcmp(u->valuestring, units[i]);
-	if (u && !known)
+	if (u && !step_data_unit_known(cJSON_GetStringValue(u)))
 		return util_fail(cause, -EINVAL, "verdict: 'call_sites_unit' is not one of samples, "
 				 "events, us blocked, intervals");
 	snprintf(v->callsites_unit, sizeof(v->callsites_unit), "%s",
-		 u && strcmp(u->valuestring, "samples") ? u->valuestring
-		 : !u && v->callsites_step ? "events" : "");
+		 u && strcmp(u->valuestring, STEP_UNIT_SAMPLES) ? u->valuestring
+		 : !u && v->callsites_step ? STEP_UNIT_EVENTS : "");
 	return 0;
 }
 

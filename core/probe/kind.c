@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/step_data.h"
 #include "probe/kind.h"
 #include "probe/kind_util.h"
 #include "probe/probe_counts.h"
@@ -42,13 +43,13 @@ unsigned kind_ntargets(const struct step *s)
 const char *kind_unit(enum step_kind k)
 {
 	switch (k) {
-	case STEP_SAMPLE: return "samples";
-	case STEP_TRACEPOINT_STACKS: return "events";
+	case STEP_SAMPLE: return STEP_UNIT_SAMPLES;
+	case STEP_TRACEPOINT_STACKS: return STEP_UNIT_EVENTS;
 	case STEP_TRACEPOINT_LATENCY:
-	case STEP_FUNCTION_LATENCY: return "intervals";
-	case STEP_OFFCPU: return "us blocked";
-	case STEP_COUNTS: return "events";
-	default: return "events";
+	case STEP_FUNCTION_LATENCY: return STEP_UNIT_INTERVALS;
+	case STEP_OFFCPU: return STEP_UNIT_US_BLOCKED;
+	case STEP_COUNTS: return STEP_UNIT_EVENTS;
+	default: return STEP_UNIT_EVENTS;
 	}
 }
 
