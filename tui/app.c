@@ -1,6 +1,6 @@
-/* app — the interactive tree's event loop, drawing and teardown: the top
- * of its files (listed in app_priv.h), which it calls and which never call
- * it. */
+/* app — the interactive tree's event loop, its keys and drawing over the
+ * view stack, and set-up and teardown: the top of its files (listed in
+ * app_priv.h), which it calls and which never call it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -20,7 +20,6 @@
 #include "measure/session.h"
 #include "probe/kind.h"
 #include "measure/source_replay.h"
-#include "view_agent.h"
 
 void tui_opts_default(struct tui_opts *o)
 {
@@ -69,94 +68,64 @@ static void app_header_state(struct app *a, char *buf, size_t len)
 			 a->o.pid_comm ? ")" : "");
 }
 
-/* 1 while the verdict shown may still change with more windows: they are
- * being measured, or the last ones are not in the tree yet; in a replay,
- * until the recorded diagnosis. */
-static int app_provisional(struct app *a)
+/* The tree pane's footer: the search line, else the status message, a
+ * replay's position or the filter (NULL: none). */
+static const char *app_footer(struct app *a, char *buf, size_t len, enum theme_role *role)
 {
-	if (a->replay)
-		return source_replay_verdict(a->src) == NULL;
-	return fmt_run_measuring(&a->st) || (a->st.phase == SOURCE_DONE && a->pending_change);
+	*role = THEME_NORMAL;
+	if (app_view_is_open(a, &app_view_search)) {
+		snprintf(buf, len, "/%s%s", a->query, a->search_found ? "" : "   (no match)");
+		*role = a->search_found ? THEME_NORMAL : THEME_STATUS_WARN;
+	} else if (a->msg[0]) {
+		snprintf(buf, len, " %s", a->msg);
+		*role = THEME_STATUS_WARN;
+	} else if (a->replay) {
+		app_replay_footer(a, buf, len);
+	} else if (a->v->filter[0]) {
+		snprintf(buf, len, " filter '%s': %zu match%s (& then Enter: all)", a->v->filter,
+			 a->v->nmatch, a->v->nmatch == 1 ? "" : "es");
+		*role = a->v->nmatch ? THEME_NORMAL : THEME_STATUS_WARN;
+	} else {
+		return NULL;
+	}
+	return buf;
 }
 
-/* The ◆ path of the tree shown, one line (the agent pane keeps it in view
- * while a proposal waits for a decision). */
-static void app_verdict_line(struct app *a, struct fmt_line *l, int width)
+/* The status bar: with a side pane (the agent's, or the model view over
+ * the whole middle) the pane's phase and the hidden tree's message line;
+ * else the source's status. */
+static void app_draw_status(struct app *a, const struct app_frame *f)
 {
-	const struct verdict *v = &a->an.verdict;
-	struct fmt_verdict fv = {
-		.found = a->an.descended && v->found,
-		.provisional = app_provisional(a),
-		.subsystem = v->subsystem,
-		.path = v->path,
-		.npath = v->npath,
-		.nbranches = v->nbranches,
-		.waker = v->waker,
-	};
+	int model = app_view_is_open(a, &app_view_model);
+	struct source_status st = a->st;
+	char phase[128];
+	const char *ph;
 
-	fmt_verdict_line(l, width, &fv, a->gl);
-}
-
-void app_draw_icicle(struct app *a)
-{
-	struct screen *s = &a->scr;
-	int h = s->tree.h, levels = h > 3 ? h - 3 : 1;
-
-	if (app_icicle_layout(a) < 0) {
-		app_msg(a, "out of memory laying out the icicle");
-		a->mode = MODE_TREE;
+	if (!a->pane && !(model && !screen_tree_shown(&a->scr))) {
+		screen_draw_status(&a->scr, &a->st, a->gl);
 		return;
 	}
-	icicle_head(&s->scratch, &a->ic, a->gl);
-	screen_put_line(s, s->wtree, &s->ctree, 0, &s->scratch);
-	for (int i = 0; i < levels && 1 + i < h - 2; i++) {
-		icicle_row(&s->scratch, &a->ic, (unsigned)i, a->gl);
-		screen_put_line(s, s->wtree, &s->ctree, 1 + i, &s->scratch);
-	}
-	icicle_detail(&s->scratch, &a->ic, a->gl);
-	screen_put_line(s, s->wtree, &s->ctree, h - 2, &s->scratch);
-	if (a->msg[0]) {
-		fmt_line_reset(&s->scratch);
-		fmt_line_add(&s->scratch, THEME_STATUS_WARN, " ", -1);
-		fmt_line_add(&s->scratch, THEME_STATUS_WARN, a->msg, s->tree.w - 1);
-		fmt_line_pad(&s->scratch, THEME_STATUS_WARN, s->tree.w);
+	/* a replay's phase is the replay's position */
+	ph = a->replay || !a->pane ? NULL : pane_status(a->pane, &st, phase, sizeof(phase));
+	/* the message line of a hidden tree goes to the status bar */
+	if (!screen_tree_shown(&a->scr) && f->footer) {
+		fmt_line_reset(&a->scr.scratch);
+		fmt_line_add(&a->scr.scratch, f->frole == THEME_NORMAL ? THEME_STATUS : f->frole,
+			     f->footer, a->scr.status.w);
+		fmt_line_pad(&a->scr.scratch, THEME_STATUS, a->scr.status.w);
 	} else {
-		icicle_path(&s->scratch, &a->ic, a->gl);
+		fmt_status_ex(&a->scr.scratch, &st, a->scr.status.w, a->gl, ph,
+			      a->o.auto_accept ? "AUTO: steps load without asking" : NULL);
 	}
-	screen_put_line(s, s->wtree, &s->ctree, h - 1, &s->scratch);
-}
-
-/* What ref/s and load/s count: samples of the sampler, or with time
- * accounting (--time wall: TREE_TIME levels) thread time, blocked and
- * runnable nanoseconds turned into sample-equivalents. */
-static const char *app_rate_unit(const struct tree *t)
-{
-	const struct tree_node *r = t ? t->root : NULL;
-
-	if (!r)
-		return NULL;
-	/* the level is below the root, or below a process (trees by process):
-	 * two levels looked at, not the whole tree at every frame */
-	for (unsigned i = 0; i < r->nchild; i++) {
-		const struct tree_node *c = r->child[i];
-
-		if (c->kind == TREE_TIME)
-			return "thread time, samples/s";
-		for (unsigned k = 0; k < c->nchild; k++)
-			if (c->child[k]->kind == TREE_TIME)
-				return "thread time, samples/s";
-	}
-	return "samples/s";
+	screen_put_line(&a->scr, a->scr.wstatus, &a->scr.cstatus, 0, &a->scr.scratch);
 }
 
 static void render(struct app *a)
 {
-	struct fmt_cols cols;
-	struct fmt_row_ctx ctx;
 	struct fmt_header_sum hs;
+	struct app_frame f;
+	const struct app_view_ops *top = app_view_top(a, APP_AREA_N), *v;
 	char state[128], footer[320];
-	const char *ft = NULL;
-	enum theme_role frole = THEME_NORMAL;
 
 	if (a->scr.too_small) {
 		screen_draw_too_small(&a->scr);
@@ -164,86 +133,62 @@ static void render(struct app *a)
 		return;
 	}
 	app_pane_sync_tree(a);
-	app_model_fit(a);
-	view_tree_set_height(a->v, (unsigned)screen_tree_rows(&a->scr));
-	ctx.unit = app_rate_unit(a->t);
-	/* %CPU only of sampled CPU time at a known frequency: with --time
-	 * wall the rates are thread time (on-CPU, blocked and runnable
-	 * together), whose share of a CPU would read as more than it ran */
-	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated,
-			a->st.freq_hz && ctx.unit && !strcmp(ctx.unit, "samples/s"));
-	ctx.gl = a->gl;
-	ctx.cols = &cols;
-	ctx.root_total = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
-	ctx.match = a->mode == MODE_SEARCH ? a->query : a->last_query;
+	for (int i = 0; i < a->nviews; i++)
+		if (a->views[i]->fit)
+			a->views[i]->fit(a);
 	app_header_state(a, state, sizeof(state));
 	/* the analysis's fields, not its text: the header lays them out */
 	hs.text = a->calibrated ? a->an.subsystems : a->o.note;
 	hs.displaced = a->calibrated ? a->an.displaced : NULL;
 	hs.ndisplaced = a->calibrated ? a->an.ndisplaced : 0;
 	screen_draw_header(&a->scr, a->o.title ? a->o.title : "argus", state, &hs, a->gl);
-	if (a->mode == MODE_SEARCH) {
-		snprintf(footer, sizeof(footer), "/%s%s", a->query,
-			 a->search_found ? "" : "   (no match)");
-		ft = footer;
-		frole = a->search_found ? THEME_NORMAL : THEME_STATUS_WARN;
-	} else if (a->msg[0]) {
-		snprintf(footer, sizeof(footer), " %s", a->msg);
-		ft = footer;
-		frole = THEME_STATUS_WARN;
-	} else if (a->replay) {
-		app_replay_footer(a, footer, sizeof(footer));
-		ft = footer;
-	} else if (a->v->filter[0]) {
-		snprintf(footer, sizeof(footer), " filter '%s': %zu match%s (& then Enter: all)",
-			 a->v->filter, a->v->nmatch, a->v->nmatch == 1 ? "" : "es");
-		ft = footer;
-		frole = a->v->nmatch ? THEME_NORMAL : THEME_STATUS_WARN;
-	}
-	if (screen_tree_shown(&a->scr) && a->mode == MODE_ICICLE)
-		app_draw_icicle(a);
-	else if (screen_tree_shown(&a->scr))
-		screen_draw_tree(&a->scr, a->v, &ctx, ft, frole, a->v->threshold);
-	if (app_model_open(a))     /* it owns the side pane while open */
-		view_model_draw(&a->scr, a->model, !screen_tree_shown(&a->scr), a->gl);
-	if (a->pane || (app_model_open(a) && !screen_tree_shown(&a->scr))) {
-		struct source_status st = a->st;
-		struct fmt_line vl;
-		char phase[128];
-		/* a replay's phase is the replay's position */
-		const char *ph = a->replay || !a->pane ? NULL :
-				 pane_status(a->pane, &st, phase, sizeof(phase));
-
-		app_verdict_line(a, &vl, a->scr.agent.w);
-		if (a->pane && !app_model_open(a))
-			view_agent_draw(&a->scr, a->pane, a->pane->agent ? a->pane->agent->ops->name :
-					a->replay ? "replay" : "none", a->focus_agent,
-					a->calibrated ? &vl : NULL, a->gl);
-		/* the message line of a hidden tree goes to the status bar */
-		if (!screen_tree_shown(&a->scr) && ft) {
-			fmt_line_reset(&a->scr.scratch);
-			fmt_line_add(&a->scr.scratch, frole == THEME_NORMAL ? THEME_STATUS : frole, ft,
-				     a->scr.status.w);
-			fmt_line_pad(&a->scr.scratch, THEME_STATUS, a->scr.status.w);
-		} else {
-			fmt_status_ex(&a->scr.scratch, &st, a->scr.status.w, a->gl, ph,
-				      a->o.auto_accept ? "AUTO: steps load without asking" : NULL);
-		}
-		screen_put_line(&a->scr, a->scr.wstatus, &a->scr.cstatus, 0, &a->scr.scratch);
-	} else {
-		screen_draw_status(&a->scr, &a->st, a->gl);
-	}
-	if (a->mode == MODE_OVERLAY)
-		screen_draw_overlay(&a->scr, a->ov_title, (const char *const *)a->ov_lines,
-				    a->ov_n, &a->ov_top);
-	if (a->mode == MODE_SEARCH) {
-		curs_set(1);
-		wmove(a->scr.wtree, a->scr.tree.h - 1, 1 + fmt_width(a->query));
-		wnoutrefresh(a->scr.wtree);
-	} else {
-		curs_set(0);
-	}
+	f.footer = app_footer(a, footer, sizeof(footer), &f.frole);
+	/* each area its topmost view; the one over both last, after the bar */
+	for (int area = APP_AREA_TREE; area < APP_AREA_OVER; area++)
+		if ((v = app_view_top(a, (enum app_area)area)) && v->draw)
+			v->draw(a, &f);
+	app_draw_status(a, &f);
+	curs_set(top && (top->flags & APP_VIEW_F_TYPING) ? 1 : 0);
+	if ((v = app_view_top(a, APP_AREA_OVER)) && v->draw)
+		v->draw(a, &f);
 	screen_flush(&a->scr);
+}
+
+/* every view, for the end (each frees what it owns, opened or not) */
+static const struct app_view_ops *const app_views_all[] = {
+	&app_view_overlay, &app_view_search, &app_view_icicle, &app_view_model,
+	&app_view_agent, &app_view_tree,
+};
+
+/* Every key waiting on the terminal, each down the view stack from its top
+ * until a view takes it; 0 or -errno with *cause. */
+static int app_read_keys(struct app *a, char **cause)
+{
+	struct app_key k;
+	int rc, draw = APP_DRAW_NONE;
+
+	while ((rc = wget_wch(a->win_in, &k.ch)) != ERR) {
+		const struct app_view_ops *top = app_view_top(a, APP_AREA_N);
+		int r = APP_KEY_PASS;
+
+		k.fn = rc == KEY_CODE_YES;
+		k.code = k.fn ? KEY_FN((int)k.ch) : (int)k.ch;
+		if (k.fn && k.ch == KEY_RESIZE)
+			continue;
+		if (!top || !(top->flags & APP_VIEW_F_TYPING))
+			a->msg[0] = '\0';
+		for (int i = a->nviews; i-- > 0 && r == APP_KEY_PASS;)
+			r = a->views[i]->key(a, &k, cause);
+		if (r < 0)
+			return r;
+		if (r != APP_KEY_PASS)
+			draw |= r;
+		if (a->quit)
+			break;
+	}
+	if (draw & APP_DRAW_ALL)
+		screen_invalidate(&a->scr);   /* every cell again at the next render */
+	return 0;
 }
 
 /* Before endwin: a terminal without an alternate screen (vt100: no smcup)
@@ -268,7 +213,7 @@ static int handle_resize(struct app *a)
 	if (screen_resize(&a->scr, LINES, COLS) < 0)
 		return -ENOMEM;
 	screen_set_theme(&a->scr, &a->theme, app_term_depth());
-	if (a->mode == MODE_OVERLAY)
+	if (app_view_is_open(a, &app_view_overlay))
 		screen_close_overlay(&a->scr); /* redrawn at its new size */
 	return 0;
 }
@@ -675,6 +620,10 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 		util_cause(cause, "cannot create the windows: out of memory");
 		goto out;
 	}
+	/* the tree at the bottom of the view stack, the agent pane above it */
+	app_view_open(&a, &app_view_tree);
+	if (a.pane)
+		app_view_open(&a, &app_view_agent);
 	keypad(a.win_in, TRUE);
 	nodelay(a.win_in, TRUE);
 	screen_set_theme(&a.scr, &a.theme, app_term_depth());
@@ -684,7 +633,6 @@ int tui_run(struct source *src, const struct tui_opts *o, char **cause)
 	err = loop(&a, cause);
 
 out:
-	app_overlay_free(&a);
 	if (curses_up) {
 		screen_fini(&a.scr);
 		if (a.win_in)
@@ -697,7 +645,11 @@ out:
 	if (curses_up)
 		probe_set_log(NULL, NULL);
 	release_stderr(&a);
-	pane_free(a.pane);           /* stops a running step before the loads end */
+	/* what every view owns, open or not: the agent pane's stops a running
+	 * step, before the loads end */
+	for (size_t i = 0; i < sizeof(app_views_all) / sizeof(app_views_all[0]); i++)
+		if (app_views_all[i]->free)
+			app_views_all[i]->free(&a);
 	edit_line_free(a.talk);
 	edit_line_free(a.field);
 	if (src && src->ops->stop)
@@ -720,10 +672,7 @@ out:
 	}
 	if (masked)
 		sigprocmask(SIG_SETMASK, &a.oldmask, NULL);
-	view_tree_free(a.v);
 	view_decay_free(&a.decay);
-	icicle_fini(&a.ic);
-	view_model_free(a.model);
 	analysis_clear(&a.an);
 	log_ring_free(a.log);
 	if (a.logf)

@@ -1,6 +1,8 @@
-/* app_keys — the interactive tree's keys: search, overlays, the agent
- * pane and the action table of the tree (tui/view_keys.c binds the keys
- * and carries their help). */
+/* app_keys — the tree view (app_view_tree), at the bottom of the view
+ * stack: its action table (tui/view_keys.c binds the keys and carries
+ * their help), its drawing, and the search line (app_view_search) over it.
+ * Its actions open the other views (the overlays, the icicle, the model
+ * view); the agent pane's keys come before its own (app_view_agent.c). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -9,9 +11,6 @@
 
 
 #include "app_priv.h"
-#include "edit_line.h"
-#include "edit_spec.h"
-#include "view_agent.h"
 
 /* ---- keys ------------------------------------------------------------------------- */
 
@@ -22,20 +21,27 @@ static void search_run(struct app *a)
 	a->search_found = a->qlen ? view_tree_find(a->v, 1, 1, view_tree_match_name, a->query) : 1;
 }
 
-static void key_search(struct app *a, int fn, wint_t ch)
+/* The search line: typed text finds as it grows; Enter keeps the match
+ * (n / N go on from it), Esc goes back where the search started.  Every
+ * key is its. */
+static int search_view_key(struct app *a, const struct app_key *k, char **cause)
 {
+	int fn = k->fn;
+	wint_t ch = k->ch;
+
+	(void)cause;
 	if (!fn && (ch == '\n' || ch == '\r')) {
 		snprintf(a->last_query, sizeof(a->last_query), "%s", a->query);
-		a->mode = MODE_TREE;
+		app_view_close(a, &app_view_search);
 		if (a->qlen && !a->search_found)
 			app_msg(a, "no match for '%s'", a->query);
-		return;
+		return APP_DRAW_TREE;
 	}
 	if (!fn && ch == 27) { /* Esc: back where the search started */
 		a->v->sel_id = a->search_origin;
 		view_tree_flatten(a->v);
-		a->mode = MODE_TREE;
-		return;
+		app_view_close(a, &app_view_search);
+		return APP_DRAW_TREE;
 	}
 	if ((fn && ch == KEY_BACKSPACE) || (!fn && (ch == 127 || ch == 8))) {
 		while (a->qlen && ((unsigned char)a->query[a->qlen - 1] & 0xc0) == 0x80)
@@ -44,13 +50,13 @@ static void key_search(struct app *a, int fn, wint_t ch)
 			a->qlen--;
 		a->query[a->qlen] = '\0';
 		search_run(a);
-		return;
+		return APP_DRAW_TREE;
 	}
 	if (!fn && ch == KEY_CTRL('u')) {
 		a->qlen = 0;
 		a->query[0] = '\0';
 		search_run(a);
-		return;
+		return APP_DRAW_TREE;
 	}
 	if (!fn && ch >= 32) {
 		char mb[MB_LEN_MAX];
@@ -60,233 +66,30 @@ static void key_search(struct app *a, int fn, wint_t ch)
 		memset(&ps, 0, sizeof(ps));
 		n = wcrtomb(mb, (wchar_t)ch, &ps);
 		if (n == (size_t)-1 || a->qlen + n >= sizeof(a->query))
-			return;
+			return APP_DRAW_TREE;
 		memcpy(a->query + a->qlen, mb, n);
 		a->qlen += n;
 		a->query[a->qlen] = '\0';
 		search_run(a);
 	}
+	return APP_DRAW_TREE;
 }
 
-static void key_overlay(struct app *a, int code)
+/* the cursor at the end of the typed text, on the tree pane's footer */
+static void search_view_draw(struct app *a, const struct app_frame *f)
 {
-	int page = a->scr.rows > 6 ? a->scr.rows - 6 : 1;
-
-	switch (key_lookup(code)) {
-	case KEY_ACT_UP:
-		a->ov_top--;
-		return;
-	case KEY_ACT_DOWN:
-		a->ov_top++;
-		return;
-	case KEY_ACT_PGUP:
-		a->ov_top -= page;
-		return;
-	case KEY_ACT_PGDN:
-		a->ov_top += page;
-		return;
-	case KEY_ACT_QUIT:
-		if (code == 'q' || code == 'Q') {
-			app_overlay_close(a);
-			return;
-		}
-		break;
-	default:
-		break;
-	}
-	app_overlay_close(a);
+	(void)f;
+	wmove(a->scr.wtree, a->scr.tree.h - 1, 1 + fmt_width(a->query));
+	wnoutrefresh(a->scr.wtree);
 }
 
-static char *prompt(struct app *a, struct edit_line *e, const char *text, const char *initial,
-		    enum edit_complete what)
-{
-	char *line;
-
-	if (!e) {
-		app_msg(a, "no line editor: out of memory");
-		return NULL;
-	}
-	line = edit_line_read(e, text, initial, a->scr.rows - 1, what);
-	screen_invalidate(&a->scr);
-	return line;
-}
-
-static void pane_edit_field(struct app *a)
-{
-	struct pane *p = a->pane;
-	const char *f = fmt_agent_fields[p->cursor];
-	char val[1024], pr[64], *line;
-	int names = !strcmp(f, "target") || !strcmp(f, "begin") || !strcmp(f, "end");
-
-	fmt_agent_field_value(pane_shown_step(p), f, val, sizeof(val));
-	snprintf(pr, sizeof(pr), "%s> ", f);
-	line = prompt(a, a->field, pr, val, names ? EDIT_COMPLETE_NAMES : EDIT_COMPLETE_NONE);
-	if (!line)
-		return;                   /* abandoned: unchanged */
-	pane_edit_set(p, f, line);
-	free(line);
-}
-
-static void pane_edit_whole(struct app *a)
-{
-	struct pane *p = a->pane;
-	char *json, *out = NULL, *cause = NULL;
-	int rc;
-
-	if (p->mode == FMT_AGENT_MODE_PROPOSAL && pane_edit_begin(p) < 0)
-		return;
-	if (p->mode != FMT_AGENT_MODE_EDIT) {
-		app_msg(a, "nothing to edit: no proposal is waiting");
-		return;
-	}
-	json = step_to_json(pane_shown_step(p));
-	if (!json) {
-		app_msg(a, "cannot write the step as JSON: out of memory");
-		return;
-	}
-	rc = edit_spec_run(json, &out, &cause);
-	screen_invalidate(&a->scr);
-	if (rc < 0)
-		app_msg(a, "%s", cause ? cause : "the editor failed");
-	else if (rc == 1)
-		app_msg(a, "unchanged");
-	else if (out)
-		pane_edit_json(p, out);
-	free(json);
-	free(out);
-	free(cause);
-}
-
-static int key_pane_scrolls(enum key_action act)
-{
-	return act == KEY_ACT_UP || act == KEY_ACT_DOWN || act == KEY_ACT_PGUP ||
-	       act == KEY_ACT_PGDN || act == KEY_ACT_HOME || act == KEY_ACT_END;
-}
-
-/* Keys for the agent pane; returns 1 when the key was taken. */
-static int key_pane(struct app *a, int code)
-{
-	struct pane *p = a->pane;
-	enum key_action act = key_lookup(code);
-	char *line;
-
-	if (!p)
-		return 0;
-	/* a replayed pane only shows: focus, zoom and (focused) scrolling */
-	if (a->replay && act != KEY_ACT_PANE_FOCUS && act != KEY_ACT_ZOOM &&
-	    !(a->focus_agent && key_pane_scrolls(act)))
-		return 0;
-	if (p->mode == FMT_AGENT_MODE_EDIT) {
-		switch (act) {
-		case KEY_ACT_UP:
-			if (p->cursor > 0)
-				p->cursor--;
-			p->version++;
-			return 1;
-		case KEY_ACT_DOWN:
-			if (fmt_agent_fields[p->cursor + 1])
-				p->cursor++;
-			p->version++;
-			return 1;
-		case KEY_ACT_TOGGLE:
-		case KEY_ACT_EDIT:
-			pane_edit_field(a);
-			return 1;
-		case KEY_ACT_CANCEL:
-			pane_edit_abandon(p);
-			return 1;
-		default:
-			break;
-		}
-	}
-	switch (act) {
-	case KEY_ACT_PANE_FOCUS:
-		a->focus_agent = !a->focus_agent;
-		if (a->scr.zoom != SCREEN_ZOOM_NONE) {
-			a->scr.zoom = a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
-			screen_relayout(&a->scr);
-			screen_set_theme(&a->scr, &a->theme, app_term_depth());
-		}
-		app_msg(a, "focus: %s", a->focus_agent ? "agent pane" : "tree");
-		return 1;
-	case KEY_ACT_ZOOM:
-		a->scr.zoom = a->scr.zoom != SCREEN_ZOOM_NONE ? SCREEN_ZOOM_NONE :
-			      a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
-		screen_relayout(&a->scr);
-		screen_set_theme(&a->scr, &a->theme, app_term_depth());
-		return 1;
-	case KEY_ACT_ACCEPT:
-		pane_accept(p, a->t);
-		return 1;
-	case KEY_ACT_EDIT:
-		pane_edit_begin(p);
-		return 1;
-	case KEY_ACT_EDIT_JSON:
-		pane_edit_whole(a);
-		return 1;
-	case KEY_ACT_VETO:
-		if (p->mode != FMT_AGENT_MODE_PROPOSAL && p->mode != FMT_AGENT_MODE_EDIT) {
-			pane_veto(p, a->t, NULL);  /* says there is nothing to veto */
-			return 1;
-		}
-		line = prompt(a, a->field, "veto reason (Enter: none; Ctrl-C: keep it)> ", NULL,
-			      EDIT_COMPLETE_NONE);
-		if (line)
-			pane_veto(p, a->t, line);
-		else
-			app_msg(a, "not vetoed: the proposal is still waiting");
-		free(line);
-		return 1;
-	case KEY_ACT_ANOTHER:
-		pane_another(p, a->t);
-		return 1;
-	case KEY_ACT_UNDO:
-		pane_undo(p);
-		return 1;
-	case KEY_ACT_TALK:
-		line = prompt(a, a->talk, "talk to the agent> ", NULL, EDIT_COMPLETE_NAMES);
-		if (line && *line)
-			pane_talk(p, a->t, line);
-		free(line);
-		return 1;
-	case KEY_ACT_FOCUS_NODE:
-		if (view_tree_selected(a->v))
-			pane_focus(p, a->t, view_tree_selected(a->v));
-		return 1;
-	case KEY_ACT_CANCEL:
-		pane_cancel(p);
-		return 1;
-	default:
-		break;
-	}
-	if (a->focus_agent) {
-		int page = a->scr.agent.h > 4 ? a->scr.agent.h - 4 : 1;
-
-		switch (act) {
-		case KEY_ACT_UP:
-			view_agent_scroll(p, 1);
-			return 1;
-		case KEY_ACT_DOWN:
-			view_agent_scroll(p, -1);
-			return 1;
-		case KEY_ACT_PGUP:
-			view_agent_scroll(p, page);
-			return 1;
-		case KEY_ACT_PGDN:
-			view_agent_scroll(p, -page);
-			return 1;
-		case KEY_ACT_HOME:
-			view_agent_scroll(p, 1 << 20);
-			return 1;
-		case KEY_ACT_END:
-			view_agent_scroll(p, -(1 << 20));
-			return 1;
-		default:
-			break;
-		}
-	}
-	return 0;
-}
+const struct app_view_ops app_view_search = {
+	.name = "search",
+	.area = APP_AREA_OVER,
+	.flags = APP_VIEW_F_TYPING,
+	.draw = search_view_draw,
+	.key = search_view_key,
+};
 
 /* ---- the tree's key actions -------------------------------------------------------
  *
@@ -357,7 +160,7 @@ static int act_search(struct app *a, enum key_action act, char **cause)
 {
 	(void)act;
 	(void)cause;
-	a->mode = MODE_SEARCH;
+	app_view_open(a, &app_view_search);
 	a->qlen = 0;
 	a->query[0] = '\0';
 	a->search_found = 1;
@@ -531,7 +334,7 @@ static int act_filter(struct app *a, enum key_action act, char **cause)
 	int err;
 
 	(void)act;
-	line = prompt(a, a->field, "filter (Enter on empty: all)> ", a->v->filter,
+	line = app_prompt(a, a->field, "filter (Enter on empty: all)> ", a->v->filter,
 		      EDIT_COMPLETE_NAMES);
 	if (!line)
 		return APP_DRAW_ALL;      /* abandoned: unchanged */
@@ -637,63 +440,8 @@ static int act_icicle(struct app *a, enum key_action act, char **cause)
 {
 	(void)act;
 	(void)cause;
-	if (!a->t || !view_tree_selected(a->v)) {
-		app_msg(a, "nothing to show: the tree is empty");
-		return APP_DRAW_TREE;
-	}
-	icicle_open(&a->ic, view_tree_selected(a->v));
-	a->mode = MODE_ICICLE;
+	app_icicle_open(a);
 	return APP_DRAW_TREE;
-}
-
-/* Keys of the icicle view: arrows move, Enter zooms, Backspace zooms out,
- * Esc / q / i go back to the tree with its selection on the icicle's. */
-static void key_icicle(struct app *a, int fn, wint_t ch, int code)
-{
-	struct icicle *ic = &a->ic;
-
-	/* the tree may have been rebuilt since the last draw: nodes again */
-	if (app_icicle_layout(a) < 0) {
-		app_msg(a, "out of memory laying out the icicle");
-		a->mode = MODE_TREE;
-		return;
-	}
-	if ((fn && ch == KEY_BACKSPACE) || (!fn && (ch == 127 || ch == 8))) {
-		if (!icicle_unzoom(ic))
-			app_msg(a, "at the root already");
-		return;
-	}
-	switch (key_lookup(code)) {
-	case KEY_ACT_UP:
-		icicle_move(ic, ICICLE_UP);
-		return;
-	case KEY_ACT_DOWN:
-		icicle_move(ic, ICICLE_DOWN);
-		return;
-	case KEY_ACT_COLLAPSE:
-		icicle_move(ic, ICICLE_LEFT);
-		return;
-	case KEY_ACT_EXPAND:
-		icicle_move(ic, ICICLE_RIGHT);
-		return;
-	case KEY_ACT_TOGGLE:
-		if (!icicle_zoom(ic))
-			app_msg(a, "the view starts there already");
-		return;
-	case KEY_ACT_CANCEL:
-	case KEY_ACT_QUIT:
-	case KEY_ACT_ICICLE:
-		if (ic->sel) /* the tree follows where the icicle went */
-			view_tree_select_node(a->v, (struct tree_node *)ic->sel);
-		a->mode = MODE_TREE;
-		return;
-	case KEY_ACT_REDRAW:
-		screen_invalidate(&a->scr);
-		return;
-	default:
-		app_msg(a, "icicle: arrows move, Enter zooms, Backspace zooms out, Esc back");
-		return;
-	}
 }
 
 typedef int (*app_key_fn)(struct app *a, enum key_action act, char **cause);
@@ -770,41 +518,70 @@ static int key_tree(struct app *a, int code, char **cause)
 	return key_actions[act](a, act, cause);
 }
 
-int app_read_keys(struct app *a, char **cause)
+static int tree_view_key(struct app *a, const struct app_key *k, char **cause)
 {
-	wint_t ch;
-	int rc, draw = APP_DRAW_NONE;
-
-	while ((rc = wget_wch(a->win_in, &ch)) != ERR) {
-		int fn = rc == KEY_CODE_YES;
-		int code = fn ? KEY_FN((int)ch) : (int)ch;
-		int r;
-
-		if (fn && ch == KEY_RESIZE)
-			continue;
-		if (a->mode == MODE_SEARCH) {
-			key_search(a, fn, ch);
-			continue;
-		}
-		a->msg[0] = '\0';
-		if (a->mode == MODE_OVERLAY) {
-			key_overlay(a, code);
-			continue;
-		}
-		if (a->mode == MODE_ICICLE) {
-			key_icicle(a, fn, ch, code);
-			continue;
-		}
-		if (app_model_key(a, code) || key_pane(a, code))
-			continue;
-		r = key_tree(a, code, cause);
-		if (r < 0)
-			return r;
-		draw |= r;
-		if (a->quit)
-			break;
-	}
-	if (draw & APP_DRAW_ALL)
-		screen_invalidate(&a->scr);   /* every cell again at the next render */
-	return 0;
+	return key_tree(a, k->code, cause);
 }
+
+static void tree_view_fit(struct app *a)
+{
+	view_tree_set_height(a->v, (unsigned)screen_tree_rows(&a->scr));
+}
+
+/* What ref/s and load/s count: samples of the sampler, or with time
+ * accounting (--time wall: TREE_TIME levels) thread time, blocked and
+ * runnable nanoseconds turned into sample-equivalents. */
+static const char *app_rate_unit(const struct tree *t)
+{
+	const struct tree_node *r = t ? t->root : NULL;
+
+	if (!r)
+		return NULL;
+	/* the level is below the root, or below a process (trees by process):
+	 * two levels looked at, not the whole tree at every frame */
+	for (unsigned i = 0; i < r->nchild; i++) {
+		const struct tree_node *c = r->child[i];
+
+		if (c->kind == TREE_TIME)
+			return "thread time, samples/s";
+		for (unsigned k = 0; k < c->nchild; k++)
+			if (c->child[k]->kind == TREE_TIME)
+				return "thread time, samples/s";
+	}
+	return "samples/s";
+}
+
+static void tree_view_draw(struct app *a, const struct app_frame *f)
+{
+	struct fmt_cols cols;
+	struct fmt_row_ctx ctx;
+
+	if (!screen_tree_shown(&a->scr))
+		return;
+	ctx.unit = app_rate_unit(a->t);
+	/* %CPU only of sampled CPU time at a known frequency: with --time
+	 * wall the rates are thread time (on-CPU, blocked and runnable
+	 * together), whose share of a CPU would read as more than it ran */
+	fmt_cols_layout(&cols, a->scr.tree.w, a->calibrated,
+			a->st.freq_hz && ctx.unit && !strcmp(ctx.unit, "samples/s"));
+	ctx.gl = a->gl;
+	ctx.cols = &cols;
+	ctx.root_total = a->t && a->t->root ? tree_node_sum(a->t->root) : 0;
+	ctx.match = app_view_is_open(a, &app_view_search) ? a->query : a->last_query;
+	screen_draw_tree(&a->scr, a->v, &ctx, f->footer, f->frole, a->v->threshold);
+}
+
+static void tree_view_free(struct app *a)
+{
+	view_tree_free(a->v);
+	a->v = NULL;
+}
+
+const struct app_view_ops app_view_tree = {
+	.name = "tree",
+	.area = APP_AREA_TREE,
+	.fit = tree_view_fit,
+	.draw = tree_view_draw,
+	.key = tree_view_key,
+	.free = tree_view_free,
+};

@@ -1,5 +1,6 @@
-/* app_model — the model view in the interactive tree (m): where it goes on
- * screen and its keys.  What it shows is tui/view_model.c's. */
+/* app_model — the model view in the interactive tree (m), a view of the
+ * side area (app_view_model): where it goes on screen and its keys.  What
+ * it shows is tui/view_model.c's. */
 #include "app_priv.h"
 
 /* the side pane beside the tree on wide terminals; the whole middle on
@@ -9,7 +10,7 @@ static int app_model_zoom(const struct app *a)
 	return a->scr.cols < 120 ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_NONE;
 }
 
-int app_model_open(const struct app *a)
+static int app_model_open(const struct app *a)
 {
 	return a->model && a->model->open;
 }
@@ -37,16 +38,19 @@ void app_model_toggle(struct app *a)
 		a->scr.want_agent = 1;
 		a->scr.zoom = app_model_zoom(a);
 		view_model_update(vm, a->src, a->replay, a->utf8);
+		app_view_open(a, &app_view_model);
 	} else {
 		vm->open = 0;
 		a->scr.want_agent = vm->saved_want_agent;
 		a->scr.zoom = vm->saved_zoom;
+		app_view_close(a, &app_view_model);
 	}
 	app_model_relayout(a);
 }
 
-/* Called before drawing: a resize across 120 columns moves the view. */
-void app_model_fit(struct app *a)
+/* Before drawing: a resize across 120 columns moves the view; a growing
+ * wait graph. */
+static void model_view_fit(struct app *a)
 {
 	if (!app_model_open(a))
 		return;
@@ -57,7 +61,8 @@ void app_model_fit(struct app *a)
 	view_model_update(a->model, a->src, a->replay, a->utf8);
 }
 
-int app_model_key(struct app *a, int code)
+/* Its keys while open (1: taken). */
+static int app_model_key(struct app *a, int code)
 {
 	enum key_action act = a->replay ? key_lookup_replay(code) : key_lookup(code);
 	int takeover = !screen_tree_shown(&a->scr);
@@ -112,3 +117,32 @@ int app_model_key(struct app *a, int code)
 		return 1;
 	}
 }
+
+static int model_view_key(struct app *a, const struct app_key *k, char **cause)
+{
+	(void)cause;
+	return app_model_key(a, k->code) ? APP_DRAW_PANES : APP_KEY_PASS;
+}
+
+/* it owns the side pane while open; the whole middle when the tree is
+ * hidden */
+static void model_view_draw(struct app *a, const struct app_frame *f)
+{
+	(void)f;
+	view_model_draw(&a->scr, a->model, !screen_tree_shown(&a->scr), a->gl);
+}
+
+static void model_view_free(struct app *a)
+{
+	view_model_free(a->model);
+	a->model = NULL;
+}
+
+const struct app_view_ops app_view_model = {
+	.name = "model",
+	.area = APP_AREA_SIDE,
+	.fit = model_view_fit,
+	.draw = model_view_draw,
+	.key = model_view_key,
+	.free = model_view_free,
+};

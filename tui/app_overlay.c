@@ -1,5 +1,6 @@
 /* app_overlay — the help (?), why (Enter on a mark) and explain (x)
- * overlays of the interactive tree. */
+ * overlays of the interactive tree: a view over all the others
+ * (app_view_overlay) until a key closes it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,15 +38,62 @@ void app_overlay_add(struct app *a, const char *fmt, ...)
 void app_overlay_open(struct app *a, const char *title)
 {
 	snprintf(a->ov_title, sizeof(a->ov_title), "%s", title);
-	a->mode = MODE_OVERLAY;
+	app_view_open(a, &app_view_overlay);
 }
 
-void app_overlay_close(struct app *a)
+static void app_overlay_close(struct app *a)
 {
 	app_overlay_free(a);
 	screen_close_overlay(&a->scr);
-	a->mode = MODE_TREE;
+	app_view_close(a, &app_view_overlay);
 }
+
+/* Arrows and pages scroll; any other key closes it.  Every key is its. */
+static int overlay_view_key(struct app *a, const struct app_key *k, char **cause)
+{
+	int code = k->code, page = a->scr.rows > 6 ? a->scr.rows - 6 : 1;
+
+	(void)cause;
+	switch (key_lookup(code)) {
+	case KEY_ACT_UP:
+		a->ov_top--;
+		return APP_DRAW_OVERLAY;
+	case KEY_ACT_DOWN:
+		a->ov_top++;
+		return APP_DRAW_OVERLAY;
+	case KEY_ACT_PGUP:
+		a->ov_top -= page;
+		return APP_DRAW_OVERLAY;
+	case KEY_ACT_PGDN:
+		a->ov_top += page;
+		return APP_DRAW_OVERLAY;
+	case KEY_ACT_QUIT:
+		if (code == 'q' || code == 'Q') {
+			app_overlay_close(a);
+			return APP_DRAW_PANES;
+		}
+		break;
+	default:
+		break;
+	}
+	app_overlay_close(a);
+	return APP_DRAW_PANES;
+}
+
+static void overlay_view_draw(struct app *a, const struct app_frame *f)
+{
+	(void)f;
+	screen_draw_overlay(&a->scr, a->ov_title, (const char *const *)a->ov_lines, a->ov_n,
+			    &a->ov_top);
+}
+
+const struct app_view_ops app_view_overlay = {
+	.name = "overlay",
+	.area = APP_AREA_OVER,
+	.draw = overlay_view_draw,
+	.key = overlay_view_key,
+	.free = app_overlay_free,
+};
 
 void app_open_help(struct app *a)
 {

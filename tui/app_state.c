@@ -1,13 +1,14 @@
 /* app_state — the screen state every part of the interactive tree changes:
- * the status message and the theme (the terminal's colour depth, the
- * themes t cycles through).  Split from app.c so that the loop (app.c),
- * the keys (app_keys.c), the model view (app_model.c) and replay
- * (app_replay.c) all call down into it, and it calls none of them: a part
- * never calls back into the file above it (doc/ARCHITECTURE.md, "The
- * rule", 3). */
+ * the status message, the theme (the terminal's colour depth, the themes t
+ * cycles through), the stack of open views, and the line prompt.  Split
+ * from app.c so that the loop (app.c), the views (app_keys.c,
+ * app_view_*.c, app_model.c, app_overlay.c) and replay (app_replay.c) all
+ * call down into it, and it calls none of them: a part never calls back
+ * into the file above it (doc/ARCHITECTURE.md, "The rule", 3). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 
 #include "app_priv.h"
@@ -49,4 +50,67 @@ void app_cycle_theme(struct app *a)
 	a->theme = t;
 	screen_set_theme(&a->scr, &a->theme, app_term_depth());
 	app_msg(a, "theme %s", a->theme.name);
+}
+
+/* ---- the view stack ---------------------------------------------------------------- */
+
+static int app_view_index(const struct app *a, const struct app_view_ops *v)
+{
+	for (int i = 0; i < a->nviews; i++)
+		if (a->views[i] == v)
+			return i;
+	return -1;
+}
+
+static void app_view_remove(struct app *a, int i)
+{
+	memmove(&a->views[i], &a->views[i + 1], (size_t)(a->nviews - i - 1) * sizeof(a->views[0]));
+	a->nviews--;
+}
+
+int app_view_is_open(const struct app *a, const struct app_view_ops *v)
+{
+	return app_view_index(a, v) >= 0;
+}
+
+void app_view_open(struct app *a, const struct app_view_ops *v)
+{
+	int i = app_view_index(a, v);
+
+	if (i >= 0)              /* open already: to the top */
+		app_view_remove(a, i);
+	if (a->nviews < APP_MAX_VIEWS)   /* six views exist: never full */
+		a->views[a->nviews++] = v;
+}
+
+void app_view_close(struct app *a, const struct app_view_ops *v)
+{
+	int i = app_view_index(a, v);
+
+	if (i >= 0)
+		app_view_remove(a, i);
+}
+
+const struct app_view_ops *app_view_top(const struct app *a, enum app_area area)
+{
+	for (int i = a->nviews; i-- > 0;)
+		if (area == APP_AREA_N || a->views[i]->area == area)
+			return a->views[i];
+	return NULL;
+}
+
+/* ---- the line prompt --------------------------------------------------------------- */
+
+char *app_prompt(struct app *a, struct edit_line *e, const char *text, const char *initial,
+		 enum edit_complete what)
+{
+	char *line;
+
+	if (!e) {
+		app_msg(a, "no line editor: out of memory");
+		return NULL;
+	}
+	line = edit_line_read(e, text, initial, a->scr.rows - 1, what);
+	screen_invalidate(&a->scr);
+	return line;
 }
