@@ -156,7 +156,7 @@ $(ARGUS_BIN): $(TUI_OBJS) $(LIB)
 # views, themes, option tables) that the program uses: their prerequisites,
 # so that editing tui/fmt_row.c rebuilds test_fmt; each binary's own .d
 # (one source per compile) is included below.
-TUI_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c)))
+TUI_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out tui/main.c,$(wildcard tui/view_*.c tui/fmt_*.c tui/theme*.c tui/opts_*.c tui/opt.c)))
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(TUI_TEST_OBJS) $(LIB) $(wildcard tests/unit/*.h) $(BUILD)/theme_builtin.h
 	@mkdir -p $(@D)

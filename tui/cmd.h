@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include "opt.h"
+
 /* Exit statuses, documented in the man page. */
 enum {
 	EXIT_OK = 0,
@@ -18,12 +20,32 @@ enum {
 	EXIT_NOEXEC = 127,     /* the command after -- could not be run */
 };
 
+/* A command's options: the groups it parses argv against (tui/opt.h), and
+ * its --help, generated around them. */
+struct cmd_opts {
+	const char *name;                   /* in messages: "argus: NAME: ..."; NULL: argus */
+	void (*head)(FILE *out);            /* usage and what the command does */
+	const struct opt_group *const *groups;
+	size_t ngroups;
+	void (*tail)(FILE *out);            /* after the options (NULL: nothing) */
+};
+
+#define CMD_OPTS(name, head, groups, tail) \
+	{ (name), (head), (groups), sizeof(groups) / sizeof((groups)[0]), (tail) }
+
+/* The parser of a command's argv (errors said on stderr). */
+struct opt_parser cmd_opt_parser(const struct cmd_opts *o);
+
+/* A command's --help: its head, every listed option of its groups, its tail. */
+void cmd_help(const struct cmd_opts *o, FILE *out);
+
 struct cmd {
 	const char *name;
 	int (*run)(int argc, char **argv);  /* argv[0] is the subcommand name */
 	const char *usage;                  /* one line, after "argus " */
 	const char *help;                   /* one line, for argus --help */
 	int needs_root;                     /* for --help: which modes need privileges */
+	const struct cmd_opts *opts;        /* its options and --help */
 };
 
 int cmd_tui(int argc, char **argv);      /* argus [options] [-- CMD]   (tui/cmd_tui.c) */
@@ -36,6 +58,11 @@ int cmd_replay(int argc, char **argv);   /* tui/cmd_replay.c */
 int cmd_diff(int argc, char **argv);     /* tui/cmd_diff.c */
 int cmd_export(int argc, char **argv);   /* tui/cmd_export.c */
 int cmd_model(int argc, char **argv);    /* tui/cmd_model.c */
+
+/* each command's options, in its file */
+extern const struct cmd_opts cmd_tui_opts, cmd_record_opts, cmd_diagnose_opts, cmd_step_opts,
+	cmd_probes_opts, cmd_reference_opts, cmd_replay_opts, cmd_diff_opts, cmd_export_opts,
+	cmd_model_opts;
 
 extern const struct cmd cmd_table[];
 void cmd_usage(FILE *out);

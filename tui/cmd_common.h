@@ -7,8 +7,6 @@
 #include <signal.h>
 #include <stddef.h>
 
-struct option;
-
 /* Blocks sigs (a list ending in 0) so that they wait for the poll loop,
  * the previous mask in *old (NULL: not kept), and returns a non-blocking,
  * close-on-exec signalfd for them, or -errno (the signals stay blocked
@@ -38,22 +36,5 @@ int cmd_signals_hold(void);
  * prints "argus: <why and what to do>" on stderr, sets *exit_status to
  * EXIT_PRIV or EXIT_KERNEL and returns -EPERM or -ENOENT. */
 int cmd_check_probe_access(int *exit_status);
-
-/* An unknown option on stderr, with the nearest of names (long options with
- * their "--", the command's own and the shared tables') when it is a typo
- * away: "argus: CMD: unknown option '--lod'; did you mean '--load'? ('argus
- * CMD --help' lists them)".  cmd NULL: the interactive argus.  A value
- * glued on with '=' is not part of the name compared.  Every command says
- * it this way, so a typo costs one look and not a read of --help. */
-void cmd_unknown_option(const char *cmd, const char *arg, const char *const *names, size_t n);
-
-/* What a getopt_long command (opterr 0) says when getopt returns '?':
- * a missing value, a value given to an option that takes none, an
- * ambiguous abbreviation, or cmd_unknown_option with longopts' names.
- * argv[optind - 1] is the argument getopt stopped at; optopt its option
- * character (0 for a long option getopt does not know).  Returns
- * EXIT_USAGE. */
-int cmd_getopt_error(const char *cmd, char **argv, const char *shortopts,
-		     const struct option *longopts);
 
 #endif

@@ -20,6 +20,7 @@
 #include "measure/measure.h"
 #include "step/step_scope.h"
 #include "base/num.h"
+#include "base/sanitize.h"
 #include "opts_agent.h"
 #include "opts_load.h"
 #include "opts_session.h"
@@ -27,13 +28,13 @@
 #include "step/step_exec.h"
 #include "base/util.h"
 
-enum diag_opt_id { DO_BATCH, DO_JSON, DO_AUTO, DO_STEPS, DO_BUDGET, DO_HELP };
+enum diag_opt_id { DO_REF_FILE, DO_LOAD_FILE, DO_BATCH, DO_JSON, DO_AUTO, DO_STEPS, DO_BUDGET,
+	DO_HELP };
 
-/* diagnose's own options; --help is printed from this table */
-static const struct diag_opt {
-	enum diag_opt_id id;
-	const char *name, *alias, *arg, *help;
-} diag_opts[] = {
+/* diagnose's own options */
+static const struct opt diag_opts[] = {
+	{ DO_REF_FILE, "--ref-file", NULL, "FILE", "the reference profile from a file instead of measuring" },
+	{ DO_LOAD_FILE, "--load-file", NULL, "FILE", "the loaded profile from a file (both or neither)" },
 	{ DO_BATCH, "--batch", NULL, NULL, "no terminal interface (the only mode of diagnose)" },
 	{ DO_JSON, "--json", NULL, NULL, "the verdict as JSON on stdout (the only format)" },
 	{ DO_AUTO, "--auto", NULL, NULL,
@@ -44,9 +45,12 @@ static const struct diag_opt {
 	{ DO_HELP, "--help", "-h", NULL, "this help" },
 };
 
-#define DIAG_OPTS_N (sizeof(diag_opts) / sizeof(diag_opts[0]))
+static const struct opt_group diag_group = OPT_GROUP("options", diag_opts);
+static const struct opt_group *const diag_groups[] = {
+	&diag_group, &opts_load_group, &opts_session_group, &opts_agent_group,
+};
 
-static void diagnose_usage(FILE *out)
+static void diagnose_head(FILE *out)
 {
 	fprintf(out,
 		"usage: argus diagnose --batch --json [--load CMD | -- CMD ARGS] [--victim CMD | --victim-pid PID]\n"
@@ -62,45 +66,47 @@ static void diagnose_usage(FILE *out)
 		"calling-context tree and prints the verdict as one JSON object.\n"
 		"With --ref-file and --load-file: the two recorded profiles instead (folded,\n"
 		"perf script or pprof, recognised by content; as 'argus diff --batch --json'),\n"
-		"no privileges needed.\n\n"
-		"options:\n"
-		"  %-22s %s\n  %-22s %s\n",
-		"--ref-file FILE", "the reference profile from a file instead of measuring",
-		"--load-file FILE", "the loaded profile from a file (both or neither)");
-	for (size_t k = 0; k < DIAG_OPTS_N; k++) {
-		const struct diag_opt *o = &diag_opts[k];
-		char head[64];
+		"no privileges needed.\n");
+}
 
-		snprintf(head, sizeof(head), "%s%s%s%s%s", o->alias ? o->alias : "",
-			 o->alias ? ", " : "", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-22s %s\n", head, o->help);
-	}
-	opts_load_help(out);
-	opts_session_help(out);
-	opts_agent_help(out);
+static void diagnose_tail(FILE *out)
+{
 	fprintf(out, "\nexit status: 0 verdict printed (found or not), 1 error, 2 usage, 3 privileges,\n"
 		"4 kernel, 5 the load ended too soon, 6 the load failed (exited non-zero or by a signal\n"
 		"of its own; the verdict is still printed), 127 the load could not be run,\n"
 		"128+N killed by signal N (loads ended)\n");
 }
 
+const struct cmd_opts cmd_diagnose_opts =
+	CMD_OPTS("diagnose", diagnose_head, diag_groups, diagnose_tail);
+
 /* `argus diagnose --ref-file F --load-file F`: the files (folded, perf
  * script or pprof) through `argus diff --batch --json`, so both commands
- * read files the one way.  Only the options diff shares pass; load options
- * have nothing to act on.  Returns -1 when argv names neither file. */
+ * read files the one way.  Only the options diff shares pass (--agent,
+ * --redact, --session, --freq); load options have nothing to act on.
+ * Returns -1 when argv names neither file (and says nothing: the caller
+ * parses it again, and says what is wrong). */
 static int diagnose_files(int argc, char **argv)
 {
+	const struct opt_parser parser = cmd_opt_parser(&cmd_diagnose_opts);
+	struct opt_parser quiet = parser;
 	const char *ref = NULL, *load = NULL;
-	char **dv = calloc((size_t)argc + 4, sizeof(*dv));
-	int dn = 0, rc = EXIT_USAGE, any = 0;
+	char **dv = NULL;
+	int dn = 0, rc = EXIT_USAGE, any = 0, r;
+	struct opt_hit h;
 
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--ref-file") || !strcmp(argv[i], "--load-file"))
+	quiet.err = fopen("/dev/null", "w");
+	for (int i = 1; quiet.err && (r = opt_next(&quiet, argc, argv, &i, &h)) > 0 &&
+			r != OPT_DASHDASH;)
+		if (r == OPT_OPTION && h.group == &diag_group &&
+		    (h.o->id == DO_REF_FILE || h.o->id == DO_LOAD_FILE))
 			any = 1;
-	if (!any) {
-		free(dv);
+	if (quiet.err)
+		fclose(quiet.err);
+	if (!any)
 		return -1;
-	}
+	/* diff REF LOAD --json, and per option its name and value: 2 each */
+	dv = calloc((size_t)argc * 2 + 4, sizeof(*dv));
 	if (!dv) {
 		fprintf(stderr, "argus: diagnose: out of memory\n");
 		return EXIT_ERROR;
@@ -109,30 +115,37 @@ static int diagnose_files(int argc, char **argv)
 	dv[dn++] = NULL; /* REF, LOAD filled below */
 	dv[dn++] = NULL;
 	dv[dn++] = "--json";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int val = !strcmp(a, "--ref-file") || !strcmp(a, "--load-file") || !strcmp(a, "--agent") ||
-			  !strcmp(a, "--session") || !strcmp(a, "--freq");
+	for (int i = 1; (r = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
+		int pass = h.group == &opts_agent_group || (h.group == &opts_session_group &&
+							   h.o->arg) ||
+			   (h.group == &opts_load_group && !strcmp(h.o->name, "--freq"));
 
-		if (val && i + 1 >= argc) {
-			fprintf(stderr, "argus: diagnose: %s needs a value\n", a);
+		if (r < 0)
+			goto out;
+		if (r != OPT_OPTION) {
+			fprintf(stderr, "argus: diagnose: '%s' does not go with --ref-file/--load-file "
+				"(recorded files: no load to run)\n", r == OPT_DASHDASH ? "--" : h.val);
 			goto out;
 		}
-		if (!strcmp(a, "--ref-file")) {
-			ref = argv[++i];
-		} else if (!strcmp(a, "--load-file")) {
-			load = argv[++i];
-		} else if (!strcmp(a, "--batch") || !strcmp(a, "--json")) {
+		if (h.group == &diag_group && h.o->id == DO_REF_FILE) {
+			ref = h.val;
+		} else if (h.group == &diag_group && h.o->id == DO_LOAD_FILE) {
+			load = h.val;
+		} else if (h.group == &diag_group && (h.o->id == DO_BATCH || h.o->id == DO_JSON)) {
 			continue;
-		} else if (val || !strcmp(a, "--redact")) {
-			dv[dn++] = argv[i];
-			if (val)
-				dv[dn++] = argv[++i];
-		} else if (!strcmp(a, "--no-session")) {
-			continue; /* diff records none unless asked */
+		} else if (h.group == &opts_session_group) {
+			if (pass) {   /* --session FILE; diff records none unless asked */
+				dv[dn++] = (char *)h.o->name;
+				dv[dn++] = (char *)h.val;
+			}
+		} else if (pass) {
+			dv[dn++] = (char *)h.o->name;
+			if (h.val)
+				dv[dn++] = (char *)h.val;
 		} else {
 			fprintf(stderr, "argus: diagnose: %s does not go with --ref-file/--load-file (recorded "
-				"files: no load to run or pause; --agent, --redact, --session and --freq apply)\n", a);
+				"files: no load to run or pause; --agent, --redact, --session and --freq apply)\n",
+				h.o->name);
 			goto out;
 		}
 	}
@@ -179,6 +192,8 @@ int cmd_diagnose(int argc, char **argv)
 	sigset_t oldmask;
 	char lstate[48] = "", fstate[48] = "", scope_ref[160], scope_load[160];
 	struct calib_opts co;
+	const struct opt_parser parser = cmd_opt_parser(&cmd_diagnose_opts);
+	struct opt_hit h;
 
 	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	ret = diagnose_files(argc, argv);
@@ -187,79 +202,62 @@ int cmd_diagnose(int argc, char **argv)
 	ret = EXIT_ERROR;
 	opts_load_init(&ol);
 	opts_agent_init(&oa);
-	for (int i = 1; i < argc;) {
-		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
+	for (int i = 1, r; (r = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
+		char *why = NULL;
 
-		if (r == 0)
-			r = opts_agent_parse(&oa, argc, argv, &i, stderr);
 		if (r < 0) {
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		if (r > 0)
-			continue;
-		r = opts_session_parse(&os, argc, argv, &i, stderr);
-		if (r < 0) {
+		if (r == OPT_DASHDASH) {
+			if (opts_load_dashdash(&ol, argc, argv, i, stderr) < 0) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		}
+		if (r == OPT_OPERAND) {
+			sanitize_fprintf(stderr, 0, "argus: diagnose: '%s' is not an option; the load "
+					 "goes after --load or --", h.val);
+			fputc('\n', stderr);
 			ret = EXIT_USAGE;
 			goto out;
 		}
-		if (r > 0)
+		if (h.group != &diag_group) {
+			err = h.group == &opts_load_group ? opts_load_apply(&ol, &h, stderr) :
+			      h.group == &opts_session_group ? opts_session_apply(&os, &h, stderr) :
+			      opts_agent_apply(&oa, &h, stderr);
+			if (err < 0) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
 			continue;
-		{
-			const struct diag_opt *o = NULL;
-			const char *val = NULL;
-			char *why = NULL;
-
-			for (size_t k = 0; k < DIAG_OPTS_N && !o; k++)
-				if (!strcmp(argv[i], diag_opts[k].name) ||
-				    (diag_opts[k].alias && !strcmp(argv[i], diag_opts[k].alias)))
-					o = &diag_opts[k];
-			if (!o) {
-				const char *names[128] = { "--session", "--no-session" };
-				size_t n = 2, m = opts_agent_names(names + n, 8);
-
-				n += m < 8 ? m : 8;
-				m = opts_load_names(names + n, 64);
-				n += m < 64 ? m : 64;
-				for (size_t k = 0; k < DIAG_OPTS_N && n < 128; k++)
-					names[n++] = diag_opts[k].name;
-				cmd_unknown_option("diagnose", argv[i], names, n);
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			if (o->arg) {
-				if (i + 1 >= argc) {
-					fprintf(stderr, "argus: diagnose: %s needs %s\n", o->name, o->arg);
-					ret = EXIT_USAGE;
-					goto out;
-				}
-				val = argv[i + 1];
-			}
-			i += o->arg ? 2 : 1;
-			switch (o->id) {
-			case DO_BATCH:
-			case DO_JSON:
-				break;
-			case DO_AUTO:
-				autorun = 1;
-				break;
-			case DO_STEPS:
-				err = num_parse_uint(val, 0, 100, "steps", &max_steps, &why);
-				break;
-			case DO_BUDGET:
-				err = num_parse_double(val, 0.01, 1000, "percent of one CPU", &budget, &why);
-				break;
-			case DO_HELP:
-				diagnose_usage(stdout);
-				ret = EXIT_OK;
-				goto out;
-			}
-			if (why) {
-				fprintf(stderr, "argus: diagnose: %s: %s\n", o->name, why);
-				free(why);
-				ret = EXIT_USAGE;
-				goto out;
-			}
+		}
+		switch ((enum diag_opt_id)h.o->id) {
+		case DO_REF_FILE:
+		case DO_LOAD_FILE:   /* diagnose_files took them */
+		case DO_BATCH:
+		case DO_JSON:
+			break;
+		case DO_AUTO:
+			autorun = 1;
+			break;
+		case DO_STEPS:
+			err = num_parse_uint(h.val, 0, 100, "steps", &max_steps, &why);
+			break;
+		case DO_BUDGET:
+			err = num_parse_double(h.val, 0.01, 1000, "percent of one CPU", &budget, &why);
+			break;
+		case DO_HELP:
+			cmd_help(&cmd_diagnose_opts, stdout);
+			ret = EXIT_OK;
+			goto out;
+		}
+		if (why) {
+			fprintf(stderr, "argus: diagnose: %s: %s\n", h.o->name, why);
+			free(why);
+			ret = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (opts_load_finish(&ol, 1, stderr) < 0) {

@@ -22,7 +22,23 @@
 #include "theme.h"
 #include "base/util.h"
 
-static void diff_usage(FILE *out)
+enum diff_opt_id { DF_BATCH, DF_JSON, DF_SESSION, DF_FREQ, DF_THEME, DF_ASCII, DF_HELP };
+
+static const struct opt diff_table[] = {
+	{ DF_BATCH, "--batch", NULL, NULL, "no terminal interface: print the verdict and the decisions" },
+	{ DF_JSON, "--json", NULL, NULL, "with --batch: one JSON object, as 'argus diagnose --json' prints" },
+	{ DF_SESSION, "--session", NULL, "FILE",
+	  "also record the comparison as a session file (argus replay)" },
+	{ DF_FREQ, "--freq", NULL, "HZ", "the sampling frequency the files were recorded at (CPU-ms/s)" },
+	{ DF_THEME, "--theme", NULL, "NAME", "color theme of the interactive view (default, light, ...)" },
+	{ DF_ASCII, "--ascii", NULL, NULL, "ASCII line drawing even in a UTF-8 locale" },
+	{ DF_HELP, "--help", "-h", NULL, "this help" },
+};
+
+static const struct opt_group diff_group = OPT_GROUP("options", diff_table);
+static const struct opt_group *const diff_groups[] = { &diff_group, &opts_agent_group };
+
+static void diff_head(FILE *out)
 {
 	fprintf(out,
 		"usage: argus diff REF LOAD [--batch [--json]] [--session FILE] [--freq HZ]\n"
@@ -34,16 +50,11 @@ static void diff_usage(FILE *out)
 		"Pyroscope, Parca, argus export --format pprof), recognised by their content.\n"
 		"Calibrates every kernel path and descends to the one that explains the\n"
 		"difference.\n\n"
-		"Without --batch: the interactive tree (ref/s, load/s, delta, the verdict path).\n\n"
-		"options:\n"
-		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
-		"--batch", "no terminal interface: print the verdict and the decisions",
-		"--json", "with --batch: one JSON object, as 'argus diagnose --json' prints",
-		"--session FILE", "also record the comparison as a session file (argus replay)",
-		"--freq HZ", "the sampling frequency the files were recorded at (CPU-ms/s)",
-		"--theme NAME", "color theme of the interactive view (default, light, ...)",
-		"--ascii", "ASCII line drawing even in a UTF-8 locale");
-	opts_agent_help(out);
+		"Without --batch: the interactive tree (ref/s, load/s, delta, the verdict path).\n");
+}
+
+static void diff_tail(FILE *out)
+{
 	fprintf(out,
 		"\nA folded file may start with '# argus-window secs=S cond=ref|load' to give its\n"
 		"length; perf script files give theirs by their time stamps, pprof its\n"
@@ -52,6 +63,8 @@ static void diff_usage(FILE *out)
 		"exit status: 0 verdict printed (found or not), 1 error (a file that is not\n"
 		"what it claims is named with its line), 2 usage\n");
 }
+
+const struct cmd_opts cmd_diff_opts = CMD_OPTS("diff", diff_head, diff_groups, diff_tail);
 
 /* Reads one file into a new window of condition c; prints why not. */
 static int diff_import(struct profile *p, const char *path, enum cond c,
@@ -129,66 +142,60 @@ int cmd_diff(int argc, char **argv)
 	char *cause = NULL;
 	struct opts_agent oa;
 	struct agent *agent = NULL;
+	const struct opt_parser parser = cmd_opt_parser(&cmd_diff_opts);
+	struct opt_hit h;
 
 	opts_agent_init(&oa);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r = opts_agent_parse(&oa, argc, argv, &i, stderr);
+	for (int i = 1, r; (r = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
+		char *why = NULL;
 
 		if (r < 0)
 			return EXIT_USAGE;
-		if (r > 0) {
-			i--; /* the loop's i++ */
+		if (r == OPT_OPERAND || r == OPT_DASHDASH) {
+			/* after "--" every word is a file (one that starts with '-') */
+			for (int k = r == OPT_OPERAND ? i - 1 : i; k < (r == OPT_OPERAND ? i : argc); k++) {
+				if (nfiles == 2) {
+					fprintf(stderr, "argus: diff: too many files ('%s'); give REF and "
+						"LOAD\n", argv[k]);
+					return EXIT_USAGE;
+				}
+				files[nfiles++] = argv[k];
+			}
+			if (r == OPT_DASHDASH)
+				break;
 			continue;
 		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			diff_usage(stdout);
+		if (h.group == &opts_agent_group) {
+			if (opts_agent_apply(&oa, &h, stderr) < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		switch ((enum diff_opt_id)h.o->id) {
+		case DF_HELP:
+			cmd_help(&cmd_diff_opts, stdout);
 			return EXIT_OK;
-		} else if (!strcmp(a, "--batch")) {
+		case DF_BATCH:
 			batch = 1;
-		} else if (!strcmp(a, "--json")) {
+			break;
+		case DF_JSON:
 			json = 1;
-		} else if (!strcmp(a, "--ascii")) {
+			break;
+		case DF_ASCII:
 			ascii = 1;
-		} else if (!strcmp(a, "--freq") || !strcmp(a, "--theme") || !strcmp(a, "--session")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "argus: diff: %s needs a value\n", a);
+			break;
+		case DF_THEME:
+			theme = h.val;
+			break;
+		case DF_SESSION:
+			session_file = h.val;
+			break;
+		case DF_FREQ:
+			if (num_parse_uint(h.val, 1, 100000, "Hz", &freq, &why) < 0) {
+				fprintf(stderr, "argus: diff: --freq: %s\n", why ? why : "bad number");
+				free(why);
 				return EXIT_USAGE;
 			}
-			if (!strcmp(a, "--theme")) {
-				theme = argv[++i];
-			} else if (!strcmp(a, "--session")) {
-				session_file = argv[++i];
-			} else {
-				char *why = NULL;
-
-				if (num_parse_uint(argv[++i], 1, 100000, "Hz", &freq, &why) < 0) {
-					fprintf(stderr, "argus: diff: --freq: %s\n", why ? why : "bad number");
-					free(why);
-					return EXIT_USAGE;
-				}
-			}
-		} else if (!strcmp(a, "--")) {
-			for (i++; i < argc; i++) {
-				if (nfiles == 2) {
-					fprintf(stderr, "argus: diff: too many files ('%s'); give REF and LOAD\n", argv[i]);
-					return EXIT_USAGE;
-				}
-				files[nfiles++] = argv[i];
-			}
-		} else if (a[0] == '-' && a[1]) {
-			const char *names[32] = { "--batch", "--json", "--ascii", "--freq", "--theme",
-						  "--session", "--help" };
-			size_t n = 7 + opts_agent_names(names + 7, 32 - 7);
-
-			cmd_unknown_option("diff", a, names, n < 32 ? n : 32);
-			return EXIT_USAGE;
-		} else {
-			if (nfiles == 2) {
-				fprintf(stderr, "argus: diff: too many files ('%s'); give REF and LOAD\n", a);
-				return EXIT_USAGE;
-			}
-			files[nfiles++] = a;
+			break;
 		}
 	}
 	if (nfiles != 2) {

@@ -21,7 +21,21 @@
 
 #define EXPORT_PUSH_WAIT_MS 30000 /* export --push: how long to try */
 
-static void export_usage(FILE *out)
+enum export_opt_id { XO_FORMAT, XO_COND, XO_KERNEL_ONLY, XO_OUTPUT, XO_HELP };
+
+static const struct opt export_table[] = {
+	{ XO_FORMAT, "--format", NULL, "F", "folded, json, markdown (md) or pprof" },
+	{ XO_COND, "--cond", NULL, "C", "folded: ref or load (default load); pprof: only that one" },
+	{ XO_KERNEL_ONLY, "--kernel-only", NULL, NULL,
+	  "folded, pprof: kernel frames only (no user-space call sites)" },
+	{ XO_OUTPUT, "--output", "-o", "FILE", "write to FILE instead of stdout" },
+	{ XO_HELP, "--help", "-h", NULL, "this help" },
+};
+
+static const struct opt_group export_group = OPT_GROUP("options", export_table);
+static const struct opt_group *const export_groups[] = { &export_group, &opts_push_group };
+
+static void export_head(FILE *out)
 {
 	fprintf(out,
 		"usage: argus export SESSION --format folded|json|markdown|pprof [--cond ref|load]\n"
@@ -40,17 +54,16 @@ static void export_usage(FILE *out)
 		"            windows of both conditions (--cond: one), each sample labelled\n"
 		"            condition, window, comm, pid, subsystem, service_name (and unit,\n"
 		"            container, cgroup where known); wall-clock sessions with blocked\n"
-		"            and runnable types and waker labels; 'argus diff' reads it\n\n"
-		"options:\n"
-		"  %-16s %s\n  %-16s %s\n  %-16s %s\n  %-16s %s\n",
-		"--format F", "folded, json, markdown (md) or pprof",
-		"--cond C", "folded: ref or load (default load); pprof: only that one",
-		"--kernel-only", "folded, pprof: kernel frames only (no user-space call sites)",
-		"-o FILE", "write to FILE instead of stdout");
-	opts_push_help(out, 0);
+		"            and runnable types and waker labels; 'argus diff' reads it\n");
+}
+
+static void export_tail(FILE *out)
+{
 	fprintf(out, "\nA session cut short exports what it holds, with the reader's note.\n"
 		"exit status: 0 written, 1 error (unreadable session, write failure), 2 usage\n");
 }
+
+const struct cmd_opts cmd_export_opts = CMD_OPTS("export", export_head, export_groups, export_tail);
 
 int cmd_export(int argc, char **argv)
 {
@@ -67,52 +80,48 @@ int cmd_export(int argc, char **argv)
 	uint8_t *pb = NULL;
 	size_t pblen = 0;
 	char service[64];
+	const struct opt_parser parser = cmd_opt_parser(&cmd_export_opts);
+	struct opt_hit h;
 
 	memset(&xv, 0, sizeof(xv));
 	opts_push_init(&op);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r = opts_push_parse(&op, argc, argv, &i, 0, stderr);
-
+	for (int i = 1, r; (r = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
 		if (r < 0)
 			return EXIT_USAGE;
-		if (r > 0) {
-			i--; /* the loop's i++ */
-			continue;
+		if (r == OPT_DASHDASH) {
+			fprintf(stderr, "argus: export: '--' has nothing to end: export takes a session file\n");
+			return EXIT_USAGE;
 		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			export_usage(stdout);
-			return EXIT_OK;
-		} else if (!strcmp(a, "--format") || !strcmp(a, "--cond") || !strcmp(a, "-o") ||
-			   !strcmp(a, "--output")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "argus: export: %s needs a value\n", a);
+		if (r == OPT_OPERAND) {
+			if (file) {
+				fprintf(stderr, "argus: export: one session at a time ('%s' and '%s')\n",
+					file, h.val);
 				return EXIT_USAGE;
 			}
-			if (!strcmp(a, "--format"))
-				fmt = argv[++i];
-			else if (!strcmp(a, "--cond"))
-				cond = argv[++i];
-			else
-				outpath = argv[++i];
-		} else if (!strcmp(a, "--kernel-only")) {
+			file = h.val;
+			continue;
+		}
+		if (h.group == &opts_push_group) {
+			if (opts_push_apply(&op, &h, stderr) < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		switch ((enum export_opt_id)h.o->id) {
+		case XO_HELP:
+			cmd_help(&cmd_export_opts, stdout);
+			return EXIT_OK;
+		case XO_FORMAT:
+			fmt = h.val;
+			break;
+		case XO_COND:
+			cond = h.val;
+			break;
+		case XO_OUTPUT:
+			outpath = h.val;
+			break;
+		case XO_KERNEL_ONLY:
 			kernel_only = 1;
-		} else if (!strncmp(a, "--format=", 9)) {
-			fmt = a + 9;
-		} else if (!strncmp(a, "--cond=", 7)) {
-			cond = a + 7;
-		} else if (a[0] == '-' && a[1]) {
-			const char *names[32] = { "--format", "--cond", "--output", "--kernel-only",
-						  "--help" };
-			size_t n = 5 + opts_push_names(names + 5, 32 - 5, 0);
-
-			cmd_unknown_option("export", a, names, n < 32 ? n : 32);
-			return EXIT_USAGE;
-		} else if (file) {
-			fprintf(stderr, "argus: export: one session at a time ('%s' and '%s')\n", file, a);
-			return EXIT_USAGE;
-		} else {
-			file = a;
+			break;
 		}
 	}
 	if (op.url && !fmt)

@@ -3,7 +3,6 @@
  * text, LQNS input, LQN XML, Graphviz or JSON; --what-if solves it for
  * other client counts or CPUs.  Headless. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,47 +18,67 @@
 #include "probe/probe.h"
 #include "model/model_write.h"
 
-static const char model_usage[] =
-	"usage: argus model [--duration S] [--window S] [--steady [--tolerance F] | --mark RE]\n"
-	"                   [--what-if SPEC] [--format text|lqn|lqnx|json|dot]\n"
-	"                   [--cpus N] [--probe-correction stats|estimate|none]\n"
-	"                   [--budget PCT | --no-duty] [-v]\n"
-	"                   (--load CMD | -p PID | -- CMD ARGS)\n"
-	"\n"
-	"Runs the load under the scheduler-time probe (who wakes whom, blocked time by\n"
-	"kernel stack, on-CPU time) and derives a layered queueing model: tasks with\n"
-	"their threads, synchronous calls, think time, CPU and disk demand per request,\n"
-	"locks as semaphore tasks.  The load's output goes to stderr.\n"
-	"\n"
-	"  -d, --duration S   watch for S seconds (default 10; less when the load exits)\n"
-	"  -w, --window S     window length (default 1)\n"
-	"      --steady       keep the longest run of windows whose rates agree (steady\n"
-	"                     state); fail, with the rates, when there is none\n"
-	"      --tolerance F  relative spread --steady allows (default 0.2)\n"
-	"      --mark RE      keep the windows between the first and the next line of the\n"
-	"                     load's output matching the extended regex RE\n"
-	"      --what-if SPEC predict with a change: clients=2x, clients=N, cpus=N\n"
-	"                     (comma-separated); prints throughput, response, utilisations\n"
-	"  -f, --format F     text (default), lqn (LQNS input), lqnx (LQN XML), json, dot\n"
-	"      --cpus N       cores of the model's host (default: this machine's)\n"
-	"      --probe-correction M\n"
-	"                     take the probe's own CPU out of the demands, so the model\n"
-	"                     predicts the load without it: stats (default: its cost per\n"
-	"                     event from BPF run-time statistics), estimate (fixed costs,\n"
-	"                     no statistics), none (the model of the probed load)\n"
-	"      --budget PCT   the probe's CPU budget, % of one CPU (default 5): when\n"
-	"                     watching all the time costs more, it is attached only\n"
-	"                     part of the time (a duty cycle), rates per attached second\n"
-	"      --no-duty      keep the probe attached all the time, whatever it costs\n"
-	"      --load CMD     the load, as one string (as for argus and argus diagnose:\n"
-	"                     plain words run directly, shell syntax through /bin/sh -c)\n"
-	"  -p, --pid PID      an already running process (and its children)\n"
-	"  -v, --verbose      windows and libbpf's messages on stderr\n"
-	"  -h, --help         this help\n"
-	"\n"
-	"Needs root, or CAP_BPF and CAP_PERFMON.  Exit status: 0 ok, 1 error (no steady\n"
-	"state, a --mark that never matched), 2 usage, 3 privileges, 4 kernel, 127 CMD\n"
-	"could not be run.\n";
+/* the ids are the letters the switch in cmd_model goes by */
+static const struct opt model_table[] = {
+	{ 'd', "--duration", "-d", "S", "watch for S seconds (default 10; less when the load exits)" },
+	{ 'w', "--window", "-w", "S", "window length (default 1)" },
+	{ 'S', "--steady", NULL, NULL,
+	  "keep the longest run of windows whose rates agree (steady state); fail, with the "
+	  "rates, when there is none" },
+	{ 'T', "--tolerance", NULL, "F", "relative spread --steady allows (default 0.2)" },
+	{ 'M', "--mark", NULL, "RE",
+	  "keep the windows between the first and the next line of the load's output matching "
+	  "the extended regex RE" },
+	{ 'W', "--what-if", NULL, "SPEC",
+	  "predict with a change: clients=2x, clients=N, cpus=N (comma-separated); prints "
+	  "throughput, response, utilisations" },
+	{ 'f', "--format", "-f", "F", "text (default), lqn (LQNS input), lqnx (LQN XML), json, dot" },
+	{ 'C', "--cpus", NULL, "N", "cores of the model's host (default: this machine's)" },
+	{ 'P', "--probe-correction", NULL, "M",
+	  "take the probe's own CPU out of the demands, so the model predicts the load without "
+	  "it: stats (default: its cost per event from BPF run-time statistics), estimate "
+	  "(fixed costs, no statistics), none (the model of the probed load)" },
+	{ 'B', "--budget", NULL, "PCT",
+	  "the probe's CPU budget, % of one CPU (default 5): when watching all the time costs "
+	  "more, it is attached only part of the time (a duty cycle), rates per attached second" },
+	{ 'D', "--no-duty", NULL, NULL, "keep the probe attached all the time, whatever it costs" },
+	{ 'L', "--load", NULL, "CMD",
+	  "the load, as one string (as for argus and argus diagnose: plain words run directly, "
+	  "shell syntax through /bin/sh -c)" },
+	{ 'p', "--pid", "-p", "PID", "an already running process (and its children)" },
+	/* opt_next returns "--" itself (OPT_DASHDASH): listed for --help */
+	{ '-', "--", NULL, "CMD ARGS", "the load, as argv (instead of --load)" },
+	{ 'v', "--verbose", "-v", NULL, "windows and libbpf's messages on stderr" },
+	{ 'h', "--help", "-h", NULL, "this help" },
+};
+
+static const struct opt_group model_group = OPT_GROUP("options", model_table);
+static const struct opt_group *const model_groups[] = { &model_group };
+
+static void model_head(FILE *out)
+{
+	fprintf(out,
+		"usage: argus model [--duration S] [--window S] [--steady [--tolerance F] | --mark RE]\n"
+		"                   [--what-if SPEC] [--format text|lqn|lqnx|json|dot]\n"
+		"                   [--cpus N] [--probe-correction stats|estimate|none]\n"
+		"                   [--budget PCT | --no-duty] [-v]\n"
+		"                   (--load CMD | -p PID | -- CMD ARGS)\n"
+		"\n"
+		"Runs the load under the scheduler-time probe (who wakes whom, blocked time by\n"
+		"kernel stack, on-CPU time) and derives a layered queueing model: tasks with\n"
+		"their threads, synchronous calls, think time, CPU and disk demand per request,\n"
+		"locks as semaphore tasks.  The load's output goes to stderr.\n");
+}
+
+static void model_tail(FILE *out)
+{
+	fprintf(out,
+		"\nNeeds root, or CAP_BPF and CAP_PERFMON.  Exit status: 0 ok, 1 error (no steady\n"
+		"state, a --mark that never matched), 2 usage, 3 privileges, 4 kernel, 127 CMD\n"
+		"could not be run.\n");
+}
+
+const struct cmd_opts cmd_model_opts = CMD_OPTS("model", model_head, model_groups, model_tail);
 
 static volatile int model_stop;
 
@@ -123,24 +142,10 @@ static void model_name_tasks(struct model *m, const struct model_capture *c)
 
 int cmd_model(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "steady", no_argument, NULL, 'S' },
-		{ "tolerance", required_argument, NULL, 'T' },
-		{ "mark", required_argument, NULL, 'M' },
-		{ "what-if", required_argument, NULL, 'W' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "probe-correction", required_argument, NULL, 'P' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "load", required_argument, NULL, 'L' },
-		{ "no-duty", no_argument, NULL, 'D' },
-		{ "budget", required_argument, NULL, 'B' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct opt_parser parser = cmd_opt_parser(&cmd_model_opts);
+	struct opt_hit h;
+	const char *val;
+	char **cmd_argv = NULL;
 	struct model_capture_opts co = { 0 };
 	struct model_capture *cap = NULL;
 	struct model_whatif wi = { .clients_factor = 1 };
@@ -159,17 +164,30 @@ int cmd_model(int argc, char **argv)
 	sigemptyset(&held);
 	for (const int *s = cmd_end_sigs; *s; s++)
 		sigaddset(&held, *s);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:w:f:p:vh", longopts, NULL)) != -1) {
+	for (int i = 1; (c = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
+		if (c < 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		if (c != OPT_OPTION) {   /* the load: after "--", or its first word */
+			cmd_argv = argv + (c == OPT_OPERAND ? i - 1 : i);
+			if (!*cmd_argv) {
+				fprintf(stderr, "argus: model: '--' must be followed by a command\n");
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		}
+		c = h.o->id;
+		val = h.val;
 		switch (c) {
 		case 'd':
 		case 'w':
 		case 'T':
-			v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v > 0) || !isfinite(v) || (c == 'T' && v >= 10)) {
+			v = strtod(val, &end);
+			if (end == val || *end || !(v > 0) || !isfinite(v) || (c == 'T' && v >= 10)) {
 				fprintf(stderr, "argus: bad --%s '%s': give a number > 0\n",
-					c == 'd' ? "duration" : c == 'w' ? "window" : "tolerance", optarg);
+					c == 'd' ? "duration" : c == 'w' ? "window" : "tolerance", val);
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -183,62 +201,62 @@ int cmd_model(int argc, char **argv)
 		case 'S': co.steady = 1; break;
 		case 'D': co.no_duty = 1; break;
 		case 'B':
-			v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v > 0) || !(v <= 100)) {
+			v = strtod(val, &end);
+			if (end == val || *end || !(v > 0) || !(v <= 100)) {
 				fprintf(stderr, "argus: bad --budget '%s': give a %% of one CPU, 0 < PCT <= 100\n",
-					optarg);
+					val);
 				ret = EXIT_USAGE;
 				goto out;
 			}
 			co.budget_pct = v;
 			break;
-		case 'M': co.mark_re = optarg; break;
+		case 'M': co.mark_re = val; break;
 		case 'W':
-			if (model_whatif_parse(optarg, &wi)) {
+			if (model_whatif_parse(val, &wi)) {
 				fprintf(stderr, "argus: bad --what-if '%s': give clients=2x, clients=N or "
-					"cpus=N, comma-separated\n", optarg);
+					"cpus=N, comma-separated\n", val);
 				ret = EXIT_USAGE;
 				goto out;
 			}
-			whatif = optarg;
+			whatif = val;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "lqn") && strcmp(optarg, "lqnx") &&
-			    strcmp(optarg, "json") && strcmp(optarg, "dot")) {
+			if (strcmp(val, "text") && strcmp(val, "lqn") && strcmp(val, "lqnx") &&
+			    strcmp(val, "json") && strcmp(val, "dot")) {
 				fprintf(stderr, "argus: bad --format '%s': give text, lqn, lqnx, json or dot\n",
-					optarg);
+					val);
 				ret = EXIT_USAGE;
 				goto out;
 			}
-			format = optarg;
+			format = val;
 			break;
 		case 'C':
-			v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v >= 1) || v != floor(v) || v > 4096) {
-				fprintf(stderr, "argus: bad --cpus '%s': give 1..4096\n", optarg);
+			v = strtod(val, &end);
+			if (end == val || *end || !(v >= 1) || v != floor(v) || v > 4096) {
+				fprintf(stderr, "argus: bad --cpus '%s': give 1..4096\n", val);
 				ret = EXIT_USAGE;
 				goto out;
 			}
 			mo.cpus = (unsigned)v;
 			break;
 		case 'P':
-			if (!strcmp(optarg, "stats"))
+			if (!strcmp(val, "stats"))
 				corr = MODEL_PROBE_STATS;
-			else if (!strcmp(optarg, "estimate"))
+			else if (!strcmp(val, "estimate"))
 				corr = MODEL_PROBE_ESTIMATE;
-			else if (!strcmp(optarg, "none"))
+			else if (!strcmp(val, "none"))
 				corr = MODEL_PROBE_NONE;
 			else {
 				fprintf(stderr, "argus: bad --probe-correction '%s': give stats, estimate or "
-					"none\n", optarg);
+					"none\n", val);
 				ret = EXIT_USAGE;
 				goto out;
 			}
 			break;
 		case 'p':
-			v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v >= 1) || v != floor(v) || v > 0x7fffffff) {
-				fprintf(stderr, "argus: bad -p '%s': give a process id\n", optarg);
+			v = strtod(val, &end);
+			if (end == val || *end || !(v >= 1) || v != floor(v) || v > 0x7fffffff) {
+				fprintf(stderr, "argus: bad -p '%s': give a process id\n", val);
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -250,9 +268,9 @@ int cmd_model(int argc, char **argv)
 				ret = EXIT_USAGE;
 				goto out;
 			}
-			load_argv = opts_load_split(optarg);
+			load_argv = opts_load_split(val);
 			if (!load_argv) {
-				fprintf(stderr, "argus: bad --load '%s': give the command to run\n", optarg);
+				fprintf(stderr, "argus: bad --load '%s': give the command to run\n", val);
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -262,21 +280,20 @@ int cmd_model(int argc, char **argv)
 			probe_set_log(model_log, NULL);
 			break;
 		case 'h':
-			fputs(model_usage, stdout);
+			cmd_help(&cmd_model_opts, stdout);
 			ret = EXIT_OK;
 			goto out;
 		default:
-			ret = cmd_getopt_error("model", argv, "+d:w:f:p:vh", longopts);
-			goto out;
+			break;
 		}
 	}
-	if (optind < argc && load_argv) {
+	if (cmd_argv && load_argv) {
 		fprintf(stderr, "argus: model: give the load once: --load CMD or -- CMD ARGS, not both\n");
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (optind < argc)
-		co.argv = argv + optind;
+	if (cmd_argv)
+		co.argv = cmd_argv;
 	else if (load_argv)
 		co.argv = load_argv;
 	if (!co.argv == !co.pid) {

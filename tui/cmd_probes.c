@@ -1,6 +1,5 @@
 /* cmd_probes — what this kernel supports, kind by kind, and the tracepoint
  * and function names steps may use (also for shell completion). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,18 +8,35 @@
 #include "cmd.h"
 #include "cmd_common.h"
 
-static void probes_usage(FILE *out)
+enum probes_opt_id { PR_JSON, PR_LIST_TP, PR_LIST_FN, PR_HELP };
+
+static const struct opt probes_table[] = {
+	{ PR_JSON, "--json", NULL, NULL, "one JSON object: kinds, mechanisms, tracepoints, functions" },
+	{ PR_LIST_TP, "--list-tracepoints", NULL, NULL,
+	  "tracepoints as category:name; PATTERN is a glob ('kmem:*', '*fault*') or a prefix; "
+	  "without ':' it matches the name" },
+	{ PR_LIST_FN, "--list-functions", NULL, NULL,
+	  "kernel functions (kallsyms, BTF) matching the glob or prefix PATTERN" },
+	{ PR_HELP, "--help", "-h", NULL, "this help" },
+};
+
+static const struct opt_group probes_group = OPT_GROUP("options", probes_table);
+static const struct opt_group *const probes_groups[] = { &probes_group };
+
+static void probes_head(FILE *out)
 {
 	fprintf(out,
 		"usage: argus probes [--json]\n"
 		"       argus probes --list-tracepoints [PATTERN]\n"
-		"       argus probes --list-functions PATTERN\n"
-		"  --json                  one JSON object: kinds, mechanisms, tracepoints, functions\n"
-		"  --list-tracepoints [P]  tracepoints as category:name; P is a glob ('kmem:*',\n"
-		"                          '*fault*') or a prefix; without ':' it matches the name\n"
-		"  --list-functions P      kernel functions (kallsyms, BTF) matching glob or prefix P\n"
-		"run as root to probe BPF; as another user only the name lists are complete\n");
+		"       argus probes --list-functions PATTERN\n");
 }
+
+static void probes_tail(FILE *out)
+{
+	fprintf(out, "\nrun as root to probe BPF; as another user only the name lists are complete\n");
+}
+
+const struct cmd_opts cmd_probes_opts = CMD_OPTS("probes", probes_head, probes_groups, probes_tail);
 
 static void probes_print(const struct caps *c, FILE *out)
 {
@@ -43,31 +59,34 @@ static void probes_print(const struct caps *c, FILE *out)
 
 int cmd_probes(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "list-tracepoints", no_argument, NULL, 't' },
-		{ "list-functions", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int json = 0, list_tp = 0, list_fn = 0, opt, rc = EXIT_OK;
+	const struct opt_parser parser = cmd_opt_parser(&cmd_probes_opts);
+	struct opt_hit h;
+	int json = 0, list_tp = 0, list_fn = 0, r, rc = EXIT_OK, extra = 0;
 	const char *pattern = NULL;
 	struct caps *c = NULL;
 
-	optind = 1;
-	opterr = 0;   /* cmd_getopt_error says it, with the nearest option */
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j': json = 1; break;
-		case 't': list_tp = 1; break;
-		case 'f': list_fn = 1; break;
-		case 'h': probes_usage(stdout); return EXIT_OK;
-		default: return cmd_getopt_error("probes", argv, "h", opts);
+	for (int i = 1; (r = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == OPT_DASHDASH) {   /* a pattern that starts with '-' */
+			extra += argc - i - (pattern || i >= argc ? 0 : 1);
+			if (!pattern && i < argc)
+				pattern = argv[i];
+			break;
+		}
+		if (r == OPT_OPERAND) {
+			extra += pattern != NULL;
+			pattern = pattern ? pattern : h.val;
+			continue;
+		}
+		switch ((enum probes_opt_id)h.o->id) {
+		case PR_JSON: json = 1; break;
+		case PR_LIST_TP: list_tp = 1; break;
+		case PR_LIST_FN: list_fn = 1; break;
+		case PR_HELP: cmd_help(&cmd_probes_opts, stdout); return EXIT_OK;
 		}
 	}
-	if (optind < argc)
-		pattern = argv[optind++];
-	if (optind < argc || (pattern && !list_tp && !list_fn) || (list_tp && list_fn) ||
+	if (extra || (pattern && !list_tp && !list_fn) || (list_tp && list_fn) ||
 	    (list_fn && !pattern) || (json && (list_tp || list_fn))) {
 		fprintf(stderr, "argus probes: %s\n", list_fn && !pattern ?
 			"--list-functions needs a PATTERN (a glob or a prefix)" :

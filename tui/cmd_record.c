@@ -4,7 +4,6 @@
  * Parca, --every S each S seconds while sampling goes on (core/push, in this
  * one poll loop).  Headless: no curses; a summary line goes to stderr. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -36,45 +35,77 @@
 #define RECORD_FORGET_S 60          /* a continuous recorder forgets what stopped
                                      * this long ago (--forget) */
 
-static const char record_usage[] =
-	"usage: argus record [--duration S] [--freq HZ] [-p PID]... [--json | --folded |\n"
-	"                    --format json|folded|pprof] [--push URL [--every S]\n"
-	"                    [--labels K=V,...] [--app NAME] [--tenant ID]\n"
-	"                    [--push-timeout S] [--push-wait S]]\n"
-	"                    [--stacks N] [--keys N] [--forget S] [--no-follow] [-v]\n"
-	"                    [-- CMD ARGS]\n"
-	"\n"
-	"Samples kernel stacks on every CPU (cpu-clock) and prints the calling-context\n"
-	"tree on stdout; a summary line (samples, rate, dropped stacks) goes to stderr.\n"
-	"\n"
-	"  -d, --duration S   stop after S seconds (default: when the command or the\n"
-	"                     process exits, or on Ctrl-C / SIGTERM)\n"
-	"  -F, --freq HZ      samples per second per CPU (default %u)\n"
-	"  -p, --pid PID      only this process and its children (repeatable); with\n"
-	"                     one -p, the recording stops when the process exits\n"
-	"  -- CMD ARGS        run CMD, sampling only it and its children; it is killed\n"
-	"                     when the recording stops; its stdout goes to stderr\n"
-	"  -j, --json         JSON tree {\"name\",\"total\",\"self\",\"children\"}, root \"all\"\n"
-	"                     (the default)\n"
-	"  -f, --folded       folded stacks \"a;b;c N\", root first\n"
-	"      --format F     json, folded or pprof (gzipped profile.proto; stdout must\n"
-	"                     not be a terminal)\n"
-	"      --stacks N     stack map entries (default %u; raise when stacks collide)\n"
-	"      --keys N       distinct {stack, process} entries (default %u)\n"
-	"      --forget S     with --push and no output format: forget the stacks not\n"
-	"                     sampled for S seconds (default %u; 0: never), so a\n"
-	"                     recorder left running holds what is active\n"
-	"      --no-follow    do not add children of filtered processes\n"
-	"      --kernel-only  no user-space stacks (their call sites; pprof carries them)\n"
-	"  -v, --verbose      libbpf's messages on stderr\n"
-	"  -h, --help         this help\n"
-	"push (Pyroscope: http://host:4040, Parca: .../profiles/writeraw):\n"
-	"%s"
-	"With --push and no output format, nothing goes to stdout.  The retry queue\n"
-	"holds %u profiles / %u MiB; what does not fit is dropped, counted and said.\n"
-	"\n"
-	"Needs root, or CAP_BPF and CAP_PERFMON.  Exit status: 0 ok, 1 error, 2 usage,\n"
-	"3 privileges, 4 kernel cannot do it, 127 CMD could not be run.\n";
+enum record_opt_id {
+	RC_DURATION, RC_FREQ, RC_PID, RC_DASHDASH, RC_JSON, RC_FOLDED, RC_FORMAT, RC_STACKS,
+	RC_KEYS, RC_FORGET, RC_NO_FOLLOW, RC_KERNEL_ONLY, RC_VERBOSE, RC_HELP,
+};
+
+static const struct opt record_table[] = {
+	{ RC_DURATION, "--duration", "-d", "S",
+	  "stop after S seconds (default: when the command or the process exits, or on "
+	  "Ctrl-C / SIGTERM)" },
+	{ RC_FREQ, "--freq", "-F", "HZ",
+	  "samples per second per CPU (default " OPT_STR(PROBE_PROFILE_DEFAULT_HZ) ")" },
+	{ RC_PID, "--pid", "-p", "PID",
+	  "only this process and its children (repeatable); with one -p, the recording stops "
+	  "when the process exits" },
+	/* opt_next returns "--" itself (OPT_DASHDASH): listed for --help */
+	{ RC_DASHDASH, "--", NULL, "CMD ARGS",
+	  "run CMD, sampling only it and its children; it is killed when the recording stops; "
+	  "its stdout goes to stderr" },
+	{ RC_JSON, "--json", "-j", NULL,
+	  "JSON tree {\"name\",\"total\",\"self\",\"children\"}, root \"all\" (the default)" },
+	{ RC_FOLDED, "--folded", "-f", NULL, "folded stacks \"a;b;c N\", root first" },
+	{ RC_FORMAT, "--format", NULL, "F",
+	  "json, folded or pprof (gzipped profile.proto; stdout must not be a terminal)" },
+	{ RC_STACKS, "--stacks", NULL, "N",
+	  "stack map entries (default " OPT_STR(PROBE_PROFILE_DEFAULT_STACKS) "; raise when "
+	  "stacks collide)" },
+	{ RC_KEYS, "--keys", NULL, "N",
+	  "distinct {stack, process} entries (default " OPT_STR(PROBE_PROFILE_DEFAULT_COUNTS) ")" },
+	{ RC_FORGET, "--forget", NULL, "S",
+	  "with --push and no output format: forget the stacks not sampled for S seconds "
+	  "(default " OPT_STR(RECORD_FORGET_S) "; 0: never), so a recorder left running holds "
+	  "what is active" },
+	{ RC_NO_FOLLOW, "--no-follow", NULL, NULL, "do not add children of filtered processes" },
+	{ RC_KERNEL_ONLY, "--kernel-only", NULL, NULL,
+	  "no user-space stacks (their call sites; pprof carries them)" },
+	{ RC_VERBOSE, "--verbose", "-v", NULL, "libbpf's messages on stderr" },
+	{ RC_HELP, "--help", "-h", NULL, "this help" },
+};
+
+static const struct opt_group record_group = OPT_GROUP("options", record_table);
+static const struct opt_group *const record_groups[] = {
+	&record_group, &opts_push_group, &opts_push_every_group,
+};
+
+static void record_head(FILE *out)
+{
+	fprintf(out,
+		"usage: argus record [--duration S] [--freq HZ] [-p PID]... [--json | --folded |\n"
+		"                    --format json|folded|pprof] [--push URL [--every S]\n"
+		"                    [--labels K=V,...] [--app NAME] [--tenant ID]\n"
+		"                    [--push-timeout S] [--push-wait S]]\n"
+		"                    [--stacks N] [--keys N] [--forget S] [--no-follow] [-v]\n"
+		"                    [-- CMD ARGS]\n"
+		"\n"
+		"Samples kernel stacks on every CPU (cpu-clock) and prints the calling-context\n"
+		"tree on stdout; a summary line (samples, rate, dropped stacks) goes to stderr.\n");
+}
+
+static void record_tail(FILE *out)
+{
+	fprintf(out,
+		"\nPush to Pyroscope at http://host:4040, to Parca at .../profiles/writeraw.\n"
+		"With --push and no output format, nothing goes to stdout.  The retry queue\n"
+		"holds %u profiles / %u MiB; what does not fit is dropped, counted and said.\n"
+		"\n"
+		"Needs root, or CAP_BPF and CAP_PERFMON.  Exit status: 0 ok, 1 error, 2 usage,\n"
+		"3 privileges, 4 kernel cannot do it, 127 CMD could not be run.\n",
+		PUSH_DEF_QUEUE_MAX, PUSH_DEF_QUEUE_BYTES >> 20);
+}
+
+const struct cmd_opts cmd_record_opts = CMD_OPTS("record", record_head, record_groups, record_tail);
 
 static void log_stderr(void *arg, enum probe_log_level level, const char *msg)
 {
@@ -241,29 +272,9 @@ static const int record_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "stacks", required_argument, NULL, 'S' },
-		{ "keys", required_argument, NULL, 'K' },
-		{ "forget", required_argument, NULL, 'G' },
-		{ "no-follow", no_argument, NULL, 'N' },
-		{ "kernel-only", no_argument, NULL, 'U' },
-		{ "format", required_argument, NULL, 'O' },
-		{ "push", required_argument, NULL, 'P' },
-		{ "every", required_argument, NULL, 'E' },
-		{ "labels", required_argument, NULL, 'L' },
-		{ "app", required_argument, NULL, 'A' },
-		{ "tenant", required_argument, NULL, 'T' },
-		{ "push-timeout", required_argument, NULL, 'W' },
-		{ "push-wait", required_argument, NULL, 'X' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const struct opt_parser parser = cmd_opt_parser(&cmd_record_opts);
+	struct opt_hit h;
+	const char *val;
 	struct probe_profile_opts po = { .follow_forks = 1 };
 	struct load *load = NULL;
 	uint32_t tgids[RECORD_MAX_PIDS];
@@ -275,7 +286,6 @@ int cmd_record(int argc, char **argv)
 	struct push_delta *pd = NULL;
 	double next_push = 0, last_push = 0;
 	int64_t wall0 = 0;
-	char helpbuf[1024];
 	char **cmdv = NULL, *cause = NULL;
 	const char *why = NULL;
 	char state[64], whybuf[96], service[64];
@@ -290,14 +300,33 @@ int cmd_record(int argc, char **argv)
 	cmd_signals_block(record_sigs, &oldsigs);
 
 	opts_push_init(&op);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:F:p:jfvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': {
+	for (int i = 1; (c = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
+		if (c < 0) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		if (c != OPT_OPTION) {   /* the command: after "--", or its first word */
+			cmdv = argv + (c == OPT_OPERAND ? i - 1 : i);
+			if (!*cmdv) {
+				fprintf(stderr, "argus: record: '--' must be followed by a command\n");
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		}
+		if (h.group != &record_group) {
+			if (opts_push_apply(&op, &h, stderr) < 0) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			continue;
+		}
+		val = h.val;
+		switch ((enum record_opt_id)h.o->id) {
+		case RC_DURATION: {
 			char *bad = NULL;
 
-			if (num_parse_double(optarg, 0.01, 86400, "seconds", &duration, &bad) < 0) {
+			if (num_parse_double(val, 0.01, 86400, "seconds", &duration, &bad) < 0) {
 				fprintf(stderr, "argus: --duration: %s\n", bad ? bad : "bad number");
 				free(bad);
 				ret = EXIT_USAGE;
@@ -305,17 +334,17 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		}
-		case 'F':
-			if (record_uint("--freq", optarg, 1, 100000, "Hz", &v)) {
+		case RC_FREQ:
+			if (record_uint("--freq", val, 1, 100000, "Hz", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
 			po.freq_hz = (unsigned)v;
 			break;
-		case 'p': {
+		case RC_PID: {
 			long tg;
 
-			if (record_uint("-p", optarg, 1, 4194304, "a process ID", &v)) {
+			if (record_uint("-p", val, 1, 4194304, "a process ID", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
@@ -337,74 +366,50 @@ int cmd_record(int argc, char **argv)
 			tgids[ntgids++] = (uint32_t)tg;
 			break;
 		}
-		case 'j': json = 1; break;
-		case 'f': folded = 1; break;
-		case 'S':
-		case 'K':
-			if (record_uint(c == 'S' ? "--stacks" : "--keys", optarg, 1, 1u << 24,
-					"entries", &v)) {
+		case RC_JSON: json = 1; break;
+		case RC_FOLDED: folded = 1; break;
+		case RC_STACKS:
+		case RC_KEYS:
+			if (record_uint(h.o->name, val, 1, 1u << 24, "entries", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
-			if (c == 'S')
+			if (h.o->id == RC_STACKS)
 				po.stack_entries = (unsigned)v;
 			else
 				po.count_entries = (unsigned)v;
 			break;
-		case 'G':
-			if (record_uint("--forget", optarg, 0, 86400, "seconds", &v)) {
+		case RC_FORGET:
+			if (record_uint("--forget", val, 0, 86400, "seconds", &v)) {
 				ret = EXIT_USAGE;
 				goto out;
 			}
 			forget_s = (unsigned)v;
 			break;
-		case 'N': po.follow_forks = 0; break;
-		case 'U': po.no_user_stacks = 1; break;
-		case 'O':
-			if (!strcmp(optarg, "json"))
+		case RC_NO_FOLLOW: po.follow_forks = 0; break;
+		case RC_KERNEL_ONLY: po.no_user_stacks = 1; break;
+		case RC_FORMAT:
+			if (!strcmp(val, "json"))
 				json = 1;
-			else if (!strcmp(optarg, "folded"))
+			else if (!strcmp(val, "folded"))
 				folded = 1;
-			else if (!strcmp(optarg, "pprof"))
+			else if (!strcmp(val, "pprof"))
 				pprof = 1;
 			else {
-				fprintf(stderr, "argus: bad --format '%s': give json, folded or pprof\n", optarg);
+				fprintf(stderr, "argus: bad --format '%s': give json, folded or pprof\n", val);
 				ret = EXIT_USAGE;
 				goto out;
 			}
 			break;
-		case 'P':
-		case 'E':
-		case 'L':
-		case 'A':
-		case 'T':
-		case 'W':
-		case 'X':
-			if (opts_push_set(&op, c == 'P' ? "push" : c == 'E' ? "every" : c == 'L' ? "labels" :
-					  c == 'A' ? "app" : c == 'T' ? "tenant" : c == 'W' ? "push-timeout" :
-					  "push-wait", optarg, stderr)) {
-				ret = EXIT_USAGE;
-				goto out;
-			}
+		case RC_VERBOSE:
+			probe_set_log(log_stderr, NULL);
 			break;
-		case 'v': probe_set_log(log_stderr, NULL); break;
-		case 'h': {
-			FILE *hf = fmemopen(helpbuf, sizeof(helpbuf), "w");
-
-			helpbuf[0] = 0;
-			if (hf) {
-				opts_push_help(hf, 1);
-				fclose(hf);
-			}
-			printf(record_usage, PROBE_PROFILE_DEFAULT_HZ, PROBE_PROFILE_DEFAULT_STACKS,
-			       PROBE_PROFILE_DEFAULT_COUNTS, RECORD_FORGET_S, helpbuf, PUSH_DEF_QUEUE_MAX,
-			       PUSH_DEF_QUEUE_BYTES >> 20);
-		}
+		case RC_HELP:
+			cmd_help(&cmd_record_opts, stdout);
 			ret = EXIT_OK;
 			goto out;
-		default:
-			ret = cmd_getopt_error("record", argv, "+d:F:p:jfvh", longopts);
-			goto out;
+		case RC_DASHDASH:
+			break;
 		}
 	}
 	if (json + folded + pprof > 1) {
@@ -427,8 +432,6 @@ int cmd_record(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (optind < argc)
-		cmdv = argv + optind;
 	record_service(cmdv, tgids, ntgids, service, sizeof(service));
 	if (!op.app)
 		op.app = service; /* Pyroscope's name, Parca's __name__ */

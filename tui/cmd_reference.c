@@ -23,23 +23,41 @@
 #include "base/sanitize.h"
 #include "base/util.h"
 
-static void reference_usage(FILE *out)
+enum ref_opt_id { RF_DURATION, RF_WINDOW, RF_FREQ, RF_OUTPUT, RF_STRICT, RF_HELP };
+
+static const struct opt ref_table[] = {
+	{ RF_DURATION, "--duration", NULL, "S", "seconds to record (default 10)" },
+	{ RF_WINDOW, "--window", NULL, "S",
+	  "seconds per window (default " OPT_STR(MEASURE_DEFAULT_WINDOW_S) "; windows give the pairs)" },
+	{ RF_FREQ, "--freq", NULL, "HZ",
+	  "sampling frequency; must match the runs using it (default " OPT_STR(MEASURE_DEFAULT_FREQ_HZ) ")" },
+	{ RF_OUTPUT, "--output", "-o", "FILE",
+	  "where to write (default $XDG_STATE_HOME/argus/reference-HOST-KERNEL-PROBESET.jsonl, "
+	  "$XDG_STATE_HOME defaulting to ~/.local/state)" },
+	{ RF_STRICT, "--strict", NULL, NULL,
+	  "save nothing when the system was not idle while recording (more than 10% of the CPU "
+	  "time busy, or a load average above 0.5 per CPU); without it that is a warning" },
+	{ RF_HELP, "--help", "-h", NULL, "this help" },
+};
+
+static const struct opt_group ref_group = OPT_GROUP("options", ref_table);
+static const struct opt_group *const ref_groups[] = { &ref_group };
+
+static void reference_head(FILE *out)
 {
 	fprintf(out,
 		"usage: argus reference save [--duration S] [--window S] [--freq HZ] [--output FILE] [--strict]\n\n"
 		"Samples the idle system (nothing of yours should run) and saves it as the\n"
-		"reference for 'argus -p PID' and 'argus diagnose -p PID' without --pause.\n"
-		"  --duration S   seconds to record (default 10)\n"
-		"  --window S     seconds per window (default %.2g; windows give the pairs)\n"
-		"  --freq HZ      sampling frequency; must match the runs using it (default %u)\n"
-		"  --output FILE  where to write (default $XDG_STATE_HOME/argus/reference-HOST-KERNEL-PROBESET.jsonl,\n"
-		"                 $XDG_STATE_HOME defaulting to ~/.local/state)\n"
-		"  --strict       save nothing when the system was not idle while recording\n"
-		"                 (more than 10%% of the CPU time busy, or a load average above\n"
-		"                 0.5 per CPU); without it that is a warning\n"
-		"A reference older than 24 h, or from another host, kernel or probe set, is refused.\n",
-		MEASURE_DEFAULT_WINDOW_S, MEASURE_DEFAULT_FREQ_HZ);
+		"reference for 'argus -p PID' and 'argus diagnose -p PID' without --pause.\n");
 }
+
+static void reference_tail(FILE *out)
+{
+	fprintf(out, "\nA reference older than 24 h, or from another host, kernel or probe set, is refused.\n");
+}
+
+const struct cmd_opts cmd_reference_opts =
+	CMD_OPTS("reference", reference_head, ref_groups, reference_tail);
 
 static int ref_num(const char *opt, const char *val, double min, double max, const char *unit,
 		   double *out)
@@ -70,57 +88,60 @@ int cmd_reference(int argc, char **argv)
 	struct idle_snap before, after;
 	char *why = NULL, *cut;
 	sigset_t old;
+	const struct opt_parser parser = cmd_opt_parser(&cmd_reference_opts);
+	struct opt_hit h;
+	int save = 0;
 
 	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	measure_opts_default(&mo);
-	if (argc < 2 || strcmp(argv[1], "save")) {
-		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-			reference_usage(stdout);
-			return EXIT_OK;
+	for (int i = 1, r; (r = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
+		char *bad = NULL;
+
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r != OPT_OPTION) {
+			if (r == OPT_OPERAND && !strcmp(h.val, "save") && !save) {
+				save = 1;
+				continue;
+			}
+			sanitize_fprintf(stderr, 0, "argus: reference: '%s': the one action is 'save'",
+					 r == OPT_DASHDASH ? "--" : h.val);
+			fputc('\n', stderr);
+			cmd_help(&cmd_reference_opts, stderr);
+			return EXIT_USAGE;
 		}
-		reference_usage(stderr);
-		return EXIT_USAGE;
-	}
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--duration")) {
-			if (ref_num(a, v, 0.1, 86400, "seconds", &duration) < 0)
+		switch ((enum ref_opt_id)h.o->id) {
+		case RF_HELP:
+			cmd_help(&cmd_reference_opts, stdout);
+			return EXIT_OK;
+		case RF_DURATION:
+			if (ref_num(h.o->name, h.val, 0.1, 86400, "seconds", &duration) < 0)
 				return EXIT_USAGE;
-			i++;
-		} else if (!strcmp(a, "--window")) {
-			if (ref_num(a, v, MEASURE_WINDOW_MIN_S, MEASURE_WINDOW_MAX_S, "seconds",
-				    &mo.window_s) < 0)
+			break;
+		case RF_WINDOW:
+			if (ref_num(h.o->name, h.val, MEASURE_WINDOW_MIN_S, MEASURE_WINDOW_MAX_S,
+				    "seconds", &mo.window_s) < 0)
 				return EXIT_USAGE;
-			i++;
-		} else if (!strcmp(a, "--freq")) {
-			char *bad = NULL;
-
-			if (num_parse_uint(v, 1, MEASURE_FREQ_MAX_HZ, "Hz", &mo.freq_hz, &bad) < 0) {
+			break;
+		case RF_FREQ:
+			if (num_parse_uint(h.val, 1, MEASURE_FREQ_MAX_HZ, "Hz", &mo.freq_hz, &bad) < 0) {
 				fprintf(stderr, "argus: reference: --freq: %s\n", bad ? bad : "bad number");
 				free(bad);
 				return EXIT_USAGE;
 			}
-			i++;
-		} else if (!strcmp(a, "--output") || !strcmp(a, "-o")) {
-			if (!v) {
-				fprintf(stderr, "argus: reference: %s needs FILE\n", a);
-				return EXIT_USAGE;
-			}
-			output = v;
-			i++;
-		} else if (!strcmp(a, "--strict")) {
+			break;
+		case RF_OUTPUT:
+			output = h.val;
+			break;
+		case RF_STRICT:
 			strict = 1;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			reference_usage(stdout);
-			return EXIT_OK;
-		} else {
-			static const char *const names[] = { "--duration", "--window", "--freq",
-							     "--output", "--strict", "--help" };
-
-			cmd_unknown_option("reference", a, names, sizeof(names) / sizeof(names[0]));
-			return EXIT_USAGE;
+			break;
 		}
+	}
+	if (!save) {
+		fprintf(stderr, "argus: reference: which action? the one is 'save'\n");
+		cmd_help(&cmd_reference_opts, stderr);
+		return EXIT_USAGE;
 	}
 	reference_meta_here(&meta, measure_probe_set(mo.freq_hz, ps, sizeof(ps)), mo.freq_hz);
 	if (!output) {

@@ -17,25 +17,39 @@
 #include "measure/source_replay.h"
 #include "theme.h"
 
-static void replay_usage(FILE *out)
+enum replay_opt_id { RO_BATCH, RO_JSON, RO_AT, RO_THEME, RO_ASCII, RO_HELP };
+
+static const struct opt replay_table[] = {
+	{ RO_BATCH, "--batch", NULL, NULL, "no terminal interface: one line per event, then the verdict" },
+	{ RO_JSON, "--json", NULL, NULL,
+	  "with --batch: {\"events\":[...],\"verdict\":{...},\"notes\":[...]}" },
+	{ RO_AT, "--at", NULL, "N|end", "start after event N (default 0: before the first; end: all)" },
+	{ RO_THEME, "--theme", NULL, "NAME", "color theme (default, light, high-contrast, mono)" },
+	{ RO_ASCII, "--ascii", NULL, NULL, "ASCII line drawing even in a UTF-8 locale" },
+	{ RO_HELP, "--help", "-h", NULL, "this help" },
+};
+
+static const struct opt_group replay_group = OPT_GROUP("options", replay_table);
+static const struct opt_group *const replay_groups[] = { &replay_group };
+
+static void replay_head(FILE *out)
 {
 	fprintf(out,
 		"usage: argus replay FILE [--batch [--json]] [--at N|end] [--theme NAME] [--ascii]\n\n"
 		"Shows a recorded session (argus diagnose, argus, argus diff --session) again,\n"
 		"event by event: the tree as it was after each measurement window, the\n"
-		"descent's decisions and the verdict.  Needs no privileges.\n\n"
-		"options:\n"
-		"  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
-		"--batch", "no terminal interface: one line per event, then the verdict",
-		"--json", "with --batch: {\"events\":[...],\"verdict\":{...},\"notes\":[...]}",
-		"--at N|end", "start after event N (default 0: before the first; end: all)",
-		"--theme NAME", "color theme (default, light, high-contrast, mono)",
-		"--ascii", "ASCII line drawing even in a UTF-8 locale");
+		"descent's decisions and the verdict.  Needs no privileges.\n");
+}
+
+static void replay_tail(FILE *out)
+{
 	fprintf(out, "\nkeys: n next event, b back one, { start, } end, p by process, x explain\n"
 		"the node, w write a markdown report; '?' lists them all.  A session cut short replays\n"
 		"up to its last complete event, with a note.\n"
 		"exit status: 0 ok, 1 error (not a session, damaged line), 2 usage\n");
 }
+
+const struct cmd_opts cmd_replay_opts = CMD_OPTS("replay", replay_head, replay_groups, replay_tail);
 
 static int replay_batch_text(const struct session_log *l)
 {
@@ -79,38 +93,44 @@ int cmd_replay(int argc, char **argv)
 	size_t start = 0;
 	char *cause = NULL;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	const struct opt_parser parser = cmd_opt_parser(&cmd_replay_opts);
+	struct opt_hit h;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			replay_usage(stdout);
-			return EXIT_OK;
-		} else if (!strcmp(a, "--batch")) {
-			batch = 1;
-		} else if (!strcmp(a, "--json")) {
-			json = batch = 1;
-		} else if (!strcmp(a, "--ascii")) {
-			ascii = 1;
-		} else if (!strcmp(a, "--theme") || !strcmp(a, "--at")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "argus: replay: %s needs a value\n", a);
+	for (int i = 1, r; (r = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r == OPT_DASHDASH) {
+			fprintf(stderr, "argus: replay: '--' has nothing to end: replay takes a session file\n");
+			return EXIT_USAGE;
+		}
+		if (r == OPT_OPERAND) {
+			if (file) {
+				fprintf(stderr, "argus: replay: one session at a time ('%s' and '%s')\n",
+					file, h.val);
 				return EXIT_USAGE;
 			}
-			if (!strcmp(a, "--theme"))
-				theme = argv[++i];
-			else
-				at = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			static const char *const names[] = { "--batch", "--json", "--at", "--theme",
-							     "--ascii", "--help" };
-
-			cmd_unknown_option("replay", a, names, sizeof(names) / sizeof(names[0]));
-			return EXIT_USAGE;
-		} else if (file) {
-			fprintf(stderr, "argus: replay: one session at a time ('%s' and '%s')\n", file, a);
-			return EXIT_USAGE;
-		} else {
-			file = a;
+			file = h.val;
+			continue;
+		}
+		switch ((enum replay_opt_id)h.o->id) {
+		case RO_HELP:
+			cmd_help(&cmd_replay_opts, stdout);
+			return EXIT_OK;
+		case RO_BATCH:
+			batch = 1;
+			break;
+		case RO_JSON:
+			json = batch = 1;
+			break;
+		case RO_ASCII:
+			ascii = 1;
+			break;
+		case RO_THEME:
+			theme = h.val;
+			break;
+		case RO_AT:
+			at = h.val;
+			break;
 		}
 	}
 	if (!file) {

@@ -29,11 +29,8 @@
 
 enum step_opt_id { SO_CHECK, SO_JSON, SO_ONLY_LOAD, SO_BUDGET, SO_PAIRS, SO_HELP };
 
-/* step's own options; --help is printed from this table */
-static const struct step_opt {
-	enum step_opt_id id;
-	const char *name, *alias, *arg, *help;
-} step_opts[] = {
+/* step's own options */
+static const struct opt step_opts[] = {
 	{ SO_CHECK, "--check", NULL, NULL,
 	  "parse and validate only; print the spec with its targets resolved" },
 	{ SO_JSON, "--json", NULL, NULL, "results as JSON on stdout (the only format)" },
@@ -46,30 +43,27 @@ static const struct step_opt {
 	{ SO_HELP, "--help", "-h", NULL, "this help" },
 };
 
-#define STEP_OPTS_N (sizeof(step_opts) / sizeof(step_opts[0]))
+static const struct opt_group step_group = OPT_GROUP("options", step_opts);
+static const struct opt_group *const step_groups[] = { &step_group, &opts_load_group };
 
-static void step_usage(FILE *out)
+static void step_head(FILE *out)
 {
 	fprintf(out,
 		"usage: argus step --check FILE|-\n"
 		"       argus step [--budget PCT] [--step-pairs K] [load options] FILE|- [-- CMD ARGS]\n\n"
 		"Validates an instrumentation step spec (JSON, see argus(1) STEP SPEC) and, without\n"
 		"--check, runs it against the load in alternating reference (load paused) and\n"
-		"loaded windows, printing its results as one JSON object on stdout.\n\n"
-		"options:\n");
-	for (size_t k = 0; k < STEP_OPTS_N; k++) {
-		const struct step_opt *o = &step_opts[k];
-		char head[64];
+		"loaded windows, printing its results as one JSON object on stdout.\n");
+}
 
-		snprintf(head, sizeof(head), "%s%s%s%s%s", o->alias ? o->alias : "",
-			 o->alias ? ", " : "", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-22s %s\n", head, o->help);
-	}
-	opts_load_help(out);
+static void step_tail(FILE *out)
+{
 	fprintf(out, "\nexit status: 0 results printed (also when stopped over budget), 1 error or\n"
 		"invalid spec, 2 usage, 3 privileges, 4 kernel (kind unavailable), 127 the load\n"
 		"could not be run, 128+N killed by signal N (probe detached, loads ended)\n");
 }
+
+const struct cmd_opts cmd_step_opts = CMD_OPTS("step", step_head, step_groups, step_tail);
 
 /* Reads, parses and validates the spec at path; prints the error. */
 static int step_load_spec(const char *path, struct step **out)
@@ -181,86 +175,71 @@ int cmd_step(int argc, char **argv)
 	unsigned pairs = 0;
 	double budget = 0;
 	sigset_t oldmask;
+	const struct opt_parser parser = cmd_opt_parser(&cmd_step_opts);
+	struct opt_hit h;
 
 	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	opts_load_init(&ol);
-	for (int i = 1; i < argc;) {
-		int r;
+	for (int i = 1, r; (r = opt_next(&parser, argc, argv, &i, &h)) != OPT_END;) {
+		char *why = NULL;
 
-		if (!strcmp(argv[i], "-")) {
-			path = argv[i++];
-			continue;
-		}
-		r = opts_load_parse(&ol, argc, argv, &i, stderr);
 		if (r < 0) {
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		if (r > 0)
-			continue;
-		if (argv[i][0] != '-' && !path) {
-			path = argv[i++];
+		if (r == OPT_DASHDASH) {
+			if (opts_load_dashdash(&ol, argc, argv, i, stderr) < 0) {
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			break;
+		}
+		if (r == OPT_OPERAND) {   /* the spec: a file, or "-" for stdin */
+			if (path) {
+				fprintf(stderr, "argus step: one spec at a time ('%s' and '%s')\n", path,
+					h.val);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			path = h.val;
 			continue;
 		}
-		{
-			const struct step_opt *o = NULL;
-			const char *val = NULL;
-			char *why = NULL;
-
-			for (size_t k = 0; k < STEP_OPTS_N && !o; k++)
-				if (!strcmp(argv[i], step_opts[k].name) ||
-				    (step_opts[k].alias && !strcmp(argv[i], step_opts[k].alias)))
-					o = &step_opts[k];
-			if (!o) {
-				const char *names[128];
-				size_t n = opts_load_names(names, 64);
-
-				n = n < 64 ? n : 64;
-				for (size_t k = 0; k < STEP_OPTS_N && n < 128; k++)
-					names[n++] = step_opts[k].name;
-				cmd_unknown_option("step", argv[i], names, n);
+		if (h.group == &opts_load_group) {
+			if (opts_load_apply(&ol, &h, stderr) < 0) {
 				rc = EXIT_USAGE;
 				goto out;
 			}
-			if (o->arg) {
-				if (i + 1 >= argc) {
-					fprintf(stderr, "argus step: %s needs %s\n", o->name, o->arg);
-					rc = EXIT_USAGE;
-					goto out;
-				}
-				val = argv[i + 1];
-			}
-			i += o->arg ? 2 : 1;
-			switch (o->id) {
-			case SO_CHECK:
-				check = 1;
-				break;
-			case SO_JSON:
-				break;
-			case SO_ONLY_LOAD:
-				only_load = 1;
-				break;
-			case SO_BUDGET:
-				num_parse_double(val, 0.01, 1000, "percent of one CPU", &budget, &why);
-				break;
-			case SO_PAIRS:
-				num_parse_uint(val, 1, 100, "pairs", &pairs, &why);
-				break;
-			case SO_HELP:
-				step_usage(stdout);
-				rc = EXIT_OK;
-				goto out;
-			}
-			if (why) {
-				fprintf(stderr, "argus step: %s: %s\n", o->name, why);
-				free(why);
-				rc = EXIT_USAGE;
-				goto out;
-			}
+			continue;
+		}
+		switch ((enum step_opt_id)h.o->id) {
+		case SO_CHECK:
+			check = 1;
+			break;
+		case SO_JSON:
+			break;
+		case SO_ONLY_LOAD:
+			only_load = 1;
+			break;
+		case SO_BUDGET:
+			num_parse_double(h.val, 0.01, 1000, "percent of one CPU", &budget, &why);
+			break;
+		case SO_PAIRS:
+			num_parse_uint(h.val, 1, 100, "pairs", &pairs, &why);
+			break;
+		case SO_HELP:
+			cmd_help(&cmd_step_opts, stdout);
+			rc = EXIT_OK;
+			goto out;
+		}
+		if (why) {
+			fprintf(stderr, "argus step: %s: %s\n", h.o->name, why);
+			free(why);
+			rc = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (!path) {
-		step_usage(stderr);
+		cmd_help(&cmd_step_opts, stderr);
 		rc = EXIT_USAGE;
 		goto out;
 	}

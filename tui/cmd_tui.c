@@ -48,139 +48,56 @@ enum tui_opt_id {
 	OPT_DECAY,
 };
 
-struct tui_option {
-	enum tui_opt_id id;
-	char shrt;                /* 0: none */
-	const char *lng;
-	const char *arg;          /* NULL: a flag */
-	const char *help;
-	int hidden;               /* not in --help (test fixtures) */
-};
-
-static const struct tui_option tui_options[] = {
-	{ OPT_THEME, 0, "theme", "NAME|PATH",
-	  "color theme: default, light, high-contrast, mono, or a file", 0 },
-	{ OPT_ASCII, 0, "ascii", NULL, "ASCII line drawing even in a UTF-8 locale", 0 },
-	{ OPT_THRESHOLD, 0, "threshold", "PCT",
-	  "hide nodes below PCT% of all samples (default 0.1)", 0 },
-	{ OPT_LOG, 'v', "log", "FILE", "write log messages (libbpf's included) to FILE", 0 },
-	{ OPT_STEPS, 0, "steps", "N",
-	  "the agent proposes at most N instrumentation steps (default 5)", 0 },
-	{ OPT_BUDGET, 0, "budget", "PCT",
+static const struct opt tui_options[] = {
+	{ OPT_THEME, "--theme", NULL, "NAME|PATH",
+	  "color theme: default, light, high-contrast, mono, or a file" },
+	{ OPT_ASCII, "--ascii", NULL, NULL, "ASCII line drawing even in a UTF-8 locale" },
+	{ OPT_THRESHOLD, "--threshold", NULL, "PCT",
+	  "hide nodes below PCT% of all samples (default 0.1)" },
+	{ OPT_LOG, "--log", "-v", "FILE", "write log messages (libbpf's included) to FILE" },
+	{ OPT_STEPS, "--steps", NULL, "N",
+	  "the agent proposes at most N instrumentation steps (default 5)" },
+	{ OPT_BUDGET, "--budget", NULL, "PCT",
 	  "a step's overhead budget, % of one CPU (0.01 to 1000; default 2 for sample, 5 for "
-	  "the others): a card over it says so and asks twice", 0 },
-	{ OPT_AUTO, 0, "auto", NULL,
-	  "accept every proposed step without asking (the status bar says so)", 0 },
-	{ OPT_DECAY, 0, "decay", "SECONDS",
+	  "the others): a card over it says so and asks twice" },
+	{ OPT_AUTO, "--auto", NULL, NULL,
+	  "accept every proposed step without asking (the status bar says so)" },
+	{ OPT_DECAY, "--decay", NULL, "SECONDS",
 	  "live tree: counts fade, halved every SECONDS (0.1 to 86400; the session keeps "
-	  "them all; key 0 resets)", 0 },
-	{ OPT_KEYS, 0, "keys", NULL, "print the key bindings and exit", 0 },
-	{ OPT_HELP, 'h', "help", NULL, "this help", 0 },
-	{ OPT_STATIC, 0, "static", "FILE[,FILE...]",
-	  "browse folded stacks (one file; or ref,load,... alternating), no privileges", 1 },
+	  "them all; key 0 resets)" },
+	{ OPT_KEYS, "--keys", NULL, NULL, "print the key bindings and exit" },
+	{ OPT_HELP, "--help", "-h", NULL, "this help" },
+	/* not in --help: the screen tests' fixtures (folded stacks: one file, or
+	 * ref,load,... alternating; no privileges) */
+	{ OPT_STATIC, "--static", NULL, "FILE[,FILE...]", NULL },
 };
 
-#define NOPTS (sizeof(tui_options) / sizeof(tui_options[0]))
+static const struct opt_group tui_group = OPT_GROUP("options", tui_options);
+static const struct opt_group *const tui_groups[] = {
+	&tui_group, &opts_load_group, &opts_session_group, &opts_agent_group,
+};
+
 #define TUI_MAX_PIDS 64
 
-static void tui_usage(FILE *out)
+static void tui_head(FILE *out)
 {
 	fprintf(out, "usage: argus [options] [--load CMD | -- CMD ARGS | -p PID] [--victim CMD] ...\n\n"
 		"The interactive calling-context tree of the kernel.  With a load, argus\n"
 		"alternates reference windows (the load paused) and loaded windows, and\n"
 		"marks the deltas that are real; without one, the tree is live and\n"
 		"system-wide (-p PID: that process, compared with a saved reference when\n"
-		"there is one).\n\noptions:\n");
-	for (size_t i = 0; i < NOPTS; i++) {
-		const struct tui_option *o = &tui_options[i];
-		char left[64];
+		"there is one).\n");
+}
 
-		if (o->hidden)
-			continue;
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->shrt ? "-" : " ",
-			 o->shrt ? o->shrt : ' ', o->shrt ? ", " : "  ", o->lng,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-24s %s\n", left, o->help);
-	}
-	fprintf(out, "\nload options (shared with 'argus diagnose'):\n");
-	opts_load_help(out);
-	opts_session_help(out);
-	fprintf(out, "\nagent options:\n");
-	opts_agent_help(out);
+static void tui_tail(FILE *out)
+{
 	fprintf(out, "\nkeys ('?' in the tree shows them too):\n");
 	key_print(out);
 	fprintf(out, "\nNeeds root, or CAP_BPF and CAP_PERFMON.  NO_COLOR=1 for no colors.\n"
 		"Exit status: 0 ok, 1 error, 2 usage, 3 privileges, 4 kernel, 127 CMD not run.\n");
 }
 
-/* An unknown option, said with the nearest known one when a typo away
- * (--lod: --load), as every command does (cmd_unknown_option). */
-static void opt_unknown(const char *a)
-{
-	char longs[NOPTS][32];
-	const char *names[NOPTS + 64 + 8] = { "--session", "--no-session" };
-	size_t n = 2, m = opts_agent_names(names + n, 6);
-
-	n += m < 6 ? m : 6;
-	m = opts_load_names(names + n, 64);
-	n += m < 64 ? m : 64;
-	for (size_t k = 0; k < NOPTS; k++) {
-		snprintf(longs[k], sizeof(longs[k]), "--%s", tui_options[k].lng);
-		names[n++] = longs[k];
-	}
-	cmd_unknown_option(NULL, a, names, n);
-}
-
-/* Matches argv[*i] against the table; returns the option and sets *val
- * (consuming the next argument when needed), NULL with a message on error. */
-static const struct tui_option *opt_match(int argc, char **argv, int *i, const char **val)
-{
-	const char *a = argv[*i], *eq = NULL;
-	const struct tui_option *o = NULL;
-
-	*val = NULL;
-	if (a[0] == '-' && a[1] == '-') {
-		size_t n;
-
-		eq = strchr(a + 2, '=');
-		n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		for (size_t k = 0; k < NOPTS; k++)
-			if (strlen(tui_options[k].lng) == n && !strncmp(a + 2, tui_options[k].lng, n))
-				o = &tui_options[k];
-	} else if (a[0] == '-' && a[1] && !a[2]) {
-		for (size_t k = 0; k < NOPTS; k++)
-			if (tui_options[k].shrt == a[1])
-				o = &tui_options[k];
-	} else if (a[0] == '-' && a[1]) {
-		for (size_t k = 0; k < NOPTS; k++)
-			if (tui_options[k].shrt == a[1] && tui_options[k].arg)
-				o = &tui_options[k];
-		if (o) {
-			*val = a + 2;
-			(*i)++;
-			return o;
-		}
-	}
-	if (!o) {
-		opt_unknown(a);
-		return NULL;
-	}
-	if (o->arg) {
-		if (eq) {
-			*val = eq + 1;
-		} else if (*i + 1 < argc) {
-			*val = argv[++*i];
-		} else {
-			fprintf(stderr, "argus: option '%s' needs a value (%s)\n", a, o->arg);
-			return NULL;
-		}
-	} else if (eq) {
-		fprintf(stderr, "argus: option '--%s' takes no value\n", o->lng);
-		return NULL;
-	}
-	(*i)++;
-	return o;
-}
+const struct cmd_opts cmd_tui_opts = CMD_OPTS(NULL, tui_head, tui_groups, tui_tail);
 
 /* Profiles from files (folded or perf script, through core/import): one
  * file is a loaded window; several alternate reference, loaded, ... (the
@@ -297,7 +214,9 @@ int cmd_tui(int argc, char **argv)
 	struct source *src = NULL;
 	struct session *ses = NULL;
 	struct opts_session os = { 0 };
-	int i = 1, rc = EXIT_OK, err, noexec = 0, calibrated = 0;
+	int i = 1, r, rc = EXIT_OK, err, noexec = 0, calibrated = 0;
+	const struct opt_parser parser = cmd_opt_parser(&cmd_tui_opts);
+	struct opt_hit h;
 
 	cmd_signals_hold(); /* before any load: see cmd_common.h */
 	setlocale(LC_ALL, "");
@@ -306,38 +225,37 @@ int cmd_tui(int argc, char **argv)
 	opts_agent_init(&oa);
 	to.agent = &oa;
 	memset(&po, 0, sizeof(po));
-	while (i < argc) {
-		const struct tui_option *o;
-		const char *val;
-		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
+	while ((r = opt_next(&parser, argc, argv, &i, &h)) != OPT_END) {
+		const char *val = h.val;
 
-		if (r == 0)
-			r = opts_agent_parse(&oa, argc, argv, &i, stderr);
 		if (r < 0) {
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		if (r > 0)
-			continue;
-		r = opts_session_parse(&os, argc, argv, &i, stderr);
-		if (r < 0) {
-			rc = EXIT_USAGE;
-			goto out;
+		if (r == OPT_DASHDASH) {
+			if (opts_load_dashdash(&ol, argc, argv, i, stderr) < 0) {
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			break;
 		}
-		if (r > 0)
-			continue;
-		if (argv[i][0] != '-') {
+		if (r == OPT_OPERAND) {
 			fprintf(stderr, "argus: unexpected '%s'; a command to run goes after '--' "
-				"or in --load 'CMD'\n", argv[i]);
+				"or in --load 'CMD'\n", h.val);
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		o = opt_match(argc, argv, &i, &val);
-		if (!o) {
-			rc = EXIT_USAGE;
-			goto out;
+		if (h.group != &tui_group) {
+			err = h.group == &opts_load_group ? opts_load_apply(&ol, &h, stderr) :
+			      h.group == &opts_session_group ? opts_session_apply(&os, &h, stderr) :
+			      opts_agent_apply(&oa, &h, stderr);
+			if (err < 0) {
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			continue;
 		}
-		switch (o->id) {
+		switch ((enum tui_opt_id)h.o->id) {
 		case OPT_THEME:
 			to.theme = val;
 			break;
@@ -364,7 +282,7 @@ int cmd_tui(int argc, char **argv)
 			key_print(stdout);
 			goto out;
 		case OPT_HELP:
-			tui_usage(stdout);
+			cmd_help(&cmd_tui_opts, stdout);
 			goto out;
 		case OPT_STATIC:
 			static_files = val;

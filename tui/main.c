@@ -9,26 +9,26 @@
 const struct cmd cmd_table[] = {
 	{ "record", cmd_record,
 	  "record --duration S [--freq HZ] [-p PID | -- CMD ARGS] (--json | --folded)",
-	  "sample kernel stacks and print the tree", 1 },
+	  "sample kernel stacks and print the tree", 1, &cmd_record_opts },
 	{ "diagnose", cmd_diagnose,
 	  "diagnose --batch --json [--load CMD | -- CMD] [--victim CMD] [--background CMD] [--pairs K --window S]",
-	  "reference-calibrated diagnosis, verdict as JSON", 1 },
+	  "reference-calibrated diagnosis, verdict as JSON", 1, &cmd_diagnose_opts },
 	{ "step", cmd_step, "step FILE|- [load options]",
-	  "validate and run one instrumentation step spec", 1 },
+	  "validate and run one instrumentation step spec", 1, &cmd_step_opts },
 	{ "probes", cmd_probes, "probes [--json]",
-	  "what this kernel supports, kind by kind", 0 },
+	  "what this kernel supports, kind by kind", 0, &cmd_probes_opts },
 	{ "reference", cmd_reference, "reference save [--duration S]",
-	  "record an idle-system reference", 1 },
+	  "record an idle-system reference", 1, &cmd_reference_opts },
 	{ "replay", cmd_replay, "replay FILE",
-	  "the TUI over a recorded session (no privileges)", 0 },
+	  "the TUI over a recorded session (no privileges)", 0, &cmd_replay_opts },
 	{ "diff", cmd_diff, "diff REF LOAD [--batch --json]",
-	  "calibrated tree from two folded / perf script files", 0 },
+	  "calibrated tree from two folded / perf script files", 0, &cmd_diff_opts },
 	{ "export", cmd_export, "export SESSION --format folded|json|markdown|pprof",
-	  "export a recorded session", 0 },
+	  "export a recorded session", 0, &cmd_export_opts },
 	{ "model", cmd_model,
 	  "model [--steady | --mark RE] [--what-if clients=2x|cpus=N] [--format text|lqn|lqnx|json|dot] (-p PID | -- CMD ARGS)",
-	  "layered queueing model of a load, and what-if predictions", 1 },
-	{ NULL, NULL, NULL, NULL, 0 },
+	  "layered queueing model of a load, and what-if predictions", 1, &cmd_model_opts },
+	{ NULL, NULL, NULL, NULL, 0, NULL },
 };
 
 void cmd_usage(FILE *out)
@@ -46,11 +46,10 @@ void cmd_usage(FILE *out)
 int main(int argc, char **argv)
 {
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		char *help_argv[] = { argv[0], "--help", NULL };
-
 		cmd_usage(stdout);
 		fputs("\n", stdout);
-		return cmd_tui(2, help_argv);
+		cmd_help(&cmd_tui_opts, stdout);
+		return EXIT_OK;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--version")) {
 		printf("argus %s\n", ARGUS_VERSION);

@@ -9,19 +9,14 @@
 
 enum opts_agent_id { OA_AGENT, OA_REDACT };
 
-static const struct opts_agent_opt {
-	enum opts_agent_id id;
-	const char *name;
-	const char *arg;
-	const char *help;
-} opts_agent_table[] = {
-	{ OA_AGENT, "--agent", "NAME",
+static const struct opt opts_agent_table[] = {
+	{ OA_AGENT, "--agent", NULL, "NAME",
 	  "heuristic (default) or llm (ARGUS_LLM_*, the config file)" },
-	{ OA_REDACT, "--redact", NULL,
+	{ OA_REDACT, "--redact", NULL, NULL,
 	  "the LLM sees proc-N, cmd-N, path-N, not names and paths" },
 };
 
-#define OPTS_AGENT_N (sizeof(opts_agent_table) / sizeof(opts_agent_table[0]))
+const struct opt_group opts_agent_group = OPT_GROUP("agent options", opts_agent_table);
 
 void opts_agent_init(struct opts_agent *oa)
 {
@@ -36,62 +31,18 @@ void opts_agent_free(struct opts_agent *oa)
 	oa->note = NULL;
 }
 
-size_t opts_agent_names(const char **out, size_t max)
+int opts_agent_apply(struct opts_agent *oa, const struct opt_hit *h, FILE *err)
 {
-	for (size_t k = 0; k < OPTS_AGENT_N && k < max; k++)
-		out[k] = opts_agent_table[k].name;
-	return OPTS_AGENT_N;
-}
-
-void opts_agent_help(FILE *out)
-{
-	for (size_t k = 0; k < OPTS_AGENT_N; k++) {
-		char left[32];
-
-		snprintf(left, sizeof(left), "%s%s%s", opts_agent_table[k].name,
-			 opts_agent_table[k].arg ? " " : "",
-			 opts_agent_table[k].arg ? opts_agent_table[k].arg : "");
-		fprintf(out, "  %-22s %s\n", left, opts_agent_table[k].help);
+	if (h->o->id == OA_REDACT) {
+		oa->redact = 1;
+		return 0;
 	}
-}
-
-int opts_agent_parse(struct opts_agent *oa, int argc, char **argv, int *i, FILE *err)
-{
-	const char *a = argv[*i], *val = NULL;
-
-	for (size_t k = 0; k < OPTS_AGENT_N; k++) {
-		const struct opts_agent_opt *o = &opts_agent_table[k];
-		size_t n = strlen(o->name);
-
-		if (strncmp(a, o->name, n) || (a[n] && a[n] != '='))
-			continue;
-		if (!o->arg) {
-			if (a[n]) {
-				fprintf(err, "argus: %s takes no value\n", o->name);
-				return -1;
-			}
-			oa->redact = 1;
-			(*i)++;
-			return 1;
-		}
-		if (a[n] == '=') {
-			val = a + n + 1;
-			(*i)++;
-		} else if (*i + 1 < argc) {
-			val = argv[*i + 1];
-			*i += 2;
-		} else {
-			fprintf(err, "argus: %s needs a value (heuristic or llm)\n", o->name);
-			return -1;
-		}
-		if (strcmp(val, "heuristic") && strcmp(val, "llm")) {
-			fprintf(err, "argus: %s: unknown agent '%s'; the agents are heuristic and llm\n",
-				o->name, val);
-			return -1;
-		}
-		oa->agent = val;
-		return 1;
+	if (strcmp(h->val, "heuristic") && strcmp(h->val, "llm")) {
+		fprintf(err, "argus: %s: unknown agent '%s'; the agents are heuristic and llm\n",
+			h->o->name, h->val);
+		return -1;
 	}
+	oa->agent = h->val;
 	return 0;
 }
 

@@ -10,7 +10,7 @@
  *
  *	struct opts_agent oa;
  *	opts_agent_init(&oa);
- *	... r = opts_agent_parse(&oa, argc, argv, &i, stderr); (like opts_load_parse)
+ *	... if (h.group == &opts_agent_group) opts_agent_apply(&oa, &h, stderr); (tui/opt.h)
  *	a = opts_agent_new(&oa, load_cmd, NULL, NULL, stderr);  // prints the note
  *	oa.ses = ses;                  // LLM turns recorded there from now on
  *	... agent_free(a); opts_agent_free(&oa);
@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "agent/agent_select.h"
+#include "opt.h"
 
 struct session;
 struct redact;
@@ -39,16 +40,11 @@ struct opts_agent {
 
 void opts_agent_init(struct opts_agent *oa);
 
-/* Like opts_load_parse: 1 consumed argv[*i] (and its value), 0 not an agent
- * option, -1 usage error (message on err). */
-int opts_agent_parse(struct opts_agent *oa, int argc, char **argv, int *i, FILE *err);
+/* --agent NAME, --redact (tui/opt.h). */
+extern const struct opt_group opts_agent_group;
 
-/* The long names of the agent options into out (at most max), for an
- * unknown option's "did you mean"; returns how many there are. */
-size_t opts_agent_names(const char **out, size_t max);
-
-/* The options' help lines, from the table. */
-void opts_agent_help(FILE *out);
+/* An agent option opt_next read into oa: 0, or -1 after a message on err. */
+int opts_agent_apply(struct opts_agent *oa, const struct opt_hit *h, FILE *err);
 
 /* The agent oa asks for (the heuristic when --agent was not given).
  * load_cmd (may be NULL) is registered for --redact; on_delta streams the

@@ -10,21 +10,14 @@
 #include "analysis/seqstop.h"
 
 enum opts_load_id {
+	OL_DASHDASH,
 	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
 	OL_STRICT,
 	OL_PAIRS, OL_MIN_PAIRS, OL_FIXED, OL_WINDOW, OL_SETTLE, OL_WARMUP, OL_FREQ, OL_TIME,
 	OL_STEADY, OL_TOLERANCE, OL_MARK,
 };
 
-struct opts_load_opt {
-	enum opts_load_id id;
-	const char *name;        /* long form */
-	const char *alias;       /* short form or NULL */
-	const char *arg;         /* metavar, NULL for flags */
-	const char *help;
-};
-
-static const struct opts_load_opt opts_load_table[] = {
+static const struct opt opts_load_table[] = {
 	{ OL_LOAD, "--load", NULL, "CMD",
 	  "start CMD as the load; paused in the reference windows (also: -- CMD ARGS)" },
 	{ OL_VICTIM, "--victim", NULL, "CMD",
@@ -73,9 +66,11 @@ static const struct opts_load_opt opts_load_table[] = {
 	{ OL_MARK, "--mark", NULL, "RE",
 	  "the model of the load (m) from the loaded windows between the first and the next "
 	  "line of the load's output matching the extended regex RE (needs --time wall)" },
+	/* opt_next returns "--" itself (OPT_DASHDASH): listed for --help */
+	{ OL_DASHDASH, "--", NULL, "CMD ARGS", "the load, as argv (instead of --load)" },
 };
 
-#define OPTS_LOAD_N (sizeof(opts_load_table) / sizeof(opts_load_table[0]))
+const struct opt_group opts_load_group = OPT_GROUP("load options", opts_load_table);
 
 void opts_load_init(struct opts_load *ol)
 {
@@ -216,124 +211,90 @@ static int opts_load_cmd(struct opts_load *ol, int slot, const char *name, const
 	return 0;
 }
 
-int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *err)
+int opts_load_dashdash(struct opts_load *ol, int argc, char **argv, int i, FILE *err)
 {
-	const char *a = argv[*i], *val = NULL, *eq;
-	const struct opts_load_opt *o = NULL;
-	size_t nlen;
-	char typed[40];
+	if (i >= argc) {
+		fprintf(err, "argus: '--' must be followed by a command\n");
+		return -1;
+	}
+	if (ol->m.load_argv) {
+		fprintf(err, "argus: a load is given twice (--load and -- CMD)\n");
+		return -1;
+	}
+	ol->m.load_argv = argv + i;
+	free(ol->load_cmd);
+	ol->load_cmd = strdup(argv[i]);
+	return 0;
+}
+
+int opts_load_apply(struct opts_load *ol, const struct opt_hit *h, FILE *err)
+{
+	const char *typed = h->o->name, *val = h->val;
 	double d;
 
-	if (!strcmp(a, "--")) {
-		if (*i + 1 >= argc) {
-			fprintf(err, "argus: '--' must be followed by a command\n");
-			return -1;
-		}
-		if (ol->m.load_argv) {
-			fprintf(err, "argus: a load is given twice (--load and -- CMD)\n");
-			return -1;
-		}
-		ol->m.load_argv = argv + *i + 1;
-		free(ol->load_cmd);
-		ol->load_cmd = strdup(argv[*i + 1]);
-		*i = argc;
-		return 1;
-	}
-	eq = strchr(a, '=');
-	nlen = eq && a[0] == '-' && a[1] == '-' ? (size_t)(eq - a) : strlen(a);
-	for (size_t k = 0; k < OPTS_LOAD_N; k++) {
-		const struct opts_load_opt *t = &opts_load_table[k];
-
-		if ((strlen(t->name) == nlen && !strncmp(a, t->name, nlen)) ||
-		    (t->alias && !strcmp(a, t->alias))) {
-			o = t;
-			break;
-		}
-	}
-	if (!o)
-		return 0;
-	snprintf(typed, sizeof(typed), "%.*s", (int)nlen, a);
-	if (o->arg) {
-		if (eq && nlen < strlen(a)) {
-			val = eq + 1;
-			*i += 1;
-		} else if (*i + 1 < argc) {
-			val = argv[*i + 1];
-			*i += 2;
-		} else {
-			fprintf(err, "argus: %s needs %s\n", typed, o->arg);
-			return -1;
-		}
-	} else {
-		if (nlen < strlen(a)) {
-			fprintf(err, "argus: %s takes no value\n", typed);
-			return -1;
-		}
-		*i += 1;
-	}
-	switch (o->id) {
+	switch ((enum opts_load_id)h->o->id) {
 	case OL_LOAD:
 		if (opts_load_cmd(ol, 0, typed, val, &ol->m.load_argv, err) < 0)
 			return -1;
 		free(ol->load_cmd);
 		ol->load_cmd = strdup(val);
-		return 1;
+		return 0;
 	case OL_VICTIM:
 		if (opts_load_cmd(ol, 1, typed, val, &ol->m.victim_argv, err) < 0)
 			return -1;
 		free(ol->victim_cmd);
 		ol->victim_cmd = strdup(val);
-		return 1;
+		return 0;
 	case OL_BACKGROUND:
-		return opts_load_cmd(ol, 2, typed, val, &ol->m.background_argv, err) < 0 ? -1 : 1;
+		return opts_load_cmd(ol, 2, typed, val, &ol->m.background_argv, err) < 0 ? -1 : 0;
 	case OL_VICTIM_PID:
-		return opts_load_pid(typed, val, &ol->m.victim_pid, err) < 0 ? -1 : 1;
+		return opts_load_pid(typed, val, &ol->m.victim_pid, err) < 0 ? -1 : 0;
 	case OL_PID:
-		return opts_load_pid(typed, val, &ol->m.pid, err) < 0 ? -1 : 1;
+		return opts_load_pid(typed, val, &ol->m.pid, err) < 0 ? -1 : 0;
 	case OL_PAUSE:
 		ol->m.pause = 1;
-		return 1;
+		return 0;
 	case OL_REFERENCE:
 		ol->m.reference_path = val;
-		return 1;
+		return 0;
 	case OL_STRICT:
 		ol->m.strict = 1;
-		return 1;
+		return 0;
 	case OL_PAIRS:
 		if (opts_load_uint(typed, val, 1, MEASURE_PAIRS_MAX, "pairs", &ol->m.pairs, err) < 0)
 			return -1;
 		ol->pairs_given = 1;
-		return 1;
+		return 0;
 	case OL_MIN_PAIRS:
 		if (opts_load_uint(typed, val, 1, MEASURE_PAIRS_MAX, "pairs", &ol->m.min_pairs,
 				   err) < 0)
 			return -1;
 		ol->min_pairs_given = 1;
-		return 1;
+		return 0;
 	case OL_FIXED:
 		ol->m.sequential = 0;
-		return 1;
+		return 0;
 	case OL_WINDOW:
 		if (opts_load_num(typed, val, MEASURE_WINDOW_MIN_S, MEASURE_WINDOW_MAX_S, "seconds",
 				  &d, err) < 0)
 			return -1;
 		ol->m.window_s = d;
 		ol->window_given = 1;
-		return 1;
+		return 0;
 	case OL_SETTLE:
 		if (opts_load_num(typed, val, 0, MEASURE_SETTLE_MAX_S, "seconds", &d, err) < 0)
 			return -1;
 		ol->m.settle_s = d;
 		ol->settle_given = 1;
-		return 1;
+		return 0;
 	case OL_WARMUP:
 		if (opts_load_num(typed, val, 0, MEASURE_WARMUP_MAX_S, "seconds", &d, err) < 0)
 			return -1;
 		ol->m.warmup_s = d;
-		return 1;
+		return 0;
 	case OL_FREQ:
 		return opts_load_uint(typed, val, 1, MEASURE_FREQ_MAX_HZ, "Hz", &ol->m.freq_hz,
-				      err) < 0 ? -1 : 1;
+				      err) < 0 ? -1 : 0;
 	case OL_TIME:
 		if (!strcmp(val, "wall")) {
 			ol->m.time = MEASURE_TIME_WALL;
@@ -343,18 +304,20 @@ int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *e
 			fprintf(err, "argus: --time: '%s' is neither wall nor cpu\n", val);
 			return -1;
 		}
-		return 1;
+		return 0;
 	case OL_STEADY:
 		ol->m.model_steady = 1;
-		return 1;
+		return 0;
 	case OL_TOLERANCE:
 		if (opts_load_num(typed, val, 0.001, 9.99, "a fraction", &d, err) < 0)
 			return -1;
 		ol->m.model_tol = d;
-		return 1;
+		return 0;
 	case OL_MARK:
 		ol->m.model_mark = val;
-		return 1;
+		return 0;
+	case OL_DASHDASH:
+		break;
 	}
 	return 0;
 }
@@ -440,19 +403,6 @@ int opts_load_finish(struct opts_load *ol, int need_load, FILE *err)
 	return 0;
 }
 
-void opts_load_help(FILE *out)
-{
-	for (size_t k = 0; k < OPTS_LOAD_N; k++) {
-		const struct opts_load_opt *t = &opts_load_table[k];
-		char head[64];
-
-		snprintf(head, sizeof(head), "%s%s%s%s%s", t->alias ? t->alias : "",
-			 t->alias ? ", " : "", t->name, t->arg ? " " : "", t->arg ? t->arg : "");
-		fprintf(out, "  %-22s %s\n", head, t->help);
-	}
-	fprintf(out, "  %-22s %s\n", "-- CMD ARGS", "the load, as argv (instead of --load)");
-}
-
 void opts_load_free(struct opts_load *ol)
 {
 	if (!ol)
@@ -504,11 +454,4 @@ char *opts_load_title(const struct opts_load *ol, char *buf, size_t len)
 	snprintf(buf, len, "argus %s%s", ol->load_cmd ? "--load " : "",
 		 ol->load_cmd ? ol->load_cmd : m->pid ? "-p --pause" : "");
 	return buf;
-}
-
-size_t opts_load_names(const char **out, size_t max)
-{
-	for (size_t k = 0; k < OPTS_LOAD_N && k < max; k++)
-		out[k] = opts_load_table[k].name;
-	return OPTS_LOAD_N;
 }

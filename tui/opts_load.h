@@ -2,15 +2,15 @@
  * and `argus diagnose` / `argus reference save` (one table: parsing, --help
  * and the man page's LOAD OPTIONS come from it).
  *
- * Usage, in a command's own option loop:
+ * Usage, in a command's option loop (tui/opt.h), opts_load_group among
+ * its groups:
  *
  *	struct opts_load ol;
  *	opts_load_init(&ol);
- *	for (int i = 1; i < argc; ) {
- *		int r = opts_load_parse(&ol, argc, argv, &i, stderr);
- *		if (r < 0) usage error;
- *		if (r > 0) continue;          // consumed argv[i] (and its value)
- *		... the command's own options, i++ ...
+ *	while ((r = opt_next(&p, argc, argv, &i, &h)) != OPT_END) {
+ *		if (r == OPT_DASHDASH) { opts_load_dashdash(&ol, argc, argv, i, stderr); break; }
+ *		if (h.group == &opts_load_group) opts_load_apply(&ol, &h, stderr);
+ *		... the command's own options ...
  *	}
  *	if (opts_load_finish(&ol, stderr) < 0) usage error;
  *	measure_new(&ol.m, ...);            // ol.m is a filled measure_opts
@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "measure/measure.h"
+#include "opt.h"
 
 struct opts_load {
 	struct measure_opts m;   /* defaults from measure_opts_default */
@@ -35,21 +36,22 @@ struct opts_load {
 /* Defaults (measure_opts_default). */
 void opts_load_init(struct opts_load *ol);
 
-/* Looks at argv[*i]: when it is a load option, consumes it and its value
- * ("--opt V" or "--opt=V"), advances *i and returns 1; "--" consumes the
- * rest of argv as the load's command.  Returns 0 (untouched) when argv[*i]
- * is not a load option, -1 after writing a message to err (a usage error). */
-int opts_load_parse(struct opts_load *ol, int argc, char **argv, int *i, FILE *err);
+/* The load and window options (the table --help, the parser and the man
+ * page's LOAD OPTIONS go by). */
+extern const struct opt_group opts_load_group;
+
+/* A load option opt_next read (h->group is opts_load_group) into ol: 0, or
+ * -1 after writing a message to err (a bad value: a usage error). */
+int opts_load_apply(struct opts_load *ol, const struct opt_hit *h, FILE *err);
+
+/* After "--" (opt_next's OPT_DASHDASH): argv[i..] is the load's command.
+ * 0, or -1 with a message on err (nothing after "--", a load given twice). */
+int opts_load_dashdash(struct opts_load *ol, int argc, char **argv, int i, FILE *err);
 
 /* Consistency checks after parsing (e.g. --pause without -p); 0 or -1 with a
  * message on err. need_load: a load (--load, -- CMD or -p) is required. */
 int opts_load_finish(struct opts_load *ol, int need_load, FILE *err);
 
-/* The options' help lines ("  --load CMD   ..."), from the table. */
-void opts_load_help(FILE *out);
-/* The long names of the load options into out (at most max); returns how
- * many there are.  Static strings. */
-size_t opts_load_names(const char **out, size_t max);
 
 /* The interactive argus's title for a calibrated run that pauses its load
  * (not -p against a saved reference, whose title names the scopes).  With

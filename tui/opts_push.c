@@ -6,20 +6,25 @@
 
 #include "opts_push.h"
 
-static const struct {
-	const char *name, *arg, *help;
-	int every_only;
-} opts_push_table[] = {
-	{ "--push", "URL", "send the profile (pprof) to a Pyroscope or Parca server", 0 },
-	{ "--every", "S", "with --push: keep sampling, push each S seconds' samples", 1 },
-	{ "--labels", "K=V,...", "series labels for --push (host=<nodename> is added)", 0 },
-	{ "--app", "NAME", "application and service_name (Pyroscope) / __name__ (Parca);\n"
-	  "                     default the program's name (the load, -p, -- CMD), else argus", 0 },
-	{ "--tenant", "ID", "X-Scope-OrgID header (default $ARGUS_PUSH_TENANT)", 0 },
-	{ "--push-timeout", "S", "one push request's time limit (default 10)", 0 },
-	{ "--push-wait", "S", "at the end, how long queued pushes may take (default 30, record 15)", 0 },
+enum opts_push_id { OP_PUSH, OP_EVERY, OP_LABELS, OP_APP, OP_TENANT, OP_TIMEOUT, OP_WAIT };
+
+static const struct opt opts_push_table[] = {
+	{ OP_PUSH, "--push", NULL, "URL", "send the profile (pprof) to a Pyroscope or Parca server" },
+	{ OP_LABELS, "--labels", NULL, "K=V,...", "series labels for --push (host=<nodename> is added)" },
+	{ OP_APP, "--app", NULL, "NAME", "application and service_name (Pyroscope) / __name__ "
+	  "(Parca); default the program's name (the load, -p, -- CMD), else argus" },
+	{ OP_TENANT, "--tenant", NULL, "ID", "X-Scope-OrgID header (default $ARGUS_PUSH_TENANT)" },
+	{ OP_TIMEOUT, "--push-timeout", NULL, "S", "one push request's time limit (default 10)" },
+	{ OP_WAIT, "--push-wait", NULL, "S",
+	  "at the end, how long queued pushes may take (default 30, record 15)" },
 };
-#define OPTS_PUSH_N (sizeof(opts_push_table) / sizeof(opts_push_table[0]))
+
+static const struct opt opts_push_every_table[] = {
+	{ OP_EVERY, "--every", NULL, "S", "with --push: keep sampling, push each S seconds' samples" },
+};
+
+const struct opt_group opts_push_group = OPT_GROUP("push options", opts_push_table);
+const struct opt_group opts_push_every_group = OPT_GROUP(NULL, opts_push_every_table);
 
 void opts_push_init(struct opts_push *op)
 {
@@ -29,97 +34,45 @@ void opts_push_init(struct opts_push *op)
 		op->tenant = NULL;
 }
 
-size_t opts_push_names(const char **out, size_t max, int with_every)
+int opts_push_apply(struct opts_push *op, const struct opt_hit *h, FILE *err)
 {
-	size_t n = 0;
+	const char *val = h->val;
+	double sec;
+	char *end;
 
-	for (size_t k = 0; k < OPTS_PUSH_N; k++) {
-		if (opts_push_table[k].every_only && !with_every)
-			continue;
-		if (n < max)
-			out[n] = opts_push_table[k].name;
-		n++;
-	}
-	return n;
-}
-
-void opts_push_help(FILE *out, int with_every)
-{
-	for (size_t k = 0; k < OPTS_PUSH_N; k++) {
-		char left[32];
-
-		if (opts_push_table[k].every_only && !with_every)
-			continue;
-		snprintf(left, sizeof(left), "%s %s", opts_push_table[k].name, opts_push_table[k].arg);
-		fprintf(out, "  %-18s %s\n", left, opts_push_table[k].help);
-	}
-}
-
-int opts_push_parse(struct opts_push *op, int argc, char **argv, int *i, int with_every,
-		    FILE *err)
-{
-	const char *a = argv[*i], *val = NULL;
-	size_t k;
-
-	for (k = 0; k < OPTS_PUSH_N; k++) {
-		size_t n = strlen(opts_push_table[k].name);
-
-		if (!strcmp(a, opts_push_table[k].name))
-			break;
-		if (!strncmp(a, opts_push_table[k].name, n) && a[n] == '=') {
-			val = a + n + 1;
-			break;
-		}
-	}
-	if (k == OPTS_PUSH_N)
-		return 0;
-	if (opts_push_table[k].every_only && !with_every)
-		return 0;
-	if (!val) {
-		if (*i + 1 >= argc) {
-			fprintf(err, "argus: %s needs a value (%s)\n", a, opts_push_table[k].arg);
-			return -1;
-		}
-		val = argv[++*i];
-	}
-	++*i;
-	return opts_push_set(op, opts_push_table[k].name + 2, val, err) ? -1 : 1;
-}
-
-int opts_push_set(struct opts_push *op, const char *name, const char *val, FILE *err)
-{
-	if (!strcmp(name, "push")) {
+	switch ((enum opts_push_id)h->o->id) {
+	case OP_PUSH:
 		op->url = val;
-	} else if (!strcmp(name, "every")) {
-		char *end;
-		double s = strtod(val, &end);
-
-		if (end == val || *end || !(s >= 1) || !isfinite(s) || s > 86400) {
+		return 0;
+	case OP_LABELS:
+		op->labels = val;
+		return 0;
+	case OP_APP:
+		op->app = val;
+		return 0;
+	case OP_TENANT:
+		op->tenant = val;
+		return 0;
+	case OP_EVERY:
+		sec = strtod(val, &end);
+		if (end == val || *end || !(sec >= 1) || !isfinite(sec) || sec > 86400) {
 			fprintf(err, "argus: bad --every '%s': give seconds, 1 to 86400\n", val);
 			return -1;
 		}
-		op->every_s = s;
-	} else if (!strcmp(name, "labels")) {
-		op->labels = val;
-	} else if (!strcmp(name, "app")) {
-		op->app = val;
-	} else if (!strcmp(name, "tenant")) {
-		op->tenant = val;
-	} else if (!strcmp(name, "push-timeout") || !strcmp(name, "push-wait")) {
-		char *end;
-		double s = strtod(val, &end);
-
-		if (end == val || *end || !(s > 0) || !isfinite(s) || s > 3600) {
-			fprintf(err, "argus: bad --%s '%s': give seconds, up to 3600\n", name, val);
+		op->every_s = sec;
+		return 0;
+	case OP_TIMEOUT:
+	case OP_WAIT:
+		sec = strtod(val, &end);
+		if (end == val || *end || !(sec > 0) || !isfinite(sec) || sec > 3600) {
+			fprintf(err, "argus: bad %s '%s': give seconds, up to 3600\n", h->o->name, val);
 			return -1;
 		}
-		if (name[5] == 't')
-			op->timeout_s = s;
+		if (h->o->id == OP_TIMEOUT)
+			op->timeout_s = sec;
 		else
-			op->wait_s = s;
-	} else {
-		fprintf(err, "argus: --%s is no push option\n", name);
-		return -1;
+			op->wait_s = sec;
+		return 0;
 	}
 	return 0;
 }

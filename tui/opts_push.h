@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "opt.h"
 #include "output/push.h"
 
 struct opts_push {
@@ -27,23 +28,11 @@ struct opts_push {
 
 void opts_push_init(struct opts_push *op);
 
-/* 1 consumed argv[*i] (and its value; *i advanced past them), 0 not a push
- * option, -1 usage error (message on err).  with_every: --every allowed. */
-int opts_push_parse(struct opts_push *op, int argc, char **argv, int *i, int with_every,
-		    FILE *err);
+/* The push options (tui/opt.h); --every, record's only, apart. */
+extern const struct opt_group opts_push_group, opts_push_every_group;
 
-/* Sets option name (without the leading "--": "push", "every", ...) to
- * val, for getopt users.  0, or -1 with a message on err (also for a name
- * that is no push option). */
-int opts_push_set(struct opts_push *op, const char *name, const char *val, FILE *err);
-
-/* The long names of the push options into out (at most max; with_every:
- * --every too), for an unknown option's "did you mean"; returns how many
- * there are. */
-size_t opts_push_names(const char **out, size_t max, int with_every);
-
-/* The options' help lines (with_every: --every too). */
-void opts_push_help(FILE *out, int with_every);
+/* A push option opt_next read into op: 0, or -1 after a message on err. */
+int opts_push_apply(struct opts_push *op, const struct opt_hit *h, FILE *err);
 
 /* The push client op asks for, its failures logged to log as
  * "argus: push: ..." lines; NULL with the reason on log. */

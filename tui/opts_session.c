@@ -5,40 +5,28 @@
 
 #include "opts_session.h"
 
-int opts_session_parse(struct opts_session *os, int argc, char **argv, int *i, FILE *err)
-{
-	const char *a = argv[*i];
+enum { OS_SESSION, OS_NO_SESSION };
 
-	if (!strcmp(a, "--no-session")) {
+static const struct opt opts_session_table[] = {
+	{ OS_SESSION, "--session", NULL, "FILE",
+	  "record the run in FILE (default: $XDG_STATE_HOME/argus/sessions/)" },
+	{ OS_NO_SESSION, "--no-session", NULL, NULL, "do not record a session" },
+};
+
+const struct opt_group opts_session_group = OPT_GROUP(NULL, opts_session_table);
+
+int opts_session_apply(struct opts_session *os, const struct opt_hit *h, FILE *err)
+{
+	if (h->o->id == OS_NO_SESSION) {
 		os->off = 1;
-		(*i)++;
-		return 1;
-	}
-	if (!strncmp(a, "--session=", 10)) {
-		os->path = a + 10;
-		(*i)++;
-	} else if (!strcmp(a, "--session")) {
-		if (*i + 1 >= argc) {
-			fprintf(err, "argus: --session needs a file name (or --no-session)\n");
-			return -1;
-		}
-		os->path = argv[*i + 1];
-		*i += 2;
-	} else {
 		return 0;
 	}
-	if (!os->path[0]) {
+	if (!h->val[0]) {
 		fprintf(err, "argus: --session needs a file name (or --no-session)\n");
 		return -1;
 	}
-	return 1;
-}
-
-void opts_session_help(FILE *out)
-{
-	fprintf(out, "  %-22s %s\n  %-22s %s\n", "--session FILE",
-		"record the run in FILE (default: $XDG_STATE_HOME/argus/sessions/)",
-		"--no-session", "do not record a session");
+	os->path = h->val;
+	return 0;
 }
 
 struct session *opts_session_open(const struct opts_session *os, const char *command,

@@ -5,7 +5,7 @@
  * Usage, beside opts_load in a command's option loop:
  *
  *	struct opts_session os = { 0 };
- *	int r = opts_session_parse(&os, argc, argv, &i, stderr);  // 1 consumed, 0 not, -1 usage
+ *	if (h.group == &opts_session_group) opts_session_apply(&os, &h, stderr);  // -1: usage
  *	...
  *	struct session *ses = opts_session_open(&os, "diagnose", &ol, getpid(), &cause);
  *	// NULL and no cause: --no-session
@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "opt.h"
 #include "opts_load.h"
 #include "measure/session.h"
 #include "measure/source_session.h"
@@ -26,12 +27,11 @@ struct opts_session {
 	int off;                 /* --no-session */
 };
 
-/* Like opts_load_parse: 1 when argv[*i] was a session option (consumed),
- * 0 when not, -1 after a message on err. */
-int opts_session_parse(struct opts_session *os, int argc, char **argv, int *i, FILE *err);
+/* --session FILE, --no-session (tui/opt.h). */
+extern const struct opt_group opts_session_group;
 
-/* The options' help lines. */
-void opts_session_help(FILE *out);
+/* A session option opt_next read into os: 0, or -1 after a message on err. */
+int opts_session_apply(struct opts_session *os, const struct opt_hit *h, FILE *err);
 
 /* Opens the session of a run of command with the load options ol (may be
  * NULL): the header carries the host, kernel, probe capabilities and the

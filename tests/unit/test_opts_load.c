@@ -10,25 +10,41 @@
 #include <cmocka.h>
 
 #include "base/util.h"
+#include "opt.h"
 #include "opts_load.h"
 
+/* What a command that takes the load options adds (--batch, --json): the
+ * tests parse as a command does, through tui/opt.h. */
+static const struct opt other_table[] = {
+	{ 0, "--batch", NULL, NULL, "no terminal" },
+	{ 1, "--json", NULL, NULL, "JSON" },
+};
+static const struct opt_group other_group = OPT_GROUP(NULL, other_table);
+static const struct opt_group *const groups[] = { &other_group, &opts_load_group };
+
 /* Parses argv fully; returns -1 on the first error, else how many
- * arguments were not load options. Messages go to errbuf. */
+ * options were not load options. Messages go to errbuf. */
 static int parse_all(struct opts_load *ol, int argc, char **argv, char *errbuf, size_t len)
 {
 	FILE *err = fmemopen(errbuf, len, "w");
-	int other = 0, ret = 0;
+	const struct opt_parser p = { NULL, groups, 2, err };
+	struct opt_hit h;
+	int other = 0, ret = 0, r;
 
-	for (int i = 1; i < argc;) {
-		int r = opts_load_parse(ol, argc, argv, &i, err);
-
+	for (int i = 1; (r = opt_next(&p, argc, argv, &i, &h)) != OPT_END;) {
+		if (r == OPT_DASHDASH) {
+			ret = opts_load_dashdash(ol, argc, argv, i, err);
+			break;
+		}
+		if (r == OPT_OPTION && h.group == &opts_load_group)
+			r = opts_load_apply(ol, &h, err);
+		else if (r == OPT_OPTION)
+			other++;
+		else if (r == OPT_OPERAND)
+			r = -1;
 		if (r < 0) {
 			ret = -1;
 			break;
-		}
-		if (r == 0) {
-			other++;
-			i++;
 		}
 	}
 	fclose(err);
@@ -162,13 +178,15 @@ static void test_errors(void **state)
 	(void)state;
 	expect_error(3, a1, 0, "argus: --pairs: '0' is out of range: give a whole number between 1 "
 		     "and 1000 (pairs)\n");
-	expect_error(2, a2, 0, "argus: --window needs S\n");
+	expect_error(2, a2, 0, "argus: missing value for '--window'; 'argus --help' lists the "
+		     "options\n");
 	expect_error(5, a3, 0, "argus: --load given twice\n");
 	expect_error(4, a4, 1, "argus: --pause goes with -p PID\n");
 	expect_error(3, a5, 1, "argus: a victim needs a load to pause: add --load CMD, or -p PID --pause\n");
 	expect_error(3, a6, 0, "argus: -p: 'abc' is not a whole number between 1 and 4194304 (a "
 		     "process ID)\n");
-	expect_error(2, a7, 0, "argus: --pause takes no value\n");
+	expect_error(2, a7, 0, "argus: '--pause' takes no value; 'argus --help' lists the "
+		     "options\n");
 	expect_error(2, a8, 0, "argus: '--' must be followed by a command\n");
 	(void)a9;
 }
@@ -195,34 +213,51 @@ static void test_split(void **state)
 
 static void test_help_from_table(void **state)
 {
-	char buf[4096] = "";
+	char buf[8192] = "";
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 
 	(void)state;
-	opts_load_help(f);
+	opt_help(f, groups, 2);
 	fclose(f);
 	assert_non_null(strstr(buf, "--load CMD"));
 	assert_non_null(strstr(buf, "-p, --pid PID"));
 	assert_non_null(strstr(buf, "--settle S"));
 	assert_non_null(strstr(buf, "-- CMD ARGS"));
+	assert_non_null(strstr(buf, "\nload options:\n"));
+	/* wrapped for an 80-column terminal */
+	for (char *line = buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+		assert_true(nl - line <= 79);
 }
 
 /* "did you mean" (issue 24 item 11): recrod -> record, --lod -> --load;
- * nothing for a word that is near no name. */
+ * nothing for a word that is near no name; an abbreviation is read as the
+ * one option it begins, and an ambiguous one is said. */
 static void test_nearest(void **state)
 {
 	const char *cmds[] = { "record", "replay", "diagnose", "reference", "export" };
-	const char *names[64];
-	size_t n = opts_load_names(names, 64);
+	char *lod[] = { "x", "--lod", "a", NULL }, *zz[] = { "x", "--zzzzzz", NULL };
+	char *abbr[] = { "x", "--min", "3", "--bat", NULL }, *amb[] = { "x", "--pa", "3", NULL };
+	struct opts_load ol;
+	char err[512] = "";
 
 	(void)state;
-	assert_true(n > 3 && n <= 64);
 	assert_string_equal(util_nearest("recrod", cmds, 5), "record");
 	assert_string_equal(util_nearest("diagnsoe", cmds, 5), "diagnose");
 	assert_null(util_nearest("xyzzy", cmds, 5));
 	assert_null(util_nearest("record", cmds, 5));   /* itself is no suggestion */
-	assert_string_equal(util_nearest("--lod", names, n), "--load");
-	assert_null(util_nearest("--zzzzzz", names, n));
+	opts_load_init(&ol);
+	assert_int_equal(parse_all(&ol, 3, lod, err, sizeof(err)), -1);
+	assert_string_equal(err, "argus: unknown option '--lod'; did you mean '--load'? ('argus "
+			    "--help' lists them)\n");
+	assert_int_equal(parse_all(&ol, 2, zz, err, sizeof(err)), -1);
+	assert_string_equal(err, "argus: unknown option '--zzzzzz'; 'argus --help' lists them\n");
+	assert_int_equal(parse_all(&ol, 4, abbr, err, sizeof(err)), 1);
+	assert_int_equal(ol.m.min_pairs, 3);
+	assert_int_equal(parse_all(&ol, 3, amb, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "ambiguous option '--pa': it begins"));
+	assert_non_null(strstr(err, "--pairs"));
+	assert_non_null(strstr(err, "--pause"));
+	opts_load_free(&ol);
 }
 
 int main(void)
