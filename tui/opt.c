@@ -134,6 +134,7 @@ int opt_next(const struct opt_parser *p, int argc, char **argv, int *i, struct o
 			return -1;
 		}
 		h->val = eq;
+		h->as = h->o->name;
 	} else {
 		h->o = opt_short(groups, ngroups, a[1], &h->group);
 		if (!h->o || (a[2] && !h->o->arg)) {
@@ -141,11 +142,12 @@ int opt_next(const struct opt_parser *p, int argc, char **argv, int *i, struct o
 			return -1;
 		}
 		h->val = a[2] ? a + 2 : NULL;   /* -p123 */
+		h->as = h->o->alias;
 	}
 	if (h->o->arg && !h->val) {
 		if (*i >= argc) {
 			fprintf(err, "%smissing value for '%s'; %s lists the options\n", pre,
-				a[1] == '-' ? h->o->name : a, help);
+				h->as, help);
 			return -1;
 		}
 		h->val = argv[(*i)++];

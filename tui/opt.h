@@ -59,6 +59,7 @@ struct opt_hit {
 	const struct opt_group *group;
 	const struct opt *o;
 	const char *val;
+	const char *as;         /* the option as typed, for messages: o->alias or o->name */
 };
 
 /* What a command reads its argv against. */

@@ -229,7 +229,7 @@ int opts_load_dashdash(struct opts_load *ol, int argc, char **argv, int i, FILE 
 
 int opts_load_apply(struct opts_load *ol, const struct opt_hit *h, FILE *err)
 {
-	const char *typed = h->o->name, *val = h->val;
+	const char *typed = h->as, *val = h->val;
 	double d;
 
 	switch ((enum opts_load_id)h->o->id) {

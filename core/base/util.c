@@ -192,6 +192,14 @@ static unsigned util_edits(const char *a, const char *b)
 	return d[la][lb] < 8 ? d[la][lb] : 8;
 }
 
+/* 1 when word is cand with letters left out ("--lod" of "--load") */
+static int util_subsequence(const char *word, const char *cand)
+{
+	for (; *cand && *word; cand++)
+		word += *cand == *word;
+	return !*word;
+}
+
 const char *util_nearest(const char *word, const char *const *cands, size_t n)
 {
 	const char *best = NULL;
@@ -207,7 +215,10 @@ const char *util_nearest(const char *word, const char *const *cands, size_t n)
 		if (!cands[i] || !strcmp(cands[i], word))
 			continue;
 		e = util_edits(word, cands[i]);
-		if (e < bd && 2 * e < letters) {
+		/* a tie goes to a name the word left letters out of: the
+		 * commonest typo ("--lod" is nearer "--load" than "--log") */
+		if ((e < bd || (e == bd && best && util_subsequence(word, cands[i]) &&
+				!util_subsequence(word, best))) && 2 * e < letters) {
 			bd = e;
 			best = cands[i];
 		}

@@ -51,7 +51,9 @@ int util_cgroup2_mount(char *buf, size_t len);
 /* The candidate nearest to word ("recrod" -> "record", "--lod" ->
  * "--load"), for a "did you mean" after an unknown name: at most 2 edits
  * (insertions, deletions, substitutions, swaps of neighbours) and fewer than
- * half of word's letters; NULL when none is that near.  Borrowed from cands. */
+ * half of word's letters; NULL when none is that near.  Of candidates as
+ * near, the first that word has letters left out of, else the first.
+ * Borrowed from cands. */
 const char *util_nearest(const char *word, const char *const *cands, size_t n);
 
 #endif

@@ -245,6 +245,12 @@ static void test_nearest(void **state)
 	assert_string_equal(util_nearest("diagnsoe", cmds, 5), "diagnose");
 	assert_null(util_nearest("xyzzy", cmds, 5));
 	assert_null(util_nearest("record", cmds, 5));   /* itself is no suggestion */
+	{       /* a tie: the name the word left a letter out of */
+		const char *near[] = { "--log", "--load" };
+
+		assert_string_equal(util_nearest("--lod", near, 2), "--load");
+		assert_string_equal(util_nearest("--lgo", near, 2), "--log");
+	}
 	opts_load_init(&ol);
 	assert_int_equal(parse_all(&ol, 3, lod, err, sizeof(err)), -1);
 	assert_string_equal(err, "argus: unknown option '--lod'; did you mean '--load'? ('argus "
