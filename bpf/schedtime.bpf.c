@@ -549,11 +549,15 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 		to = r->start < to ? r->start : to;
 	}
 	/* the newest run (prev, just recorded): its own run [r->start, now)
-	 * plus any older part no run kept, in one charge */
+	 * plus any older part no run kept, in one charge.  Named by the run's
+	 * task, not current's name: at an unseen switch-in (skip 1) current
+	 * is pid itself, and its name written under r->pid misnamed that
+	 * task in every key (live/schedtime: st-tping's pid as "st-pwrite") */
 	r = &rs->r[(rs->head - 1 - skip) & (SCHEDTIME_RUNS - 1)];
 	k.other_pid = r->pid;
 	charge(&k, st_part(from, to < r->start ? to : r->start) +
-		   st_part(r->start > sp->ts ? r->start : sp->ts, now), full, w, r->tgid, 0, c);
+		   st_part(r->start > sp->ts ? r->start : sp->ts, now), full, w, r->tgid,
+	       (struct task_struct *)r->task, c);
 }
 
 /* The kernel stack id of current (prev) at its block or preemption, from
