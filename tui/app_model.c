@@ -15,13 +15,6 @@ static int app_model_open(const struct app *a)
 	return a->model && a->model->open;
 }
 
-static void app_model_relayout(struct app *a)
-{
-	if (screen_relayout(&a->scr) < 0)
-		app_msg(a, "cannot lay out the screen: out of memory");
-	screen_set_theme(&a->scr, &a->theme, app_term_depth());
-}
-
 void app_model_toggle(struct app *a)
 {
 	struct view_model *vm = a->model;
@@ -45,7 +38,7 @@ void app_model_toggle(struct app *a)
 		a->scr.zoom = vm->saved_zoom;
 		app_view_close(a, &app_view_model);
 	}
-	app_model_relayout(a);
+	app_relayout(a);
 }
 
 /* Before drawing: a resize across 120 columns moves the view; a growing
@@ -56,7 +49,7 @@ static void model_view_fit(struct app *a)
 		return;
 	if (a->scr.zoom != app_model_zoom(a)) {
 		a->scr.zoom = app_model_zoom(a);
-		app_model_relayout(a);
+		app_relayout(a);
 	}
 	view_model_update(a->model, a->src, a->replay, a->utf8);
 }

@@ -170,6 +170,9 @@ void app_msg(struct app *a, const char *fmt, ...) __attribute__((format(printf, 
 enum theme_depth app_term_depth(void);
 extern const char *const app_themes[4];
 void app_cycle_theme(struct app *a);
+/* The panes laid out again (zoom, focus, the model view), themed; out of
+ * memory is said in the status message. */
+void app_relayout(struct app *a);
 /* The view stack: v opened on top (once: an open view moves to the top);
  * v closed (the others stay); whether v is open; the topmost open
  * view of an area (NULL: none), or of all (area APP_AREA_N). */

@@ -52,6 +52,15 @@ void app_cycle_theme(struct app *a)
 	app_msg(a, "theme %s", a->theme.name);
 }
 
+/* The panes again after a change of layout (zoom, focus, the model view),
+ * in the theme's colours; out of memory is said. */
+void app_relayout(struct app *a)
+{
+	if (screen_relayout(&a->scr) < 0)
+		app_msg(a, "cannot lay out the screen: out of memory");
+	screen_set_theme(&a->scr, &a->theme, app_term_depth());
+}
+
 /* ---- the view stack ---------------------------------------------------------------- */
 
 static int app_view_index(const struct app *a, const struct app_view_ops *v)

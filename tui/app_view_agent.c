@@ -102,16 +102,14 @@ static int key_pane(struct app *a, int code)
 		a->focus_agent = !a->focus_agent;
 		if (a->scr.zoom != SCREEN_ZOOM_NONE) {
 			a->scr.zoom = a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
-			screen_relayout(&a->scr);
-			screen_set_theme(&a->scr, &a->theme, app_term_depth());
+			app_relayout(a);
 		}
 		app_msg(a, "focus: %s", a->focus_agent ? "agent pane" : "tree");
 		return 1;
 	case KEY_ACT_ZOOM:
 		a->scr.zoom = a->scr.zoom != SCREEN_ZOOM_NONE ? SCREEN_ZOOM_NONE :
 			      a->focus_agent ? SCREEN_ZOOM_AGENT : SCREEN_ZOOM_TREE;
-		screen_relayout(&a->scr);
-		screen_set_theme(&a->scr, &a->theme, app_term_depth());
+		app_relayout(a);
 		return 1;
 	case KEY_ACT_ACCEPT:
 		pane_accept(p, a->t);

@@ -8,8 +8,9 @@
 
 #include "cmd.h"
 #include "cmd_common.h"
-#include "base/sanitize.h"
-#include "base/util.h"
+#include "opts_agent.h"
+#include "opts_load.h"
+#include "opts_session.h"
 #include "probe/probe.h"
 
 const int cmd_end_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, 0 };
@@ -64,6 +65,16 @@ int cmd_check_probe_access(int *exit_status)
 		fprintf(stderr, "argus: %s\n", cause ? cause : "cannot load BPF programs here");
 	free(cause);
 	return err;
+}
+
+int cmd_apply_measure_opt(const struct opt_hit *h, struct opts_load *ol, struct opts_session *os,
+			  struct opts_agent *oa)
+{
+	if (h->group == &opts_load_group)
+		return opts_load_apply(ol, h, stderr);
+	if (h->group == &opts_session_group)
+		return opts_session_apply(os, h, stderr);
+	return opts_agent_apply(oa, h, stderr);
 }
 
 struct opt_parser cmd_opt_parser(const struct cmd_opts *o)

@@ -37,4 +37,15 @@ int cmd_signals_hold(void);
  * EXIT_PRIV or EXIT_KERNEL and returns -EPERM or -ENOENT. */
 int cmd_check_probe_access(int *exit_status);
 
+struct opt_hit;
+struct opts_load;
+struct opts_session;
+struct opts_agent;
+
+/* An option of the groups the measuring commands share (the interactive
+ * argus, diagnose): load, session or agent, into its struct.  0, or -1
+ * after a message on stderr (a usage error). */
+int cmd_apply_measure_opt(const struct opt_hit *h, struct opts_load *ol, struct opts_session *os,
+			  struct opts_agent *oa);
+
 #endif

@@ -246,10 +246,7 @@ int cmd_tui(int argc, char **argv)
 			goto out;
 		}
 		if (h.group != &tui_group) {
-			err = h.group == &opts_load_group ? opts_load_apply(&ol, &h, stderr) :
-			      h.group == &opts_session_group ? opts_session_apply(&os, &h, stderr) :
-			      opts_agent_apply(&oa, &h, stderr);
-			if (err < 0) {
+			if (cmd_apply_measure_opt(&h, &ol, &os, &oa) < 0) {
 				rc = EXIT_USAGE;
 				goto out;
 			}

@@ -209,11 +209,3 @@ void opt_help(FILE *out, const struct opt_group *const *groups, size_t ngroups)
 		}
 	}
 }
-
-const struct opt *opt_find(const struct opt_group *group, int id)
-{
-	for (size_t k = 0; k < group->n; k++)
-		if (group->opts[k].id == id)
-			return &group->opts[k];
-	return NULL;
-}

@@ -81,8 +81,4 @@ int opt_next(const struct opt_parser *p, int argc, char **argv, int *i, struct o
  * under each group's title, to out. */
 void opt_help(FILE *out, const struct opt_group *const *groups, size_t ngroups);
 
-/* Whether group lists an option of that id (for a command that takes only
- * part of a shared group). */
-const struct opt *opt_find(const struct opt_group *group, int id);
-
 #endif
