@@ -140,6 +140,31 @@ static void model_name_tasks(struct model *m, const struct model_capture *c)
 	}
 }
 
+/* The load's pace with the probe attached and detached (model.h), kept
+ * and said when the windows had enough of both: what the probe slowed the
+ * load by, measured, beside what the probe correction (from the probe's
+ * run time) predicts without it. */
+#define MODEL_PACE_MIN_S 0.2
+#define MODEL_PACE_MIN_SWITCHES 20
+static void model_note_pace(struct model *m, const struct waitgraph *g)
+{
+	char corr[96] = "";
+
+	if (g->pace_on_s < MODEL_PACE_MIN_S || g->pace_off_s < MODEL_PACE_MIN_S ||
+	    g->pace_on < MODEL_PACE_MIN_SWITCHES || g->pace_off < MODEL_PACE_MIN_SWITCHES)
+		return;
+	m->pace_on = (double)g->pace_on / g->pace_on_s;
+	m->pace_off = (double)g->pace_off / g->pace_off_s;
+	if (m->probe.solved)
+		snprintf(corr, sizeof(corr), "; the probe correction, from its run time, says %.2f",
+			 m->probe.x);
+	fprintf(stderr, "argus: the load's pace (its threads' switch-ins, from /proc): %.0f/s while "
+		"the probe was attached, %.0f/s while detached (%+.0f%% under the probe); the "
+		"measured rates are the attached time's: at the detached pace %.2f cycles/s%s\n",
+		m->pace_on, m->pace_off, (m->pace_on / m->pace_off - 1) * 100,
+		m->x * m->pace_off / m->pace_on, corr);
+}
+
 int cmd_model(int argc, char **argv)
 {
 	const struct opt_parser parser = cmd_opt_parser(&cmd_model_opts);
@@ -378,6 +403,7 @@ int cmd_model(int argc, char **argv)
 	m->probe_cost_on_pct = cap->cost_on_pct;
 	m->probe_budget_pct = cap->budget_pct;
 	m->probe_duty = cap->phases > 0;
+	model_note_pace(m, cap->kept);
 	if (m->probe.source == MODEL_PROBE_NONE)
 		fprintf(stderr, "argus: no probe correction (--probe-correction none): the demands are "
 			"those of the load under the probe\n");

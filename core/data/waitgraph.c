@@ -255,6 +255,10 @@ int wg_merge(struct waitgraph *dst, const struct waitgraph *src)
 	}
 	dst->secs += src->secs;
 	dst->wall_s += wg_wall_s(src);
+	dst->pace_on += src->pace_on;
+	dst->pace_off += src->pace_off;
+	dst->pace_on_s += src->pace_on_s;
+	dst->pace_off_s += src->pace_off_s;
 	return 0;
 }
 

@@ -99,6 +99,12 @@ struct waitgraph {
 	double wall_s;              /* the window's length (sum when merged);
 	                             * 0: secs (wg_wall_s reads it) */
 	double start_s;             /* offset of the window from the start */
+	/* the load's pace from /proc, not from the probe (core/host/load_pace.h):
+	 * its threads' switch-ins while the probe was attached and while it
+	 * was detached (a duty cycle), and the seconds each covers; sums when
+	 * merged; 0 where not read */
+	uint64_t pace_on, pace_off;
+	double pace_on_s, pace_off_s;
 	/* private: edge index + 1 by key hash (open addressing), so adding
 	 * and merging stay linear in the edges (the TUI merges every
 	 * collect's graph into the run's) */

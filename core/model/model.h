@@ -206,6 +206,13 @@ struct model {
 	 * none ran) */
 	double wall_s, probe_attached, probe_cost_pct, probe_cost_on_pct, probe_budget_pct;
 	int probe_duty;
+	/* the load's pace while the probe was attached and while it was
+	 * detached: its threads' switch-ins a second, from /proc
+	 * (core/host/load_pace.h), over the same windows; 0 where not
+	 * measured (no duty cycle, or too little of either).  Every rate above
+	 * is the attached time's: pace_off / pace_on is what the probe slowed
+	 * the load by, measured, not estimated from its run time */
+	double pace_on, pace_off;
 	struct model_check check;  /* set by model_build (see above) */
 };
 

@@ -14,6 +14,7 @@
 #include "base/vec.h"
 #include "data/ksym.h"
 #include "host/load.h"
+#include "host/load_pace.h"
 #include "model/model_capture.h"
 #include "model/model_window.h"
 #include "probe/probe_schedtime.h"
@@ -278,15 +279,56 @@ static double mc_cost(struct probe_schedtime *ps, int stats)
 	return (double)ctr.switches * SCHEDTIME_DUTY_NS_PER_SWITCH;
 }
 
+/* The load's pace (core/host/load_pace.h) since the last mark, added to
+ * the window being read as attached or detached time: marked before every
+ * attach and detach and at every window's read.  A failed read leaves the
+ * interval out (its switch-ins and its seconds). */
+struct mc_pace {
+	struct load_pace *meter; /* NULL: not measured */
+	struct load *load;
+	double t;                /* the last mark */
+	uint64_t on, off;
+	double on_s, off_s;
+};
+
+static void mc_pace_mark(struct mc_pace *p, double now, int attached)
+{
+	uint64_t d;
+
+	int ok;
+
+	if (!p->meter)
+		return;
+	ok = !load_pace_read(p->meter, p->load, &d);
+	if (ok && p->t > 0 && now > p->t) {
+		*(attached ? &p->on : &p->off) += d;
+		*(attached ? &p->on_s : &p->off_s) += now - p->t;
+	}
+	p->t = ok ? now : 0; /* 0: the next read starts again */
+}
+
+/* Into the window's graph, and a new window begins. */
+static void mc_pace_take(struct mc_pace *p, struct waitgraph *g)
+{
+	g->pace_on = p->on;
+	g->pace_off = p->off;
+	g->pace_on_s = p->on_s;
+	g->pace_off_s = p->off_s;
+	p->on = p->off = 0;
+	p->on_s = p->off_s = 0;
+}
+
 /* Attaches or detaches the probe when the duty cycle says so. */
 static int mc_duty_tick(struct schedtime_duty *d, struct probe_schedtime *ps, int stats,
 			double now, const struct model_capture_opts *o, double t0, double *switch_cpu,
-			char **cause)
+			struct mc_pace *pace, char **cause)
 {
 	int err = 0;
 	struct timespec a, b;
 	enum schedtime_duty_act act = schedtime_duty_tick(d, now, mc_cost(ps, stats));
 
+	if (act != SCHEDTIME_DUTY_NONE)
+		mc_pace_mark(pace, now, probe_schedtime_attached(ps));
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
 	switch (act) {
 	case SCHEDTIME_DUTY_ATTACH:
@@ -328,6 +370,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	uint32_t tgid;
 	double t0, next;
 	struct schedtime_duty duty;
+	struct mc_pace pace = { 0 };
 	int stats = -1;
 
 	*out = NULL;
@@ -416,6 +459,10 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 	if (err)
 		goto out;
 	t0 = mc_now();
+	/* optional, as the kworkers' names: without it no pace is said */
+	pace.meter = load_pace_new();
+	pace.load = l;
+	mc_pace_mark(&pace, t0, 1);
 	next = t0 + w;
 	{
 		struct schedtime_duty_opts dop = { .budget_pct = o->budget_pct, .window_s = w };
@@ -445,6 +492,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			struct probe_schedtime_snap *s = NULL;
 			struct waitgraph *g;
 
+			mc_pace_mark(&pace, now, probe_schedtime_attached(ps));
 			err = probe_schedtime_read_window(ps, ks, &s);
 			if (err) {
 				mc_cause(cause, "cannot read the scheduler-time maps: %s", strerror(-err));
@@ -460,6 +508,7 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			g->secs = s->attached_secs;
 			g->wall_s = s->secs;
 			g->start_s = now - t0 - s->secs;
+			mc_pace_take(&pace, g);
 			err = mc_convert(s, g);
 			probe_schedtime_snap_free(s);
 			c->win[c->nwin++] = g;
@@ -477,7 +526,8 @@ int model_capture_run(const struct model_capture_opts *o, struct model_capture *
 			next += w;
 		}
 		if (!o->no_duty) {
-			err = mc_duty_tick(&duty, ps, stats, mc_now(), o, t0, &c->duty_cpu_s, cause);
+			err = mc_duty_tick(&duty, ps, stats, mc_now(), o, t0, &c->duty_cpu_s, &pace,
+					   cause);
 			if (err)
 				goto out;
 		}
@@ -568,6 +618,7 @@ out:
 	probe_bpf_stats_end(stats);
 	probe_schedtime_close(ps);
 	probe_workqueue_close(pw);
+	load_pace_free(pace.meter);
 	load_free(l);
 	ksym_free(ks);
 	if (outfd >= 0)

@@ -314,6 +314,12 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 		cJSON_AddNumberToObject(pr, "cost_attached_pct", m->probe_cost_on_pct);
 		cJSON_AddNumberToObject(pr, "budget_pct", m->probe_budget_pct);
 		cJSON_AddBoolToObject(pr, "duty_cycle", m->probe_duty);
+		if (m->pace_on > 0 && m->pace_off > 0) {
+			cJSON_AddNumberToObject(pr, "pace_attached_per_s", m->pace_on);
+			cJSON_AddNumberToObject(pr, "pace_detached_per_s", m->pace_off);
+			/* the measured throughput at the detached pace */
+			cJSON_AddNumberToObject(pr, "throughput_detached", m->x * m->pace_off / m->pace_on);
+		}
 	}
 	tasks = cJSON_AddArrayToObject(root, "tasks");
 	for (unsigned i = 0; tasks && i < m->ntask; i++) {

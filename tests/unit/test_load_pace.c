@@ -1,0 +1,104 @@
+/* test_load_pace — a load's switch-ins read from /proc (core/host/load_pace.c):
+ * a child that sleeps a known number of times (each sleep blocks: a switch
+ * out and, its timer expired, a switch in) is counted at least that often,
+ * and no more than twice (preemptions add, never subtract);
+ * the first read counts nothing, each later one what happened since the
+ * last; a load gone counts nothing. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "host/load.h"
+#include "host/load_pace.h"
+
+#define ROUNDS 500
+
+/* A child that, for each byte it reads, sleeps ROUNDS times and answers a
+ * byte: a sleep of 100 us always blocks (its timer is armed before the task
+ * gives up the CPU, and expires later). */
+static pid_t sleeper_child(int *to, int *from)
+{
+	int a[2], b[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(a), 0);
+	assert_int_equal(pipe(b), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		char c;
+
+		close(a[1]);
+		close(b[0]);
+		while (read(a[0], &c, 1) == 1) {
+			for (int i = 0; i < ROUNDS; i++)
+				usleep(100);
+			if (write(b[1], &c, 1) != 1)
+				break;
+		}
+		_exit(0);
+	}
+	close(a[0]);
+	close(b[1]);
+	*to = a[1];
+	*from = b[0];
+	return pid;
+}
+
+/* Lets the child sleep its ROUNDS and waits for its answer. */
+static void sleep_rounds(int to, int from)
+{
+	char c = 'x';
+
+	assert_int_equal(write(to, &c, 1), 1);
+	assert_int_equal(read(from, &c, 1), 1);
+}
+
+static void test_counts_the_blocks(void **state)
+{
+	int to, from;
+	pid_t pid = sleeper_child(&to, &from);
+	struct load *l = load_attach_pid(pid, NULL);
+	struct load_pace *p = load_pace_new();
+	uint64_t d = 1;
+
+	(void)state;
+	assert_non_null(l);
+	assert_non_null(p);
+	assert_int_equal(load_pace_read(p, l, &d), 0);
+	assert_int_equal(d, 0); /* a first read */
+	sleep_rounds(to, from);
+	assert_int_equal(load_pace_read(p, l, &d), 0);
+	assert_true(d >= ROUNDS);
+	assert_true(d <= 2 * ROUNDS + 4);
+	sleep_rounds(to, from);
+	assert_int_equal(load_pace_read(p, l, &d), 0);
+	assert_true(d >= ROUNDS); /* each read counts since the last */
+	assert_true(d <= 2 * ROUNDS + 4);
+	close(to);
+	close(from);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	/* gone: no thread to read (an error or none) */
+	assert_true(load_pace_read(p, l, &d) <= 0);
+	assert_int_equal(d, 0);
+	load_pace_free(p);
+	load_free(l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counts_the_blocks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
