@@ -143,25 +143,36 @@ static void model_name_tasks(struct model *m, const struct model_capture *c)
 /* The load's pace with the probe attached and detached (model.h), kept
  * and said when the windows had enough of both: what the probe slowed the
  * load by, measured, beside what the probe correction (from the probe's
- * run time) predicts without it. */
+ * run time) predicts without it.  In read/write calls where the load made
+ * enough of them (a fixed number per request), else in switch-ins (per
+ * request they move with timing: core/host/load_pace.h). */
 #define MODEL_PACE_MIN_S 0.2
-#define MODEL_PACE_MIN_SWITCHES 20
+#define MODEL_PACE_MIN_COUNT 20
 static void model_note_pace(struct model *m, const struct waitgraph *g)
 {
+	const struct wg_pace *on = &g->pace_on, *off = &g->pace_off;
+	uint64_t non = on->switches, noff = off->switches;
 	char corr[96] = "";
 
-	if (g->pace_on_s < MODEL_PACE_MIN_S || g->pace_off_s < MODEL_PACE_MIN_S ||
-	    g->pace_on < MODEL_PACE_MIN_SWITCHES || g->pace_off < MODEL_PACE_MIN_SWITCHES)
+	if (on->secs < MODEL_PACE_MIN_S || off->secs < MODEL_PACE_MIN_S)
 		return;
-	m->pace_on = (double)g->pace_on / g->pace_on_s;
-	m->pace_off = (double)g->pace_off / g->pace_off_s;
+	m->pace_unit = "switch-ins";
+	if (on->rw_calls >= MODEL_PACE_MIN_COUNT && off->rw_calls >= MODEL_PACE_MIN_COUNT) {
+		m->pace_unit = "read/write calls";
+		non = on->rw_calls;
+		noff = off->rw_calls;
+	}
+	if (non < MODEL_PACE_MIN_COUNT || noff < MODEL_PACE_MIN_COUNT)
+		return;
+	m->pace_on = (double)non / on->secs;
+	m->pace_off = (double)noff / off->secs;
 	if (m->probe.solved)
 		snprintf(corr, sizeof(corr), "; the probe correction, from its run time, says %.2f",
 			 m->probe.x);
-	fprintf(stderr, "argus: the load's pace (its threads' switch-ins, from /proc): %.0f/s while "
+	fprintf(stderr, "argus: the load's pace (its %s, from /proc): %.0f/s while "
 		"the probe was attached, %.0f/s while detached (%+.0f%% under the probe); the "
 		"measured rates are the attached time's: at the detached pace %.2f cycles/s%s\n",
-		m->pace_on, m->pace_off, (m->pace_on / m->pace_off - 1) * 100,
+		m->pace_unit, m->pace_on, m->pace_off, (m->pace_on / m->pace_off - 1) * 100,
 		m->x * m->pace_off / m->pace_on, corr);
 }
 
@@ -397,6 +408,7 @@ int cmd_model(int argc, char **argv)
 			cap->phases ? "a duty cycle to hold the" : "no duty cycle: within the",
 			cap->budget_pct, cap->cost_on_pct, cap->cost_pct,
 			cap->stats ? "" : " (estimated from its switches)");
+	m->start_s = cap->kept->start_s;
 	m->wall_s = cap->kept->wall_s;
 	m->probe_attached = cap->attached;
 	m->probe_cost_pct = cap->cost_pct;

@@ -233,6 +233,13 @@ int wg_thread_add_switches(struct waitgraph *g, uint32_t pid, uint32_t tgid, con
 	return 0;
 }
 
+void wg_pace_add(struct wg_pace *dst, const struct wg_pace *src)
+{
+	dst->rw_calls += src->rw_calls;
+	dst->switches += src->switches;
+	dst->secs += src->secs;
+}
+
 int wg_merge(struct waitgraph *dst, const struct waitgraph *src)
 {
 	int err;
@@ -255,10 +262,8 @@ int wg_merge(struct waitgraph *dst, const struct waitgraph *src)
 	}
 	dst->secs += src->secs;
 	dst->wall_s += wg_wall_s(src);
-	dst->pace_on += src->pace_on;
-	dst->pace_off += src->pace_off;
-	dst->pace_on_s += src->pace_on_s;
-	dst->pace_off_s += src->pace_off_s;
+	wg_pace_add(&dst->pace_on, &src->pace_on);
+	wg_pace_add(&dst->pace_off, &src->pace_off);
 	return 0;
 }
 

@@ -87,6 +87,13 @@ struct wg_thread {
 	                             * probe's sched_switch runs by it */
 };
 
+/* The load's pace over some seconds (core/host/load_pace.h). */
+struct wg_pace {
+	uint64_t rw_calls; /* its processes' read and write calls */
+	uint64_t switches; /* its threads' switch-ins */
+	double secs;       /* the seconds they cover */
+};
+
 struct waitgraph {
 	struct wg_edge *edges;
 	size_t nedges, edge_cap;
@@ -99,12 +106,10 @@ struct waitgraph {
 	double wall_s;              /* the window's length (sum when merged);
 	                             * 0: secs (wg_wall_s reads it) */
 	double start_s;             /* offset of the window from the start */
-	/* the load's pace from /proc, not from the probe (core/host/load_pace.h):
-	 * its threads' switch-ins while the probe was attached and while it
-	 * was detached (a duty cycle), and the seconds each covers; sums when
-	 * merged; 0 where not read */
-	uint64_t pace_on, pace_off;
-	double pace_on_s, pace_off_s;
+	/* the load's pace from /proc, not from the probe (core/host/load_pace.h)
+	 * while the probe was attached and while it was detached (a duty
+	 * cycle); sums when merged; 0s where not read */
+	struct wg_pace pace_on, pace_off;
 	/* private: edge index + 1 by key hash (open addressing), so adding
 	 * and merging stay linear in the edges (the TUI merges every
 	 * collect's graph into the run's) */
@@ -133,6 +138,8 @@ int wg_thread_add_runq(struct waitgraph *g, uint32_t pid, uint32_t tgid, const c
 /* Adds switch-ins (on-CPU intervals) of a thread.  0 or -ENOMEM. */
 int wg_thread_add_switches(struct waitgraph *g, uint32_t pid, uint32_t tgid, const char *comm,
 			   uint64_t n);
+/* Adds src's counts and seconds to dst's. */
+void wg_pace_add(struct wg_pace *dst, const struct wg_pace *src);
 /* Adds every edge and thread of src into dst and src's length to dst's. */
 int wg_merge(struct waitgraph *dst, const struct waitgraph *src);
 

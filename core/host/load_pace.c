@@ -1,4 +1,4 @@
-/* load_pace — a load's switch-ins from /proc (see load_pace.h). */
+/* load_pace — a load's pace from /proc (see load_pace.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -8,18 +8,25 @@
 
 #include "host/load_pace.h"
 
-/* More threads than this are not followed (a read costs a file each). */
+/* More threads (processes) than this are not followed: a read costs a
+ * file each. */
 #define PACE_MAX_THREADS 8192
 #define PACE_MAX_TGIDS 1024
 
-struct pace_thread {
-	uint32_t tid;
-	uint64_t switches;
+/* One thread's switch-ins, or one process's read/write calls, so far. */
+struct pace_count {
+	uint32_t id;
+	uint64_t n;
+};
+
+/* A read's counts, each array sorted by id. */
+struct pace_snapshot {
+	struct pace_count *threads, *procs;
+	size_t nthreads, nprocs;
 };
 
 struct load_pace {
-	struct pace_thread *prev; /* the previous read, by tid */
-	size_t nprev;
+	struct pace_snapshot prev;
 	int read_once;
 };
 
@@ -28,11 +35,18 @@ struct load_pace *load_pace_new(void)
 	return calloc(1, sizeof(struct load_pace));
 }
 
+static void pace_snapshot_clear(struct pace_snapshot *s)
+{
+	free(s->threads);
+	free(s->procs);
+	memset(s, 0, sizeof(*s));
+}
+
 void load_pace_free(struct load_pace *p)
 {
 	if (!p)
 		return;
-	free(p->prev);
+	pace_snapshot_clear(&p->prev);
 	free(p);
 }
 
@@ -70,15 +84,40 @@ static int pace_thread_switches(uint32_t tgid, uint32_t tid, uint64_t *out)
 	return 0;
 }
 
-static int pace_by_tid(const void *a, const void *b)
+/* A process's read and write calls so far, its ended threads' included
+ * (/proc/TGID/io: syscr + syscw).  -errno when it has gone or the kernel
+ * keeps no I/O accounting. */
+static int pace_proc_rw_calls(uint32_t tgid, uint64_t *out)
 {
-	uint32_t x = ((const struct pace_thread *)a)->tid, y = ((const struct pace_thread *)b)->tid;
+	char path[48], line[128];
+	unsigned long long r = 0, w = 0;
+	int got = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/io", tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		got += sscanf(line, "syscr: %llu", &r) == 1;
+		got += sscanf(line, "syscw: %llu", &w) == 1;
+	}
+	fclose(f);
+	if (got != 2)
+		return -ENOENT;
+	*out = r + w;
+	return 0;
+}
+
+static int pace_by_id(const void *a, const void *b)
+{
+	uint32_t x = ((const struct pace_count *)a)->id, y = ((const struct pace_count *)b)->id;
 
 	return x < y ? -1 : x > y;
 }
 
-/* Appends the threads of tgid to *th (n of them, room for max). */
-static void pace_read_tgid(uint32_t tgid, struct pace_thread *th, size_t *n, size_t max)
+/* Appends the threads of tgid to th (*n of them, room for max). */
+static void pace_read_threads(uint32_t tgid, struct pace_count *th, size_t *n, size_t max)
 {
 	char path[48];
 	struct dirent *de;
@@ -94,59 +133,70 @@ static void pace_read_tgid(uint32_t tgid, struct pace_thread *th, size_t *n, siz
 
 		if (*end || !tid)
 			continue;
-		if (!pace_thread_switches(tgid, (uint32_t)tid, &th[*n].switches))
-			th[(*n)++].tid = (uint32_t)tid;
+		if (!pace_thread_switches(tgid, (uint32_t)tid, &th[*n].n))
+			th[(*n)++].id = (uint32_t)tid;
 	}
 	closedir(d);
 }
 
-int load_pace_read(struct load_pace *p, struct load *l, uint64_t *delta)
+/* What the ids of now (sorted) did since prev (sorted): an id not there
+ * then is new since (all of its count); a count that went down is an id
+ * reused (the same). */
+static uint64_t pace_since(const struct pace_count *prev, size_t nprev, const struct pace_count *now,
+			   size_t n)
+{
+	uint64_t sum = 0;
+	size_t j = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		while (j < nprev && prev[j].id < now[i].id)
+			j++;
+		if (j < nprev && prev[j].id == now[i].id && prev[j].n <= now[i].n)
+			sum += now[i].n - prev[j].n;
+		else
+			sum += now[i].n;
+	}
+	return sum;
+}
+
+int load_pace_read(struct load_pace *p, struct load *l, struct load_pace_delta *delta)
 {
 	uint32_t *tgids = malloc(PACE_MAX_TGIDS * sizeof(*tgids));
-	struct pace_thread *now = malloc(PACE_MAX_THREADS * sizeof(*now));
-	size_t n = 0, j = 0;
-	uint64_t sum = 0;
+	struct pace_snapshot now = {
+		.threads = malloc(PACE_MAX_THREADS * sizeof(*now.threads)),
+		.procs = malloc(PACE_MAX_TGIDS * sizeof(*now.procs)),
+	};
 	int ntg, err = 0;
 
-	*delta = 0;
-	if (!tgids || !now) {
+	memset(delta, 0, sizeof(*delta));
+	if (!tgids || !now.threads || !now.procs) {
 		err = -ENOMEM;
-		p->read_once = 0;
 		goto out;
 	}
 	ntg = load_tgids(l, tgids, PACE_MAX_TGIDS);
 	if (ntg < 0) {
 		err = ntg;
-		p->read_once = 0;
 		goto out;
 	}
-	for (int i = 0; i < ntg && i < PACE_MAX_TGIDS; i++)
-		pace_read_tgid(tgids[i], now, &n, PACE_MAX_THREADS);
-	qsort(now, n, sizeof(*now), pace_by_tid);
-	/* each thread's count since the previous read: a tid not there then
-	 * started since (all of its count); a count that went down is a tid
-	 * reused by a new thread (the same) */
-	for (size_t i = 0; i < n; i++) {
-		while (j < p->nprev && p->prev[j].tid < now[i].tid)
-			j++;
-		if (j < p->nprev && p->prev[j].tid == now[i].tid && p->prev[j].switches <= now[i].switches)
-			sum += now[i].switches - p->prev[j].switches;
-		else
-			sum += now[i].switches;
+	for (int i = 0; i < ntg && i < PACE_MAX_TGIDS; i++) {
+		pace_read_threads(tgids[i], now.threads, &now.nthreads, PACE_MAX_THREADS);
+		if (!pace_proc_rw_calls(tgids[i], &now.procs[now.nprocs].n))
+			now.procs[now.nprocs++].id = tgids[i];
 	}
-	if (p->read_once)
-		*delta = sum;
-	p->read_once = 1;
-	free(p->prev);
-	p->prev = n ? realloc(now, n * sizeof(*now)) : NULL; /* what it tracks, no more */
-	if (n && !p->prev)
-		p->prev = now;
-	else if (!n)
-		free(now);
-	p->nprev = n;
-	now = NULL;
+	qsort(now.threads, now.nthreads, sizeof(*now.threads), pace_by_id);
+	qsort(now.procs, now.nprocs, sizeof(*now.procs), pace_by_id);
+	if (p->read_once) {
+		delta->switches = pace_since(p->prev.threads, p->prev.nthreads, now.threads, now.nthreads);
+		delta->rw_calls = pace_since(p->prev.procs, p->prev.nprocs, now.procs, now.nprocs);
+	}
+	/* the arrays are kept at their full size: a few hundred KiB per
+	 * meter, one meter per run */
+	pace_snapshot_clear(&p->prev);
+	p->prev = now;
+	memset(&now, 0, sizeof(now));
 out:
+	p->read_once = !err;
 	free(tgids);
-	free(now);
+	pace_snapshot_clear(&now);
 	return err;
 }

@@ -200,19 +200,22 @@ struct model {
 	unsigned nkthreads;
 	struct model_probe probe;  /* the probe correction applied */
 	/* the probe that measured it, filled by the caller (budget 0: not
-	 * known, not written): the windows' wall length, the fraction of it
+	 * known, not written): the windows' start (seconds after the load
+	 * started, or was attached) and wall length, the fraction of it
 	 * the probe was attached, its cost in % of one CPU on average and
 	 * while attached, and the budget a duty cycle held it to (duty 0:
 	 * none ran) */
-	double wall_s, probe_attached, probe_cost_pct, probe_cost_on_pct, probe_budget_pct;
+	double start_s, wall_s, probe_attached, probe_cost_pct, probe_cost_on_pct, probe_budget_pct;
 	int probe_duty;
 	/* the load's pace while the probe was attached and while it was
-	 * detached: its threads' switch-ins a second, from /proc
-	 * (core/host/load_pace.h), over the same windows; 0 where not
-	 * measured (no duty cycle, or too little of either).  Every rate above
-	 * is the attached time's: pace_off / pace_on is what the probe slowed
-	 * the load by, measured, not estimated from its run time */
+	 * detached, from /proc (core/host/load_pace.h), over the same windows,
+	 * per second in pace_unit ("read/write calls" where the load made
+	 * them, else "switch-ins"); 0 where not measured (no duty cycle, or
+	 * too little of either).  Every rate above is the attached time's:
+	 * pace_off / pace_on is what the probe slowed the load by, measured,
+	 * not estimated from its run time */
 	double pace_on, pace_off;
+	const char *pace_unit; /* static */
 	struct model_check check;  /* set by model_build (see above) */
 };
 

@@ -282,27 +282,26 @@ static double mc_cost(struct probe_schedtime *ps, int stats)
 /* The load's pace (core/host/load_pace.h) since the last mark, added to
  * the window being read as attached or detached time: marked before every
  * attach and detach and at every window's read.  A failed read leaves the
- * interval out (its switch-ins and its seconds). */
+ * interval out (its counts and its seconds). */
 struct mc_pace {
 	struct load_pace *meter; /* NULL: not measured */
 	struct load *load;
 	double t;                /* the last mark */
-	uint64_t on, off;
-	double on_s, off_s;
+	struct wg_pace on, off;
 };
 
 static void mc_pace_mark(struct mc_pace *p, double now, int attached)
 {
-	uint64_t d;
-
+	struct load_pace_delta d;
 	int ok;
 
 	if (!p->meter)
 		return;
 	ok = !load_pace_read(p->meter, p->load, &d);
 	if (ok && p->t > 0 && now > p->t) {
-		*(attached ? &p->on : &p->off) += d;
-		*(attached ? &p->on_s : &p->off_s) += now - p->t;
+		struct wg_pace got = { .rw_calls = d.rw_calls, .switches = d.switches, .secs = now - p->t };
+
+		wg_pace_add(attached ? &p->on : &p->off, &got);
 	}
 	p->t = ok ? now : 0; /* 0: the next read starts again */
 }
@@ -312,10 +311,8 @@ static void mc_pace_take(struct mc_pace *p, struct waitgraph *g)
 {
 	g->pace_on = p->on;
 	g->pace_off = p->off;
-	g->pace_on_s = p->on_s;
-	g->pace_off_s = p->off_s;
-	p->on = p->off = 0;
-	p->on_s = p->off_s = 0;
+	memset(&p->on, 0, sizeof(p->on));
+	memset(&p->off, 0, sizeof(p->off));
 }
 
 /* Attaches or detaches the probe when the duty cycle says so. */
@@ -327,12 +324,16 @@ static int mc_duty_tick(struct schedtime_duty *d, struct probe_schedtime *ps, in
 	struct timespec a, b;
 	enum schedtime_duty_act act = schedtime_duty_tick(d, now, mc_cost(ps, stats));
 
-	if (act != SCHEDTIME_DUTY_NONE)
-		mc_pace_mark(pace, now, probe_schedtime_attached(ps));
+	/* the pace's attached time as the probe's: from when the attach has
+	 * ended (probe_schedtime.c: the switch program, last, starts the
+	 * phase) to when the detach begins (the switch program first) */
+	if (act == SCHEDTIME_DUTY_DETACH)
+		mc_pace_mark(pace, now, 1);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
 	switch (act) {
 	case SCHEDTIME_DUTY_ATTACH:
 		err = probe_schedtime_attach(ps, cause);
+		mc_pace_mark(pace, mc_now(), 0);
 		if (o->log && o->verbose)
 			fprintf(o->log, "argus: %.3f s: probe attached until %.3f s\n", now - t0,
 				d->on_end - t0);

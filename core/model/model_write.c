@@ -308,6 +308,7 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 
 		if (!pr)
 			goto out;
+		cJSON_AddNumberToObject(pr, "start_seconds", m->start_s);
 		cJSON_AddNumberToObject(pr, "wall_seconds", m->wall_s);
 		cJSON_AddNumberToObject(pr, "attached_fraction", m->probe_attached);
 		cJSON_AddNumberToObject(pr, "cost_pct", m->probe_cost_pct);
@@ -317,6 +318,7 @@ int model_write_json(const struct model *m, const struct model_prediction *p, FI
 		if (m->pace_on > 0 && m->pace_off > 0) {
 			cJSON_AddNumberToObject(pr, "pace_attached_per_s", m->pace_on);
 			cJSON_AddNumberToObject(pr, "pace_detached_per_s", m->pace_off);
+			cJSON_AddStringToObject(pr, "pace_unit", m->pace_unit);
 			/* the measured throughput at the detached pace */
 			cJSON_AddNumberToObject(pr, "throughput_detached", m->x * m->pace_off / m->pace_on);
 		}

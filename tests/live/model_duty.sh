@@ -16,17 +16,20 @@
 #     nothing else in the call graph but the lock (and a disk, if a stray
 #     write showed);
 #   - rates are per attached second, and the probe slows the load while
-#     attached (by 8-11% here, by 26-59% on the ping-pong below: more than
-#     its run time says), so the model's throughput is that of the attached
-#     time; argus measures the load's pace from /proc both while attached
-#     and while detached (core/host/load_pace.h) and says the throughput at
-#     the detached pace: the run's mix of the two, f * attached + (1 - f) *
-#     detached, is within 15% of what tier3 itself measured over its run
-#     (-1 to -7% in 11 runs), and the attached rate is nearer it than the
+#     attached (by 3-15% here and on the ping-pong below: more than its
+#     run time says), so the model's throughput is that of the attached
+#     time; argus measures the load's pace from /proc (its read/write
+#     calls) both while attached and while detached (core/host/load_pace.h)
+#     and says the throughput at the detached pace: the windows' mix of
+#     the two, f * attached + (1 - f) * detached (f: the attached share of
+#     the windows), is within 15% of what tier3 itself answered in the
+#     same windows (its --progress lines; -2.6 to +0.9% in 19 runs, 7
+#     beside two CPU hogs), and the attached rate is nearer it than the
 #     rate per wall second (short by the attached fraction);
 # then --no-duty: attached all the time (fraction 1, no duty cycle, no
-# detached pace), the model's throughput within 25% of tier3's (it was
-# within 1%: both are the probed load's); and the message ping-pong itself
+# detached pace), the model's throughput within 25% of tier3's in its
+# windows (within 1%: both are the probed load's); and the message
+# ping-pong itself
 # (think 0) under the default budget: duty cycled when watching it all the
 # time costs more than that, within the budget; and its model: t3-client
 # the reference (the root of the calls, though it has no think time and the
@@ -41,7 +44,7 @@
 need_root
 need_cmd python3
 need_scenario T3 tier3
-msg="--clients 2 --front-us 0 --back-us 0 --lock-us 0 --io 0 --warmup 1"
+msg="--clients 2 --front-us 0 --back-us 0 --lock-us 0 --io 0 --warmup 1 --progress 0.1"
 
 check() { # json stderr budget expect(duty|full) think
 	python3 - "$@" <<'PY'
@@ -97,23 +100,46 @@ for k in [("t3-client", "t3-front"), ("t3-front", "t3-back")]:
     need(calls[k]["channel"] == "unix", "channel of %s" % (k,))
 own = re.search(r"tier3: clients=2 .*ops_per_sec=([0-9.]+)", err)
 need(own, "tier3 printed no throughput")
-x = float(own.group(1))
+# tier3's own rate over the model's windows (its --progress lines: the
+# requests answered so far, every 0.1 s since its start, which is argus's
+# within a few ms), not over its whole run: on a busy machine the load's
+# pace moves during the run, and the windows the model kept are those
+# where it held (seen beside two CPU hogs: windows 2..3 of 4 kept, tier3
+# 14% faster over its whole run than in them)
+prog = [(0.0, 0)] + [(float(a), int(b)) for a, b in re.findall(r"tier3: at ([0-9.]+) s ([0-9]+) requests", err)]
+def answered(t):
+    for (t1, n1), (t2, n2) in zip(prog, prog[1:]):
+        if t1 <= t <= t2:
+            return n1 + (n2 - n1) * (t - t1) / (t2 - t1)
+    need(False, "no tier3 progress line around %.2f s (%d lines)" % (t, len(prog)))
+t0, wall = p["start_seconds"], p["wall_seconds"]
+x = (answered(t0 + wall) - answered(t0)) / wall
+print("tier3: %.0f/s over its run, %.0f/s in the model's windows (%.2f-%.2f s)" %
+      (float(own.group(1)), x, t0, t0 + wall))
 if think == "0":
     # the ping-pong: its calls are estimated from the blocks' lengths
     # (core/model/model_calls.c)
     print("ping-pong: reference %s, calls %.2f / %.2f per request" %
           (m["reference"], calls[("t3-client", "t3-front")]["mean"], calls[("t3-front", "t3-back")]["mean"]))
 if not p["duty_cycle"]:
-    # attached all the time: the model and tier3 both saw the probed load.
-    # Within 25%: the model's rates are the steady windows', tier3's its
-    # whole run's (seen: within 1%).
+    # attached all the time: the model and tier3 both saw the probed load,
+    # in the same windows
     need("pace_detached_per_s" not in p, "a detached pace, but never detached")
     need(abs(m["throughput"] - x) <= 0.25 * x, "model throughput %.0f/s, tier3 measured %.0f/s" % (m["throughput"], x))
     print("structure ok, throughput %.0f/s (tier3: %.0f/s)" % (m["throughput"], x))
     sys.exit(0)
 # Duty cycled: the model's rates are the attached time's, at the pace the
-# probe left the load; tier3's are its whole run's, 1 - f of it detached.
-# The pace from /proc in both says what the detached time did.
+# probe left the load; tier3's are the windows', 1 - f of them detached
+# (f there, not over the whole run).  The pace from /proc in both says what
+# the detached time did.
+f = m["seconds"] / wall
+if "pace_detached_per_s" not in p and (1 - f) * wall < 0.25:
+    # detached too little for a pace (argus wants 0.2 s of each; seen: the
+    # ping-pong beside two CPU hogs, attached 0.956 of 4 s): the model's
+    # rates are then nearly the run's
+    need(abs(m["throughput"] - x) <= 0.15 * x, "model throughput %.0f/s, tier3 measured %.0f/s" % (m["throughput"], x))
+    print("detached %.2f s: no pace; throughput %.0f/s (tier3: %.0f/s)" % ((1 - f) * wall, m["throughput"], x))
+    sys.exit(0)
 need(p.get("pace_attached_per_s", 0) > 0 and p.get("pace_detached_per_s", 0) > 0,
      "no pace attached / detached under a duty cycle")
 line = re.search(r"the load's pace .*: ([0-9]+)/s while the probe was attached, ([0-9]+)/s while detached", err)

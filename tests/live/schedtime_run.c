@@ -246,7 +246,8 @@ static int account(double secs)
 	int go[2], wp[2];
 	uint32_t tgids[5];
 	char *cause = NULL;
-	double t0, win_blocked = 0, cum_blocked = 0;
+	double t0, win_blocked = 0, cum_blocked = 0, win_secs = 0, slowest = 0, slept = 0;
+	unsigned nwin = 0;
 	pid_t p[5];
 
 	if (!ks || pipe(go) || pipe(wp))
@@ -278,9 +279,19 @@ static int account(double secs)
 	if (write(go[1], "xxxxx", 5) != 5)
 		return 1;
 	while (now() < t0 + secs) {
+		double a = now(), b;
+
 		usleep(250000);
+		b = now();
 		if (probe_schedtime_read_window(ps, ks, &s))
 			return 1;
+		/* what the windows covered, and the slowest sleep and read */
+		win_secs += s->secs;
+		nwin++;
+		if (b - a > slept)
+			slept = b - a;
+		if (now() - b > slowest)
+			slowest = now() - b;
 		for (size_t i = 0; i < s->n; i++) {
 			struct thr *t = thr_of(&s->e[i].key);
 
@@ -326,6 +337,8 @@ static int account(double secs)
 		       thr[i].ns[SCHEDTIME_RUNNABLE] / 1e9,
 		       (thr[i].ns[1] + thr[i].ns[2] + thr[i].ns[3]) / 1e9);
 	printf("window_s %.4f\n", now() - t0);
+	printf("windows %u windows_s %.4f slowest_sleep_s %.4f slowest_read_s %.4f\n", nwin, win_secs,
+	       slept, slowest);
 	printf("cumulative_blocked_s %.4f windows_blocked_s %.4f\n", cum_blocked, win_blocked);
 	probe_schedtime_snap_free(s);
 	probe_schedtime_close(ps);

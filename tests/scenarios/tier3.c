@@ -20,7 +20,11 @@
  * Output: "tier3: steady begin" after --warmup seconds and "tier3: steady
  * end" at the end (phase marks for `argus model --mark`), then one line
  *   tier3: clients=N ops=.. seconds=.. ops_per_sec=.. resp_ms=..
- * counted between the marks only. */
+ * counted between the marks only.  With --progress S, every S seconds
+ *   tier3: at T s N requests
+ * the requests answered since the start (T seconds after it), and once
+ * more when the clients have ended, so a test
+ * can count those of any span (the windows a model was built from). */
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -44,7 +48,7 @@
 
 struct t3_opts {
 	unsigned clients;
-	double seconds, warmup_s, think_ms;
+	double seconds, warmup_s, think_ms, progress_s;
 	unsigned front_us, back_us, lock_us, io;
 	unsigned mib;
 	int tcp;
@@ -313,6 +317,7 @@ static void *t3_front_conn(void *arg)
 static double t3_begin_at, t3_end_at;
 static pthread_mutex_t t3_stat_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long t3_ops;
+static unsigned long long t3_answered; /* all, for --progress (atomic) */
 static double t3_resp_sum;
 static struct t3_addr t3_front_addr;
 
@@ -343,6 +348,7 @@ static void *t3_client(void *arg)
 		if (t3_full(fd, msg, sizeof(msg), 1) || t3_full(fd, msg, sizeof(msg), 0))
 			break;
 		now = scen_now();
+		__atomic_add_fetch(&t3_answered, 1, __ATOMIC_RELAXED);
 		if (t >= t3_begin_at && (t3_end_at == 0 || now <= t3_end_at)) {
 			ops++;
 			resp += now - t;
@@ -406,7 +412,21 @@ static pid_t t3_spawn(const char *self, const char *role, int lfd, int other,
 
 static const char t3_usage[] =
 	"usage: tier3 [--clients N] [--seconds S] [--think-ms T] [--warmup S] [--tcp]\n"
-	"             [--front-us U] [--back-us U] [--lock-us U] [--io N] [--mib M] [--file PATH]\n";
+	"             [--front-us U] [--back-us U] [--lock-us U] [--io N] [--mib M] [--file PATH]\n"
+	"             [--progress S]\n";
+
+/* Waits 10 ms, and says the requests answered so far when --progress
+ * asks (*next: when next). */
+static void t3_tick(double t0, double *next)
+{
+	usleep(10000);
+	if (opt.progress_s <= 0 || scen_now() < *next)
+		return;
+	*next += opt.progress_s;
+	printf("tier3: at %.3f s %llu requests\n", scen_now() - t0,
+	       __atomic_load_n(&t3_answered, __ATOMIC_RELAXED));
+	fflush(stdout);
+}
 
 int main(int argc, char **argv)
 {
@@ -425,6 +445,7 @@ int main(int argc, char **argv)
 		{ "role", required_argument, NULL, 'r' },
 		{ "listen-fd", required_argument, NULL, 'l' },
 		{ "back", required_argument, NULL, 'b' },
+		{ "progress", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -433,7 +454,7 @@ int main(int argc, char **argv)
 	int lfd = -1, c, bl, fl;
 	pthread_t *th;
 	pid_t back, front;
-	double t0;
+	double t0, next;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -447,6 +468,7 @@ int main(int argc, char **argv)
 		case 'i': opt.io = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'm': opt.mib = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'f': opt.file = optarg; break;
+		case 'P': opt.progress_s = strtod(optarg, NULL); break;
 		case 'T': opt.tcp = 1; break;
 		case 'r': role = optarg; break;
 		case 'l': lfd = atoi(optarg); break;
@@ -499,6 +521,7 @@ int main(int argc, char **argv)
 	t3_end_at = scen_begin(opt.seconds);
 	t0 = scen_now();
 	t3_begin_at = t0 + opt.warmup_s;
+	next = t0 + opt.progress_s;
 	th = calloc(opt.clients, sizeof(*th));
 	if (!th)
 		return 1;
@@ -510,13 +533,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	while (scen_running(t3_begin_at) && scen_running(t3_end_at))
-		usleep(10000);
+		t3_tick(t0, &next);
 	printf("tier3: steady begin\n");
 	fflush(stdout);
+	while (opt.progress_s > 0 && scen_running(t3_end_at))
+		t3_tick(t0, &next);
 	for (unsigned i = 0; i < opt.clients; i++)
 		pthread_join(th[i], NULL);
 	if (t3_end_at == 0 || scen_now() < t3_end_at)
 		t3_end_at = scen_now(); /* stopped by a signal */
+	if (opt.progress_s > 0) { /* and the last */
+		next = 0;
+		t3_tick(t0, &next);
+	}
 	printf("tier3: steady end\n");
 	{
 		double secs = t3_end_at - t3_begin_at;
