@@ -280,8 +280,8 @@ static double mc_cost(struct probe_schedtime *ps, int stats)
 }
 
 /* The load's pace (core/host/load_pace.h) since the last mark, added to
- * the window being read as attached or detached time: marked before every
- * attach and detach and at every window's read.  A failed read leaves the
+ * the window being read as attached or detached time: marked after every
+ * attach, before every detach and at every window's read.  A failed read leaves the
  * interval out (its counts and its seconds). */
 struct mc_pace {
 	struct load_pace *meter; /* NULL: not measured */
