@@ -343,6 +343,8 @@ static int meas_open_window(struct measure *m, double now, char **cause)
 	m->phase_start = now;
 	m->phase_end = now + m->win_s;
 	m->last_collect = now;
+	if (m->smp_open && m->smp.window)
+		m->smp.window(m->smp.ctx, now, m->win_s, now);
 	meas_log(m, "window %u/%u %s %.2f s", m->done + 1, m->nseq, cond_name(m->seq[m->done]),
 		 m->win_s);
 	return 0;
@@ -438,6 +440,8 @@ static int meas_tick(struct source *s, double now, char **cause)
 	measure_model_read(m->mm, m->started ? now - m->t0 : 0);
 	if (m->stopped || m->phase == SOURCE_DONE)
 		return 0;
+	if (m->smp_open && m->smp.tick && (err = m->smp.tick(m->smp.ctx, now, cause)) < 0)
+		return err;
 	if (!m->started) {
 		m->started = 1;
 		m->t0 = now;
@@ -629,6 +633,8 @@ static int meas_timeout_ms(struct source *s, double now)
 	if (m->phase != SOURCE_SETTLING && m->o.collect_s >= 0 &&
 	    m->last_collect + meas_collect_s(m) < next)
 		next = m->last_collect + meas_collect_s(m);
+	if (m->smp_open && m->smp.next && m->smp.next(m->smp.ctx) < next)
+		next = m->smp.next(m->smp.ctx); /* an attach or a detach */
 	/* A load may end at any time: look at least every 100 ms. */
 	if (m->load && next > now + 0.1)
 		next = now + 0.1;

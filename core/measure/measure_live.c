@@ -90,6 +90,46 @@ static const struct waitgraph *live_waits(void *ctx)
 	return timeacct_waits(((struct measure_live *)ctx)->ta);
 }
 
+static void live_window(void *ctx, double start, double len, double now)
+{
+	timeacct_window(((struct measure_live *)ctx)->ta, start, len, now);
+}
+
+static int live_tick(void *ctx, double now, char **cause)
+{
+	return timeacct_tick(((struct measure_live *)ctx)->ta, now, cause);
+}
+
+static double live_next(void *ctx)
+{
+	return timeacct_next(((struct measure_live *)ctx)->ta);
+}
+
+/* What the wall-clock accounting cost, and whether it was duty-cycled:
+ * said on the log (tests/live/victim_duty.sh reads it). */
+static void live_ta_cost(const struct measure_live *l)
+{
+	struct timeacct_cost c;
+
+	if (!l->ta || !l->log)
+		return;
+	timeacct_cost(l->ta, util_mono_s(), &c);
+	if (!c.phases && !(c.cost_pct > c.budget_pct))
+		return; /* within its budget all along (or the default budget,
+		         * watched all the time): nothing to say */
+	if (!c.cycle) {
+		fprintf(l->log, "argus: wall-clock accounting: the scheduler-time programs cost "
+			"%.2f%% of one CPU (%s), watched all the time (--time-budget 0)\n",
+			c.cost_pct, c.measured ? "BPF run-time statistics" : "estimated from the switches");
+		return;
+	}
+	fprintf(l->log, "argus: wall-clock accounting: the scheduler-time programs cost %.2f%% "
+		"of one CPU (%.2f%% while attached, %s; budget %.1f%%), attached %.0f%% of %.1f s "
+		"in %u on-phase%s\n", c.cost_pct, c.cost_on_pct,
+		c.measured ? "BPF run-time statistics" : "estimated from the switches",
+		c.budget_pct, c.attached * 100, c.secs, c.phases, c.phases == 1 ? "" : "s");
+}
+
 static void live_close(void *ctx)
 {
 	struct measure_live *l = ctx;
@@ -97,6 +137,7 @@ static void live_close(void *ctx)
 	if (!l)
 		return;
 	live_wq_cost(l);
+	live_ta_cost(l);
 	probe_workqueue_close(l->wq);
 	timeacct_close(l->ta);
 	probe_profile_close(l->pp);
@@ -143,7 +184,14 @@ int measure_live_open(struct measure_sampler *smp, const struct measure_opts *o,
 	if (measure_time_wall(o)) {
 		char *why = NULL;
 
-		l->ta = timeacct_open(time_tgids, ntime, o->freq_hz, (uint32_t)getpid(), &why);
+		struct timeacct_opts to = {
+			.freq_hz = o->freq_hz,
+			.exclude_tgid = (uint32_t)getpid(),
+			.budget_pct = o->time_budget_pct,
+			.stats = 1,
+		};
+
+		l->ta = timeacct_open(time_tgids, ntime, &to, &why);
 		if (!l->ta) {
 			err = errno ? -errno : -EIO;
 			util_cause(cause, "cannot account blocked and runnable time (--time wall): %s; "
@@ -176,5 +224,10 @@ int measure_live_open(struct measure_sampler *smp, const struct measure_opts *o,
 	smp->counters = live_counters;
 	smp->close = live_close;
 	smp->waits = live_waits;
+	if (l->ta) {
+		smp->window = live_window;
+		smp->tick = live_tick;
+		smp->next = live_next;
+	}
 	return 0;
 }

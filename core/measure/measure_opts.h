@@ -59,6 +59,13 @@ struct measure_sampler {
 	 * woke whom), valid until the next collect; NULL when the sampler
 	 * does not account blocked time.  May be NULL. */
 	const struct waitgraph *(*waits)(void *ctx);
+	/* A duty-cycled sampler (--time wall over its budget: core/model/
+	 * timeacct.h).  window: a window [start, start + len) opens; tick:
+	 * attach or detach when due (0 or -errno with *cause); next: when the
+	 * next tick is due (util_mono_s's base).  Each may be NULL. */
+	void (*window)(void *ctx, double start, double len, double now);
+	int (*tick)(void *ctx, double now, char **cause);
+	double (*next)(void *ctx);
 };
 
 /* What time is accounted for the diagnosed threads (--time). */
@@ -105,6 +112,9 @@ struct measure_opts {
 	                              * (live trees); 0: MEASURE_COLLECT_S, <0:
 	                              * only at window ends (batch) */
 	enum measure_time time;      /* --time */
+	double time_budget_pct;      /* --time-budget: the wall-clock accounting's
+	                              * CPU budget (core/model/timeacct.h); 0: the
+	                              * per-event budget; < 0: never duty-cycled */
 	/* the model of the load (time accounting): which loaded windows it is
 	 * built from (core/model/model_window.h); neither: all of them */
 	int model_steady;            /* --steady */

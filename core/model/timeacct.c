@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probe/kind.h"
 #include "probe/kind_util.h"
 #include "model/model_capture.h"
+#include "probe/probe.h"
 #include "probe/probe_schedtime.h"
+#include "probe/schedtime_duty.h"
 #include "data/procinfo.h"
 #include "data/subsys.h"
 #include "model/timeacct.h"
@@ -24,6 +27,9 @@ struct timeacct {
 	unsigned freq;
 	struct waitgraph *last;      /* the last collect's intervals (timeacct_waits) */
 	uint64_t map_full_seen;      /* the programs' map_full count at the last collect */
+	int cycle;                   /* the duty cycle may detach (budget >= 0) */
+	struct schedtime_duty duty;
+	int stats;                   /* probe_bpf_stats_begin's handle, or < 0 */
 };
 
 struct ta_proc {                     /* per process, within one collect */
@@ -33,10 +39,11 @@ struct ta_proc {                     /* per process, within one collect */
 	uint64_t oncpu_ns;           /* exact on-CPU time (schedtime) */
 };
 
-struct timeacct *timeacct_open(const uint32_t *tgids, size_t ntgids, unsigned freq_hz,
-			       uint32_t exclude_tgid, char **cause)
+struct timeacct *timeacct_open(const uint32_t *tgids, size_t ntgids,
+			       const struct timeacct_opts *to, char **cause)
 {
 	struct probe_schedtime_opts o = { 0 };
+	struct schedtime_duty_opts dop = { 0 };
 	struct timeacct *ta = calloc(1, sizeof(*ta));
 	int err;
 
@@ -45,7 +52,8 @@ struct timeacct *timeacct_open(const uint32_t *tgids, size_t ntgids, unsigned fr
 		errno = ENOMEM;
 		return NULL;
 	}
-	ta->freq = freq_hz ? freq_hz : PROBE_PROFILE_DEFAULT_HZ;
+	ta->stats = -1;
+	ta->freq = to->freq_hz ? to->freq_hz : PROBE_PROFILE_DEFAULT_HZ;
 	ta->carry = kind_snap_new(sizeof(struct schedtime_key), 1);
 	if (!ta->carry) {
 		err = ENOMEM;
@@ -56,13 +64,24 @@ struct timeacct *timeacct_open(const uint32_t *tgids, size_t ntgids, unsigned fr
 	o.ntgids = ntgids;
 	o.tgid_set = 1;
 	o.follow_forks = 1;
-	o.exclude_tgid = exclude_tgid;
+	o.exclude_tgid = to->exclude_tgid;
 	o.windows = 1;
+	o.wall_totals = 1; /* duty-cycled windows per wall second, exact per thread */
 	ta->st = probe_schedtime_open(&o, cause);
 	if (!ta->st) {
 		err = errno;
 		goto fail;
 	}
+	if (to->stats) {
+		char *why = NULL;
+
+		/* optional: without them the cost is estimated from the switches */
+		ta->stats = probe_bpf_stats_begin(&why);
+		free(why);
+	}
+	ta->cycle = to->budget_pct >= 0;
+	dop.budget_pct = to->budget_pct > 0 ? to->budget_pct : KIND_EVENT_BUDGET_PCT;
+	schedtime_duty_init(&ta->duty, &dop, util_mono_s());
 	return ta;
 fail:
 	timeacct_close(ta);
@@ -75,9 +94,73 @@ void timeacct_close(struct timeacct *ta)
 	if (!ta)
 		return;
 	probe_schedtime_close(ta->st);
+	probe_bpf_stats_end(ta->stats);
 	kind_snap_free(ta->carry);
 	wg_free(ta->last);
 	free(ta);
+}
+
+/* The programs' cost so far, ns of CPU (as core/model/model_capture.c). */
+static double ta_cost_ns(const struct timeacct *ta)
+{
+	struct schedtime_counters ctr;
+	uint64_t ns = 0, runs = 0;
+
+	if (ta->stats >= 0) {
+		probe_schedtime_runtime(ta->st, &ns, &runs);
+		return (double)ns;
+	}
+	if (probe_schedtime_counters(ta->st, &ctr))
+		return 0;
+	return (double)ctr.switches * SCHEDTIME_DUTY_NS_PER_SWITCH;
+}
+
+void timeacct_window(struct timeacct *ta, double start, double len, double now)
+{
+	if (!ta || !ta->cycle)
+		return;
+	schedtime_duty_period(&ta->duty, start, len, now);
+}
+
+int timeacct_tick(struct timeacct *ta, double now, char **cause)
+{
+	int err = 0;
+
+	if (!ta || !ta->cycle)
+		return 0;
+	switch (schedtime_duty_tick(&ta->duty, now, ta_cost_ns(ta))) {
+	case SCHEDTIME_DUTY_ATTACH:
+		err = probe_schedtime_attach(ta->st, cause);
+		break;
+	case SCHEDTIME_DUTY_DETACH:
+		err = probe_schedtime_detach(ta->st);
+		if (err)
+			kind_set_cause(cause, "cannot detach the scheduler-time programs");
+		break;
+	default:
+		break;
+	}
+	return err;
+}
+
+double timeacct_next(const struct timeacct *ta)
+{
+	return ta && ta->cycle ? schedtime_duty_next(&ta->duty) : 1e300;
+}
+
+void timeacct_cost(const struct timeacct *ta, double now, struct timeacct_cost *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!ta)
+		return;
+	out->secs = now - ta->duty.t0;
+	out->attached = schedtime_duty_fraction(&ta->duty, now);
+	out->cost_pct = out->secs > 0 ? ta_cost_ns(ta) / (out->secs * 1e9) * 100 : 0;
+	out->cost_on_pct = out->attached > 0 ? out->cost_pct / out->attached : 0;
+	out->budget_pct = ta->duty.o.budget_pct;
+	out->phases = ta->duty.phases;
+	out->measured = ta->stats >= 0;
+	out->cycle = ta->cycle;
 }
 
 const struct waitgraph *timeacct_waits(const struct timeacct *ta)

@@ -46,12 +46,57 @@
 
 struct timeacct;
 
-/* Tracks the processes tgids (their children join), sampling at freq_hz;
- * exclude_tgid is never tracked (argus).  NULL with errno and *cause
- * (caller frees). */
-struct timeacct *timeacct_open(const uint32_t *tgids, size_t ntgids, unsigned freq_hz,
-			       uint32_t exclude_tgid, char **cause);
+struct timeacct_opts {
+	unsigned freq_hz;            /* the sampler's frequency (the unit) */
+	uint32_t exclude_tgid;       /* never tracked (argus); 0: none */
+	double budget_pct;           /* the scheduler-time programs' CPU budget, %
+	                              * of one CPU: above it they are attached only
+	                              * part of each window (the duty cycle below);
+	                              * 0: KIND_EVENT_BUDGET_PCT; < 0: attached all
+	                              * the time */
+	int stats;                   /* the cost from BPF run-time statistics (else
+	                              * switches * SCHEDTIME_DUTY_NS_PER_SWITCH) */
+};
+
+/* Tracks the processes tgids (their children join).  NULL with errno and
+ * *cause (caller frees). */
+struct timeacct *timeacct_open(const uint32_t *tgids, size_t ntgids,
+			       const struct timeacct_opts *o, char **cause);
 void timeacct_close(struct timeacct *ta); /* NULL-safe: detaches */
+
+/* The duty cycle (issue 26).  The programs run on every context switch of
+ * the tracked threads: a message-heavy victim (a ping-pong: ~3*10^5 a
+ * second) costs 7-14% of a CPU watched all the time, over the 5% budget.
+ * So, as `argus model` does (core/probe/schedtime_duty.h), when their cost
+ * while attached is over the budget they are attached only at the end of
+ * each window, as long as the budget allows, and detached the rest; the
+ * window's blocked and runnable intervals are corrected for the length
+ * bias of the phases (probe_schedtime_read_window does) and every time of
+ * the window is scaled from the attached seconds to the window's wall
+ * seconds, so a node's thread-ms per second means what it means watched
+ * all the time.  What it costs: blocked and runnable intervals longer than
+ * ~3/4 of an on-phase are under-counted (no weight sees what is never
+ * whole in a phase) — a load that switches that often is made of short
+ * intervals, and one that blocks for long switches too little to cycle.
+ *
+ * timeacct_window: the next window is [start, start + len) (its on-phase
+ * ends just before its read); timeacct_tick attaches or detaches when due
+ * (0 or -errno with *cause); timeacct_next: when it is due next
+ * (util_mono_s's base; a large value when never). */
+void timeacct_window(struct timeacct *ta, double start, double len, double now);
+int timeacct_tick(struct timeacct *ta, double now, char **cause);
+double timeacct_next(const struct timeacct *ta);
+
+/* What the programs cost so far: the attached fraction of the time, the
+ * on-phases that ended, and their BPF run time in % of one CPU, on average
+ * and while attached; budget_pct the budget in force. */
+struct timeacct_cost {
+	double attached, cost_pct, cost_on_pct, budget_pct, secs;
+	unsigned phases;
+	int measured;                /* from BPF run-time statistics */
+	int cycle;                   /* could be duty-cycled (budget >= 0) */
+};
+void timeacct_cost(const struct timeacct *ta, double now, struct timeacct_cost *out);
 
 /* Adds a process (a load started later).  0 or -errno. */
 int timeacct_add_tgid(struct timeacct *ta, uint32_t tgid);

@@ -16,6 +16,7 @@
 #include "probe/schedtime_duty.h"
 #include "probe/schedtime_snap.h"
 #include "probe/schedtime_table.h"
+#include "probe/schedtime_wall.h"
 #include "schedtime.skel.h"
 
 /* bpf/schedtime.bpf.c's SCHEDTIME_FAST_TGIDS: the size of fast_tgid */
@@ -39,7 +40,8 @@ struct probe_schedtime {
 	struct schedtime_bpf *skel;
 	struct bpf_link *links[ST_NPROGS];
 	struct bpf_program *progs[ST_NPROGS];
-	int raw, ncpus, windows, tgid_set, stats_fd;
+	int raw, ncpus, windows, tgid_set, stats_fd, wall_totals;
+	struct schedtime_wall wall;  /* with wall_totals: the threads' counters */
 	struct kind_stacks *stacks;
 	/* keys without names (st_raw_key): the kernel's, and ONCPU by pid */
 	struct st_table prev;        /* cumulative values at the last read_window */
@@ -81,6 +83,7 @@ void probe_schedtime_close(struct probe_schedtime *ps)
 		bpf_link__destroy(ps->links[i]);
 	schedtime_bpf__destroy(ps->skel);
 	st_table_free(&ps->dcred);
+	schedtime_wall_fini(&ps->wall);
 	kind_stacks_free(ps->stacks);
 	st_table_free(&ps->prev);
 	st_table_free(&ps->retired);
@@ -301,6 +304,7 @@ struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *
 	}
 	ps->stats_fd = -1;
 	ps->windows = o->windows;
+	ps->wall_totals = o->wall_totals && o->windows;
 	ps->tgid_set = o->tgid_set || o->ntgids;
 	{
 		struct st_load_arg la = { ps, o };
@@ -738,6 +742,52 @@ static int st_finish(struct probe_schedtime *ps, struct st_table *t, const struc
 	return err;
 }
 
+/* Duty-cycled with wall_totals: a blocked thread's wait, under the stack
+ * it blocked in, for the threads the programs saw no blocked interval of
+ * in the window (core/probe/schedtime_wall.h gives it the time). */
+static int st_wall_placeholders(struct probe_schedtime *ps, const struct st_thread *thr,
+				size_t nthr, struct st_table *out)
+{
+	for (size_t i = 0; i < nthr; i++) {
+		struct schedtime_key k = { 0 };
+
+		if (thr[i].st.state != SCHEDTIME_S_BLOCKED)
+			continue;
+		k.pid = thr[i].pid;
+		k.tgid = thr[i].st.tgid;
+		k.kind = SCHEDTIME_BLOCKED;
+		k.stack_id = thr[i].st.stack_id;
+		k.other_kind = SCHEDTIME_OTHER_NONE;
+		memcpy(k.comm, thr[i].st.comm, sizeof(k.comm));
+		if (!st_table_get(out, &k))
+			return -ENOMEM;
+	}
+	(void)ps;
+	return 0;
+}
+
+static int st_wall_fix(struct probe_schedtime *ps, const struct st_thread *thr, size_t nthr,
+		       struct probe_schedtime_snap *s)
+{
+	struct schedtime_wall_thread *th = calloc(nthr ? nthr : 1, sizeof(*th));
+	size_t n = 0;
+	int err;
+
+	if (!th)
+		return -ENOMEM;
+	for (size_t i = 0; i < nthr; i++) {
+		if (thr[i].st.state == SCHEDTIME_S_DEAD)
+			continue;
+		th[n].pid = thr[i].pid;
+		th[n].tgid = thr[i].st.tgid;
+		memcpy(th[n].comm, thr[i].st.comm, sizeof(th[n].comm));
+		n++;
+	}
+	err = schedtime_wall_fix(&ps->wall, th, n, s);
+	free(th);
+	return err;
+}
+
 /* A read: with window, what accrued since the previous read_window (the
  * kernel's deltas, the parts in progress and those the detaches credited);
  * else everything since open. */
@@ -799,7 +849,12 @@ static int st_read(struct probe_schedtime *ps, const struct ksym_table *ks, int 
 		}
 		st_val_add(&w->val, &d);
 	}
-	err = st_finish(ps, &res, ks, now, window, s);
+	if (!err && window && ps->wall_totals && ps->gaps)
+		err = st_wall_placeholders(ps, thr, nthr, &res);
+	if (!err)
+		err = st_finish(ps, &res, ks, now, window, s);
+	if (!err && window && ps->wall_totals && ps->gaps)
+		err = st_wall_fix(ps, thr, nthr, s);
 out:
 	free(thr);
 	st_table_free(&cum);

@@ -103,6 +103,10 @@ struct probe_schedtime_opts {
 	int stats;                  /* turn on BPF run-time statistics while open
 	                             * (probe_schedtime_runtime; they cost two
 	                             * clock reads per program run) */
+	int wall_totals;            /* duty-cycled windows: each thread's times
+	                             * made exact and per wall second from /proc
+	                             * (core/probe/schedtime_wall.h); else they
+	                             * are per attached second, as the model wants */
 	unsigned max_threads;       /* threads tracked at once; 0: 16384 */
 	unsigned max_stacks;        /* stack map entries; 0: 16384 */
 	unsigned max_keys;          /* aggregate keys; 0: 65536 */

@@ -59,8 +59,8 @@ void schedtime_duty_reweight(struct probe_schedtime_snap *s)
 		mb = mean >= 1 ? (int)floor(log2(mean)) : 0;
 		if (mb >= SCHEDTIME_BUCKETS)
 			mb = SCHEDTIME_BUCKETS - 1;
-		if ((double)v->hist[mb] < 0.9 * n)
-			mb = -1;
+		if ((double)v->hist[mb] < 0.9 * n || !(mean > 0))
+			mb = -1; /* (a key of zero-length intervals: its bucket's mean) */
 		for (int b = 0; b < SCHEDTIME_BUCKETS; b++) {
 			double h = (double)v->hist[b], len = b == mb ? mean : ldexp(1, b) / M_LN2;
 
@@ -71,7 +71,8 @@ void schedtime_duty_reweight(struct probe_schedtime_snap *s)
 			v->hist[b] = (uint64_t)llround(h * w);
 		}
 		v->count = (uint64_t)llround((double)v->count * nw / n);
-		v->total_ns = (uint64_t)llround((double)v->total_ns * tw / t);
+		if (t > 0)
+			v->total_ns = (uint64_t)llround((double)v->total_ns * tw / t);
 	}
 }
 
@@ -138,6 +139,12 @@ static void duty_plan(struct schedtime_duty *d, double now)
 		start = end - on > now ? end - on : now; /* a late tick: what is left */
 		if (end - start >= d->o.min_on_s)
 			break;
+		if (d->every_period && end - d->o.min_on_s >= now) {
+			/* the caller's period (a window) must be seen: at least
+			 * the shortest phase, over the budget if it must be */
+			start = end - d->o.min_on_s;
+			break;
+		}
 	}
 	d->period_t0 = end + DUTY_GUARD_S - p;
 	d->on_start = start;
@@ -192,6 +199,19 @@ enum schedtime_duty_act schedtime_duty_tick(struct schedtime_duty *d, double now
 	d->on_t0 = now;
 	d->cost0 = cost_ns;
 	return SCHEDTIME_DUTY_ATTACH;
+}
+
+void schedtime_duty_period(struct schedtime_duty *d, double start, double len, double now)
+{
+	if (!(len >= d->o.min_on_s + DUTY_GUARD_S))
+		return; /* too short to hold a phase: the periods as they were */
+	d->period_t0 = start;
+	d->o.period_s = len;
+	d->every_period = 1;
+	if (!d->attached)
+		duty_plan(d, now > start ? now : start);
+	else if (d->engaged && d->on_end > start + len - DUTY_GUARD_S)
+		d->on_end = start + len - DUTY_GUARD_S; /* over before the read */
 }
 
 double schedtime_duty_next(const struct schedtime_duty *d)

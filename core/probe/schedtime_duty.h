@@ -54,12 +54,15 @@
  * (probe_schedtime_snap.attached_secs), per-request ratios unaffected.
  *
  * Where it applies: `argus model` (the message-heavy case it was built
- * for).  Not the wall-clock tree of `--time wall` / a victim: there a
- * blocked interval of seconds is the point, and an on-phase of a fraction
- * of a second would lose exactly the long waits; a victim switches little
- * anyway, so the full cost stays within the budget there.  The rates the
- * model gets are those of the load while the probe is attached (it runs
- * slower then, as it did all the time without the duty cycle).  Measured
+ * for), and the wall-clock tree of `--time wall` / a victim
+ * (core/model/timeacct.h), whose windows set the periods
+ * (schedtime_duty_period: one on-phase at the end of each window, never
+ * skipped) and whose per-thread totals come from /proc
+ * (core/probe/schedtime_wall.h): there a blocked interval of seconds is
+ * the point, and no weight sees what no on-phase holds whole; a victim
+ * that blocks for long switches little anyway and stays attached.  The
+ * rates the model gets are those of the load while the probe is attached
+ * (it runs slower then, as it did all the time without the duty cycle).  Measured
  * (BENCH.md): the message ping-pong 3.2-4.4% of a CPU on average, 9.9-12%
  * watched all the time; a think-time load forced to cycle keeps its think
  * time, calls per request and throughput (within the noise of ~6%).
@@ -122,6 +125,8 @@ struct schedtime_duty {
 	double cost0;           /* cost at the start of the current on-phase */
 	unsigned phases;        /* on-phases ended */
 	int engaged;            /* ever detached */
+	int every_period;       /* the caller sets the periods (schedtime_duty_period):
+	                         * none is skipped, each has a phase */
 };
 
 /* Starts attached at now (seconds, any monotonic base). */
@@ -129,6 +134,11 @@ void schedtime_duty_init(struct schedtime_duty *d, const struct schedtime_duty_o
 /* At now, with the programs' cumulative cost so far (ns of CPU: BPF run
  * time, or switches * SCHEDTIME_DUTY_NS_PER_SWITCH): what to do. */
 enum schedtime_duty_act schedtime_duty_tick(struct schedtime_duty *d, double now, double cost_ns);
+/* The caller's own period from now on: [start, start + len), e.g. a
+ * measurement window that is about to open (core/model/timeacct.c), so
+ * that its on-phase ends just before the window's read, whatever the
+ * windows' lengths.  Detached, the next on-phase is planned in it. */
+void schedtime_duty_period(struct schedtime_duty *d, double start, double len, double now);
 /* When the next tick has something to do (seconds, the same base). */
 double schedtime_duty_next(const struct schedtime_duty *d);
 /* Averages so far: attached fraction, and cost in % of one CPU (over the
