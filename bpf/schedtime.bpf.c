@@ -677,6 +677,11 @@ static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 n
 			unseen_switch_in(pid, sp, rs, now, pt, c); /* RUNNING since it came on */
 		sp->oncpu_count++;
 		sp->oncpu_ns += st_part(sp->ts, now);
+		/* after an unseen switch-in this ends the second of two
+		 * intervals (the wait, then the run from `in`): only one of
+		 * them can span the epoch, and this call keeps pre_* only when
+		 * it is the run (ts < epoch), so the wait's, kept by the first
+		 * call, is overwritten only when it did not span it */
 		st_end_interval(sp);
 	}
 	if (c)

@@ -297,9 +297,9 @@ void app_open_callers(struct app *a)
 		app_callsites_gap(a, &v);
 	} else {
 		app_callsites_gap(a, &v);
-		app_overlay_add(a, "called from (leaf first), rise in the loaded windows (%s/s),",
+		app_overlay_add(a, "the rise in the loaded windows (%s/s), its share, and the",
 				verdict_callsites_unit(&v));
-		app_overlay_add(a, "share:");
+		app_overlay_add(a, "call site (leaf first):");
 		for (unsigned i = 0; i < v.ncallsites; i++) {
 			verdict_callsite_format_sep(&v.callsites[i], 6, a->utf8 ? " \u2190 " : " <- ",
 						    site, sizeof(site));

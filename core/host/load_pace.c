@@ -50,12 +50,38 @@ void load_pace_free(struct load_pace *p)
 	free(p);
 }
 
+/* The sum of two "NAME: N" counters of a /proc file (status's context
+ * switches, io's read and write calls).  -errno when the file has gone,
+ * -ENOENT when it lacks either. */
+static int pace_two_counters(const char *path, const char *a, const char *b, uint64_t *out)
+{
+	char line[128];
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned long long va = 0, vb = 0;
+	int got = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, a, la) && line[la] == ':')
+			got += sscanf(line + la + 1, "%llu", &va) == 1;
+		else if (!strncmp(line, b, lb) && line[lb] == ':')
+			got += sscanf(line + lb + 1, "%llu", &vb) == 1;
+	}
+	fclose(f);
+	if (got != 2)
+		return -ENOENT;
+	*out = va + vb;
+	return 0;
+}
+
 /* A thread's switch-ins so far: schedstat's timeslices, else status's two
  * context-switch counts.  -errno when it has gone. */
 static int pace_thread_switches(uint32_t tgid, uint32_t tid, uint64_t *out)
 {
-	char path[64], line[128];
-	unsigned long long run, wait, slices, v = 0, n = 0;
+	char path[64];
+	unsigned long long run, wait, slices;
 	int got = 0;
 	FILE *f;
 
@@ -70,18 +96,7 @@ static int pace_thread_switches(uint32_t tgid, uint32_t tid, uint64_t *out)
 		}
 	}
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/task/%" PRIu32 "/status", tgid, tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		got += sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1;
-		got += sscanf(line, "nonvoluntary_ctxt_switches: %llu", &n) == 1;
-	}
-	fclose(f);
-	if (got != 2)
-		return -ENOENT;
-	*out = v + n;
-	return 0;
+	return pace_two_counters(path, "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches", out);
 }
 
 /* A process's read and write calls so far, its ended threads' included
@@ -89,24 +104,10 @@ static int pace_thread_switches(uint32_t tgid, uint32_t tid, uint64_t *out)
  * keeps no I/O accounting. */
 static int pace_proc_rw_calls(uint32_t tgid, uint64_t *out)
 {
-	char path[48], line[128];
-	unsigned long long r = 0, w = 0;
-	int got = 0;
-	FILE *f;
+	char path[48];
 
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/io", tgid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		got += sscanf(line, "syscr: %llu", &r) == 1;
-		got += sscanf(line, "syscw: %llu", &w) == 1;
-	}
-	fclose(f);
-	if (got != 2)
-		return -ENOENT;
-	*out = r + w;
-	return 0;
+	return pace_two_counters(path, "syscr", "syscw", out);
 }
 
 static int pace_by_id(const void *a, const void *b)

@@ -106,7 +106,8 @@ static double live_next(void *ctx)
 }
 
 /* What the wall-clock accounting cost, and whether it was duty-cycled:
- * said on the log (tests/live/victim_duty.sh reads it). */
+ * said on the log, as a step's cost is (tests/live/victim_duty.sh and
+ * tests/bench/victim_duty.sh read it). */
 static void live_ta_cost(const struct measure_live *l)
 {
 	struct timeacct_cost c;
@@ -114,9 +115,6 @@ static void live_ta_cost(const struct measure_live *l)
 	if (!l->ta || !l->log)
 		return;
 	timeacct_cost(l->ta, util_mono_s(), &c);
-	if (!c.phases && !(c.cost_pct > c.budget_pct))
-		return; /* within its budget all along (or the default budget,
-		         * watched all the time): nothing to say */
 	if (!c.cycle) {
 		fprintf(l->log, "argus: wall-clock accounting: the scheduler-time programs cost "
 			"%.2f%% of one CPU (%s), watched all the time (--time-budget 0)\n",

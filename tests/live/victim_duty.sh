@@ -37,11 +37,12 @@ thread_s() { # name: the windows' mean thread-s/s
 }
 
 run 0 full
-line=$(grep 'wall-clock accounting' "$TMP/full.err") && echo "$line"
-[ -z "$line" ] || echo "$line" | grep -q 'watched all the time' || fail "--time-budget 0 was duty-cycled: $line"
+line=$(grep 'wall-clock accounting' "$TMP/full.err") || fail "no cost line with --time-budget 0"
+echo "$line"
+echo "$line" | grep -q 'watched all the time' || fail "--time-budget 0 was duty-cycled: $line"
 run 2 duty
 line=$(grep 'wall-clock accounting' "$TMP/duty.err") ||
-	{ cat "$TMP/duty.err"; fail "no cost line: was the accounting within 2% of a CPU watched all the time?"; }
+	{ cat "$TMP/duty.err"; fail "no cost line"; }
 echo "$line"
 phases=$(echo "$line" | sed -n 's/.* in \([0-9]*\) on-phase.*/\1/p')
 cost=$(echo "$line" | sed -n 's/.*programs cost \([0-9.]*\)% of one CPU.*/\1/p')
