@@ -121,7 +121,15 @@ int seqstop_look_build(const struct profile *p, const struct analysis_opts *ao, 
 	look->all_significant = v->found;
 	if (v->leaf)
 		snprintf(look->leaf, sizeof(look->leaf), "%s", v->leaf);
-	/* the nodes entered: marked children from the root down */
+	/* the nodes entered: marked children from the root down.  A node whose
+	 * own total did not move (its time shifted from one child to another:
+	 * a victim's writes that now spin on a lock's owner instead of
+	 * copying) is entered for a child that rose: the decision there is
+	 * the child's, and its significance is what counts.  So the path's
+	 * decisions are those from the last node that is not significant
+	 * down: each must be, and there must be one.  (Requiring every node
+	 * made such a verdict wait for the deadline, q = 1 at the parent
+	 * forever: lock_victim 6-7 pairs, 8 s.) */
 	for (n = an.t->root; v->found && n;) {
 		const struct tree_node *next = NULL;
 
@@ -130,10 +138,14 @@ int seqstop_look_build(const struct profile *p, const struct analysis_opts *ao, 
 				next = n->child[i];
 		if (!next)
 			break;
-		if (!(next->stat.q <= look->max_q))
-			look->max_q = next->stat.q;
-		if (!next->stat.significant)
-			look->all_significant = 0;
+		if (!next->stat.significant) {
+			look->max_q = 0;           /* the decisions below decide */
+			look->all_significant = 0; /* ... and there must be one */
+		} else {
+			if (!(next->stat.q <= look->max_q))
+				look->max_q = next->stat.q;
+			look->all_significant = 1;
+		}
 		n = next;
 	}
 	hlo = verdict_hash(&lo.verdict);

@@ -74,7 +74,8 @@ print(m.get("unprobed", {}).get("throughput", m["throughput"]), p["throughput"],
 #    right or wrong (the reference cs-client with N threads calling the
 #    server task, the back for a chain, a lock where there is one), calls
 #    per request client -> server, the check, the errors of the model
-#    without the probe at N and of the what-ifs at 2N and 4N.  "tuned" apps
+#    without the probe at N and of the what-ifs at 2N and 4N, and the
+#    causality probe's cost (% of one CPU, its BPF run time over the run).  "tuned" apps
 #    are the ones the model was changed on (the event loop: session 5;
 #    TCP with client processes: the NET_RX sender and the calls at the
 #    request's boundary, session 6); "measured" apps only measured.
@@ -82,7 +83,7 @@ if [ "$PART" = family ]; then
 	CS="$BUILD/scenarios/csapp"
 	FAMN=${FAMN:-2}
 	[ -x "$CS" ] || { echo "model: no $CS; run make first" >&2; exit 1; }
-	printf '%-22s %-8s %-9s %6s %-7s %9s %7s %7s %7s  %s\n' app set structure calls valid "alone N" "err N" "err 2N" "err 4N" why
+	printf '%-22s %-8s %-9s %6s %-7s %9s %7s %7s %7s %6s  %s\n' app set structure calls valid "alone N" "err N" "err 2N" "err 4N" "cost%" why
 	fam() { # name set server-task lock(0|1) chain(0|1) csapp-args...
 		name=$1 set=$2 srv=$3 lk=$4 ch=$5
 		shift 5
@@ -118,8 +119,10 @@ p2 = m.get("prediction", {}).get("throughput", 0)
 p4 = m4.get("prediction", {}).get("throughput", 0)
 cl = calls.get(("cs-client", srv))
 ck = m.get("check", {})
-print("%-22s %-8s %-9s %6s %-7s %9.1f %7s %7s %7s  %s" % (name, st, "right" if not wrong else "WRONG",
+cost = m.get("probe", {}).get("cost_pct")
+print("%-22s %-8s %-9s %6s %-7s %9.1f %7s %7s %7s %6s  %s" % (name, st, "right" if not wrong else "WRONG",
       "%.2f" % cl if cl is not None else "-", ck.get("valid", "-"), a1, err(un, a1), err(p2, a2), err(p4, a4),
+      "%.2f" % cost if cost is not None else "-",
       ",".join(wrong) + ("; " if wrong else "") + (ck.get("why", "")[:90] if not ck.get("valid") else "")))
 PY
 	}

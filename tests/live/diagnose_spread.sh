@@ -22,9 +22,12 @@ for f in bprm_execve copy_process; do
 	jq -e --arg f "$f" '[.verdict.branches[].path | index($f)] | any' "$TMP/out" >/dev/null ||
 		fail "no branch through $f"
 done
-# path is the largest branch; every branch has a share and ends below its entry
-jq -e '.verdict.path == .verdict.branches[0].path' "$TMP/out" >/dev/null ||
-	fail "path is not the largest branch"
+# path is the largest branch (or, when the branches converge on one
+# function, issue 23, the path through it: about one run in ten here);
+# every branch has a share and ends below its entry
+jq -e '.verdict.path == .verdict.branches[0].path or
+	(.verdict.convergence != null and (.verdict.path | index(.verdict.convergence.function)))' \
+	"$TMP/out" >/dev/null || fail "path is neither the largest branch nor through the convergence"
 jq -e '[.verdict.branches[] | .share > 0 and (.path | length) >= 3] | all' "$TMP/out" >/dev/null ||
 	fail "a branch without a share or stopped at its entry"
 jq -e '[.verdict.branches[].leaf] | index("do_syscall_64") | not' "$TMP/out" >/dev/null ||
