@@ -229,6 +229,21 @@ struct sim_result {
 	int has_anon;       /* do_anonymous_page on the verdict path */
 };
 
+/* The look after pair `pair` of p (the analysis under the sequential or
+ * the fixed-sample calibration co, into ao), at tt seconds of measuring,
+ * and the rule over the looks so far. */
+static void sim_look(const struct profile *p, struct analysis_opts *ao, struct calib_opts *co,
+		     int sequential, struct seqstop_look *looks, unsigned pair, double tt,
+		     const struct seqstop_opts *so, struct seqstop_decision *d)
+{
+	calib_opts_default(co);
+	co->sequential = sequential;
+	ao->calib = co;
+	assert_int_equal(seqstop_look_build(p, ao, so->margin, pair, &looks[pair - 1], NULL), 0);
+	looks[pair - 1].elapsed_s = tt;
+	seqstop_decide(looks, pair, so, d);
+}
+
 /* One sequential run: pairs of ~0.5 s windows (jittered), after each pair
  * the analysis over everything so far, then the stop rule. */
 static void sim_run(struct sim_rng *rng, double effect, int sequential, double deadline_s,
@@ -265,12 +280,7 @@ static void sim_run(struct sim_rng *rng, double effect, int sequential, double d
 			profile_window_end(p, (unsigned)w, secs);
 			tt += secs + 0.1;
 		}
-		calib_opts_default(&co);
-		co.sequential = sequential;
-		ao.calib = &co;
-		assert_int_equal(seqstop_look_build(p, &ao, so.margin, pair, &looks[pair - 1], NULL), 0);
-		looks[pair - 1].elapsed_s = tt; /* simulated: every pair ~1.2 s */
-		seqstop_decide(looks, pair, &so, &d);
+		sim_look(p, &ao, &co, sequential, looks, pair, tt, &so, &d);
 		if (d.stop || pair == MAXP) {
 			struct analysis an;
 
@@ -335,12 +345,7 @@ static void test_shift(void **state)
 				profile_window_end(p, (unsigned)w, 0.5);
 				tt += 0.6;
 			}
-			calib_opts_default(&co);
-			co.sequential = 1;
-			ao.calib = &co;
-			assert_int_equal(seqstop_look_build(p, &ao, so.margin, pair, &looks[pair - 1],
-							    NULL), 0);
-			seqstop_decide(looks, pair, &so, &d);
+			sim_look(p, &ao, &co, 1, looks, pair, tt, &so, &d);
 			if (d.stop) {
 				settled += d.settled;
 				early += d.settled && pair <= 4;
