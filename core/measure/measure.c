@@ -633,8 +633,12 @@ static int meas_timeout_ms(struct source *s, double now)
 	if (m->phase != SOURCE_SETTLING && m->o.collect_s >= 0 &&
 	    m->last_collect + meas_collect_s(m) < next)
 		next = m->last_collect + meas_collect_s(m);
-	if (m->smp_open && m->smp.next && m->smp.next(m->smp.ctx) < next)
-		next = m->smp.next(m->smp.ctx); /* an attach or a detach */
+	if (m->smp_open && m->smp.next) {
+		double due = m->smp.next(m->smp.ctx); /* an attach or a detach */
+
+		if (due < next)
+			next = due;
+	}
 	/* A load may end at any time: look at least every 100 ms. */
 	if (m->load && next > now + 0.1)
 		next = now + 0.1;

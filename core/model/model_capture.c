@@ -267,16 +267,7 @@ static void mc_log_line(void *arg, const char *line)
  * on (stats >= 0), else its switches at the calibrated cost. */
 static double mc_cost(struct probe_schedtime *ps, int stats)
 {
-	struct schedtime_counters ctr;
-	uint64_t ns = 0, runs = 0;
-
-	if (stats >= 0) {
-		probe_schedtime_runtime(ps, &ns, &runs);
-		return (double)ns;
-	}
-	if (probe_schedtime_counters(ps, &ctr))
-		return 0;
-	return (double)ctr.switches * SCHEDTIME_DUTY_NS_PER_SWITCH;
+	return probe_schedtime_cost_ns(ps, stats >= 0);
 }
 
 /* The load's pace (core/host/load_pace.h) since the last mark, added to

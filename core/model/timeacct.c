@@ -100,19 +100,9 @@ void timeacct_close(struct timeacct *ta)
 	free(ta);
 }
 
-/* The programs' cost so far, ns of CPU (as core/model/model_capture.c). */
 static double ta_cost_ns(const struct timeacct *ta)
 {
-	struct schedtime_counters ctr;
-	uint64_t ns = 0, runs = 0;
-
-	if (ta->stats >= 0) {
-		probe_schedtime_runtime(ta->st, &ns, &runs);
-		return (double)ns;
-	}
-	if (probe_schedtime_counters(ta->st, &ctr))
-		return 0;
-	return (double)ctr.switches * SCHEDTIME_DUTY_NS_PER_SWITCH;
+	return probe_schedtime_cost_ns(ta->st, ta->stats >= 0);
 }
 
 void timeacct_window(struct timeacct *ta, double start, double len, double now)

@@ -71,13 +71,14 @@ void timeacct_close(struct timeacct *ta); /* NULL-safe: detaches */
  * while attached is over the budget they are attached only at the end of
  * each window, as long as the budget allows, and detached the rest; the
  * window's blocked and runnable intervals are corrected for the length
- * bias of the phases (probe_schedtime_read_window does) and every time of
- * the window is scaled from the attached seconds to the window's wall
- * seconds, so a node's thread-ms per second means what it means watched
- * all the time.  What it costs: blocked and runnable intervals longer than
- * ~3/4 of an on-phase are under-counted (no weight sees what is never
- * whole in a phase) — a load that switches that often is made of short
- * intervals, and one that blocks for long switches too little to cycle.
+ * bias of the phases, and each thread's on-CPU, runnable and blocked
+ * totals in the window are the kernel's own, shared over the stacks and
+ * wakers the programs saw (probe_schedtime_read_window with wall_totals:
+ * core/probe/schedtime_wall.h), so a node's thread-ms per second means
+ * what it means watched all the time.  What it costs: where a thread's
+ * waits are longer than an on-phase, their shares among its stacks are
+ * less sure (no weight sees what is never whole in a phase); its totals
+ * are not.
  *
  * timeacct_window: the next window is [start, start + len) (its on-phase
  * ends just before its read); timeacct_tick attaches or detaches when due

@@ -397,6 +397,20 @@ void probe_schedtime_runtime(struct probe_schedtime *ps, uint64_t *ns, uint64_t 
 		kind_prog_runtime(bpf_program__fd(ps->progs[i]), ns, cnt);
 }
 
+double probe_schedtime_cost_ns(struct probe_schedtime *ps, int measured)
+{
+	struct schedtime_counters ctr;
+	uint64_t ns = 0, runs = 0;
+
+	if (measured) {
+		probe_schedtime_runtime(ps, &ns, &runs);
+		return (double)ns;
+	}
+	if (probe_schedtime_counters(ps, &ctr))
+		return 0;
+	return (double)ctr.switches * SCHEDTIME_DUTY_NS_PER_SWITCH;
+}
+
 /* ---- reads -------------------------------------------------------------- */
 
 /* The name of pid.  The wakee (other 0): from the state map (tracked
@@ -745,8 +759,7 @@ static int st_finish(struct probe_schedtime *ps, struct st_table *t, const struc
 /* Duty-cycled with wall_totals: a blocked thread's wait, under the stack
  * it blocked in, for the threads the programs saw no blocked interval of
  * in the window (core/probe/schedtime_wall.h gives it the time). */
-static int st_wall_placeholders(struct probe_schedtime *ps, const struct st_thread *thr,
-				size_t nthr, struct st_table *out)
+static int st_wall_placeholders(const struct st_thread *thr, size_t nthr, struct st_table *out)
 {
 	for (size_t i = 0; i < nthr; i++) {
 		struct schedtime_key k = { 0 };
@@ -762,7 +775,6 @@ static int st_wall_placeholders(struct probe_schedtime *ps, const struct st_thre
 		if (!st_table_get(out, &k))
 			return -ENOMEM;
 	}
-	(void)ps;
 	return 0;
 }
 
@@ -850,7 +862,7 @@ static int st_read(struct probe_schedtime *ps, const struct ksym_table *ks, int 
 		st_val_add(&w->val, &d);
 	}
 	if (!err && window && ps->wall_totals && ps->gaps)
-		err = st_wall_placeholders(ps, thr, nthr, &res);
+		err = st_wall_placeholders(thr, nthr, &res);
 	if (!err)
 		err = st_finish(ps, &res, ks, now, window, s);
 	if (!err && window && ps->wall_totals && ps->gaps)

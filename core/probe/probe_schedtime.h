@@ -151,6 +151,10 @@ int probe_schedtime_reset(struct probe_schedtime *ps);
 int probe_schedtime_counters(struct probe_schedtime *ps, struct schedtime_counters *out);
 /* BPF run time and runs of all its programs since load (opts.stats). */
 void probe_schedtime_runtime(struct probe_schedtime *ps, uint64_t *ns, uint64_t *cnt);
+/* The programs' cost so far, ns of CPU, as a duty cycle needs it: their
+ * BPF run time when run-time statistics are on (measured), else their
+ * switches at SCHEDTIME_DUTY_NS_PER_SWITCH (core/probe/schedtime_duty.h). */
+double probe_schedtime_cost_ns(struct probe_schedtime *ps, int measured);
 /* "tp_btf" or "raw_tp". */
 const char *probe_schedtime_mechanism(const struct probe_schedtime *ps);
 
