@@ -42,6 +42,8 @@ check() { # name want_time frame_regex json [session: printed by kind when a win
 		awk -v n="$1" '$1 < 0.9 || $1 > 1.1 { print n ": a window holds " $1 " thread-s/s, not 1 (" $2 " lost)"; bad = 1 }
 			END { exit bad }' || {
 		[ -n "${5:-}" ] && window_kinds "$5"
+		# whether the accounting was duty-cycled (its totals then from /proc)
+		grep 'wall-clock accounting' "${4%.json}.err" 2>/dev/null
 		fail "$1: the victim's time does not add up to its wall time"
 	}
 }
