@@ -20,6 +20,8 @@ check() { # want-substring argus-args...
 check "between 0.05 and 600 (seconds)" diagnose --batch --json --window nan -- true
 check "between 0.05 and 600 (seconds)" diagnose --batch --json --window inf -- true
 check "out of range" diagnose --batch --json --window 1e308 -- true
+check "between 0 and 1000 (percent of one CPU)" diagnose --batch --json --time-budget abc -- true
+check "out of range" diagnose --batch --json --time-budget -1 -- true
 check "between 0 and 60 (seconds)" diagnose --batch --json --settle nan -- true
 check "between 1 and 1000" diagnose --batch --json --pairs 1.5 -- true
 check "between 1 and 100000 (Hz)" diagnose --batch --json --freq -3 -- true
