@@ -935,6 +935,9 @@ enum chain_role {
 	CHAIN_LINK,   /* a wait another task of the work ends */
 	CHAIN_SHIFT,  /* runnable time that falls as a whole: only who ran
 	               * instead changed, the wait for a CPU did not grow */
+	CHAIN_SHIFT_OUT, /* a shift to a task outside the work: it took CPU
+	               * time the work wanted, while the work's own waits
+	               * for a CPU (behind itself) fell */
 	CHAIN_ROOT,
 };
 
@@ -943,6 +946,29 @@ static const struct tree_node *time_above(const struct tree_node *n)
 	while (n && n->kind != TREE_TIME)
 		n = n->parent;
 	return n;
+}
+
+/* The process that ran instead under a runnable stop: its "[tgid N]" leaf
+ * ("[ran instead: COMM (tgid N)]" in older sessions), or the largest one
+ * below it (a stop at "[ran instead: cgroup /x]"); 0
+ * when there is none. */
+static uint32_t ran_instead_tgid(const struct tree_node *n)
+{
+	for (unsigned depth = 0; n && depth < 4; depth++) {
+		const struct tree_node *big = NULL;
+
+		const char *tg = strstr(n->name, "(tgid ");
+
+		if (!strncmp(n->name, "[tgid ", 6))
+			return (uint32_t)strtoul(n->name + 6, NULL, 10);
+		if (!strncmp(n->name, "[ran instead: ", 14) && tg)
+			return (uint32_t)strtoul(tg + 6, NULL, 10);
+		for (unsigned i = 0; i < n->nchild; i++)
+			if (!big || n->child[i]->stat.rise > big->stat.rise)
+				big = n->child[i];
+		n = big;
+	}
+	return 0;
 }
 
 /* Is a stop a link of a wait chain or its root?  A link: blocked time that
@@ -964,8 +990,13 @@ static enum chain_role chain_role(const struct descent *d, const struct tree_nod
 
 	if (!tn || !strcmp(tn->name, tree_time_name[TREE_TIME_ONCPU]))
 		return CHAIN_NEUTRAL;
-	if (!strcmp(tn->name, tree_time_name[TREE_TIME_RUNNABLE]))
-		return tn->stat.delta > 0 ? CHAIN_ROOT : CHAIN_SHIFT;
+	if (!strcmp(tn->name, tree_time_name[TREE_TIME_RUNNABLE])) {
+		uint32_t other = ran_instead_tgid(n);
+
+		if (tn->stat.delta > 0)
+			return CHAIN_ROOT;
+		return other && !tree_is_work_task(d->t, other) ? CHAIN_SHIFT_OUT : CHAIN_SHIFT;
+	}
 	if (strcmp(tn->name, tree_time_name[TREE_TIME_BLOCKED]))
 		return CHAIN_NEUTRAL;
 	if (!strncmp(n->name, "[still blocked", 14))
@@ -980,7 +1011,7 @@ static enum chain_role chain_role(const struct descent *d, const struct tree_nod
 		tg = strstr(who, "(tgid ");
 		if (!tg)
 			return CHAIN_NEUTRAL;
-		return tree_is_diagnosed(d->t, (uint32_t)strtoul(tg + 6, NULL, 10)) ? CHAIN_LINK
+		return tree_is_work_task(d->t, (uint32_t)strtoul(tg + 6, NULL, 10)) ? CHAIN_LINK
 										     : CHAIN_ROOT;
 	}
 	return CHAIN_NEUTRAL;
@@ -990,9 +1021,14 @@ static enum chain_role chain_role(const struct descent *d, const struct tree_nod
  * shift) and another branch is a root, the root is the answer: a wait on a
  * task that is itself waiting is not a cause (wPerf's cascaded
  * redistribution, Trace Compass's critical path).  The largest root moves
- * to the front; the others keep their order.  Returns the stop moved
- * behind it, or NULL; *role says what it was. */
-static const struct tree_node *chain_root_first(struct descent *d, enum chain_role *role)
+ * to the front; the others keep their order.  With no root, a link gives
+ * way to the largest shift to an outside task: a ping-pong victim beside a
+ * spinner on its CPU waits for its peer (a link) because the peer waits
+ * behind the spinner, while its waits behind its own threads fall (so its
+ * runnable time as a whole does too).  Returns the stop moved behind it,
+ * or NULL; *role says what that stop was, *chosen what moved in front. */
+static const struct tree_node *chain_root_first(struct descent *d, enum chain_role *role,
+						enum chain_role *chosen)
 {
 	unsigned best = 0;
 	const struct tree_node *link;
@@ -1001,12 +1037,19 @@ static const struct tree_node *chain_root_first(struct descent *d, enum chain_ro
 	if (d->nstops < 2 || d->sign < 0)
 		return NULL;
 	*role = chain_role(d, d->stops[0].n);
-	if (*role != CHAIN_LINK && *role != CHAIN_SHIFT)
+	if (*role != CHAIN_LINK && *role != CHAIN_SHIFT && *role != CHAIN_SHIFT_OUT)
 		return NULL;
+	*chosen = CHAIN_ROOT;
 	for (unsigned i = 1; i < d->nstops; i++)
 		if (chain_role(d, d->stops[i].n) == CHAIN_ROOT &&
 		    (!best || d->stops[i].mass > d->stops[best].mass))
 			best = i;
+	for (unsigned i = 1; i < d->nstops && !best && *role == CHAIN_LINK; i++)
+		if (chain_role(d, d->stops[i].n) == CHAIN_SHIFT_OUT &&
+		    (*chosen != CHAIN_SHIFT_OUT || d->stops[i].mass > d->stops[best].mass)) {
+			best = i;
+			*chosen = CHAIN_SHIFT_OUT;
+		}
 	if (!best)
 		return NULL;
 	link = d->stops[0].n;
@@ -1014,6 +1057,44 @@ static const struct tree_node *chain_root_first(struct descent *d, enum chain_ro
 	memmove(&d->stops[1], &d->stops[0], best * sizeof(d->stops[0]));
 	d->stops[0] = s;
 	return link;
+}
+
+/* ---- branches too small to name ---------------------------------------------- */
+
+/* A branch is entered for its share of the rise where the walk split, but
+ * what it ends at can carry far less: most of a syscall branch's rise may
+ * be entry and exit time, set aside on the way (stress-ng futex: a
+ * "syscall" branch of 30% ended at __get_user_8 with 1%).  Such a stop
+ * names no part of the increase worth a person's look: dropped, the
+ * decisions and a note saying so, while a larger one remains. */
+static int drop_small_stops(struct descent *d)
+{
+	double least = DESCEND_BRANCH_MIN * d->start_mass;
+	unsigned keep = 0, large = 0;
+	int err = 0;
+
+	for (unsigned i = 0; i < d->nstops; i++)
+		large += d->stops[i].mass >= least;
+	if (!large)
+		return 0;
+	for (unsigned i = 0; i < d->nstops; i++) {
+		struct stop *s = &d->stops[i];
+
+		if (s->mass < least && !err) {
+			err = descent_line(d->r, "branch %s: carries %+.1f/s, under %.0f%% of the "
+					       "increase where the walk began: not a branch",
+					       s->n->name, d->sign * s->mass, DESCEND_BRANCH_MIN * 100);
+			if (!err && d->sign > 0)
+				err = verdict_add_note(d->v, "%s (%+.1f/s, %.1f%% of the increase) "
+						       "is too small to be a branch of the verdict",
+						       s->n->name, s->mass,
+						       d->total > 0 ? s->mass / d->total * 100 : 0.0);
+			continue;
+		}
+		d->stops[keep++] = *s;
+	}
+	d->nstops = keep;
+	return err;
 }
 
 /* ---- a load not yet steady (issue 23, item 4) -------------------------------- */
@@ -1071,8 +1152,8 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 {
 	struct descent d = { .t = t, .v = v, .r = r, .sign = +1 };
 	const struct tree_node *link;
-	enum chain_role role = CHAIN_NEUTRAL;
-	const char *why;
+	enum chain_role role = CHAIN_NEUTRAL, chosen = CHAIN_ROOT;
+	const char *why, *what;
 	int err = 0;
 
 	if (!t || !t->root || !v)
@@ -1098,21 +1179,28 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 		return err;
 	if (!d.nstops)
 		return verdict_not_found(&d, d.start);
-	link = chain_root_first(&d, &role);
-	why = role == CHAIN_SHIFT ? "the work's runnable time falls as a whole: who ran instead "
-				    "changed, the wait for a CPU did not grow"
-				  : "it waits on other tasks of the work (a task of it, a peer's send, "
-				    "or a wait not ended), which wait in turn: a link of a wait chain";
+	err = drop_small_stops(&d);
+	if (err)
+		return err;
+	link = chain_root_first(&d, &role, &chosen);
+	why = role == CHAIN_SHIFT || role == CHAIN_SHIFT_OUT ?
+	      "the work's runnable time falls as a whole: who ran instead changed, the wait "
+	      "for a CPU did not grow"
+	      : "it waits on other tasks of the work (a task of it, a peer's send, or a wait not "
+		"ended), which wait in turn: a link of a wait chain";
+	what = chosen == CHAIN_SHIFT_OUT ?
+	       "no branch is a root; the CPU time a task outside the work took from it is the verdict"
+	       : "the root is the verdict";
 	if (link)
-		err = descent_line(r, "%s (%s time, +%.1f/s): %s, not a root -> the verdict is the root, %s",
+		err = descent_line(r, "%s (%s time, +%.1f/s): %s, not a root -> %s: %s",
 				   link->name, time_above(link) ? time_above(link)->name : "?",
-				   link->stat.rise, why, d.stops[0].n->name);
+				   link->stat.rise, why, what, d.stops[0].n->name);
 	if (!err)
 		err = verdict_found(&d);
 	if (!err && link)
-		err = verdict_add_note(v, "wait chain: %s (%s, +%.1f/s): %s; the root is the verdict: %s",
+		err = verdict_add_note(v, "wait chain: %s (%s, +%.1f/s): %s; %s: %s",
 				       link->name, time_above(link) ? time_above(link)->name : "?",
-				       link->stat.rise, why, d.stops[0].n->name);
+				       link->stat.rise, why, what, d.stops[0].n->name);
 	/* a spread or weak answer: does the increase converge on one function
 	 * under several callers? (core/analysis/descent_converge.c) */
 	if (!err && (d.nstops > 1 || v->rise < d.explain * d.start_mass)) {

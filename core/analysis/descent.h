@@ -74,6 +74,11 @@ int descent_is_dispatch(const struct tree_node *n);
  * which names its syscall): no branch ends at one */
 int descent_is_entry(const struct tree_node *n);
 
+/* a scheduler frame a thread enters to wait (schedule, io_schedule,
+ * schedule_timeout...), not one it is preempted in or yields through: the
+ * switch below it is that wait's cost */
+int descent_is_wait_entry(const char *name);
+
 /* a grouping level, a dispatch frame (syscall, exception, kthread entry) or
  * a skid frame: not a code path of its own */
 int descent_not_a_path(const struct tree_node *n);

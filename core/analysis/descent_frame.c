@@ -34,6 +34,18 @@ enum descent_skid descent_skid_of(const struct tree_node *n)
 	return DESCENT_SKID_NONE;
 }
 
+static const char *const wait_entries[] = { "schedule", "io_schedule", "schedule_timeout",
+	"schedule_hrtimeout", "schedule_hrtimeout_range", "schedule_hrtimeout_range_clock",
+	"schedule_preempt_disabled", "io_schedule_timeout", NULL };
+
+int descent_is_wait_entry(const char *name)
+{
+	for (const char *const *w = wait_entries; *w; w++)
+		if (descent_name_is(name, *w))
+			return 1;
+	return 0;
+}
+
 /* Interrupts-on primitives.  A native x86 kernel turns interrupts back on
  * with an inline sti, so cpu-clock samples held back by a section with them
  * off land in its caller's own time (exc_page_fault, above).  A

@@ -30,7 +30,7 @@ void descent_branch_of(const struct tree_node *n, struct verdict_branch *b, char
 	const struct tree_node *chain[VERDICT_MAX_PATH * 2 + 8];
 	const struct tree_node *sub = NULL, *time = NULL;
 	enum subsys deep = SUBSYS_N, waited = SUBSYS_N;
-	int in_sched = 0;
+	int in_sched = 0, switch_only = 0;
 	unsigned nchain = 0;
 
 	memset(b, 0, sizeof(*b));
@@ -52,6 +52,10 @@ void descent_branch_of(const struct tree_node *n, struct verdict_branch *b, char
 			if (s != SUBSYS_N && s != SUBSYS_SYSCALL)
 				deep = s;
 			/* where it waited: above the first scheduler frame */
+			if (s == SUBSYS_SCHED && !in_sched)
+				switch_only = descent_is_wait_entry(x->name);
+			else if (in_sched && s != SUBSYS_N && s != SUBSYS_SCHED)
+				switch_only = 0;
 			if (s == SUBSYS_SCHED)
 				in_sched = 1;
 			if (!in_sched && s != SUBSYS_N && s != SUBSYS_SYSCALL && s != SUBSYS_SCHED &&
@@ -62,8 +66,11 @@ void descent_branch_of(const struct tree_node *n, struct verdict_branch *b, char
 			names[b->npath++] = (char *)x->name;
 	}
 	b->path = names;
-	if (time && (!strcmp(time->name, "blocked") || !strcmp(time->name, "runnable")) &&
-	    waited != SUBSYS_N)
+	/* blocked and runnable time is where it waited; so is on-CPU time
+	 * spent in the switch of a wait (futex_wait > schedule > __schedule:
+	 * the futex wait's cost, not the scheduler's own work) */
+	if (((time && (!strcmp(time->name, "blocked") || !strcmp(time->name, "runnable"))) ||
+	     switch_only) && waited != SUBSYS_N)
 		deep = waited;
 	snprintf(b->subsystem, sizeof(b->subsystem), "%s",
 		 deep != SUBSYS_N ? subsys_name(deep) : sub ? sub->name : subsys_name(n->subsys));

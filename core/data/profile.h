@@ -79,7 +79,10 @@ struct profile_stack {
 #define PROFILE_DIAG_MAX 64
 struct profile_diag {
 	int known;
-	int all;                /* every stack is the diagnosed work's */
+	int all;                /* every stack is the diagnosed work's (a victim:
+	                         * tgids then lists its processes, to tell its own
+	                         * wakers and CPU rivals from others; none in
+	                         * older sessions) */
 	unsigned ntgids;
 	uint32_t tgids[PROFILE_DIAG_MAX];
 };

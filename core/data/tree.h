@@ -243,6 +243,10 @@ void tree_kworkers_free(struct tree *t);
  * so, or said nothing (then every process counts as diagnosed: no work is
  * called displaced without knowing what was diagnosed). */
 int tree_is_diagnosed(const struct tree *t, uint32_t tgid);
+/* 1 when a task of process tgid that woke the work or ran instead of it
+ * is the work's own: as tree_is_diagnosed, but a victim's tree (every
+ * stack its) answers from the victim's processes when it lists them. */
+int tree_is_work_task(const struct tree *t, uint32_t tgid);
 
 /* Child of parent named name, or NULL — a hash lookup, not a scan. */
 struct tree_node *tree_child(const struct tree *t, const struct tree_node *parent,

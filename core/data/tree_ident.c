@@ -63,6 +63,16 @@ int tree_is_diagnosed(const struct tree *t, uint32_t tgid)
 	return 0;
 }
 
+int tree_is_work_task(const struct tree *t, uint32_t tgid)
+{
+	if (!t->diag.known || (t->diag.all && !t->diag.ntgids))
+		return 1;
+	for (unsigned i = 0; i < t->diag.ntgids; i++)
+		if (t->diag.tgids[i] == tgid)
+			return 1;
+	return 0;
+}
+
 void tree_idents_free(struct tree *t)
 {
 	free(t->idents);

@@ -366,10 +366,11 @@ static void meas_finish(struct measure *m, double now)
 }
 
 /* Which processes are the diagnosed work (struct profile_diag): the
- * victim's, when sampling is filtered to it (every stack); else the load's
- * processes as they are at the end of each loaded window (a background
- * that runs in both conditions is not diagnosed: its falls are displaced
- * work). */
+ * victim's, when sampling is filtered to it (every stack, and its
+ * processes listed: who woke it or ran instead is its own or another's);
+ * else the load's processes as they are at the end of each loaded window
+ * (a background that runs in both conditions is not diagnosed: its falls
+ * are displaced work). */
 static void meas_diag(struct measure *m)
 {
 	uint32_t tg[PROFILE_DIAG_MAX];
@@ -380,6 +381,10 @@ static void meas_diag(struct measure *m)
 	m->prof->diag.known = 1;
 	if (m->victim) {
 		m->prof->diag.all = 1;
+		profile_diag_add(&m->prof->diag, (uint32_t)load_pid(m->victim));
+		n = load_tgids(m->victim, tg, PROFILE_DIAG_MAX);
+		for (int i = 0; i < n && i < PROFILE_DIAG_MAX; i++)
+			profile_diag_add(&m->prof->diag, tg[i]);
 		return;
 	}
 	if (m->o.pid)

@@ -2,7 +2,13 @@
 # victim_duty — the wall-clock accounting of a message-heavy victim within
 # its budget (issue 26 item 2, core/model/timeacct.h): tier3 as a ping-pong
 # (two clients, no think time: ~10^5 context switches a second) is the
-# victim, a CPU spinner pinned to CPU 0 the aggressor.  Watched all the time
+# victim, a CPU spinner pinned to CPU 0 the aggressor, the victim pinned
+# there too (taskset): on both CPUs its threads would also queue behind
+# each other, and whether that or the spinner carries more of the rise
+# varied between runs (2 of 8 runs named the victim's own cgroup, one of
+# them in CI at stop 33); on the spinner's CPU the spinner is the one new
+# occupant, and the victim's waits for its peer are a wait chain whose
+# root is the CPU time the spinner took.  Watched all the time
 # the scheduler-time programs cost more than a small budget on it, so:
 #  - with --time-budget 2 they are duty-cycled (the log says on-phases) and
 #    cost at most the budget on average, with a quarter's margin for the
@@ -20,7 +26,8 @@ S="$BUILD/scenarios"
 [ -x "$S/tier3" ] && [ -x "$S/spinner" ] || skip "no $S/tier3; run make"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (the victim's threads beside the pinned spinner)"
 
-VICTIM="$S/tier3 --clients 2 --front-us 0 --back-us 0 --lock-us 0 --io 0 --think-ms 0 --warmup 0 --seconds 60"
+need_cmd taskset
+VICTIM="taskset -c 0 $S/tier3 --clients 2 --front-us 0 --back-us 0 --lock-us 0 --io 0 --think-ms 0 --warmup 0 --seconds 60"
 run() { # budget name
 	"$ARGUS" diagnose --victim "$VICTIM" --load "$S/spinner" --time-budget "$1" --fixed --pairs 4 \
 		--no-session >"$TMP/$2.json" 2>"$TMP/$2.err" || { cat "$TMP/$2.err"; fail "diagnose ($2) exited $?"; }

@@ -1022,6 +1022,54 @@ static void test_wait_chain_root(void **state)
 	tree_free(t);
 }
 
+/* A ping-pong victim beside a spinner on its CPU: its blocked time woken by
+ * its own thread rises most (a link: the peer waits behind the spinner),
+ * its runnable time falls as a whole (its threads wait less behind each
+ * other), and behind the spinner it rises.  No branch is a root; the CPU
+ * time the spinner, outside the victim, took is the verdict.  A victim's
+ * tree that does not list its processes (an older session) cannot tell the
+ * spinner from the victim's own threads: the link stays the verdict. */
+static void test_wait_chain_shift_out(void **state)
+{
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct profile *p;
+	struct tree *t;
+
+	(void)state;
+	for (int listed = 0; listed < 2; listed++) {
+		p = prof();
+		p->diag.known = 1;
+		p->diag.all = 1;
+		if (listed)
+			profile_diag_add(&p->diag, 20);
+		ADD(p, V(600, 605, 595), V(300, 302, 298), "[runnable]", SYS, "ksys_read",
+		    "unix_stream_read_generic", "schedule_timeout", "schedule", "__schedule",
+		    "[ran instead: t3-back (tgid 20)]");
+		ADD(p, ZERO, V(250, 255, 245), "[runnable]", SYS, "ksys_read",
+		    "unix_stream_read_generic", "schedule_timeout", "schedule", "__schedule",
+		    "[ran instead: spinner (tgid 50)]");
+		ADD(p, V(100, 104, 96), V(500, 510, 490), "[blocked]", SYS, "ksys_read",
+		    "unix_stream_read_generic", "schedule_timeout", "schedule", "__schedule",
+		    "[woken by task t3-front (tgid 20)]");
+		t = calibrate(p);
+		assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+		dump(&r);
+		assert_true(v.found);
+		if (listed) {
+			assert_string_equal(v.time, "runnable");
+			assert_string_equal(v.leaf, "[ran instead: spinner (tgid 50)]");
+			assert_true(note_has(&v, "outside the work"));
+		} else {
+			assert_string_equal(v.time, "blocked");
+			assert_false(note_has(&v, "wait chain"));
+		}
+		verdict_clear(&v);
+		agent_reply_clear(&r);
+		tree_free(t);
+	}
+}
+
 /* A load not yet steady (issue 23, item 4): a filesystem walk whose first
  * passes are cold.  Six pairs; the block I/O under getdents64 is heavy in
  * the first three loaded windows and small after, the stat path steady:
@@ -1330,8 +1378,44 @@ static void test_entry_fault_skid(void **state)
 	tree_free(t);
 }
 
+/* A branch entered for its share at the root that ends at almost nothing
+ * (stress-ng futex: the syscall branch is mostly entry and exit time,
+ * what is left under it 1% of the increase) is no branch of the verdict:
+ * dropped with a note, the branch that carries the rise kept. */
+static void test_small_branch_dropped(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+	int noted = 0;
+
+	(void)state;
+	ADD(p, ZERO, V(500, 510, 490), SYS, "__x64_sys_futex", "do_futex", "futex_wake",
+	    "get_futex_key");
+	ADD(p, ZERO, V(300, 310, 290), SYS);
+	ADD(p, ZERO, V(12, 13, 12), SYS, "exit_to_user_mode_loop", "__rseq_handle_notify_resume",
+	    "__get_user_8");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_string_equal(v.leaf, "get_futex_key");
+	for (unsigned i = 0; i < v.nbranches; i++)
+		assert_string_not_equal(v.branches[i].path[v.branches[i].npath - 1], "__get_user_8");
+	for (unsigned i = 0; i < v.nnotes; i++)
+		noted |= strstr(v.notes[i], "__get_user_8") && strstr(v.notes[i], "too small");
+	assert_true(noted);
+	assert_true(line_has(&r, "branch __get_user_8"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
 /* issue 26 item 3: the subsystem of blocked or runnable time is where it
- * waited; sched only when nothing else is known above the scheduler. */
+ * waited; sched only when nothing else is known above the scheduler.  So is
+ * on-CPU time in the switch of a wait (a voluntary schedule), not in a
+ * preemption or a yield. */
 static void test_wait_subsystem(void **state)
 {
 	static const struct {
@@ -1359,6 +1443,16 @@ static void test_wait_subsystem(void **state)
 		{ "on-cpu", { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_write", "ksys_write",
 			      "vfs_write", "anon_pipe_write", "__wake_up_sync_key", "try_to_wake_up" },
 		  "sched" },
+		/* the switch of a futex wait is the wait's cost (stress-ng futex) */
+		{ "on-cpu", { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_futex", "do_futex",
+			      "futex_wait", "__futex_wait", "futex_do_wait", "schedule",
+			      "__schedule" }, "locking" },
+		/* a preemption on the way out is the scheduler's */
+		{ "on-cpu", { "entry_SYSCALL_64", "do_syscall_64", "exit_to_user_mode_loop",
+			      "schedule", "__schedule" }, "sched" },
+		/* a yield is not a wait */
+		{ "on-cpu", { "entry_SYSCALL_64", "do_syscall_64", "__x64_sys_sched_yield",
+			      "do_sched_yield", "schedule", "__schedule" }, "sched" },
 	};
 
 	(void)state;
@@ -1466,11 +1560,13 @@ int main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_subsystem_only),
 		cmocka_unit_test(test_rise_under_falling_parent),
+		cmocka_unit_test(test_small_branch_dropped),
 		cmocka_unit_test(test_victim_falling_root),
 		cmocka_unit_test(test_spread_branches),
 		cmocka_unit_test(test_convergence),
 		cmocka_unit_test(test_convergence_skid),
 		cmocka_unit_test(test_wait_chain_root),
+		cmocka_unit_test(test_wait_chain_shift_out),
 		cmocka_unit_test(test_not_steady),
 		cmocka_unit_test(test_displaced_by_process),
 		cmocka_unit_test(test_time_level),
