@@ -90,6 +90,8 @@ const volatile __u32 tgid_set_on = 0;      /* track only tgids in `tgids` */
 const volatile __u32 follow_forks = 0;     /* children of tracked tgids join */
 const volatile __u32 exclude_tgid = 0;     /* never tracked (argus itself) */
 const volatile __u32 no_stacks = 0;        /* NO_STACK everywhere (cheaper) */
+const volatile __u32 user_stacks = 0;      /* the user stack too, at each sampled
+                                            * block or preemption (issue 27) */
 
 const volatile __u32 sample_shift = 0;     /* 0: every interval exact */
 const volatile __u32 sample_after = 0;     /* exact intervals per thread and window */
@@ -154,6 +156,13 @@ struct {
 	__uint(value_size, SCHEDTIME_MAX_DEPTH * sizeof(__u64));
 	__uint(max_entries, 1); /* set at run time */
 } stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, SCHEDTIME_MAX_DEPTH * sizeof(__u64));
+	__uint(max_entries, 1); /* set at run time (SCHEDTIME_MAX_USTACKS at most) */
+} ustacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -306,6 +315,7 @@ static __always_inline void st_end_interval(struct schedtime_state *sp)
 	sp->pre_ts = sp->ts;
 	sp->pre_state = sp->state;
 	sp->pre_stack_id = sp->stack_id;
+	sp->pre_ustack = sp->ustack;
 }
 
 /* The weight of an interval of sp beginning now (see the top): 1, or
@@ -520,7 +530,7 @@ static __always_inline void runnable_split(__u32 pid, struct schedtime_state *sp
 					   struct schedtime_runs *rs, __u64 now, __u64 pt,
 					   const int skip, struct schedtime_counters *c)
 {
-	struct schedtime_akey k = { .pid = pid, .stack_id = sp->stack_id,
+	struct schedtime_akey k = { .pid = pid, .stack_id = sp->stack_id, .ustack = sp->ustack,
 				    .kind = SCHEDTIME_RUNNABLE, .other_kind = SCHEDTIME_OTHER_TASK };
 	__u64 from = sp->ts, to = now, full = now > sp->start_ts ? now - sp->start_ts : 0;
 	struct schedtime_run *r;
@@ -599,6 +609,20 @@ static __always_inline __u32 block_stack(void *ctx, struct schedtime_state *sp,
 	return (__u32)id;
 }
 
+/* The user stack of current (prev) at its block or preemption, as its id
+ * + 1, 0 for none: a kernel thread has none, a failed walk is counted.
+ * Never cached as the kernel stack is (the same syscall blocks from many
+ * call sites); taken only for a sampled interval, so the duty cycle and
+ * the sampling bound its cost with the kernel walk's. */
+static __always_inline __u16 block_ustack(void *ctx, struct task_struct *cur,
+					  struct schedtime_counters *c)
+{
+	__u64 unused = 0;
+	long id = task_user_stack(ctx, cur, &ustacks, c ? &c->ustack_error : &unused);
+
+	return id >= 0 && id < SCHEDTIME_MAX_USTACKS ? (__u16)(id + 1) : 0;
+}
+
 /* prev (current) leaves the CPU while its state says it is not on one
  * (RUNNABLE or BLOCKED, this phase): the switch that put it there showed
  * no sched_switch.  Such switches exist: on the test VM no switch away
@@ -626,7 +650,7 @@ static __always_inline void unseen_switch_in(__u32 pid, struct schedtime_state *
 	}
 	if (sp->state == SCHEDTIME_S_BLOCKED) {
 		struct schedtime_akey k = { .pid = pid, .stack_id = sp->stack_id,
-					    .kind = SCHEDTIME_BLOCKED,
+					    .ustack = sp->ustack, .kind = SCHEDTIME_BLOCKED,
 					    .other_kind = SCHEDTIME_OTHER_NONE };
 
 		full = in > sp->start_ts ? in - sp->start_ts : 0;
@@ -702,6 +726,7 @@ static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 n
 		bpf_get_current_comm(sp->comm, sizeof(sp->comm));
 	sp->w = st_weight(sp, rs, c);
 	sp->stack_id = block_stack(ctx, sp, cur, pstate, preempt, sp->w != 0, c);
+	sp->ustack = user_stacks && sp->w ? block_ustack(ctx, cur, c) : 0;
 	sp->ts = sp->start_ts = now;
 	sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE : SCHEDTIME_S_BLOCKED;
 	if (fresh)
@@ -750,6 +775,7 @@ static __always_inline void switch_in(const int btf, struct task_struct *next, _
 	}
 	if (sp->state == SCHEDTIME_S_BLOCKED) {
 		k.stack_id = sp->stack_id;
+		k.ustack = sp->ustack;
 		charge(&k, st_part(sp->ts, now), now - sp->start_ts,
 		       st_w_end(sp->w, now - sp->start_ts), 0, 0, c);
 		if (c)
@@ -813,6 +839,7 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 		sp->state = SCHEDTIME_S_RUNNABLE;
 		sp->ts = sp->start_ts = bpf_ktime_get_ns();
 		sp->stack_id = SCHEDTIME_NO_STACK;
+		sp->ustack = 0;
 		sp->w = 1;
 		c = ctrs();
 		if (c)
@@ -845,6 +872,7 @@ static __always_inline void on_waking(const int btf, struct task_struct *p)
 	pt = bpf_get_current_pid_tgid();
 	k.pid = pid;
 	k.stack_id = sp->stack_id;
+	k.ustack = sp->ustack;
 	/* every wakeup, charged or not: the flag below follows each one */
 	wtgid = waker_of(&k, w ? c : NULL, pt, &wname);
 	/* a message after a write-space wakeup by the same process: the
@@ -879,6 +907,7 @@ static __always_inline void on_wakeup_new(const int btf, struct task_struct *p)
 	st.state = SCHEDTIME_S_RUNNABLE;
 	st.ts = st.start_ts = bpf_ktime_get_ns();
 	st.stack_id = SCHEDTIME_NO_STACK;
+	st.ustack = 0;
 	st.tgid = tgid;
 	bpf_probe_read_kernel_str(st.comm, sizeof(st.comm), &p->comm);
 	st_insert(pid, &st, ctrs());

@@ -17,6 +17,9 @@
 #define SCHEDTIME_MAX_DEPTH 127
 #define SCHEDTIME_BUCKETS 32     /* log2 ns: bucket 31 holds >= 2^31 ns (2.1 s) */
 #define SCHEDTIME_NO_STACK 0xffffffffu
+/* The user stack map's size at most (its ids fit the kernel key's 16 bits
+ * as id + 1, 0 meaning none: a zero-filled state or key has none). */
+#define SCHEDTIME_MAX_USTACKS 65534
 
 /* schedtime_key.kind */
 enum schedtime_kind {
@@ -93,6 +96,10 @@ struct schedtime_key {
 	__u32 other_pid, other_tgid; /* waker / ran-instead task (0 for irqs) */
 	__u32 other_vec;             /* softirq vector or irq number */
 	char comm[SCHEDTIME_COMM_LEN], other_comm[SCHEDTIME_COMM_LEN];
+	__u32 ustack_id;             /* the wakee's user stack where it blocked
+	                              * or was preempted (SCHEDTIME_NO_STACK:
+	                              * none taken: not asked for, a kernel
+	                              * thread, an interval not sampled) */
 };
 
 /* Aggregate map key in the kernel: 20 bytes, no names (hashing and
@@ -106,7 +113,7 @@ struct schedtime_akey {
 	__u32 other_pid;             /* waker / ran-instead task (0 for irqs) */
 	__u32 other_vec;
 	__u8 kind, other_kind;
-	__u16 pad;
+	__u16 ustack;                /* user stack id + 1 (0: none) */
 };
 
 /* names: pid -> who, for the other side of a key (LRU). */
@@ -158,7 +165,9 @@ struct schedtime_state {
 	__u32 state;                 /* enum schedtime_tstate */
 	__u32 stack_id;
 	__u32 tgid;
-	__u32 sc_next;               /* the stack cache way replaced next */
+	__u16 sc_next;               /* the stack cache way replaced next */
+	__u16 ustack;                /* user stack id + 1 at the block or
+	                              * preemption (0: none), as stack_id */
 	char comm[SCHEDTIME_COMM_LEN];
 	__u64 oncpu_count, oncpu_ns; /* ONCPU intervals ended (after the epoch) */
 	struct schedtime_sc sc[SCHEDTIME_SC_WAYS];
@@ -182,6 +191,8 @@ struct schedtime_state {
 	__u64 pre_ts;                /* its start */
 	__u32 pre_state;             /* its state (enum schedtime_tstate) */
 	__u32 pre_stack_id;          /* its stack */
+	__u16 pre_ustack;            /* its user stack (id + 1, 0: none) */
+	__u16 pad2[3];
 };
 
 /* The task that sent a packet (map `senders`, key: the sk_buff's address,
@@ -236,6 +247,8 @@ struct schedtime_counters {
 	__u64 wake_task, wake_hardirq, wake_softirq;
 	__u64 unseen_wakeups;        /* switch-in of a BLOCKED thread: no wakeup */
 	__u64 stack_error;           /* no stack: NO_STACK used */
+	__u64 ustack_error;          /* user stack wanted, not taken: the
+	                              * interval kept with the kernel's alone */
 	__u64 map_full;              /* state or aggregate map full: not counted */
 	__u64 forks_followed;        /* children added to the tgid set */
 	__u64 exits;                 /* tracked threads that exited */

@@ -14,7 +14,7 @@ enum opts_load_id {
 	OL_LOAD, OL_VICTIM, OL_VICTIM_PID, OL_BACKGROUND, OL_PID, OL_PAUSE, OL_REFERENCE,
 	OL_STRICT,
 	OL_PAIRS, OL_MIN_PAIRS, OL_FIXED, OL_WINDOW, OL_SETTLE, OL_WARMUP, OL_FREQ, OL_TIME, OL_TIME_BUDGET,
-	OL_STEADY, OL_TOLERANCE, OL_MARK,
+	OL_KERNEL_ONLY, OL_STEADY, OL_TOLERANCE, OL_MARK,
 };
 
 static const struct opt opts_load_table[] = {
@@ -62,6 +62,9 @@ static const struct opt opts_load_table[] = {
 	  "with --time wall: the scheduler-time programs' budget, % of one CPU (default 5); "
 	  "over it they watch only the end of each window, the rest scaled from it "
 	  "(0: watch all the time)" },
+	{ OL_KERNEL_ONLY, "--kernel-only", NULL, NULL,
+	  "kernel stacks only: the measurement takes no user-space stacks, so has no call "
+	  "sites of its own (a step still takes them)" },
 	{ OL_STEADY, "--steady", NULL, NULL,
 	  "the model of the load (m) from the steady state only: the longest run of loaded "
 	  "windows whose rates agree (needs --time wall; the tree keeps every window)" },
@@ -313,6 +316,9 @@ int opts_load_apply(struct opts_load *ol, const struct opt_hit *h, FILE *err)
 		if (opts_load_num(typed, val, 0, 1000, "percent of one CPU", &d, err) < 0)
 			return -1;
 		ol->m.time_budget_pct = d > 0 ? d : -1;
+		return 0;
+	case OL_KERNEL_ONLY:
+		ol->m.kernel_only = 1;
 		return 0;
 	case OL_STEADY:
 		ol->m.model_steady = 1;

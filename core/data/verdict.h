@@ -129,8 +129,8 @@ struct profile;
  * (callsites_ustack_errors, callsites_samples) either way.  0 or -ENOMEM. */
 int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t exclude_tgid);
 /* The same from p (NULL: none) and, while none found names a function
- * (none at all, or only "(no user stack)": a wall-clock path through
- * blocked time, whose stacks have no user frames), from each step's
+ * (none at all, or only "(no user stack)": measured --kernel-only, or
+ * intervals the scheduler programs did not sample), from each step's
  * profile in turn (steps' stacks carry their marker frame where the tree
  * hung it: a path through a step's node finds the step's user frames; a
  * step's counts are never mixed with another's or the sampler's, their

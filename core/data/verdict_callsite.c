@@ -253,8 +253,9 @@ static void vcs_put(struct verdict *v, struct vcs_found *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* Whether a call site of v names a function: "(no user stack)" alone (the
- * wall-clock tree's blocked stacks carry no user frames) names none. */
+/* Whether a call site of v names a function: "(no user stack)" alone names
+ * none (measured with --kernel-only, or a wall-clock interval the
+ * scheduler programs did not sample: no user stack was taken). */
 static int vcs_any_user(const struct verdict *v)
 {
 	for (unsigned i = 0; i < v->ncallsites; i++)

@@ -165,6 +165,7 @@ int measure_live_open(struct measure_sampler *smp, const struct measure_opts *o,
 	po.ntgids = filter ? ntgids : 0;
 	po.filter = filter;
 	po.follow_forks = filter;
+	po.no_user_stacks = o->kernel_only;
 	{
 		/* test hook (measure.h): a small stack map, so that stacks are lost */
 		const char *e = getenv("ARGUS_TEST_STACKS");
@@ -187,6 +188,7 @@ int measure_live_open(struct measure_sampler *smp, const struct measure_opts *o,
 			.exclude_tgid = (uint32_t)getpid(),
 			.budget_pct = o->time_budget_pct,
 			.stats = 1,
+			.user_stacks = !po.no_user_stacks,
 		};
 
 		l->ta = timeacct_open(time_tgids, ntime, &to, &why);

@@ -115,6 +115,8 @@ struct measure_opts {
 	double time_budget_pct;      /* --time-budget: the wall-clock accounting's
 	                              * CPU budget (core/model/timeacct.h); 0: the
 	                              * per-event budget; < 0: never duty-cycled */
+	int kernel_only;             /* --kernel-only: no user stacks (the sampler's
+	                              * nor the wall-clock accounting's) */
 	/* the model of the load (time accounting): which loaded windows it is
 	 * built from (core/model/model_window.h); neither: all of them */
 	int model_steady;            /* --steady */

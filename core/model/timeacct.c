@@ -67,6 +67,7 @@ struct timeacct *timeacct_open(const uint32_t *tgids, size_t ntgids,
 	o.exclude_tgid = to->exclude_tgid;
 	o.windows = 1;
 	o.wall_totals = 1; /* duty-cycled windows per wall second, exact per thread */
+	o.user_stacks = to->user_stacks;
 	ta->st = probe_schedtime_open(&o, cause);
 	if (!ta->st) {
 		err = errno;
@@ -349,6 +350,10 @@ static int64_t ta_oncpu(struct probe_profile *pp, struct profile *p, unsigned wi
 			q->comm = profile_intern(p, s->comm ? s->comm : "");
 		}
 	}
+	/* the files its user frames name (pprof's mappings) */
+	for (size_t i = 0; i < scratch->nmodules && !err; i++)
+		err = profile_module_set(p, scratch->modules[i].name, scratch->modules[i].path,
+					 scratch->modules[i].build_id);
 	profile_free(scratch);
 	return err ? err : n;
 }
@@ -419,11 +424,15 @@ int64_t timeacct_collect(struct timeacct *ta, struct probe_profile *pp, struct p
 		for (unsigned f = 0; f < nf; f++)
 			fr[1 + f] = e->frames[f];
 		nl = ta_leaves(&e->key, cg, &ncg, fr + 1 + nf, leaf);
-		err = profile_add(p, win, fr, nf + 1 + nl, e->key.tgid, comm, n);
+		err = profile_add_user(p, win, fr, nf + 1 + nl, (const char *const *)e->uframes,
+				       e->nuframes, e->key.tgid, comm, n);
 		if (err)
 			goto out;
 		added += (int64_t)n;
 	}
+	err = probe_schedtime_modules(ta->st, p);
+	if (err)
+		goto out;
 	/* on-CPU time without a kernel sample: user space (and lost samples) */
 	for (size_t i = 0; i < npr; i++) {
 		struct schedtime_key k = { .tgid = pr[i].tgid, .kind = SCHEDTIME_ONCPU };

@@ -56,6 +56,9 @@ struct timeacct_opts {
 	                              * the time */
 	int stats;                   /* the cost from BPF run-time statistics (else
 	                              * switches * SCHEDTIME_DUTY_NS_PER_SWITCH) */
+	int user_stacks;             /* blocked and runnable time with the user
+	                              * stack where it began (issue 27), as the
+	                              * sampler's on-CPU stacks have theirs */
 };
 
 /* Tracks the processes tgids (their children join).  NULL with errno and

@@ -17,13 +17,14 @@
 #include "probe/schedtime_snap.h"
 #include "probe/schedtime_table.h"
 #include "probe/schedtime_wall.h"
+#include "probe/usym.h"
 #include "schedtime.skel.h"
 
 /* bpf/schedtime.bpf.c's SCHEDTIME_FAST_TGIDS: the size of fast_tgid */
 #define SCHEDTIME_FAST_N (sizeof(((struct schedtime_bpf *)0)->bss->fast_tgid) / sizeof(uint32_t))
 
-_Static_assert(sizeof(struct schedtime_key) == 64, "schedtime_key layout");
-_Static_assert(sizeof(struct schedtime_state) == 144, "schedtime_state layout");
+_Static_assert(sizeof(struct schedtime_key) == 68, "schedtime_key layout");
+_Static_assert(sizeof(struct schedtime_state) == 152, "schedtime_state layout");
 _Static_assert(sizeof(struct schedtime_akey) == 20, "schedtime_akey layout");
 _Static_assert(sizeof(struct schedtime_name) == 24, "schedtime_name layout");
 _Static_assert(sizeof(struct schedtime_val) == 8 * (2 + SCHEDTIME_BUCKETS), "schedtime_val layout");
@@ -43,6 +44,7 @@ struct probe_schedtime {
 	int raw, ncpus, windows, tgid_set, stats_fd, wall_totals;
 	struct schedtime_wall wall;  /* with wall_totals: the threads' counters */
 	struct kind_stacks *stacks;
+	struct usym *usym;           /* user stacks (opts.user_stacks), else NULL */
 	/* keys without names (st_raw_key): the kernel's, and ONCPU by pid */
 	struct st_table prev;        /* cumulative values at the last read_window */
 	struct st_table retired;     /* ONCPU totals of exited threads whose
@@ -85,6 +87,7 @@ void probe_schedtime_close(struct probe_schedtime *ps)
 	st_table_free(&ps->dcred);
 	schedtime_wall_fini(&ps->wall);
 	kind_stacks_free(ps->stacks);
+	usym_free(ps->usym);
 	st_table_free(&ps->prev);
 	st_table_free(&ps->retired);
 	st_table_free(&ps->credited);
@@ -127,6 +130,14 @@ static int st_load(void *arg, int raw)
 	bpf_map__set_max_entries(s->maps.stacks, o->max_stacks ? o->max_stacks : 16384);
 	bpf_map__set_max_entries(s->maps.names, o->max_threads ? o->max_threads : 16384);
 	s->rodata->no_stacks = !!o->no_stacks;
+	s->rodata->user_stacks = !!o->user_stacks && !o->no_stacks;
+	{
+		unsigned u = o->max_ustacks ? o->max_ustacks : o->max_stacks ? o->max_stacks : 16384;
+
+		/* an unused map still needs an entry */
+		bpf_map__set_max_entries(s->maps.ustacks, !s->rodata->user_stacks ? 1 :
+					 u < SCHEDTIME_MAX_USTACKS ? u : SCHEDTIME_MAX_USTACKS);
+	}
 	s->rodata->sample_shift = o->exact ? 0 : PROBE_SCHEDTIME_SAMPLE_SHIFT;
 	s->rodata->sample_after = o->sample_after ? o->sample_after : PROBE_SCHEDTIME_SAMPLE_AFTER;
 	bpf_map__set_max_entries(s->maps.agg, o->max_keys ? o->max_keys : 65536);
@@ -315,7 +326,9 @@ struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *
 		err = 0;
 	}
 	ps->stacks = kind_stacks_new(st_read_stack, ps);
-	if (!ps->stacks) {
+	if (o->user_stacks && !o->no_stacks)
+		ps->usym = usym_new();
+	if (!ps->stacks || (o->user_stacks && !o->no_stacks && !ps->usym)) {
 		err = -ENOMEM;
 		kind_set_cause(cause, "out of memory");
 		goto fail;
@@ -456,6 +469,7 @@ static struct schedtime_key st_raw_key(const struct schedtime_akey *a)
 	k.pid = a->pid;
 	k.kind = a->kind;
 	k.stack_id = a->stack_id;
+	k.ustack_id = a->ustack ? a->ustack - 1u : SCHEDTIME_NO_STACK;
 	k.other_kind = a->other_kind;
 	k.other_pid = a->other_pid;
 	k.other_vec = a->other_vec;
@@ -625,6 +639,7 @@ static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, si
 		struct probe_schedtime_entry *e, *c;
 		struct schedtime_key k;
 		uint32_t state = st->state, stack_id = st->stack_id;
+		uint16_t ustack = st->ustack;
 		uint64_t ts = st->ts, from;
 
 		/* begun after until: st_read moved the epoch to until, then the
@@ -637,6 +652,7 @@ static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, si
 		if (ts >= until && st->pre_epoch == until && st->state != SCHEDTIME_S_DEAD) {
 			state = st->pre_state;
 			stack_id = st->pre_stack_id;
+			ustack = st->pre_ustack;
 			ts = st->pre_ts;
 		}
 		from = ts > since ? ts : since;
@@ -648,14 +664,17 @@ static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, si
 		k.tgid = st->tgid;
 		memcpy(k.comm, st->comm, sizeof(k.comm));
 		k.other_kind = SCHEDTIME_OTHER_PENDING;
+		k.ustack_id = SCHEDTIME_NO_STACK;
 		switch (state) {
 		case SCHEDTIME_S_BLOCKED:
 			k.kind = SCHEDTIME_BLOCKED;
 			k.stack_id = stack_id;
+			k.ustack_id = ustack ? ustack - 1u : SCHEDTIME_NO_STACK;
 			break;
 		case SCHEDTIME_S_RUNNABLE:
 			k.kind = SCHEDTIME_RUNNABLE;
 			k.stack_id = stack_id;
+			k.ustack_id = ustack ? ustack - 1u : SCHEDTIME_NO_STACK;
 			break;
 		default:
 			k.kind = SCHEDTIME_ONCPU;
@@ -756,6 +775,46 @@ static int st_finish(struct probe_schedtime *ps, struct st_table *t, const struc
 	return err;
 }
 
+/* The user stacks of s's entries symbolised (issue 27), once the entries
+ * are final (the wall-clock fix drops some).  Processes gone by now are
+ * named from the mappings kept, then forgotten.  A stack the map no longer
+ * holds is no frames, never an error. */
+static int st_user_frames(struct probe_schedtime *ps, struct probe_schedtime_snap *s)
+{
+	int fd = bpf_map__fd(ps->skel->maps.ustacks), err = 0;
+	uint64_t ips[SCHEDTIME_MAX_DEPTH];
+
+	usym_reap_mark(ps->usym);
+	for (size_t i = 0; i < s->n && !err; i++) {
+		struct probe_schedtime_entry *e = &s->e[i];
+		char comm[SCHEDTIME_COMM_LEN + 1];
+		int n;
+
+		if (e->key.ustack_id == SCHEDTIME_NO_STACK)
+			continue;
+		n = kind_stackmap_copy(fd, e->key.ustack_id, SCHEDTIME_MAX_DEPTH, ips,
+				       SCHEDTIME_MAX_DEPTH);
+		if (n <= 0)
+			continue;
+		memcpy(comm, e->key.comm, SCHEDTIME_COMM_LEN);
+		comm[SCHEDTIME_COMM_LEN] = 0;
+		n = usym_stack(ps->usym, e->key.tgid, comm, ips, (unsigned)n, &e->uframes);
+		if (n < 0) {
+			e->uframes = NULL;
+			err = n;
+		} else {
+			e->nuframes = (unsigned)n;
+		}
+	}
+	usym_reap(ps->usym);
+	return err;
+}
+
+int probe_schedtime_modules(struct probe_schedtime *ps, struct profile *p)
+{
+	return ps->usym ? kind_usym_modules(ps->usym, p) : 0;
+}
+
 /* Duty-cycled with wall_totals: a blocked thread's wait, under the stack
  * it blocked in, for the threads the programs saw no blocked interval of
  * in the window (core/probe/schedtime_wall.h gives it the time). */
@@ -770,6 +829,7 @@ static int st_wall_placeholders(const struct st_thread *thr, size_t nthr, struct
 		k.tgid = thr[i].st.tgid;
 		k.kind = SCHEDTIME_BLOCKED;
 		k.stack_id = thr[i].st.stack_id;
+		k.ustack_id = thr[i].st.ustack ? thr[i].st.ustack - 1u : SCHEDTIME_NO_STACK;
 		k.other_kind = SCHEDTIME_OTHER_NONE;
 		memcpy(k.comm, thr[i].st.comm, sizeof(k.comm));
 		if (!st_table_get(out, &k))
@@ -867,6 +927,8 @@ static int st_read(struct probe_schedtime *ps, const struct ksym_table *ks, int 
 		err = st_finish(ps, &res, ks, now, window, s);
 	if (!err && window && ps->wall_totals && ps->gaps)
 		err = st_wall_fix(ps, thr, nthr, s);
+	if (!err && ps->usym)
+		err = st_user_frames(ps, s);
 out:
 	free(thr);
 	st_table_free(&cum);

@@ -107,6 +107,11 @@ struct probe_schedtime_opts {
 	                             * made exact and per wall second from /proc
 	                             * (core/probe/schedtime_wall.h); else they
 	                             * are per attached second, as the model wants */
+	int user_stacks;            /* the user stack too, at every sampled block
+	                             * and preemption (issue 27): the call site
+	                             * of a wait, symbolised per entry */
+	unsigned max_ustacks;       /* user stack map entries; 0: max_stacks
+	                             * (SCHEDTIME_MAX_USTACKS at most) */
 	unsigned max_threads;       /* threads tracked at once; 0: 16384 */
 	unsigned max_stacks;        /* stack map entries; 0: 16384 */
 	unsigned max_keys;          /* aggregate keys; 0: 65536 */
@@ -155,6 +160,10 @@ void probe_schedtime_runtime(struct probe_schedtime *ps, uint64_t *ns, uint64_t 
  * BPF run time when run-time statistics are on (measured), else their
  * switches at SCHEDTIME_DUTY_NS_PER_SWITCH (core/probe/schedtime_duty.h). */
 double probe_schedtime_cost_ns(struct probe_schedtime *ps, int measured);
+/* The modules (files, build-ids) its user stacks named so far, into p's
+ * table (data/profile.h), for pprof's mappings.  0 or -ENOMEM. */
+struct profile;
+int probe_schedtime_modules(struct probe_schedtime *ps, struct profile *p);
 /* "tp_btf" or "raw_tp". */
 const char *probe_schedtime_mechanism(const struct probe_schedtime *ps);
 

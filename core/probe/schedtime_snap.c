@@ -4,11 +4,14 @@
 #include <stdlib.h>
 
 #include "probe/schedtime_snap.h"
+#include "probe/usym.h"
 
 void probe_schedtime_snap_free(struct probe_schedtime_snap *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; s->e && i < s->n; i++)
+		usym_names_free(s->e[i].uframes, s->e[i].nuframes);
 	free(s->e);
 	free(s);
 }

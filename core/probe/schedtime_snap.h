@@ -23,6 +23,9 @@ struct probe_schedtime_entry {
 	const char *const *frames;  /* key.stack_id symbolised, root first; owned
 	                             * by the probe, valid until close */
 	unsigned nframes;           /* 0: no stack */
+	char **uframes;             /* key.ustack_id symbolised (core/usym), root
+	                             * first, owned by the snapshot; NULL: none */
+	unsigned nuframes;
 };
 
 #define PROBE_SCHEDTIME_MAX_PHASES 16

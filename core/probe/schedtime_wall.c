@@ -131,6 +131,7 @@ static int wall_append(struct probe_schedtime_snap *s, size_t *cap, const struct
 	e->key.tgid = t->tgid;
 	e->key.kind = kind;
 	e->key.stack_id = SCHEDTIME_NO_STACK;
+	e->key.ustack_id = SCHEDTIME_NO_STACK;
 	e->key.other_kind = SCHEDTIME_OTHER_NONE;
 	memcpy(e->key.comm, t->comm, sizeof(e->key.comm));
 	e->val.count = 1;

@@ -5,8 +5,13 @@
 # block it reads (main > callsite_run > callsite_fill > callsite_nap_raw):
 # with --time wall the verdict is the nanosleep's blocked path, ending at its
 # waker node "[woken by hardirq timer]".  The wall-clock tree's blocked
-# stacks carry no user frames, so the sampler's call sites are "(no user
-# stack)" alone (checked first, without steps); with --auto the agent runs an
+# stacks carry the user frames where the wait began (the scheduler-time
+# programs take them, as live/callsite_wall tests), so without steps the
+# measurement's call sites name callsite_nap_raw already (checked first),
+# and a step's are looked at only when they name none: so the runs with
+# steps take no user stacks of their own (--kernel-only: the sampler and
+# the scheduler programs walk none; a step's stacks keep theirs).  With
+# --auto the agent runs an
 # offcpu step, whose stacks end in "[offcpu] woken by hardirq timer" and
 # carry the blocked task's user frames: the verdict's call sites are the
 # step's and name callsite_nap_raw, in the verdict JSON and in the session's
@@ -24,7 +29,7 @@ need_cmd jq
 need_scenario FP callsite_fp
 [ -x "$ARGUS" ] || fail "missing $ARGUS (run make)"
 
-# without steps: the sampler's call sites name no function
+# without steps: the measurement's own call sites, from the wall-clock tree
 "$ARGUS" diagnose --batch --json --time wall --load "$FP --nap 2000" --pairs 2 --fixed \
 	--no-session >"$TMP/plain.json" 2>"$TMP/plain.err"
 rc=$?
@@ -34,12 +39,12 @@ jq -c '.verdict | {path, call_sites, call_sites_source}' "$TMP/plain.json"
 jq -e '.verdict.found and (.verdict.path | index("do_nanosleep"))' "$TMP/plain.json" >/dev/null ||
 	fail "the wall-clock verdict is not the nanosleep's blocked path: $(jq -c .verdict.path "$TMP/plain.json")"
 jq -e '.verdict.call_sites_source == "sampler" and .verdict.call_sites_unit == "samples" and
-	(.verdict.call_sites | all(.[]; .frames == []))' "$TMP/plain.json" >/dev/null ||
-	fail "without steps the call sites are not the sampler's, or name a function: $(jq -c .verdict.call_sites "$TMP/plain.json")"
+	(.verdict.call_sites[0].frames | index("callsite_nap_raw (callsite_fp)"))' "$TMP/plain.json" >/dev/null ||
+	fail "without steps the call sites are not the wall-clock tree's, naming callsite_nap_raw: $(jq -c .verdict.call_sites "$TMP/plain.json")"
 
 # with the agent's steps (one is enough: the offcpu step)
-"$ARGUS" diagnose --batch --json --auto --steps 1 --budget 20 --time wall --load "$FP --nap 2000" \
-	--session "$TMP/s.jsonl" >"$TMP/step.json" 2>"$TMP/step.err"
+"$ARGUS" diagnose --batch --json --auto --steps 1 --budget 20 --time wall --kernel-only \
+	--load "$FP --nap 2000" --session "$TMP/s.jsonl" >"$TMP/step.json" 2>"$TMP/step.err"
 rc=$?
 grep 'step 1 result\|verdict in' "$TMP/step.err"
 [ $rc = 0 ] || { cat "$TMP/step.err"; fail "argus diagnose --auto --time wall exited $rc"; }
@@ -79,8 +84,8 @@ grep -A6 '^Called from' "$TMP/s.md" | grep 'callsite_nap_raw' | grep -q ' us blo
 # offcpu step's "[offcpu] woken by callsite_tick (tgid N: ...)", so the
 # step's user frames are the call sites (the verdict is fs, where it
 # waited: the heuristic's blocked_offcpu rule proposes the step)
-"$ARGUS" diagnose --batch --json --auto --steps 1 --budget 20 --time wall --load "$FP --pipe 2000" \
-	--no-session >"$TMP/pipe.json" 2>"$TMP/pipe.err"
+"$ARGUS" diagnose --batch --json --auto --steps 1 --budget 20 --time wall --kernel-only \
+	--load "$FP --pipe 2000" --no-session >"$TMP/pipe.json" 2>"$TMP/pipe.err"
 rc=$?
 grep 'step 1 result\|verdict in' "$TMP/pipe.err"
 [ $rc = 0 ] || { cat "$TMP/pipe.err"; fail "argus diagnose --auto --time wall on --pipe exited $rc"; }
