@@ -609,18 +609,49 @@ static __always_inline __u32 block_stack(void *ctx, struct schedtime_state *sp,
 	return (__u32)id;
 }
 
+#define ST_FRAME_REACH (64u << 10) /* the caller's frame within 64 KiB of sp */
+
 /* The user stack of current (prev) at its block or preemption, as its id
  * + 1, 0 for none: a kernel thread has none, a failed walk is counted.
- * Never cached as the kernel stack is (the same syscall blocks from many
- * call sites); taken only for a sampled interval, so the duty cycle and
- * the sampling bound its cost with the kernel walk's. */
-static __always_inline __u16 block_ustack(void *ctx, struct task_struct *cur,
-					  struct schedtime_counters *c)
+ * From the thread's cache when it entered the kernel from the same place
+ * lately (struct schedtime_uc); taken only for a sampled interval, so the
+ * duty cycle and the sampling bound its cost with the kernel walk's. */
+static __always_inline __u16 block_ustack(void *ctx, struct schedtime_state *sp,
+					  struct task_struct *cur, struct schedtime_counters *c)
 {
-	__u64 unused = 0;
-	long id = task_user_stack(ctx, cur, &ustacks, c ? &c->ustack_error : &unused);
+	struct pt_regs *regs;
+	__u64 unused = 0, ret = 0, key;
+	long id;
+	int w;
 
-	return id >= 0 && id < SCHEDTIME_MAX_USTACKS ? (__u16)(id + 1) : 0;
+	if (cur->flags & TASK_PF_KTHREAD)
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (!regs)
+		return 0;
+	/* a frame pointer points into the stack just above sp; code built
+	 * without them (most of Debian's libraries) uses rbp for anything,
+	 * and a word read through it would make every block a new key */
+	if (regs->bp > regs->sp && regs->bp - regs->sp < ST_FRAME_REACH)
+		bpf_probe_read_user(&ret, sizeof(ret), (void *)(regs->bp + 8));
+	key = regs->ip ^ (ret * 0x9e3779b97f4a7c15ull);
+	for (w = 0; w < SCHEDTIME_UC_WAYS; w++) {
+		if (sp->uc[w].uses && sp->uc[w].key == key) {
+			if (++sp->uc[w].uses % SCHEDTIME_REWALK)
+				return sp->uc[w].ustack;
+			break;
+		}
+	}
+	id = task_user_stack(ctx, cur, &ustacks, c ? &c->ustack_error : &unused);
+	if (id < 0 || id >= SCHEDTIME_MAX_USTACKS)
+		return 0;
+	if (w >= SCHEDTIME_UC_WAYS) {
+		w = sp->uc_next++ & (SCHEDTIME_UC_WAYS - 1);
+		sp->uc[w & (SCHEDTIME_UC_WAYS - 1)].key = key;
+		sp->uc[w & (SCHEDTIME_UC_WAYS - 1)].uses = 1;
+	}
+	sp->uc[w & (SCHEDTIME_UC_WAYS - 1)].ustack = (__u16)(id + 1);
+	return (__u16)(id + 1);
 }
 
 /* prev (current) leaves the CPU while its state says it is not on one
@@ -726,7 +757,7 @@ static __always_inline void switch_out(void *ctx, int preempt, __u64 pt, __u64 n
 		bpf_get_current_comm(sp->comm, sizeof(sp->comm));
 	sp->w = st_weight(sp, rs, c);
 	sp->stack_id = block_stack(ctx, sp, cur, pstate, preempt, sp->w != 0, c);
-	sp->ustack = user_stacks && sp->w ? block_ustack(ctx, cur, c) : 0;
+	sp->ustack = user_stacks && sp->w ? block_ustack(ctx, sp, cur, c) : 0;
 	sp->ts = sp->start_ts = now;
 	sp->state = preempt || pstate == ST_TASK_RUNNING ? SCHEDTIME_S_RUNNABLE : SCHEDTIME_S_BLOCKED;
 	if (fresh)

@@ -155,6 +155,23 @@ struct schedtime_sc {
 	__u32 stack_id, uses;
 };
 
+/* The last user stacks of a thread, by where it entered the kernel: its
+ * user instruction pointer there and its caller's return address (one
+ * word at the frame pointer; 0 without one) — a walk of a user stack costs
+ * several times the switch it is taken in (~4x the scheduler programs on
+ * eight threads blocking 10^4 times a second), and a thread blocks at the
+ * same call site again and again; walked again every SCHEDTIME_REWALK uses.
+ * Two call sites that share both words (one function, called from one
+ * place, itself called from several) may see up to 31 of their blocks
+ * under the other's stack. */
+#define SCHEDTIME_UC_WAYS 2
+struct schedtime_uc {
+	__u64 key;                   /* user ip ^ the caller's return address */
+	__u32 uses;
+	__u16 ustack;                /* id + 1, 0: none */
+	__u16 pad;
+};
+
 /* Per tracked thread (key: pid __u32), the interval in progress and the
  * thread's on-CPU time (monotonic while the entry lives: read from here by
  * user space, no aggregate key per switch-out). */
@@ -192,7 +209,9 @@ struct schedtime_state {
 	__u32 pre_state;             /* its state (enum schedtime_tstate) */
 	__u32 pre_stack_id;          /* its stack */
 	__u16 pre_ustack;            /* its user stack (id + 1, 0: none) */
-	__u16 pad2[3];
+	__u16 uc_next;               /* the user stack cache way replaced next */
+	__u16 pad2[2];
+	struct schedtime_uc uc[SCHEDTIME_UC_WAYS];
 };
 
 /* The task that sent a packet (map `senders`, key: the sk_buff's address,

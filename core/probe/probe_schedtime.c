@@ -24,7 +24,7 @@
 #define SCHEDTIME_FAST_N (sizeof(((struct schedtime_bpf *)0)->bss->fast_tgid) / sizeof(uint32_t))
 
 _Static_assert(sizeof(struct schedtime_key) == 68, "schedtime_key layout");
-_Static_assert(sizeof(struct schedtime_state) == 152, "schedtime_state layout");
+_Static_assert(sizeof(struct schedtime_state) == 184, "schedtime_state layout");
 _Static_assert(sizeof(struct schedtime_akey) == 20, "schedtime_akey layout");
 _Static_assert(sizeof(struct schedtime_name) == 24, "schedtime_name layout");
 _Static_assert(sizeof(struct schedtime_val) == 8 * (2 + SCHEDTIME_BUCKETS), "schedtime_val layout");
