@@ -950,14 +950,12 @@ static const struct tree_node *time_above(const struct tree_node *n)
 
 /* The process that ran instead under a runnable stop: its "[tgid N]" leaf
  * ("[ran instead: COMM (tgid N)]" in older sessions), or the largest one
- * below it (a stop at "[ran instead: cgroup /x]"); 0
- * when there is none. */
+ * below it (a stop at "[ran instead: cgroup /x]"); 0 when there is none. */
 static uint32_t ran_instead_tgid(const struct tree_node *n)
 {
 	for (unsigned depth = 0; n && depth < 4; depth++) {
-		const struct tree_node *big = NULL;
-
 		const char *tg = strstr(n->name, "(tgid ");
+		const struct tree_node *big = NULL;
 
 		if (!strncmp(n->name, "[tgid ", 6))
 			return (uint32_t)strtoul(n->name + 6, NULL, 10);
@@ -991,10 +989,11 @@ static enum chain_role chain_role(const struct descent *d, const struct tree_nod
 	if (!tn || !strcmp(tn->name, tree_time_name[TREE_TIME_ONCPU]))
 		return CHAIN_NEUTRAL;
 	if (!strcmp(tn->name, tree_time_name[TREE_TIME_RUNNABLE])) {
-		uint32_t other = ran_instead_tgid(n);
+		uint32_t other;
 
 		if (tn->stat.delta > 0)
 			return CHAIN_ROOT;
+		other = ran_instead_tgid(n);
 		return other && !tree_is_work_task(d->t, other) ? CHAIN_SHIFT_OUT : CHAIN_SHIFT;
 	}
 	if (strcmp(tn->name, tree_time_name[TREE_TIME_BLOCKED]))
