@@ -9,6 +9,16 @@ need_built() { [ -x "$1" ] || skip "no $1; run make first"; }
 # need_scenario VAR NAME: VAR=$BUILD/scenarios/NAME (tests/scenarios/NAME.c),
 # skipping when it is not built
 need_scenario() { eval "$1=\$BUILD/scenarios/$2"; need_built "$BUILD/scenarios/$2"; }
+# export_as_nobody ARGS...: `argus export ARGS` as an unprivileged user
+# (nobody, through setpriv; as this user where setpriv is missing), to show
+# a session replays without root; the caller makes the session readable
+export_as_nobody() {
+	if command -v setpriv >/dev/null 2>&1; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$ARGUS" export "$@"
+	else
+		"$ARGUS" export "$@"
+	fi
+}
 : "${ROOT:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${ARGUS:=$ROOT/argus}"
 : "${BUILD:=$ROOT/build}"

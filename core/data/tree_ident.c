@@ -53,24 +53,24 @@ int tree_idents_copy(struct tree *t, const struct profile *p)
 	return 0;
 }
 
-int tree_is_diagnosed(const struct tree *t, uint32_t tgid)
+static int tree_diag_lists(const struct tree *t, uint32_t tgid)
 {
-	if (!t->diag.known || t->diag.all)
-		return 1;
 	for (unsigned i = 0; i < t->diag.ntgids; i++)
 		if (t->diag.tgids[i] == tgid)
 			return 1;
 	return 0;
 }
 
+int tree_is_diagnosed(const struct tree *t, uint32_t tgid)
+{
+	return !t->diag.known || t->diag.all || tree_diag_lists(t, tgid);
+}
+
 int tree_is_work_task(const struct tree *t, uint32_t tgid)
 {
-	if (!t->diag.known || (t->diag.all && !t->diag.ntgids))
-		return 1;
-	for (unsigned i = 0; i < t->diag.ntgids; i++)
-		if (t->diag.tgids[i] == tgid)
-			return 1;
-	return 0;
+	if (t->diag.known && t->diag.all && t->diag.ntgids)
+		return tree_diag_lists(t, tgid);
+	return tree_is_diagnosed(t, tgid);
 }
 
 void tree_idents_free(struct tree *t)

@@ -371,30 +371,31 @@ static void meas_finish(struct measure *m, double now)
  * else the load's processes as they are at the end of each loaded window
  * (a background that runs in both conditions is not diagnosed: its falls
  * are displaced work). */
-static void meas_diag(struct measure *m)
+static void meas_diag_load(struct profile_diag *d, struct load *l)
 {
 	uint32_t tg[PROFILE_DIAG_MAX];
 	int n;
 
+	profile_diag_add(d, (uint32_t)load_pid(l));
+	n = load_tgids(l, tg, PROFILE_DIAG_MAX);
+	for (int i = 0; i < n && i < PROFILE_DIAG_MAX; i++)
+		profile_diag_add(d, tg[i]);
+}
+
+static void meas_diag(struct measure *m)
+{
 	if (m->o.reference_only)
 		return;
 	m->prof->diag.known = 1;
 	if (m->victim) {
 		m->prof->diag.all = 1;
-		profile_diag_add(&m->prof->diag, (uint32_t)load_pid(m->victim));
-		n = load_tgids(m->victim, tg, PROFILE_DIAG_MAX);
-		for (int i = 0; i < n && i < PROFILE_DIAG_MAX; i++)
-			profile_diag_add(&m->prof->diag, tg[i]);
+		meas_diag_load(&m->prof->diag, m->victim);
 		return;
 	}
 	if (m->o.pid)
 		profile_diag_add(&m->prof->diag, (uint32_t)m->o.pid);
-	if (!m->load)
-		return;
-	profile_diag_add(&m->prof->diag, (uint32_t)load_pid(m->load));
-	n = load_tgids(m->load, tg, PROFILE_DIAG_MAX);
-	for (int i = 0; i < n && i < PROFILE_DIAG_MAX; i++)
-		profile_diag_add(&m->prof->diag, tg[i]);
+	if (m->load)
+		meas_diag_load(&m->prof->diag, m->load);
 }
 
 /* Closes the current window at now; 1 when the profile changed. */

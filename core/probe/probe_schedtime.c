@@ -67,6 +67,18 @@ struct probe_schedtime {
 	double ph[PROBE_SCHEDTIME_MAX_PHASES];
 };
 
+/* The kernel's user stack (id + 1 in 16 bits, 0: none) as a key's id. */
+static uint32_t st_ustack_id(uint16_t ustack)
+{
+	return ustack ? ustack - 1u : SCHEDTIME_NO_STACK;
+}
+
+/* Whether the programs take user stacks (none without kernel stacks). */
+static int st_wants_ustacks(const struct probe_schedtime_opts *o)
+{
+	return o->user_stacks && !o->no_stacks;
+}
+
 /* ---- open / close ------------------------------------------------------- */
 
 static uint64_t mono_ns(void)
@@ -130,7 +142,7 @@ static int st_load(void *arg, int raw)
 	bpf_map__set_max_entries(s->maps.stacks, o->max_stacks ? o->max_stacks : 16384);
 	bpf_map__set_max_entries(s->maps.names, o->max_threads ? o->max_threads : 16384);
 	s->rodata->no_stacks = !!o->no_stacks;
-	s->rodata->user_stacks = !!o->user_stacks && !o->no_stacks;
+	s->rodata->user_stacks = st_wants_ustacks(o);
 	{
 		unsigned u = o->max_ustacks ? o->max_ustacks : o->max_stacks ? o->max_stacks : 16384;
 
@@ -326,9 +338,9 @@ struct probe_schedtime *probe_schedtime_open(const struct probe_schedtime_opts *
 		err = 0;
 	}
 	ps->stacks = kind_stacks_new(st_read_stack, ps);
-	if (o->user_stacks && !o->no_stacks)
+	if (st_wants_ustacks(o))
 		ps->usym = usym_new();
-	if (!ps->stacks || (o->user_stacks && !o->no_stacks && !ps->usym)) {
+	if (!ps->stacks || (st_wants_ustacks(o) && !ps->usym)) {
 		err = -ENOMEM;
 		kind_set_cause(cause, "out of memory");
 		goto fail;
@@ -469,7 +481,7 @@ static struct schedtime_key st_raw_key(const struct schedtime_akey *a)
 	k.pid = a->pid;
 	k.kind = a->kind;
 	k.stack_id = a->stack_id;
-	k.ustack_id = a->ustack ? a->ustack - 1u : SCHEDTIME_NO_STACK;
+	k.ustack_id = st_ustack_id(a->ustack);
 	k.other_kind = a->other_kind;
 	k.other_pid = a->other_pid;
 	k.other_vec = a->other_vec;
@@ -664,21 +676,19 @@ static int st_credit(struct probe_schedtime *ps, const struct st_thread *thr, si
 		k.tgid = st->tgid;
 		memcpy(k.comm, st->comm, sizeof(k.comm));
 		k.other_kind = SCHEDTIME_OTHER_PENDING;
-		k.ustack_id = SCHEDTIME_NO_STACK;
+		k.stack_id = stack_id;
+		k.ustack_id = st_ustack_id(ustack);
 		switch (state) {
 		case SCHEDTIME_S_BLOCKED:
 			k.kind = SCHEDTIME_BLOCKED;
-			k.stack_id = stack_id;
-			k.ustack_id = ustack ? ustack - 1u : SCHEDTIME_NO_STACK;
 			break;
 		case SCHEDTIME_S_RUNNABLE:
 			k.kind = SCHEDTIME_RUNNABLE;
-			k.stack_id = stack_id;
-			k.ustack_id = ustack ? ustack - 1u : SCHEDTIME_NO_STACK;
 			break;
 		default:
 			k.kind = SCHEDTIME_ONCPU;
 			k.stack_id = SCHEDTIME_NO_STACK;
+			k.ustack_id = SCHEDTIME_NO_STACK;
 			break;
 		}
 		e = st_table_get(out, &k);
@@ -829,7 +839,7 @@ static int st_wall_placeholders(const struct st_thread *thr, size_t nthr, struct
 		k.tgid = thr[i].st.tgid;
 		k.kind = SCHEDTIME_BLOCKED;
 		k.stack_id = thr[i].st.stack_id;
-		k.ustack_id = thr[i].st.ustack ? thr[i].st.ustack - 1u : SCHEDTIME_NO_STACK;
+		k.ustack_id = st_ustack_id(thr[i].st.ustack);
 		k.other_kind = SCHEDTIME_OTHER_NONE;
 		memcpy(k.comm, thr[i].st.comm, sizeof(k.comm));
 		if (!st_table_get(out, &k))

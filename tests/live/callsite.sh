@@ -44,14 +44,8 @@ jq -e '.verdict.call_sites[0].frames as $f | ($f | index("main (callsite_fp)")) 
 # the session replays without root
 chmod 644 "$TMP/fp.jsonl"
 chmod 755 "$TMP"
-if command -v setpriv >/dev/null 2>&1; then
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$ARGUS" export "$TMP/fp.jsonl" --format markdown >"$TMP/fp.md" 2>"$TMP/md.err" ||
-		fail "unprivileged export markdown failed: $(cat "$TMP/md.err")"
-else
-	"$ARGUS" export "$TMP/fp.jsonl" --format markdown >"$TMP/fp.md" ||
-		fail "export markdown failed"
-fi
+export_as_nobody "$TMP/fp.jsonl" --format markdown >"$TMP/fp.md" 2>"$TMP/md.err" ||
+	fail "unprivileged export markdown failed: $(cat "$TMP/md.err")"
 grep -A4 '^Called from' "$TMP/fp.md"
 grep -A4 '^Called from' "$TMP/fp.md" | grep -q 'callsite_fill (callsite_fp)' ||
 	fail "the markdown report of the replayed session names no callsite_fill"
@@ -67,13 +61,8 @@ grep -q 'read_zero' "$TMP/k.folded" || fail "--kernel-only lost the kernel frame
 # pprof: user functions in their module's mapping, the kernel's apart; the
 # mapping names the program's full path and build-id (what pprof tools find
 # symbols by), from the session alone: exported by an unprivileged user
-if command -v setpriv >/dev/null 2>&1; then
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$ARGUS" export "$TMP/fp.jsonl" --format pprof >"$TMP/fp.pb.gz" 2>"$TMP/pp.err" ||
-		fail "unprivileged export pprof failed: $(cat "$TMP/pp.err")"
-else
-	"$ARGUS" export "$TMP/fp.jsonl" --format pprof -o "$TMP/fp.pb.gz" || fail "export pprof failed"
-fi
+export_as_nobody "$TMP/fp.jsonl" --format pprof >"$TMP/fp.pb.gz" 2>"$TMP/pp.err" ||
+	fail "unprivileged export pprof failed: $(cat "$TMP/pp.err")"
 HOME="$TMP" go tool pprof -top -cum "$TMP/fp.pb.gz" >"$TMP/top.txt" 2>"$TMP/top.err" ||
 	fail "go tool pprof -top failed: $(head -3 "$TMP/top.err")"
 grep -E ' callsite_fill$' "$TMP/top.txt" || fail "go tool pprof -top lists no callsite_fill"

@@ -51,13 +51,8 @@ grep -q 'main (callsite_fp);callsite_run (callsite_fp);callsite_fill (callsite_f
 
 chmod 644 "$TMP/fp.jsonl"
 chmod 755 "$TMP"
-if command -v setpriv >/dev/null 2>&1; then
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$ARGUS" export "$TMP/fp.jsonl" --format pprof >"$TMP/fp.pb.gz" 2>"$TMP/pp.err" ||
-		fail "unprivileged export pprof failed: $(cat "$TMP/pp.err")"
-else
-	"$ARGUS" export "$TMP/fp.jsonl" --format pprof -o "$TMP/fp.pb.gz" || fail "export pprof failed"
-fi
+export_as_nobody "$TMP/fp.jsonl" --format pprof >"$TMP/fp.pb.gz" 2>"$TMP/pp.err" ||
+	fail "unprivileged export pprof failed: $(cat "$TMP/pp.err")"
 HOME="$TMP" go tool pprof -sample_index=blocked -top -cum "$TMP/fp.pb.gz" >"$TMP/top.txt" \
 	2>"$TMP/top.err" || fail "go tool pprof -sample_index=blocked failed: $(head -3 "$TMP/top.err")"
 grep -E ' callsite_nap_raw$' "$TMP/top.txt" ||
