@@ -83,6 +83,12 @@
 
 #define DESCEND_BRANCH_LOCAL 0.1  /* of the rise at a hub, to be a branch */
 #define DESCEND_BRANCH_MIN 0.05   /* and of the start's rise */
+#define DESCEND_STOP_MIN 0.025    /* what a branch must still carry where it
+                                   * ends: half of what makes one, so a branch
+                                   * entered near DESCEND_BRANCH_MIN that sets
+                                   * entry time aside on the way is kept
+                                   * (fork's copy_page_range, 5-6% of a
+                                   * fork/exec loop's rise) */
 
 /* ---- numbers ---------------------------------------------------------------- */
 
@@ -1063,12 +1069,34 @@ static const struct tree_node *chain_root_first(struct descent *d, enum chain_ro
 /* A branch is entered for its share of the rise where the walk split, but
  * what it ends at can carry far less: most of a syscall branch's rise may
  * be entry and exit time, set aside on the way (stress-ng futex: a
- * "syscall" branch of 30% ended at __get_user_8 with 1%).  Such a stop
- * names no part of the increase worth a person's look: dropped, the
- * decisions and a note saying so, while a larger one remains. */
+ * "syscall" branch of 30% ended at __get_user_8 with 1%), or the walk
+ * followed a child holding just over `explain` of its parent down a chain
+ * that thins (fork: copy_page_range 4.7% > __pte_alloc 53% of it > ... >
+ * clear_page_erms 2.5%).  Such a stop names no part of the increase worth
+ * a person's look.  It ends instead at its deepest caller on the path that
+ * carries enough and is a code path (copy_page_range), or, with none below
+ * the entry (__get_user_8), it is dropped; the decisions and a note say
+ * which, while a larger stop remains. */
+static struct tree_node *enough_caller(const struct descent *d, const struct stop *s, double least)
+{
+	struct tree_node *p = s->n->parent;
+
+	if (s->ev != s->n)  /* a part of an entry frame's rise: no caller of its own */
+		return NULL;
+	while (p && !descent_not_a_path(p) && mass(d, p) < least)
+		p = p->parent;
+	if (!p || descent_not_a_path(p))
+		return NULL;
+	for (unsigned i = 0; i < d->nstops; i++)
+		for (const struct tree_node *q = d->stops[i].n; q && &d->stops[i] != s; q = q->parent)
+			if (q == p)  /* it holds another stop already */
+				return NULL;
+	return p;
+}
+
 static int drop_small_stops(struct descent *d)
 {
-	double least = DESCEND_BRANCH_MIN * d->start_mass;
+	double least = DESCEND_STOP_MIN * d->start_mass;
 	unsigned keep = 0, large = 0;
 	int err = 0;
 
@@ -1078,19 +1106,31 @@ static int drop_small_stops(struct descent *d)
 		return 0;
 	for (unsigned i = 0; i < d->nstops; i++) {
 		struct stop *s = &d->stops[i];
+		struct tree_node *caller;
 
-		if (s->mass < least && !err) {
-			err = descent_line(d->r, "branch %s: carries %+.1f/s, under %.0f%% of the "
-					       "increase where the walk began: not a branch",
-					       s->n->name, d->sign * s->mass, DESCEND_BRANCH_MIN * 100);
-			if (!err && d->sign > 0)
-				err = verdict_add_note(d->v, "%s (%+.1f/s, %.1f%% of the increase) "
-						       "is too small to be a branch of the verdict",
-						       s->n->name, s->mass,
-						       d->total > 0 ? s->mass / d->total * 100 : 0.0);
+		if (s->mass >= least || err) {
+			d->stops[keep++] = *s;
 			continue;
 		}
-		d->stops[keep++] = *s;
+		caller = enough_caller(d, s, least);
+		if (caller) {
+			err = descent_line(d->r, "branch %s: carries %+.1f/s, under %.1f%% of the "
+					       "increase where the walk began: it ends at its caller "
+					       "%s (%+.1f/s)", s->n->name, d->sign * s->mass,
+					       DESCEND_STOP_MIN * 100, caller->name,
+					       d->sign * mass(d, caller));
+			*s = (struct stop){ caller, s->skid, mass(d, caller), caller };
+			d->stops[keep++] = *s;
+			continue;
+		}
+		err = descent_line(d->r, "branch %s: carries %+.1f/s, under %.1f%% of the "
+				       "increase where the walk began: not a branch",
+				       s->n->name, d->sign * s->mass, DESCEND_STOP_MIN * 100);
+		if (!err && d->sign > 0)
+			err = verdict_add_note(d->v, "%s (%+.1f/s, %.1f%% of the increase) "
+					       "is too small to be a branch of the verdict",
+					       s->n->name, s->mass,
+					       d->total > 0 ? s->mass / d->total * 100 : 0.0);
 	}
 	d->nstops = keep;
 	return err;

@@ -1382,20 +1382,31 @@ static void test_entry_fault_skid(void **state)
  * (stress-ng futex: the syscall branch is mostly entry and exit time,
  * what is left under it 1% of the increase) is no branch of the verdict:
  * dropped with a note, the branch that carries the rise kept. */
-static void test_small_branch_dropped(void **state)
+static struct tree *small_branch_tree(int larger)
 {
 	struct profile *p = prof();
+
+	ADD(p, ZERO, V(500, 510, 490), SYS, "__x64_sys_futex", "do_futex", "futex_wake",
+	    "get_futex_key");
+	ADD(p, ZERO, V(300, 310, 290), SYS);
+	if (larger)
+		ADD(p, ZERO, V(30, 31, 29), SYS, "exit_to_user_mode_loop",
+		    "__rseq_handle_notify_resume", "__get_user_8");
+	else
+		ADD(p, ZERO, V(12, 13, 12), SYS, "exit_to_user_mode_loop",
+		    "__rseq_handle_notify_resume", "__get_user_8");
+	return calibrate(p);
+}
+
+static void test_small_branch_dropped(void **state)
+{
 	struct verdict v = { 0 };
 	struct agent_reply r = { 0 };
 	struct tree *t;
 
 	(void)state;
-	ADD(p, ZERO, V(500, 510, 490), SYS, "__x64_sys_futex", "do_futex", "futex_wake",
-	    "get_futex_key");
-	ADD(p, ZERO, V(300, 310, 290), SYS);
-	ADD(p, ZERO, V(12, 13, 12), SYS, "exit_to_user_mode_loop", "__rseq_handle_notify_resume",
-	    "__get_user_8");
-	t = calibrate(p);
+	/* 1.5% of the rise where the walk began: dropped */
+	t = small_branch_tree(0);
 	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
 	dump(&r);
 	assert_true(v.found);
@@ -1405,6 +1416,62 @@ static void test_small_branch_dropped(void **state)
 	assert_true(note_has(&v, "__get_user_8 (+"));
 	assert_true(note_has(&v, "is too small to be a branch"));
 	assert_true(line_has(&r, "branch __get_user_8"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+	/* 3.6%: under what makes a branch where the walk splits, but a branch
+	 * that ends with it still names a part of the increase (a fork/exec
+	 * loop's copy_page_range, 5-6%) and is kept */
+	t = small_branch_tree(1);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_int_equal(v.nbranches, 2);
+	assert_string_equal(v.branches[1].path[v.branches[1].npath - 1], "__get_user_8");
+	assert_false(note_has(&v, "is too small to be a branch"));
+	verdict_clear(&v);
+	agent_reply_clear(&r);
+	tree_free(t);
+}
+
+/* A branch entered with 11% of the rise whose walk thins below its caller
+ * (a fork/exec loop: dup_mmap, copy_page_range with just over half of it,
+ * __pte_alloc with just over half of that, down to clear_page_erms with
+ * 1.6%) ends at the deepest caller that still carries a part worth naming,
+ * not dropped with the clone branch lost. */
+static void test_thin_branch_ends_higher(void **state)
+{
+	struct profile *p = prof();
+	struct verdict v = { 0 };
+	struct agent_reply r = { 0 };
+	struct tree *t;
+	int clone = -1;
+
+	(void)state;
+	ADD(p, ZERO, V(300, 305, 295), SYS, "__x64_sys_execve", "do_execveat_common",
+	    "bprm_execve", "load_elf_binary", "begin_new_exec", "exec_mmap", "mmput",
+	    "exit_mmap", "unmap_vmas", "zap_pte_range");
+	ADD(p, ZERO, V(240, 245, 235), SYS, "__x64_sys_exit_group", "do_group_exit", "do_exit",
+	    "mmput", "exit_mmap", "free_pgtables");
+	ADD(p, ZERO, V(34, 35, 33), SYS, "__do_sys_clone", "kernel_clone", "copy_process",
+	    "dup_mm", "dup_mmap");
+	ADD(p, ZERO, V(17, 18, 16), SYS, "__do_sys_clone", "kernel_clone", "copy_process",
+	    "dup_mm", "dup_mmap", "copy_page_range");
+	ADD(p, ZERO, V(9, 10, 8), SYS, "__do_sys_clone", "kernel_clone", "copy_process",
+	    "dup_mm", "dup_mmap", "copy_page_range", "__pte_alloc");
+	ADD(p, ZERO, V(10, 11, 9), SYS, "__do_sys_clone", "kernel_clone", "copy_process",
+	    "dup_mm", "dup_mmap", "copy_page_range", "__pte_alloc", "clear_page_erms");
+	t = calibrate(p);
+	assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
+	dump(&r);
+	assert_true(v.found);
+	assert_int_equal(v.nbranches, 3);
+	for (unsigned i = 0; i < v.nbranches; i++)
+		if (!strcmp(v.branches[i].path[v.branches[i].npath - 1], "__pte_alloc"))
+			clone = (int)i;
+	assert_true(clone >= 0);
+	assert_true(line_has(&r, "it ends at its caller __pte_alloc"));
+	assert_false(note_has(&v, "is too small to be a branch"));
 	verdict_clear(&v);
 	agent_reply_clear(&r);
 	tree_free(t);
@@ -1559,6 +1626,7 @@ int main(void)
 		cmocka_unit_test(test_subsystem_only),
 		cmocka_unit_test(test_rise_under_falling_parent),
 		cmocka_unit_test(test_small_branch_dropped),
+		cmocka_unit_test(test_thin_branch_ends_higher),
 		cmocka_unit_test(test_victim_falling_root),
 		cmocka_unit_test(test_spread_branches),
 		cmocka_unit_test(test_convergence),
