@@ -206,6 +206,72 @@ static void analysis_header(struct analysis *a, int utf8)
 		a->summary[off] = '\0';
 }
 
+/* Phase [from, to) of p analysed alone, whole (no phase of its own).
+ * A phase that cannot be judged (one condition missing) is not an error:
+ * its calibrated or descended is 0.  0 or -errno with *cause. */
+static int analysis_phase(const struct profile *p, unsigned from, unsigned to,
+			  struct analysis_step *steps, unsigned nsteps,
+			  const struct analysis_opts *o, struct analysis *ph, char **cause)
+{
+	struct analysis_opts whole = *o;
+	struct profile *q = profile_windows(p, from, to);
+	int err;
+
+	memset(ph, 0, sizeof(*ph));
+	if (!q)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	whole.whole = 1;
+	err = analysis_run(q, steps, nsteps, &whole, ph, cause);
+	profile_free(q);
+	return err;
+}
+
+/* The later phase of out's profile p (out->verdict.phase_from_win > 0):
+ * analysed alone, it replaces *out, its verdict carrying the earlier
+ * phase's own verdict (the windows before it, analysed alone).  A later
+ * phase that cannot be judged leaves *out as it is.  0 or -errno with
+ * *cause. */
+static int analysis_later_phase(const struct profile *p, struct analysis_step *steps,
+				unsigned nsteps, const struct analysis_opts *o,
+				struct analysis *out, char **cause)
+{
+	struct analysis later = { 0 }, earlier = { 0 };
+	unsigned from = out->verdict.phase_from_win, nload = 0;
+	double early_s = 0;
+	const char *said;
+	int err;
+
+	err = analysis_phase(p, from, p->nwin, steps, nsteps, o, &later, cause);
+	if (!err && later.calibrated && later.descended)
+		err = analysis_phase(p, 0, from, steps, nsteps, o, &earlier, cause);
+	if (err || !later.calibrated || !later.descended)
+		goto out;
+	for (unsigned w = 0; w < from; w++)
+		if (p->wins[w].cond == COND_LOAD) {
+			early_s += p->wins[w].secs;
+			nload++;
+		}
+	said = earlier.descended && earlier.verdict.summary ? earlier.verdict.summary
+	       : "too few windows to judge it alone";
+	later.t->phase_from_win = from;
+	later.t->phase_windows = p->nwin;
+	later.t->phase_loaded = nload;
+	later.t->phase_early_s = early_s;
+	later.t->phase_earlier = strdup(said);
+	if (!later.t->phase_earlier || descent_phase_carry(later.t, &later.verdict)) {
+		util_cause(cause, "cannot analyse: out of memory");
+		err = -ENOMEM;
+		goto out;
+	}
+	analysis_clear(out);
+	*out = later;
+	memset(&later, 0, sizeof(later));
+out:
+	analysis_clear(&later);
+	analysis_clear(&earlier);
+	return err;
+}
+
 int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned nsteps,
 		 const struct analysis_opts *o, struct analysis *out, char **cause)
 {
@@ -256,6 +322,11 @@ int analysis_run(const struct profile *p, struct analysis_step *steps, unsigned 
 		if (err) {
 			util_cause(cause, "cannot analyse: out of memory");
 			goto fail;
+		}
+		if (out->descended && out->verdict.phase_from_win && !o->whole) {
+			err = analysis_later_phase(p, steps, nsteps, o, out, cause);
+			if (err)
+				goto fail;
 		}
 	}
 	if (o->sort)

@@ -10,6 +10,13 @@
  *   -> the header's fields (calib_summary's subsystems, the processes the
  *      load displaced) and their joined text, and the naive answer
  *   -> tree_sort (optional: the views sort, the batch verdict does not).
+ * A load that changed character while it was measured (a cold first pass,
+ * then warm: the descent's steady check sets verdict.phase_from_win) is
+ * judged again on its later windows alone (profile_windows): that analysis,
+ * tree and all, is the result, its verdict saying what the earlier phase's
+ * was (verdict.phase_earlier, a note).  The first windows of a load are its
+ * start, not what it costs when it runs (issue 23 item 4); sequential
+ * stopping sees the verdict move and measures on.
  * The TUI's rebuild, diagnose (batch, with an agent, with steps), export,
  * diff (through diagnose), the session recorder (source_session) and replay
  * call it; nothing else calls calib_run or descent_run (the agents' own
@@ -56,6 +63,9 @@ struct analysis_opts {
 	int utf8;                      /* the summary's separator */
 	int sort;                      /* sort the tree: by |delta| when
 	                                * calibrated, by total when not */
+	int whole;                     /* judge every window even when the load
+	                                * changed character while measured (no
+	                                * later phase: see analysis_run) */
 };
 
 /* A process the load displaced, as the header says it: the verdict's

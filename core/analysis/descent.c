@@ -1138,50 +1138,173 @@ static int drop_small_stops(struct descent *d)
 
 /* ---- a load not yet steady (issue 23, item 4) -------------------------------- */
 
-#define STEADY_MIN_WINDOWS 4      /* loaded windows, to judge a trend */
-#define STEADY_MIN_SAMPLES 50     /* the verdict node's, over them */
-#define STEADY_FACTOR 2.0         /* first half against second half */
+#define STEADY_MIN_WINDOWS 3      /* loaded windows, to see a change */
+#define STEADY_MIN_SAMPLES 50     /* the verdict's, over them */
+#define STEADY_FACTOR 2.0         /* the two phases' shares, one against the other */
+#define STEADY_MIN_Z 4.0          /* ... and apart by this many standard errors:
+                                   * not the noise of thin windows */
+#define STEADY_SUBSYS_MIN 0.05    /* a subsystem's share on one side, to count */
 
-/* Does the verdict's share of the work change between the loaded windows
- * (a filesystem walk whose first pass is cold: its block I/O under
- * getdents64 is the first windows' character, not the load's)?  The share
- * of n in start, per loaded window in time order; when the first half's
- * and the second half's differ by more than STEADY_FACTOR, a note says so
- * and names the steady window: from the first loaded window whose share is
- * within STEADY_FACTOR of the second half's for good. */
-static int steady_note(struct descent *d, const struct tree_node *n)
+/* The change point of node n's share of start over the k loaded windows
+ * wi[0..k): the split j (earlier [0, j), later [j, k)) where the two
+ * pooled shares differ by the most standard errors; 0 when n is too thin
+ * to judge.  *z, *pb, *pa: that many, the shares before and after. */
+static unsigned change_point(const struct tree_node *n, const struct tree_node *start,
+			     const unsigned *wi, unsigned k, double *z, double *pb, double *pa)
+{
+	double X = 0, NT = 0, bx = 0, bN = 0;
+	unsigned split = 0;
+
+	*z = 0;
+	if (!n->win_total)
+		return 0;
+	for (unsigned i = 0; i < k; i++) {
+		X += (double)n->win_total[wi[i]];
+		NT += (double)start->win_total[wi[i]];
+	}
+	if (X < STEADY_MIN_SAMPLES || !(NT > X))
+		return 0;
+	for (unsigned j = 1; j < k; j++) {
+		double p1, p2, pp = X / NT, se, zj;
+
+		bx += (double)n->win_total[wi[j - 1]];
+		bN += (double)start->win_total[wi[j - 1]];
+		if (!(bN > 0) || !(NT - bN > 0))
+			continue;
+		p1 = bx / bN;
+		p2 = (X - bx) / (NT - bN);
+		se = sqrt(pp * (1 - pp) * (1 / bN + 1 / (NT - bN)));
+		zj = se > 0 ? fabs(p1 - p2) / se : 0;
+		if (zj > *z) {
+			*z = zj;
+			split = j;
+			*pb = p1;
+			*pa = p2;
+		}
+	}
+	return split;
+}
+
+/* One candidate of steady_note: n's change point, kept in *best when it is
+ * a change (STEADY_FACTOR, STEADY_MIN_Z, a part of the work of at least
+ * `least` on one side) larger than the one there. */
+struct change {
+	const struct tree_node *n;
+	unsigned split;
+	double z, before, after;
+};
+
+static void change_consider(const struct tree_node *n, const struct tree_node *start,
+			    const unsigned *wi, unsigned k, double least, struct change *best)
+{
+	double z, b = 0, a = 0;
+	unsigned j = change_point(n, start, wi, k, &z, &b, &a);
+
+	if (j && z >= STEADY_MIN_Z && (b > STEADY_FACTOR * a || a > STEADY_FACTOR * b) &&
+	    fmax(a, b) >= least && z > best->z)
+		*best = (struct change){ n, j, z, b, a };
+}
+
+/* the subsystem levels at or below n (the start), at most depth levels down */
+static void change_subsystems(const struct tree_node *n, const struct tree_node *start,
+			      const unsigned *wi, unsigned k, unsigned depth, struct change *best)
+{
+	for (unsigned i = 0; i < n->nchild; i++) {
+		const struct tree_node *c = n->child[i];
+
+		if (c->kind == TREE_SUBSYS)
+			change_consider(c, start, wi, k, STEADY_SUBSYS_MIN, best);
+		else if (depth > 1 && c->kind != TREE_FRAME)
+			change_subsystems(c, start, wi, k, depth - 1, best);
+	}
+}
+
+/* Does the load change character between the loaded windows (a
+ * filesystem walk whose first pass is cold: block I/O under getdents64 and
+ * slab growth, then the dentry cache's lookups)?  Judged on the verdict's
+ * stops (a spread verdict's branch may change while the whole does not)
+ * and on the subsystems' shares (the warm walk's path was there in the
+ * cold pass too, at a smaller share): each one's share of the start, per
+ * loaded window in time order, split where the two sides differ most
+ * (change_point); when they differ by STEADY_FACTOR and STEADY_MIN_Z
+ * standard errors, a note says so, for the one that changed most.  With at
+ * least two loaded windows after the change, v->phase_from_win is where
+ * the first one's pair begins: the analysis judges each phase alone
+ * (core/analysis/analysis.c); with one, the change is v->phase_pending
+ * (measuring goes on: core/analysis/seqstop.c). */
+static int steady_note(struct descent *d)
 {
 	const struct tree *t = d->t;
-	double sh[64], first = 0, second = 0;
-	unsigned k = 0, from = 0;
-	uint64_t sum = 0;
+	struct change best = { 0 };
+	const struct tree_node *which;
+	double pb, pa;
+	unsigned wi[64], k = 0, split;
 
-	if (!n || !n->win_total || !d->start->win_total)
+	if (!d->nstops || !d->start->win_total)
 		return 0;
-	for (unsigned w = 0; w < t->nwin && k < 64; w++) {
-		if (t->wins[w].cond != COND_LOAD || !(t->wins[w].secs > 0))
-			continue;
-		sh[k] = d->start->win_total[w] ? (double)n->win_total[w] / d->start->win_total[w] : 0;
-		sum += n->win_total[w];
-		k++;
+	for (unsigned w = 0; w < t->nwin && k < 64; w++)
+		if (t->wins[w].cond == COND_LOAD && t->wins[w].secs > 0)
+			wi[k++] = w;
+	if (k < STEADY_MIN_WINDOWS)
+		return 0;
+	for (unsigned i = 0; i < d->nstops; i++)
+		change_consider(d->stops[i].n, d->start, wi, k, 0, &best);
+	change_subsystems(d->start, d->start, wi, k, 3, &best);
+	which = best.n;
+	split = best.split;
+	pb = best.before;
+	pa = best.after;
+	if (!which)
+		return 0;
+	if (k - split < 2) {
+		d->v->phase_pending = 1;
+		return verdict_add_note(d->v, "not steady: %s's share of the work was %.0f%% in loaded "
+					"windows 1-%u and %.0f%% in the last (the load changes character: "
+					"a cold start ending, a phase)", which->name, pb * 100, split,
+					pa * 100);
 	}
-	if (k < STEADY_MIN_WINDOWS || sum < STEADY_MIN_SAMPLES)
-		return 0;
-	for (unsigned i = 0; i < k; i++)
-		*(i < k / 2 ? &first : &second) += sh[i];
-	first /= k / 2;
-	second /= k - k / 2;
-	if (!(first > STEADY_FACTOR * second) && !(second > STEADY_FACTOR * first))
-		return 0;
-	for (unsigned i = k; i-- > 0;) {
-		if (sh[i] > STEADY_FACTOR * second || sh[i] * STEADY_FACTOR < second)
-			break;
-		from = i;
+	/* the later phase from the pair of its first loaded window: the
+	 * reference window just before it */
+	d->v->phase_from_win = wi[split];
+	if (wi[split] > 0 && t->wins[wi[split] - 1].cond == COND_REF)
+		d->v->phase_from_win = wi[split] - 1;
+	d->v->phase_windows = t->nwin;
+	return verdict_add_note(d->v, "not steady: %s's share of the work was %.0f%% in loaded "
+				"windows 1-%u and %.0f%% in %u-%u (the load changed character while "
+				"measured: a cold start, a phase); steady from loaded window %u of %u",
+				which->name, pb * 100, split, pa * 100, split + 1, k, split + 1, k);
+}
+
+/* Is a part of the verdict on-CPU time filling a cache (descent_is_cache_fill
+ * on a stop's path: block reads under a lookup, slab growth)?  What a
+ * cold start spends its first seconds on; the stop rule measures on while
+ * the deadline allows, to see whether it fades (core/analysis/seqstop.c). */
+static void cache_fill_mark(struct descent *d)
+{
+	for (unsigned i = 0; i < d->nstops && !d->v->cache_fill; i++) {
+		const struct tree_node *n = d->stops[i].n, *tl = time_above(n);
+
+		if (tl && strcmp(tl->name, "on-cpu"))
+			continue;  /* blocked or runnable: a victim's waits, not a start-up */
+		for (; n && n != d->start && !d->v->cache_fill; n = n->parent)
+			d->v->cache_fill = n->kind == TREE_FRAME && descent_is_cache_fill(n->name);
 	}
-	return verdict_add_note(d->v, "not steady: the verdict's share of the work was %.0f%% in the first "
-				"%u loaded windows and %.0f%% in the last %u (the load changed character "
-				"while measured: a cold start, a phase); steady from loaded window %u of %u",
-				first * 100, k / 2, second * 100, k - k / 2, from + 1, k);
+}
+
+int descent_phase_carry(const struct tree *t, struct verdict *v)
+{
+	if (!t->phase_earlier || v->phase_earlier)
+		return 0;
+	v->phase_from_win = t->phase_from_win;
+	v->phase_windows = t->phase_windows;
+	v->phase_earlier = strdup(t->phase_earlier);
+	if (!v->phase_earlier)
+		return -ENOMEM;
+	return verdict_add_note(v, "the load changed character while measured: its first %u "
+				"loaded window%s (%.1f s of it running) are an earlier phase, left "
+				"out; the verdict is of windows %u-%u. In the earlier phase: %s",
+				t->phase_loaded, t->phase_loaded == 1 ? "" : "s", t->phase_early_s,
+				t->phase_from_win + 1, t->phase_windows, t->phase_earlier);
 }
 
 /* ---- the descent ------------------------------------------------------------ */
@@ -1246,8 +1369,11 @@ int descent_run(struct tree *t, const struct tree_node *start, double explain,
 		err = descent_converge(t, d.start, d.explain, d.stops[0].n, d.secs, v, r);
 		err = err > 0 ? 0 : err;
 	}
-	if (!err && !v->convergence)
-		err = steady_note(&d, d.stops[0].n);
+	if (!err)
+		err = steady_note(&d);
+	if (!err)
+		err = descent_phase_carry(t, v);
+	cache_fill_mark(&d);
 	if (!err)
 		err = find_falls(&d, d.start);
 	if (!err)

@@ -78,6 +78,15 @@ int descent_is_entry(const struct tree_node *n);
  * schedule_timeout...), not one it is preempted in or yields through: the
  * switch below it is that wait's cost */
 int descent_is_wait_entry(const char *name);
+/* A frame that fills a cache (page cache or directory block read, slab
+ * growth, an inode read in): what a cold start does (descent_frame.c). */
+int descent_is_cache_fill(const char *name);
+
+/* v, a verdict over t: when t is the later phase of a measurement
+ * (t->phase_earlier), v says so (its phase fields, and a note naming the
+ * earlier phase's verdict).  descent_run calls it; so does the analysis
+ * for the verdict it keeps.  0 or -ENOMEM. */
+int descent_phase_carry(const struct tree *t, struct verdict *v);
 
 /* a grouping level, a dispatch frame (syscall, exception, kthread entry) or
  * a skid frame: not a code path of its own */

@@ -115,6 +115,8 @@ int seqstop_look_build(const struct profile *p, const struct analysis_opts *ao, 
 	deeper = goes_deeper(v, &rx.verdict);
 	look->rises = look_rises(an.t);
 	look->found = v->found;
+	look->changing = v->phase_pending;
+	look->filling = v->cache_fill;
 	look->path_hash = verdict_hash(v);
 	look->depth = v->npath;
 	look->max_q = v->found ? 0 : 1;
@@ -227,6 +229,12 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 	else if (run < stable)
 		snprintf(why, sizeof(why), "the path held over %u of the %u looks it needs", run,
 			 stable);
+	else if (last->changing)
+		snprintf(why, sizeof(why), "the load changed character in the last loaded window "
+			 "(a start-up phase ending?)");
+	else if (last->filling)
+		snprintf(why, sizeof(why), "a cache is being filled (block reads, slab growth): "
+			 "measuring on while the deadline allows, in case it is a cold start");
 	else if (!sig)
 		snprintf(why, sizeof(why), "a decision on the path is not significant under the "
 			 "sequential test (q=%.2g)", qmax);
@@ -265,6 +273,8 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 		snprintf(d->brief, sizeof(d->brief), "deadline after %u pairs: %s", last->pair,
 			 !last->found ? "no bottleneck found" :
 			 run < stable ? "the verdict still moved" :
+			 last->changing ? "the load changing" :
+			 last->filling ? "a cache being filled" :
 			 !sig ? "a decision not significant" : "near a threshold");
 		return;
 	}
@@ -275,6 +285,8 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 		snprintf(d->brief, sizeof(d->brief), "maximum of %u pairs: %s", o->max_pairs,
 			 !last->found ? "no bottleneck found" :
 			 run < stable ? "the verdict still moved" :
+			 last->changing ? "the load changing" :
+			 last->filling ? "a cache being filled" :
 			 !sig ? "a decision not significant" : "near a threshold");
 	} else {
 		snprintf(d->reason, sizeof(d->reason), "measuring: %s", why);

@@ -9,6 +9,14 @@
  *   - every decision on it significant at each of those looks, under the
  *     anytime-valid test (calib_opts.sequential, core/base/seqtest.h: q is
  *     e-BH, valid at whatever pair this rule stops);
+ *   - the load not changing character in the last loaded window (the
+ *     descent's steady check, verdict.phase_pending: a cold first pass
+ *     ending); a change seen earlier makes the verdict the later phase's
+ *     (core/analysis/analysis.h), which must then hold like any other;
+ *   - no on-CPU time of the verdict filling a cache (verdict.cache_fill:
+ *     block reads under a lookup, slab growth): a cold start's first pass
+ *     looks like that for seconds and then stops; such a verdict runs to
+ *     the deadline (or the maximum), where the phase check judges it;
  *   - not near the significance threshold: calibrated at 5 x alpha, the
  *     descent does not go further down (a shallow path that holds only
  *     because the nodes below it are not significant yet is not settled);
@@ -85,6 +93,12 @@ struct seqstop_look {
 	                      * not known, no deadline */
 	double rises;        /* the sum of the subsystems' rises, samples/s
 	                      * (idle left out): for the adaptive windows */
+	int changing;        /* the load changed character in the last loaded
+	                      * window (verdict.phase_pending): no settling on
+	                      * what may be its first phase */
+	int filling;         /* on-CPU time of the verdict fills a cache
+	                      * (verdict.cache_fill): no settling before the
+	                      * deadline, which a cold start may outlast */
 };
 
 /* The look after pair `pair`: analysis_run (core/analysis/analysis.h) of p under ao

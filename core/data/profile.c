@@ -120,6 +120,51 @@ struct profile *profile_fresh_like(const struct profile *p)
 	return q;
 }
 
+struct profile *profile_windows(const struct profile *p, unsigned from, unsigned to)
+{
+	struct profile *q = NULL;
+	int err = 0;
+
+	if (!p || from >= to || to > p->nwin) {
+		err = -EINVAL;
+		goto out;
+	}
+	q = profile_new();
+	if (!q) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned w = from; w < to && !err; w++) {
+		err = profile_window_begin(q, p->wins[w].cond, p->wins[w].start_s);
+		if (err >= 0) {
+			q->wins[w - from] = p->wins[w];
+			err = 0;
+		}
+	}
+	for (size_t i = 0; i < p->nstacks && !err; i++) {
+		const struct profile_stack *st = &p->stacks[i];
+
+		for (unsigned w = from; w < to && !err; w++)
+			if (st->win[w])
+				err = profile_add_user(q, w - from, st->frames, st->nframes,
+						       st->uframes, st->nuframes, st->tgid, st->comm,
+						       st->win[w]);
+	}
+	for (size_t i = 0; i < p->nworks && !err; i++)
+		if (p->works[i].win >= from && p->works[i].win < to)
+			err = profile_work_add(q, p->works[i].win - from, p->works[i].pid,
+					       p->works[i].func, p->works[i].count);
+	if (!err)
+		err = profile_copy_about(q, p);
+out:
+	if (err) {
+		profile_free(q);
+		errno = -err;
+		return NULL;
+	}
+	return q;
+}
+
 const char *profile_intern(struct profile *p, const char *s)
 {
 	return strpool_intern(p->pool, s ? s : "");

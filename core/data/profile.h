@@ -152,6 +152,13 @@ void profile_free(struct profile *p); /* NULL-safe */
  * how long it runs.  NULL with errno set. */
 struct profile *profile_fresh_like(const struct profile *p);
 
+/* A new profile of p's windows [from, to) only, renumbered from 0, with
+ * their stacks (user frames too), work counts, diagnosed set, identities
+ * and modules: one phase of a load that changed character while it was
+ * measured (core/analysis/analysis.c).  NULL with errno set (EINVAL: not
+ * from < to <= nwin). */
+struct profile *profile_windows(const struct profile *p, unsigned from, unsigned to);
+
 /* Interns s in the profile's pool; the result lives as long as the profile. */
 const char *profile_intern(struct profile *p, const char *s);
 

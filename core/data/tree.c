@@ -877,6 +877,7 @@ void tree_free(struct tree *t)
 		free(pv);
 	}
 	free(t->wins);
+	free(t->phase_earlier);
 	tree_idents_free(t);
 	tree_kworkers_free(t);
 	free(t);

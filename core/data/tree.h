@@ -210,6 +210,15 @@ struct tree {
 	struct strpool *kwork_names;
 	int kwork_traced;          /* the workqueue tracepoint counted the work
 	                            * items of at least one of its windows */
+	/* issue 23 item 4: a tree of the later phase of a measurement whose
+	 * load changed character (core/analysis/analysis.c): built from its
+	 * windows [phase_from_win, phase_windows); the phase before had
+	 * phase_loaded loaded windows, phase_early_s seconds of them, and
+	 * phase_earlier is its verdict (owned).  NULL: the whole measurement.
+	 * Every descent over it says so (descent_phase_carry). */
+	char *phase_earlier;
+	unsigned phase_from_win, phase_windows, phase_loaded;
+	double phase_early_s;
 	/* private: */
 	struct tree_priv *priv;
 };

@@ -30,6 +30,7 @@ void verdict_clear(struct verdict *v)
 		verdict_branch_clear(&v->displaced[i]);
 	free(v->displaced);
 	free(v->convergence);
+	free(v->phase_earlier);
 	for (unsigned i = 0; i < v->ncallers; i++)
 		free(v->callers[i].name);
 	free(v->callers);

@@ -108,6 +108,23 @@ struct verdict {
 	 * ("events", "us blocked", "intervals") when a step gave them; empty:
 	 * the sampler's samples (verdict_callsites_unit says which) */
 	char callsites_unit[24];
+	/* issue 23 item 4: a load that changed character while it was
+	 * measured (a cold first pass, then warm).  The descent sets
+	 * phase_from_win when the verdict's share of the work differs between
+	 * the early and the late loaded windows (descent.c's steady check):
+	 * the window where the later, steady phase's pair begins.  The
+	 * analysis (core/analysis/analysis.c) then judges those windows alone
+	 * and keeps the earlier phase's verdict in phase_earlier.  0 and NULL:
+	 * steady, or not judged. */
+	unsigned phase_from_win;   /* a window index of the profile measured */
+	unsigned phase_windows;    /* its windows, all (the later phase is
+	                            * [phase_from_win, phase_windows)) */
+	char *phase_earlier;       /* the earlier phase's verdict summary; owned */
+	int phase_pending;         /* the last loaded window alone differs: a
+	                            * change not yet a phase of its own */
+	int cache_fill;            /* on-CPU time of the verdict fills a cache
+	                            * (block reads under a lookup, slab growth):
+	                            * a cold start, or a load bound on misses */
 };
 
 /* Appends a copy of b (strings duplicated) to *list.  0 or -ENOMEM. */

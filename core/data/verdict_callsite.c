@@ -157,23 +157,28 @@ int verdict_callsite_add(struct verdict *v, const char *const *frames, unsigned 
 
 int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t exclude_tgid)
 {
-	double secs[COND_N] = { profile_cond_secs(p, COND_REF), profile_cond_secs(p, COND_LOAD) };
+	double secs[COND_N] = { 0, 0 };
 	struct vcs_group *g = NULL;
 	size_t ng = 0, cap = 0;
 	double total = 0;
+	/* a verdict of a load's later phase: the windows it judged */
+	unsigned w0 = v->phase_earlier && v->phase_from_win < p->nwin ? v->phase_from_win : 0;
 	int any_user = 0, err = 0;
 
 	if (!v->found || !v->npath)
 		return 0;
+	for (unsigned w = w0; w < p->nwin; w++)
+		if (p->wins[w].secs > 0 && p->wins[w].cond < COND_N)
+			secs[p->wins[w].cond] += p->wins[w].secs;
 	/* what no call site can show, said beside them: the samples taken
 	 * without their user stack (counted by the BPF program) */
 	v->callsites_step = 0;
 	v->callsites_ustack_errors = 0;
 	v->callsites_samples = 0;
-	for (unsigned w = 0; w < p->nwin; w++)
+	for (unsigned w = w0; w < p->nwin; w++)
 		v->callsites_ustack_errors += p->wins[w].ustack_errors;
 	for (size_t i = 0; i < p->nstacks; i++)
-		for (unsigned w = 0; w < p->nwin; w++)
+		for (unsigned w = w0; w < p->nwin; w++)
 			v->callsites_samples += p->stacks[i].win[w];
 	if (secs[COND_LOAD] <= 0)
 		return 0;
@@ -188,7 +193,7 @@ int verdict_callsites_fill(struct verdict *v, const struct profile *p, uint32_t 
 
 		if ((exclude_tgid && st->tgid == exclude_tgid) || !vcs_on_path(v, st))
 			continue;
-		for (unsigned w = 0; w < p->nwin; w++)
+		for (unsigned w = w0; w < p->nwin; w++)
 			n[p->wins[w].cond] += (double)st->win[w];
 		for (j = 0; j < ng && !vcs_same(&g[j], st); j++)
 			;

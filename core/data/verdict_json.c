@@ -122,6 +122,43 @@ static int get_convergence(const cJSON *o, struct verdict *v, char **cause)
 	return 0;
 }
 
+/* "phase": {"from_window","windows","earlier"} (issue 23 item 4), only
+ * when the load changed character while measured and the verdict is its
+ * later phase's */
+static int phase_json(cJSON *o, const struct verdict *v)
+{
+	cJSON *c;
+
+	if (!v->phase_earlier)
+		return 0;
+	c = cJSON_AddObjectToObject(o, "phase");
+	if (!c || !cJSON_AddNumberToObject(c, "from_window", v->phase_from_win) ||
+	    !cJSON_AddNumberToObject(c, "windows", v->phase_windows) ||
+	    !cJSON_AddStringToObject(c, "earlier", v->phase_earlier))
+		return -ENOMEM;
+	return 0;
+}
+
+/* reads "phase" back (replay); absent: steady */
+static int get_phase(const cJSON *o, struct verdict *v, char **cause)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "phase"), *f, *n, *e;
+
+	if (!c)
+		return 0;
+	f = cJSON_GetObjectItemCaseSensitive(c, "from_window");
+	n = cJSON_GetObjectItemCaseSensitive(c, "windows");
+	e = cJSON_GetObjectItemCaseSensitive(c, "earlier");
+	if (!cJSON_IsObject(c) || !cJSON_IsNumber(f) || !cJSON_IsNumber(n) || !cJSON_IsString(e) ||
+	    !(f->valuedouble >= 1) || !(n->valuedouble > f->valuedouble) || n->valuedouble > 1e6)
+		return util_fail(cause, -EINVAL, "verdict: 'phase' needs 'from_window' >= 1 below "
+				 "'windows' and a string 'earlier'");
+	v->phase_from_win = (unsigned)f->valuedouble;
+	v->phase_windows = (unsigned)n->valuedouble;
+	v->phase_earlier = strdup(e->valuestring);
+	return v->phase_earlier ? 0 : -ENOMEM;
+}
+
 /* "call_sites": [{"site","frames","rise","share"}] (issue 27), only when
  * the profile had user frames; site is the leaf-first line people read */
 static int callsites_json(cJSON *o, const struct verdict *v)
@@ -238,7 +275,8 @@ static int get_ustack(const cJSON *o, struct verdict *v, char **cause)
 
 int verdict_json_add_paths(cJSON *o, const struct verdict *v)
 {
-	if (convergence_json(o, v) || callsites_json(o, v) || ustack_json(o, v))
+	if (convergence_json(o, v) || callsites_json(o, v) || ustack_json(o, v) ||
+	    phase_json(o, v))
 		return -ENOMEM;
 	if (!cJSON_AddStringToObject(o, "time", v->time) ||
 	    !cJSON_AddItemToObject(o, "rise", num(v->rise)))
@@ -468,7 +506,7 @@ int verdict_json_parse(const cJSON *o, struct verdict *v, char **cause)
 	    (err = get_branches(o, "falls", &v->falls, &v->nfalls, cause)) ||
 	    (err = get_branches(o, "displaced", &v->displaced, &v->ndisplaced, cause)) ||
 	    (err = get_convergence(o, v, cause)) || (err = get_callsites(o, v, cause)) ||
-	    (err = get_ustack(o, v, cause)))
+	    (err = get_ustack(o, v, cause)) || (err = get_phase(o, v, cause)))
 		goto fail;
 	x = cJSON_GetObjectItemCaseSensitive(o, "notes");
 	if (x && !cJSON_IsArray(x)) {

@@ -19,6 +19,7 @@
 #include "agent/agent.h"
 #include "agent/agent_heuristic.h"
 #include "agent/agent_llm.h"
+#include "analysis/analysis.h"
 #include "analysis/calib.h"
 #include "analysis/descent.h"
 #include "data/profile.h"
@@ -1075,45 +1076,109 @@ static void test_wait_chain_shift_out(void **state)
  * the first three loaded windows and small after, the stat path steady:
  * the verdict says it is not steady and from which loaded window it is.
  * The same profile with the block I/O steady has no such note. */
-static void test_not_steady(void **state)
+/* mode 0: the cold pass in loaded windows 1-3 of 6; 1: cold throughout
+ * (steady); 2: cold in 1-5, the last alone warm */
+static struct profile *cold_then_warm(int mode)
 {
 	static const char *const cold[] = { "entry_SYSCALL_64", "do_syscall_64",
 		"__x64_sys_getdents64", "iterate_dir", "ext4_readdir", "ext4_bread", "submit_bio" };
 	static const char *const warm[] = { "entry_SYSCALL_64", "do_syscall_64",
 		"__do_sys_newfstatat", "vfs_statx", "filename_lookup", "path_lookupat" };
+	struct profile *p = profile_new();
+
+	assert_non_null(p);
+	for (unsigned w = 0; w < 12; w++) {
+		int load = w % 2, early = w < (mode == 2 ? 10 : 6);
+
+		assert_int_equal(profile_window_begin(p, load ? COND_LOAD : COND_REF, w), (int)w);
+		if (load) {
+			assert_int_equal(profile_add(p, w, cold, 7, 1, "find",
+						     mode == 1 || early ? 400 : 30), 0);
+			assert_int_equal(profile_add(p, w, warm, 6, 1, "find", 150 + w), 0);
+		}
+		profile_window_end(p, w, 1.0);
+	}
+	return p;
+}
+
+static void test_not_steady(void **state)
+{
 	struct verdict v = { 0 };
 	struct agent_reply r = { 0 };
 
 	(void)state;
-	for (int steady = 0; steady < 2; steady++) {
-		struct profile *p = profile_new();
-		struct tree *t;
+	for (int mode = 0; mode < 3; mode++) {
+		struct tree *t = calibrate(cold_then_warm(mode));
 
-		assert_non_null(p);
-		for (unsigned w = 0; w < 12; w++) {
-			int load = w % 2, early = w < 6;
-
-			assert_int_equal(profile_window_begin(p, load ? COND_LOAD : COND_REF, w), (int)w);
-			if (load) {
-				assert_int_equal(profile_add(p, w, cold, 7, 1, "find",
-							     steady || early ? 400 : 30), 0);
-				assert_int_equal(profile_add(p, w, warm, 6, 1, "find", 150 + w), 0);
-			}
-			profile_window_end(p, w, 1.0);
-		}
-		t = calibrate(p);
 		assert_int_equal(agent_descend(t, NULL, 0.5, &v, &r), 0);
 		dump(&r);
 		assert_true(v.found);
-		if (steady) {
+		if (mode == 1) {
 			assert_false(note_has(&v, "not steady"));
-		} else {
-			assert_true(note_has(&v, "not steady"));
+			assert_int_equal(v.phase_from_win, 0);
+			assert_false(v.phase_pending);
+		} else if (mode == 0) {
+			assert_true(note_has(&v, "not steady: submit_bio's share"));
 			assert_true(note_has(&v, "steady from loaded window 4 of 6"));
+			/* the pair of loaded window 4: windows 6 and 7 */
+			assert_int_equal(v.phase_from_win, 6);
+			assert_false(v.phase_pending);
+		} else {
+			/* one window is no phase yet: measuring must go on */
+			assert_int_equal(v.phase_from_win, 0);
+			assert_true(v.phase_pending);
+			assert_true(note_has(&v, "in loaded windows 1-5 and"));
 		}
 		verdict_clear(&v);
 		agent_reply_clear(&r);
 		tree_free(t);
+	}
+}
+
+/* The analysis judges the later phase alone: the warm walk's path, with
+ * the cold pass's block I/O said as the earlier phase (issue 23 item 4);
+ * a steady load is judged whole. */
+static void test_later_phase(void **state)
+{
+	for (int steady = 0; steady < 2; steady++) {
+		struct profile *p = cold_then_warm(steady);  /* modes 0 and 1 */
+		struct analysis a = { 0 };
+		char *cause = NULL;
+		cJSON *o;
+
+		(void)state;
+		assert_int_equal(analysis_run(p, NULL, 0, NULL, &a, &cause), 0);
+		assert_true(a.verdict.found);
+		if (steady) {
+			assert_string_equal(a.verdict.leaf, "submit_bio");
+			assert_null(a.verdict.phase_earlier);
+		} else {
+			assert_string_equal(a.verdict.leaf, "path_lookupat");
+			assert_int_equal(a.verdict.phase_from_win, 6);
+			assert_non_null(a.verdict.phase_earlier);
+			assert_non_null(strstr(a.verdict.phase_earlier, "submit_bio"));
+			assert_true(note_has(&a.verdict, "its first 3 loaded windows (3.0 s of it "
+					     "running) are an earlier phase"));
+			/* the tree is the later phase's: 6 windows; an agent's
+			 * descent over it says so too */
+			assert_int_equal(a.t->nwin, 6);
+			{
+				struct verdict v2 = { 0 };
+
+				assert_int_equal(agent_descend(a.t, NULL, 0.5, &v2, NULL), 0);
+				assert_non_null(v2.phase_earlier);
+				assert_int_equal(v2.phase_from_win, 6);
+				assert_true(note_has(&v2, "are an earlier phase"));
+				verdict_clear(&v2);
+			}
+			o = cJSON_CreateObject();
+			assert_int_equal(verdict_json_add_paths(o, &a.verdict), 0);
+			assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(
+				cJSON_GetObjectItem(o, "phase"), "from_window")), 6);
+			cJSON_Delete(o);
+		}
+		analysis_clear(&a);
+		profile_free(p);
 	}
 }
 
@@ -1634,6 +1699,7 @@ int main(void)
 		cmocka_unit_test(test_wait_chain_root),
 		cmocka_unit_test(test_wait_chain_shift_out),
 		cmocka_unit_test(test_not_steady),
+		cmocka_unit_test(test_later_phase),
 		cmocka_unit_test(test_displaced_by_process),
 		cmocka_unit_test(test_time_level),
 		cmocka_unit_test(test_subsystem_deepest),

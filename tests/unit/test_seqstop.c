@@ -124,6 +124,17 @@ static void test_not_settled(void **state)
 	assert_string_equal(d.reason, "maximum of 12 pairs reached; no bottleneck found at any look");
 	seqstop_decide(l, 0, &o, &d);
 	assert_false(d.stop);
+	/* the load changed character in the last loaded window (issue 23
+	 * item 4: a cold first pass ending): a stable path does not settle */
+	l[0] = look(1, 6, 1e-9, 1);
+	l[1] = look(2, 6, 1e-9, 1);
+	l[1].changing = 1;
+	seqstop_decide(l, 2, &o, &d);
+	assert_false(d.stop);
+	assert_non_null(strstr(d.reason, "changed character in the last loaded window"));
+	l[1].changing = 0;
+	seqstop_decide(l, 2, &o, &d);
+	assert_true(d.settled);
 }
 
 /* issue 26: the deadline stops a run whose next pair would end past it,
