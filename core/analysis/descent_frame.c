@@ -38,12 +38,18 @@ static const char *const wait_entries[] = { "schedule", "io_schedule", "schedule
 	"schedule_hrtimeout", "schedule_hrtimeout_range", "schedule_hrtimeout_range_clock",
 	"schedule_preempt_disabled", "io_schedule_timeout", NULL };
 
-int descent_is_wait_entry(const char *name)
+/* name is one of list's (descent_name_is: a compiler suffix allowed) */
+static int name_in(const char *name, const char *const *list)
 {
-	for (const char *const *w = wait_entries; *w; w++)
+	for (const char *const *w = list; *w; w++)
 		if (descent_name_is(name, *w))
 			return 1;
 	return 0;
+}
+
+int descent_is_wait_entry(const char *name)
+{
+	return name_in(name, wait_entries);
 }
 
 /* Frames that fill a cache: a block read under the page cache or a
@@ -57,10 +63,7 @@ static const char *const cache_fill_names[] = { "page_cache_sync_ra", "page_cach
 
 int descent_is_cache_fill(const char *name)
 {
-	for (const char *const *c = cache_fill_names; *c; c++)
-		if (descent_name_is(name, *c))
-			return 1;
-	return 0;
+	return name_in(name, cache_fill_names);
 }
 
 /* Interrupts-on primitives.  A native x86 kernel turns interrupts back on
@@ -123,12 +126,7 @@ int descent_is_dispatch(const struct tree_node *n)
 {
 	if (n->kind != TREE_FRAME)
 		return 0;
-	if (subsys_of_function(n->name) == SUBSYS_SYSCALL)
-		return 1;
-	for (const char *const *d = dispatch_names; *d; d++)
-		if (descent_name_is(n->name, *d))
-			return 1;
-	return 0;
+	return subsys_of_function(n->name) == SUBSYS_SYSCALL || name_in(n->name, dispatch_names);
 }
 
 /* syscall-specific entry frames (__x64_sys_getpid) name their syscall: a
