@@ -1236,9 +1236,7 @@ static int steady_note(struct descent *d)
 {
 	const struct tree *t = d->t;
 	struct change best = { 0 };
-	const struct tree_node *which;
-	double pb, pa;
-	unsigned wi[64], k = 0, split;
+	unsigned wi[64], k = 0;
 
 	if (!d->nstops || !d->start->win_total)
 		return 0;
@@ -1250,29 +1248,26 @@ static int steady_note(struct descent *d)
 	for (unsigned i = 0; i < d->nstops; i++)
 		change_consider(d->stops[i].n, d->start, wi, k, 0, &best);
 	change_subsystems(d->start, d->start, wi, k, 3, &best);
-	which = best.n;
-	split = best.split;
-	pb = best.before;
-	pa = best.after;
-	if (!which)
+	if (!best.n)
 		return 0;
-	if (k - split < 2) {
+	if (k - best.split < 2) {
 		d->v->phase_pending = 1;
 		return verdict_add_note(d->v, "not steady: %s's share of the work was %.0f%% in loaded "
 					"windows 1-%u and %.0f%% in the last (the load changes character: "
-					"a cold start ending, a phase)", which->name, pb * 100, split,
-					pa * 100);
+					"a cold start ending, a phase)", best.n->name, best.before * 100,
+					best.split, best.after * 100);
 	}
 	/* the later phase from the pair of its first loaded window: the
 	 * reference window just before it */
-	d->v->phase_from_win = wi[split];
-	if (wi[split] > 0 && t->wins[wi[split] - 1].cond == COND_REF)
-		d->v->phase_from_win = wi[split] - 1;
+	d->v->phase_from_win = wi[best.split];
+	if (wi[best.split] > 0 && t->wins[wi[best.split] - 1].cond == COND_REF)
+		d->v->phase_from_win = wi[best.split] - 1;
 	d->v->phase_windows = t->nwin;
 	return verdict_add_note(d->v, "not steady: %s's share of the work was %.0f%% in loaded "
 				"windows 1-%u and %.0f%% in %u-%u (the load changed character while "
 				"measured: a cold start, a phase); steady from loaded window %u of %u",
-				which->name, pb * 100, split, pa * 100, split + 1, k, split + 1, k);
+				best.n->name, best.before * 100, best.split, best.after * 100,
+				best.split + 1, k, best.split + 1, k);
 }
 
 /* Is a part of the verdict on-CPU time filling a cache (descent_is_cache_fill
@@ -1284,7 +1279,7 @@ static void cache_fill_mark(struct descent *d)
 	for (unsigned i = 0; i < d->nstops && !d->v->cache_fill; i++) {
 		const struct tree_node *n = d->stops[i].n, *tl = time_above(n);
 
-		if (tl && strcmp(tl->name, "on-cpu"))
+		if (tl && strcmp(tl->name, tree_time_name[TREE_TIME_ONCPU]))
 			continue;  /* blocked or runnable: a victim's waits, not a start-up */
 		for (; n && n != d->start && !d->v->cache_fill; n = n->parent)
 			d->v->cache_fill = n->kind == TREE_FRAME && descent_is_cache_fill(n->name);

@@ -187,7 +187,7 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 	unsigned run = 1, changed_at = 0, stable, first;
 	double qmax = 0;
 	int sig = 1, robust = 1;
-	const char *near = NULL;
+	const char *near = NULL, *unsettled;
 	char why[160];
 
 	memset(d, 0, sizeof(*d));
@@ -221,6 +221,12 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 				near = l->near;
 		}
 	}
+	/* for a status bar: why it has not settled, in a few words */
+	unsettled = !last->found ? "no bottleneck found" :
+		    run < stable ? "the verdict still moved" :
+		    last->changing ? "the load changing" :
+		    last->filling ? "a cache being filled" :
+		    !sig ? "a decision not significant" : "near a threshold";
 	if (!last->found)
 		snprintf(why, sizeof(why), "no bottleneck found%s",
 			 changed_at ? "" : " at any look");
@@ -271,11 +277,7 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 		snprintf(d->reason, sizeof(d->reason), "deadline of %.1f s of measuring reached "
 			 "after %u pairs (%.1f s); %.100s", o->deadline_s, last->pair, last->elapsed_s, why);
 		snprintf(d->brief, sizeof(d->brief), "deadline after %u pairs: %s", last->pair,
-			 !last->found ? "no bottleneck found" :
-			 run < stable ? "the verdict still moved" :
-			 last->changing ? "the load changing" :
-			 last->filling ? "a cache being filled" :
-			 !sig ? "a decision not significant" : "near a threshold");
+			 unsettled);
 		return;
 	}
 	if (last->pair >= o->max_pairs) {
@@ -283,11 +285,7 @@ void seqstop_decide(const struct seqstop_look *looks, unsigned n, const struct s
 		snprintf(d->reason, sizeof(d->reason), "maximum of %u pairs reached; %s",
 			 o->max_pairs, why);
 		snprintf(d->brief, sizeof(d->brief), "maximum of %u pairs: %s", o->max_pairs,
-			 !last->found ? "no bottleneck found" :
-			 run < stable ? "the verdict still moved" :
-			 last->changing ? "the load changing" :
-			 last->filling ? "a cache being filled" :
-			 !sig ? "a decision not significant" : "near a threshold");
+			 unsettled);
 	} else {
 		snprintf(d->reason, sizeof(d->reason), "measuring: %s", why);
 	}
